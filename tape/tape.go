@@ -1,0 +1,116 @@
+// Package tape is seam's capture format, version 1: one JSON object per line,
+// appended in the order things happened, many exchanges per file.
+//
+// A capture starts with a [Header] line and then holds, per exchange, a
+// [Request], a [Response] and [Chunk] lines per side, and an [End] per side.
+// Chunks are the source of truth: parsed events are derived from them.
+// FORMAT.md at the repository root documents every line type and field.
+package tape
+
+import "time"
+
+// Version is the capture format version this package writes.
+const Version = 1
+
+// Side names one of the two response streams of an exchange.
+type Side string
+
+// The two sides of an exchange.
+const (
+	// Upstream is the response as seam received it from the upstream.
+	Upstream Side = "upstream"
+	// Client is the response as seam wrote it to the client.
+	Client Side = "client"
+)
+
+// Outcome says how one side's stream ended.
+type Outcome string
+
+// Outcomes, as written in [End] lines.
+const (
+	// Complete: a terminal event was seen, then EOF (or a non-stream body ended).
+	Complete Outcome = "complete"
+	// ClientClosedAfterDone: the client hung up after the terminal event; a success,
+	// as SDKs close right after [DONE].
+	ClientClosedAfterDone Outcome = "client_closed_after_done"
+	// ClientAborted: the client hung up before the terminal event.
+	ClientAborted Outcome = "client_aborted"
+	// UpstreamError: the upstream failed (unreachable, reset mid-stream); End.Error says how.
+	UpstreamError Outcome = "upstream_error"
+	// Truncated: the upstream reached EOF without a terminal event.
+	Truncated Outcome = "truncated"
+	// Timeout: a deadline ended the stream.
+	Timeout Outcome = "timeout"
+)
+
+// Success reports whether o is an outcome in which the stream finished as intended.
+func (o Outcome) Success() bool { return o == Complete || o == ClientClosedAfterDone }
+
+// Headers holds HTTP header values keyed by lower-case name. Values of headers
+// outside the redaction allowlist are "[redacted]".
+type Headers map[string][]string
+
+// Engine records the shaping engine that produced the client side: a profile
+// name and the value of every switch, so a replay can rebuild it.
+type Engine struct {
+	Profile  string            `json:"profile"`
+	Switches map[string]string `json:"switches,omitempty"`
+}
+
+// Header is the first line of a capture.
+type Header struct {
+	V        int       `json:"v"`
+	Seam     string    `json:"seam"`
+	ID       string    `json:"id"`
+	Started  time.Time `json:"started"`
+	Upstream string    `json:"upstream"`
+	Engine   Engine    `json:"engine"`
+}
+
+// Request is the client's request as seam received it (secrets redacted).
+type Request struct {
+	Ex      int     `json:"ex"`
+	T       int64   `json:"t"`
+	Method  string  `json:"method"`
+	URL     string  `json:"url"`
+	Headers Headers `json:"headers"`
+	Body    []byte  `json:"-"` // "body" when valid UTF-8, else "body_b64"
+	// BodyTruncated is set when the body was longer than the recorder keeps.
+	BodyTruncated bool `json:"body_truncated,omitempty"`
+}
+
+// Response is one side's status line and headers.
+type Response struct {
+	Ex      int     `json:"ex"`
+	Side    Side    `json:"side"`
+	T       int64   `json:"t"`
+	Status  int     `json:"status"`
+	Headers Headers `json:"headers"`
+}
+
+// Chunk is exactly one Read from the upstream or one Write to the client.
+type Chunk struct {
+	Ex   int   `json:"ex"`
+	Side Side  `json:"side"`
+	T    int64 `json:"t"`
+	// Off is the byte offset of Data in that side's body.
+	Off  int64  `json:"off"`
+	Data []byte `json:"-"` // "data" when valid UTF-8, else "data_b64"
+}
+
+// End closes one side of an exchange; there is one per side on every path.
+type End struct {
+	Ex      int     `json:"ex"`
+	Side    Side    `json:"side"`
+	T       int64   `json:"t"`
+	Outcome Outcome `json:"outcome"`
+	Bytes   int64   `json:"bytes"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// Note is a free-text annotation on an exchange.
+type Note struct {
+	Ex   int    `json:"ex"`
+	T    int64  `json:"t"`
+	Text string `json:"text"`
+}
