@@ -1,0 +1,16 @@
+// Package capture is seam's recording reverse proxy.
+//
+// A [Recorder] is an http.Handler that forwards every request to one upstream
+// with net/http/httputil.ReverseProxy and, on the way, appends to a capture
+// (package tape) the request, the upstream's response as received — each Read
+// with its offset and monotonic time — the response as written to the client
+// — each Write likewise — and how each side ended.
+//
+// Streaming is never buffered: the upstream body is tapped on the read path
+// and every Read is forwarded and flushed at once. Between the two sides sits
+// a [shape.Engine]; the passthrough engine makes the client bytes equal the
+// upstream bytes with the same boundaries. Secrets are redacted by
+// tape.RedactHeaders and tape.RedactURL before anything reaches the writer; the
+// request that goes upstream is not modified, except that Accept-Encoding is
+// set to identity so recorded bytes are readable text.
+package capture

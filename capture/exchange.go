@@ -1,0 +1,300 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/seam-dev/seam/shape"
+	"github.com/seam-dev/seam/tape"
+)
+
+// exchange is the recording state of one request/response pair.
+type exchange struct {
+	rec  *Recorder
+	ex   int
+	t0   int64
+	req  *http.Request
+	body *bodyTap
+
+	reqOnce sync.Once
+
+	// Upstream side, written by the proxy's copy loop (the handler goroutine).
+	upOnce    sync.Once
+	upEnd     chan struct{} // closed when the upstream side has ended
+	upStatus  int
+	upFirst   int64 // t of the first upstream byte; 0 when none
+	upBytes   int64
+	upEvents  int
+	upOutcome tape.Outcome
+	upErr     string
+}
+
+func contextWith(req *http.Request, x *exchange) context.Context {
+	return context.WithValue(req.Context(), exchangeKey{}, x)
+}
+
+func exchangeFrom(req *http.Request) *exchange {
+	return req.Context().Value(exchangeKey{}).(*exchange)
+}
+
+// writeRequest records the request line once, when the upstream answers or
+// fails: by then the transport has sent the body it could.
+func (x *exchange) writeRequest() {
+	x.reqOnce.Do(func() {
+		body, cut := x.body.snapshot()
+		x.rec.opts.Writer.Request(tape.Request{
+			Ex: x.ex, T: x.t0, Method: x.req.Method,
+			URL:     tape.RedactURL(x.req.URL),
+			Headers: tape.RedactHeaders(x.req.Header),
+			Body:    body, BodyTruncated: cut,
+		})
+	})
+}
+
+// endUpstream records the upstream side's end line once.
+func (x *exchange) endUpstream(outcome tape.Outcome, err error, w *streamWatch) {
+	x.upOnce.Do(func() {
+		x.upOutcome = outcome
+		x.upEvents = w.events
+		if err != nil && outcome != tape.Complete && outcome != tape.Truncated {
+			x.upErr = err.Error()
+		}
+		x.rec.opts.Writer.End(tape.End{
+			Ex: x.ex, Side: tape.Upstream, T: x.rec.now(),
+			Outcome: outcome, Bytes: x.upBytes, Error: x.upErr,
+		})
+		close(x.upEnd)
+	})
+}
+
+// upstreamOutcome classifies how the upstream side ended. err is the read
+// error (io.EOF at a clean end); terminal says whether the stream's terminal
+// event was seen.
+func upstreamOutcome(req *http.Request, err error, terminal bool) tape.Outcome {
+	if req.Context().Err() != nil {
+		if terminal {
+			return tape.ClientClosedAfterDone
+		}
+		return tape.ClientAborted
+	}
+	var ne net.Error
+	switch {
+	case err == nil || errors.Is(err, io.EOF):
+		return tape.Complete
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return tape.Timeout
+	}
+	return tape.UpstreamError
+}
+
+// upstreamBody replaces the upstream response body: every Read from the
+// upstream is recorded as a chunk, fed to the engine, and the engine's frames
+// are what the proxy's copy loop reads and writes to the client.
+type upstreamBody struct {
+	x           *exchange
+	rc          io.ReadCloser
+	engine      shape.Engine
+	passthrough bool
+	watch       *streamWatch
+
+	buf    []byte   // read buffer when the engine is not passthrough
+	frames [][]byte // frames not yet handed to the copy loop
+	cur    []byte   // rest of the frame being handed out
+	err    error    // sticky end of the upstream body
+}
+
+func (b *upstreamBody) Read(p []byte) (int, error) {
+	if b.passthrough {
+		if b.err != nil {
+			return 0, b.err
+		}
+		n, err := b.rc.Read(p)
+		b.record(p[:n])
+		if err != nil {
+			b.finish(err)
+			return n, err
+		}
+		return n, nil
+	}
+	for {
+		if len(b.cur) > 0 {
+			n := copy(p, b.cur)
+			b.cur = b.cur[n:]
+			return n, nil
+		}
+		if len(b.frames) > 0 {
+			b.cur, b.frames = b.frames[0], b.frames[1:]
+			continue
+		}
+		if b.err != nil {
+			return 0, b.err
+		}
+		if b.buf == nil {
+			b.buf = make([]byte, 32<<10)
+		}
+		n, err := b.rc.Read(b.buf)
+		b.record(b.buf[:n])
+		b.frames = b.engine.Push(b.frames[:0], b.buf[:n])
+		if err != nil {
+			b.frames = b.engine.Close(b.frames)
+			b.finish(err)
+			b.err = err
+		}
+	}
+}
+
+func (b *upstreamBody) record(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	x := b.x
+	t := x.rec.now()
+	if x.upFirst == 0 {
+		x.upFirst = max(t, 1)
+	}
+	x.rec.opts.Writer.Chunk(tape.Chunk{Ex: x.ex, Side: tape.Upstream, T: t, Off: x.upBytes, Data: p})
+	x.upBytes += int64(len(p))
+	b.watch.feed(p)
+}
+
+func (b *upstreamBody) finish(err error) {
+	b.err = err
+	b.watch.close()
+	outcome := upstreamOutcome(b.x.req, err, b.watch.terminal)
+	if outcome == tape.Complete && b.watch.isSSE && !b.watch.terminal {
+		outcome = tape.Truncated
+	}
+	b.x.endUpstream(outcome, err, b.watch)
+}
+
+// Close is called by the proxy when it is done with the body. If the upstream
+// had not ended by then, the client went away and the proxy gave up on it.
+func (b *upstreamBody) Close() error {
+	if b.err == nil {
+		b.err = errClientGone
+		b.watch.close()
+		outcome := tape.ClientAborted
+		if b.watch.terminal {
+			outcome = tape.ClientClosedAfterDone
+		}
+		b.x.endUpstream(outcome, nil, b.watch)
+	}
+	return b.rc.Close()
+}
+
+var errClientGone = errors.New("client went away")
+
+// clientWriter records what is written to the client. It implements
+// FlushError and Unwrap so http.ResponseController (which ReverseProxy uses
+// to flush every write) reaches the real writer.
+type clientWriter struct {
+	http.ResponseWriter
+	x *exchange
+
+	wroteHeader bool
+	status      int
+	watch       *streamWatch
+	bytes       int64
+	writeErr    error
+}
+
+func (w *clientWriter) WriteHeader(code int) {
+	if code >= 100 && code < 200 {
+		w.ResponseWriter.WriteHeader(code) // informational: forwarded, not recorded
+		return
+	}
+	if w.wroteHeader {
+		return
+	}
+	w.wroteHeader = true
+	w.status = code
+	h := w.Header()
+	w.watch = newStreamWatch(isEventStream(h.Get("Content-Type")))
+	w.x.rec.opts.Writer.Response(tape.Response{
+		Ex: w.x.ex, Side: tape.Client, T: w.x.rec.now(), Status: code, Headers: tape.RedactHeaders(h),
+	})
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *clientWriter) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	n, err := w.ResponseWriter.Write(p)
+	if n > 0 {
+		x := w.x
+		x.rec.opts.Writer.Chunk(tape.Chunk{Ex: x.ex, Side: tape.Client, T: x.rec.now(), Off: w.bytes, Data: p[:n]})
+		w.bytes += int64(n)
+		w.watch.feed(p[:n])
+	}
+	if err != nil && w.writeErr == nil {
+		w.writeErr = err
+	}
+	return n, err
+}
+
+// FlushError flushes the underlying writer.
+func (w *clientWriter) FlushError() error {
+	return http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap returns the underlying writer, for http.ResponseController.
+func (w *clientWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finishClient records the client side's end line and reports the exchange.
+func (x *exchange) finishClient(w *clientWriter) {
+	if w.watch == nil {
+		w.watch = newStreamWatch(false)
+	}
+	w.watch.close()
+	// The upstream side has always ended by now unless the proxy never got a
+	// response body (a panic before it); record that as an upstream error.
+	select {
+	case <-x.upEnd:
+	default:
+		x.writeRequest()
+		x.endUpstream(tape.UpstreamError, errors.New("proxy ended before the upstream responded"), newStreamWatch(false))
+	}
+	var outcome tape.Outcome
+	var errText string
+	switch x.upOutcome {
+	case tape.UpstreamError, tape.Timeout:
+		outcome, errText = x.upOutcome, x.upErr
+	default:
+		gone := w.writeErr != nil || x.req.Context().Err() != nil ||
+			x.upOutcome == tape.ClientAborted || x.upOutcome == tape.ClientClosedAfterDone
+		switch {
+		case gone && w.watch.terminal:
+			outcome = tape.ClientClosedAfterDone
+		case gone:
+			outcome = tape.ClientAborted
+			if w.writeErr != nil {
+				errText = w.writeErr.Error()
+			}
+		case w.watch.isSSE && !w.watch.terminal:
+			outcome = tape.Truncated
+		default:
+			outcome = tape.Complete
+		}
+	}
+	t := x.rec.now()
+	x.rec.opts.Writer.End(tape.End{Ex: x.ex, Side: tape.Client, T: t, Outcome: outcome, Bytes: w.bytes, Error: errText})
+	if f := x.rec.opts.OnDone; f != nil {
+		s := Summary{
+			Ex: x.ex, Method: x.req.Method, Path: x.req.URL.Path, Status: w.status,
+			Outcome: outcome, Error: errText,
+			UpstreamBytes: x.upBytes, ClientBytes: w.bytes,
+			UpstreamEvents: x.upEvents, ClientEvents: w.watch.events,
+			Duration: time.Duration(t - x.t0),
+		}
+		if x.upFirst > 0 {
+			s.TTFB = time.Duration(x.upFirst - x.t0)
+		}
+		f(s)
+	}
+}

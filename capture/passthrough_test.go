@@ -1,0 +1,223 @@
+package capture_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seam-dev/seam/sse"
+	"github.com/seam-dev/seam/tape"
+)
+
+// TestNoBuffering: the upstream writes one event, flushes, then blocks until
+// released; the client behind the recorder must receive that event first.
+func TestNoBuffering(t *testing.T) {
+	release := make(chan struct{})
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"first\":true}\n\n")
+		w.(http.Flusher).Flush()
+		<-release
+		io.WriteString(w, "data: [DONE]\n\n")
+	}), nil)
+
+	resp, err := http.Post(r.front.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+		got <- line
+	}()
+	select {
+	case line := <-got:
+		if line != "data: {\"first\":true}\n" {
+			t.Fatalf("first line %q", line)
+		}
+	case <-time.After(10 * time.Second): // a failure bound, not synchronisation
+		close(release)
+		t.Fatal("the first event did not reach the client while the upstream was blocked: the proxy buffers")
+	}
+	close(release)
+	io.Copy(io.Discard, resp.Body)
+	c := r.finish()
+	if o := c.Exchanges[0].Client.End.Outcome; o != tape.Complete {
+		t.Errorf("outcome %s", o)
+	}
+}
+
+// sseCorpus returns the SSE bodies the passthrough test runs over: the copies
+// in fixtures/realworld, and every .sse file of ../shared/realworld when the
+// shared data sits beside the repository (it is skipped when absent).
+func sseCorpus(t *testing.T) map[string][]byte {
+	t.Helper()
+	corpus := map[string][]byte{}
+	for _, dir := range []string{"../fixtures/realworld", "../../shared/realworld"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.sse"))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			corpus[filepath.Base(f)] = b
+		}
+	}
+	if len(corpus) == 0 {
+		t.Fatal("no SSE corpus found in ../fixtures/realworld")
+	}
+	return corpus
+}
+
+// eventWrites splits body at event boundaries: how an upstream that flushes
+// once per event writes it.
+func eventWrites(body []byte) [][]byte {
+	var parts [][]byte
+	var last int64
+	var p sse.Parser
+	emit := func(e sse.Event) {
+		if e.End > last {
+			parts = append(parts, body[last:e.End])
+			last = e.End
+		}
+	}
+	p.Feed(body, emit)
+	p.Close(emit)
+	if int(last) < len(body) {
+		parts = append(parts, body[last:])
+	}
+	return parts
+}
+
+// TestPassthroughByteExact: for every real SSE body, the upstream body, the
+// recorded upstream chunks, the recorded client chunks and what the client
+// read are the same bytes, and with an upstream that flushes once per event
+// (in lockstep with the client, so reads cannot coalesce) the recorded
+// boundaries are the upstream's write boundaries on both sides.
+func TestPassthroughByteExact(t *testing.T) {
+	for name, body := range sseCorpus(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			writes := eventWrites(body)
+			step := make(chan struct{})
+			r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				for i, p := range writes {
+					if i > 0 {
+						select {
+						case <-step: // the client has the previous write
+						case <-req.Context().Done():
+							return
+						}
+					}
+					w.Write(p)
+					w.(http.Flusher).Flush()
+				}
+			}), nil)
+
+			resp, err := http.Post(r.front.URL+"/v1/x", "application/json", strings.NewReader(`{"stream":true}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var read []byte
+			buf := make([]byte, 64<<10)
+			for i := range writes {
+				want := len(read) + len(writes[i])
+				for len(read) < want {
+					n, err := resp.Body.Read(buf)
+					read = append(read, buf[:n]...)
+					if err == io.EOF && len(read) == len(body) {
+						break
+					}
+					if err != nil {
+						t.Fatalf("read after %d bytes: %v", len(read), err)
+					}
+				}
+				if i < len(writes)-1 {
+					step <- struct{}{}
+				}
+			}
+			rest, _ := io.ReadAll(resp.Body)
+			read = append(read, rest...)
+			resp.Body.Close()
+
+			c := r.finish()
+			x := c.Exchanges[0]
+			want := sum(body)
+			for what, got := range map[string][]byte{
+				"recorded upstream": x.Upstream.Body(),
+				"recorded client":   x.Client.Body(),
+				"client read":       read,
+			} {
+				if sum(got) != want {
+					t.Errorf("sha256 of %s differs from the upstream body (%d vs %d bytes)", what, len(got), len(body))
+				}
+			}
+			wantLens := chunkLens(nil)
+			for _, p := range writes {
+				wantLens = append(wantLens, len(p))
+			}
+			if got := chunkLens(x.Upstream.Chunks); !slices.Equal(got, wantLens) {
+				t.Errorf("upstream read boundaries %v, want write boundaries %v", got, wantLens)
+			}
+			if got := chunkLens(x.Client.Chunks); !slices.Equal(got, wantLens) {
+				t.Errorf("client write boundaries %v, want %v", got, wantLens)
+			}
+			checkOffsets(t, x)
+			for _, s := range []tape.Side{tape.Upstream, tape.Client} {
+				if o := x.Side(s).End.Outcome; o != tape.Complete {
+					t.Errorf("%s outcome %s, want complete", s, o)
+				}
+			}
+		})
+	}
+}
+
+// TestTimestampsMonotonic: chunk times never go backwards and follow the
+// request.
+func TestTimestampsMonotonic(t *testing.T) {
+	body := []byte("data: {\"a\":1}\n\ndata: {\"a\":2}\n\ndata: [DONE]\n\n")
+	r := newRig(t, sseHandler(eventWrites(body), nil), nil)
+	resp, err := http.Post(r.front.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	x := r.finish().Exchanges[0]
+	last := x.Request.T
+	for _, c := range x.Upstream.Chunks {
+		if c.T < last {
+			t.Fatalf("chunk at t=%d before previous t=%d", c.T, last)
+		}
+		last = c.T
+	}
+}
+
+// sseHandler writes parts as an SSE stream, flushing each; if hold is not
+// nil it then blocks until hold is closed or the request ends.
+func sseHandler(parts [][]byte, hold chan struct{}) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, p := range parts {
+			w.Write(p)
+			w.(http.Flusher).Flush()
+		}
+		if hold != nil {
+			select {
+			case <-hold:
+			case <-req.Context().Done():
+			}
+		}
+	})
+}
+
+var _ = context.Background

@@ -1,0 +1,237 @@
+package capture
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"mime"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/seam-dev/seam/shape"
+	"github.com/seam-dev/seam/tape"
+)
+
+// DefaultMaxRequestBody is how many bytes of each request body a [Recorder]
+// keeps when [Options.MaxRequestBody] is zero. The whole body always goes
+// upstream; only the recorded copy is cut.
+const DefaultMaxRequestBody = 16 << 20
+
+// Options configures a [Recorder].
+type Options struct {
+	// Upstream is where every request goes; its path is prefixed to the
+	// request path. Required.
+	Upstream *url.URL
+	// Engine describes the shaping engine run between the two sides. The zero
+	// value is the passthrough engine.
+	Engine tape.Engine
+	// Writer receives the capture lines. Required. The caller writes the
+	// capture header and closes the writer.
+	Writer *tape.Writer
+	// Start is the capture's start: every line's t is measured from it on the
+	// monotonic clock. The zero value means the time New is called.
+	Start time.Time
+	// Transport performs the upstream requests. If nil, a clone of
+	// http.DefaultTransport sized for many concurrent streams is used.
+	Transport http.RoundTripper
+	// MaxRequestBody caps the recorded copy of each request body. Zero means
+	// DefaultMaxRequestBody.
+	MaxRequestBody int
+	// OnDone, if set, is called once per exchange after both sides ended.
+	// It is called from the exchange's goroutine and must not block long.
+	OnDone func(Summary)
+}
+
+// Recorder is a recording reverse proxy. It is an http.Handler; use one per
+// capture file. It is safe for concurrent use.
+type Recorder struct {
+	opts  Options
+	start time.Time
+	proxy *httputil.ReverseProxy
+	next  atomic.Int64 // last exchange number handed out
+}
+
+// New returns a Recorder for opts. It checks the engine description once, so
+// a bad profile or switch fails here rather than on every request.
+func New(opts Options) (*Recorder, error) {
+	if opts.Upstream == nil || opts.Upstream.Scheme == "" || opts.Upstream.Host == "" {
+		return nil, errors.New("capture: upstream must be an absolute URL such as https://api.openai.com")
+	}
+	if opts.Writer == nil {
+		return nil, errors.New("capture: no capture writer")
+	}
+	if _, err := shape.New(opts.Engine, shape.Exchange{Status: http.StatusOK, ContentType: "text/event-stream"}); err != nil {
+		return nil, fmt.Errorf("capture: engine: %w", err)
+	}
+	if opts.MaxRequestBody <= 0 {
+		opts.MaxRequestBody = DefaultMaxRequestBody
+	}
+	if opts.Transport == nil {
+		opts.Transport = defaultTransport()
+	}
+	r := &Recorder{opts: opts, start: opts.Start}
+	if r.start.IsZero() {
+		r.start = time.Now()
+	}
+	r.proxy = &httputil.ReverseProxy{
+		Rewrite:        r.rewrite,
+		Transport:      opts.Transport,
+		FlushInterval:  -1,
+		ModifyResponse: r.modifyResponse,
+		ErrorHandler:   r.errorHandler,
+		ErrorLog:       log.New(io.Discard, "", 0), // failures are recorded and summarised instead
+	}
+	return r, nil
+}
+
+func defaultTransport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 0
+	t.MaxIdleConnsPerHost = 1024
+	t.DisableCompression = true
+	return t
+}
+
+// now is the monotonic time since the capture started, in nanoseconds.
+func (r *Recorder) now() int64 { return int64(time.Since(r.start)) }
+
+type exchangeKey struct{}
+
+// ServeHTTP implements http.Handler: it forwards req upstream and records
+// the exchange.
+func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	x := &exchange{
+		rec:   r,
+		ex:    int(r.next.Add(1)),
+		t0:    r.now(),
+		req:   req,
+		upEnd: make(chan struct{}),
+	}
+	x.body = newBodyTap(req.Body, r.opts.MaxRequestBody)
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Body = x.body
+	}
+	cw := &clientWriter{ResponseWriter: w, x: x}
+	defer func() {
+		v := recover()
+		x.finishClient(cw)
+		if v != nil {
+			panic(v) // http.ErrAbortHandler: let the server abort the response
+		}
+	}()
+	r.proxy.ServeHTTP(cw, req.WithContext(contextWith(req, x)))
+}
+
+func (r *Recorder) rewrite(pr *httputil.ProxyRequest) {
+	pr.SetURL(r.opts.Upstream)
+	// Recorded bytes must be readable text, so ask for no content coding.
+	pr.Out.Header.Set("Accept-Encoding", "identity")
+}
+
+func (r *Recorder) modifyResponse(resp *http.Response) error {
+	x := exchangeFrom(resp.Request)
+	x.writeRequest()
+	ct := resp.Header.Get("Content-Type")
+	r.opts.Writer.Response(tape.Response{
+		Ex: x.ex, Side: tape.Upstream, T: r.now(),
+		Status: resp.StatusCode, Headers: tape.RedactHeaders(resp.Header),
+	})
+	eng, err := shape.New(r.opts.Engine, shape.Exchange{
+		Method: x.req.Method, Path: x.req.URL.Path, Status: resp.StatusCode, ContentType: ct,
+	})
+	if err != nil {
+		return fmt.Errorf("build engine: %w", err)
+	}
+	_, pass := eng.(shape.Passthrough)
+	if !pass {
+		// The engine may change the bytes, so the upstream length no longer holds.
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+	}
+	resp.Body = &upstreamBody{x: x, rc: resp.Body, engine: eng, passthrough: pass, watch: newStreamWatch(isEventStream(ct))}
+	return nil
+}
+
+// errorHandler runs when the upstream could not be reached or its response
+// could not be used: it records the failure and answers 502 with a JSON
+// error body that SDKs show as the error message.
+func (r *Recorder) errorHandler(w http.ResponseWriter, req *http.Request, err error) {
+	x := exchangeFrom(req)
+	x.writeRequest()
+	outcome := upstreamOutcome(req, err, false)
+	x.endUpstream(outcome, err, newStreamWatch(false))
+	if outcome == tape.ClientAborted {
+		return // nobody is left to answer
+	}
+	msg := fmt.Sprintf("seam: upstream %s failed: %v", redactedUpstream(r.opts.Upstream), err)
+	body, _ := json.Marshal(map[string]any{"error": map[string]string{
+		"message": msg, "type": "seam_upstream_error", "code": "upstream_unreachable",
+	}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadGateway)
+	w.Write(append(body, '\n'))
+}
+
+func redactedUpstream(u *url.URL) string {
+	v := *u
+	v.User = nil
+	v.RawQuery = ""
+	return v.String()
+}
+
+func isEventStream(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/event-stream"
+}
+
+// bodyTap passes a request body through to the upstream while keeping a copy
+// of its first max bytes for the capture.
+type bodyTap struct {
+	rc  io.ReadCloser
+	max int
+
+	mu        sync.Mutex
+	buf       []byte
+	truncated bool
+	done      bool
+}
+
+func newBodyTap(rc io.ReadCloser, max int) *bodyTap {
+	t := &bodyTap{rc: rc, max: max}
+	if rc == nil || rc == http.NoBody {
+		t.done = true
+	}
+	return t
+}
+
+func (t *bodyTap) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	t.mu.Lock()
+	room := t.max - len(t.buf)
+	if keep := min(n, room); keep > 0 {
+		t.buf = append(t.buf, p[:keep]...)
+	}
+	if n > room {
+		t.truncated = true
+	}
+	if err == io.EOF {
+		t.done = true
+	}
+	t.mu.Unlock()
+	return n, err
+}
+
+func (t *bodyTap) Close() error { return t.rc.Close() }
+
+// snapshot returns the kept bytes and whether they are not the whole body.
+func (t *bodyTap) snapshot() ([]byte, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf, t.truncated || !t.done
+}

@@ -1,0 +1,53 @@
+package capture
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/seam-dev/seam/tape"
+)
+
+// Summary describes one recorded exchange once both sides have ended.
+type Summary struct {
+	Ex             int
+	Method, Path   string
+	Status         int // status written to the client
+	Outcome        tape.Outcome
+	Error          string
+	UpstreamBytes  int64
+	ClientBytes    int64
+	UpstreamEvents int
+	ClientEvents   int
+	TTFB           time.Duration // request received → first upstream byte; 0 when none arrived
+	Duration       time.Duration // request received → client side ended
+}
+
+// String formats s as the one-line summary seam record prints.
+func (s Summary) String() string {
+	line := fmt.Sprintf("#%d %s %s %d %s  up %s/%d ev  client %s/%d ev  ttfb %s  %s",
+		s.Ex, s.Method, s.Path, s.Status, s.Outcome,
+		Bytes(s.UpstreamBytes), s.UpstreamEvents, Bytes(s.ClientBytes), s.ClientEvents,
+		Millis(s.TTFB), Millis(s.Duration))
+	if s.Error != "" {
+		line += "  (" + s.Error + ")"
+	}
+	return line
+}
+
+// Bytes formats n as a short human size: 512 B, 7.5 KiB, 3.2 MiB.
+func Bytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+}
+
+// Millis formats d in milliseconds with one decimal, the resolution that
+// matters for streams.
+func Millis(d time.Duration) string {
+	return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+}

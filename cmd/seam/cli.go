@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// env is everything a command may touch outside the process: stdio and the
+// environment. Tests pass buffers.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// command is one seam subcommand.
+type command struct {
+	name    string
+	summary string // one line for "seam help"
+	usage   string // synopsis, e.g. "seam record --upstream URL [flags]"
+	help    string // paragraphs after the synopsis, before the flags
+	example string // the "try:" hint printed with usage errors
+	flags   func(fs *flag.FlagSet) any
+	run     func(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error
+}
+
+// commands lists every subcommand, in the order "seam help" shows them.
+func commands() []*command {
+	return []*command{demoCommand(), recordCommand(), versionCommand()}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands() {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// usageError is a mistake in how seam was called: exit status 2.
+type usageError struct {
+	cmd     string // "" for seam itself
+	msg     string
+	example string
+}
+
+func (e *usageError) Error() string {
+	prefix := "seam"
+	if e.cmd != "" {
+		prefix += " " + e.cmd
+	}
+	s := prefix + ": " + e.msg
+	if e.example != "" {
+		s += "\ntry: " + e.example
+	}
+	return s
+}
+
+// errInterrupted reports that the user pressed ctrl-c: exit status 130.
+var errInterrupted = errors.New("interrupted")
+
+// exitCode maps the result of run to the process exit status, printing the
+// error to stderr.
+func exitCode(err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "seam: interrupted")
+		return 130
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, ue.Error())
+		return 2
+	default:
+		fmt.Fprintln(stderr, "seam: "+err.Error())
+		return 1
+	}
+}
+
+// run dispatches args to a subcommand.
+func run(ctx context.Context, args []string, e *env) error {
+	if len(args) == 0 {
+		printUsage(e.stderr)
+		return &usageError{msg: "no command given", example: "seam demo"}
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 {
+			c := lookup(rest[0])
+			if c == nil {
+				return unknownCommand(rest[0])
+			}
+			printCommandHelp(e.stdout, c)
+			return nil
+		}
+		printUsage(e.stdout)
+		return nil
+	case "-v", "--version":
+		name = "version"
+	}
+	c := lookup(name)
+	if c == nil {
+		return unknownCommand(name)
+	}
+	fs := flag.NewFlagSet("seam "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var opts any
+	if c.flags != nil {
+		opts = c.flags(fs)
+	}
+	if err := fs.Parse(rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printCommandHelp(e.stdout, c)
+			return nil
+		}
+		return &usageError{cmd: c.name, msg: err.Error(), example: c.example}
+	}
+	err := c.run(ctx, e, fs, opts)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return errInterrupted
+	}
+	return err
+}
+
+func unknownCommand(name string) error {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return &usageError{msg: fmt.Sprintf("unknown command %q (commands: %s)", name, strings.Join(names, ", ")), example: "seam help"}
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `seam finds the seams in LLM streams: it records what an upstream sent and
+what a client received, byte for byte and with timing, through a reverse proxy.
+
+Usage:
+  seam <command> [flags] [arguments]
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run "seam help <command>" or "seam <command> -h" for a command's flags.
+Flags go before arguments. "-" means stdin or stdout.
+`)
+}
+
+func printCommandHelp(w io.Writer, c *command) {
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", c.usage, strings.TrimSpace(c.help))
+	if c.flags == nil {
+		return
+	}
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	c.flags(fs)
+	var lines []string
+	fs.VisitAll(func(f *flag.Flag) {
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		name, usage := flag.UnquoteUsage(f)
+		head := dash + f.Name
+		if name != "" {
+			head += " " + name
+		}
+		line := fmt.Sprintf("  %-24s %s", head, usage)
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
+			line += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		lines = append(lines, line)
+	})
+	sort.Strings(lines)
+	fmt.Fprintf(w, "\nFlags:\n%s\n", strings.Join(lines, "\n"))
+	if c.example != "" {
+		fmt.Fprintf(w, "\nExample:\n  %s\n", c.example)
+	}
+}

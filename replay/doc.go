@@ -1,0 +1,4 @@
+// Package replay plays captures back: offline through the shaping engine, and
+// as a mock upstream (an http.Handler) that answers requests from recorded
+// exchanges with their recorded bytes, boundaries and timing.
+package replay
