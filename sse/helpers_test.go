@@ -1,0 +1,75 @@
+package sse
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// parseChunks feeds each chunk to a fresh Parser, closes it and returns the
+// events and the comments seen.
+func parseChunks(chunks ...[]byte) []Event {
+	var p Parser
+	var out []Event
+	emit := func(e Event) { out = append(out, e) }
+	for _, c := range chunks {
+		p.Feed(c, emit)
+	}
+	p.Close(emit)
+	return out
+}
+
+func parseString(s string) []Event { return parseChunks([]byte(s)) }
+
+// splitEvery cuts b into chunks of n bytes.
+func splitEvery(b []byte, n int) [][]byte {
+	var out [][]byte
+	for len(b) > n {
+		out = append(out, b[:n])
+		b = b[n:]
+	}
+	return append(out, b)
+}
+
+// splitRandom cuts b at random points (empty chunks included).
+func splitRandom(b []byte, r *rand.Rand) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		n := r.IntN(min(len(b), 64) + 1)
+		out = append(out, b[:n])
+		b = b[n:]
+	}
+	return out
+}
+
+type corpusFile struct {
+	name string
+	data []byte
+}
+
+// readCorpus returns every regular file matching pattern.
+func readCorpus(t testing.TB, pattern string) []corpusFile {
+	t.Helper()
+	names, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatalf("glob %s: %v", pattern, err)
+	}
+	var out []corpusFile
+	for _, n := range names {
+		fi, err := os.Stat(n)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatalf("read %s: %v", n, err)
+		}
+		out = append(out, corpusFile{name: n, data: b})
+	}
+	return out
+}
+
+// sharedRealworld is the shared corpus outside the repo (../shared from the
+// repo root). Tests using it skip when it is absent; testdata holds copies.
+const sharedRealworld = "../../shared/realworld"

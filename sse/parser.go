@@ -1,0 +1,402 @@
+package sse
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+const bom = "\xEF\xBB\xBF"
+
+// Line-ending kinds, as bits.
+const (
+	endLF uint8 = 1 << iota
+	endCR
+	endCRLF
+)
+
+// shrinkCap is the capacity above which the line and data buffers are
+// released after use, so one huge event does not pin memory for the rest
+// of a long stream.
+const shrinkCap = 1 << 20
+
+// Parser is a push parser for an event stream. Feed it bytes as they arrive,
+// in any split: inside a line, inside a CRLF pair, inside a UTF-8 rune or the
+// BOM. The zero value is ready to use. A Parser is not safe for concurrent
+// use.
+type Parser struct {
+	// OnComment, when set, is called for each comment line (one starting
+	// with ':') with its text (the leading ':' and then one leading space
+	// removed) and the offset of the line's first byte.
+	OnComment func(text string, off int64)
+
+	off     int64 // bytes consumed by scan
+	bomHeld int   // bytes of a possible BOM held back at the stream start
+	bomDone bool
+	closed  bool
+
+	line      []byte // bytes of a line that spans Feeds
+	inLine    bool   // a line has started and not ended
+	lineStart int64
+
+	pendingCR       bool // the last byte was a CR ending a line; an LF next joins it
+	pendingDispatch bool // that line was blank
+
+	firstEnding uint8
+	blockEnd    uint8 // ending kinds seen in the current block
+
+	// Current block.
+	started  bool
+	start    int64
+	data     []byte
+	hasData  bool
+	typ      []byte
+	hasType  bool
+	sawID    bool
+	retry    int
+	hasRetry bool
+	control  bool // event, id or retry seen
+	quirks   Quirk
+	carry    Quirk // quirks for the next dispatched event
+
+	id       string
+	lastType string
+}
+
+// Offset returns the number of bytes fed so far.
+func (p *Parser) Offset() int64 { return p.off + int64(p.bomHeld) }
+
+// Feed parses b and calls emit for each event dispatched by these bytes.
+// An event ended by a blank line whose terminator is a CR at the very end of
+// b is dispatched by the next Feed (or Close), because an LF there would
+// belong to the same terminator and move End. Feed after Close does nothing.
+func (p *Parser) Feed(b []byte, emit func(Event)) {
+	if p.closed {
+		return
+	}
+	for !p.bomDone && len(b) > 0 {
+		if b[0] != bom[p.bomHeld] {
+			p.releaseBOM(emit)
+			break
+		}
+		p.bomHeld++
+		b = b[1:]
+		if p.bomHeld == len(bom) {
+			p.bomDone = true
+			p.bomHeld = 0
+			p.off += int64(len(bom))
+			p.carry |= QuirkBOM
+		}
+	}
+	if len(b) > 0 {
+		p.scan(b, emit)
+	}
+}
+
+// Close ends the stream. It finishes a pending last line and, when the final
+// block has data but was never dispatched by a blank line, emits it with
+// Terminated false and End equal to the stream length.
+func (p *Parser) Close(emit func(Event)) {
+	if p.closed {
+		return
+	}
+	if !p.bomDone {
+		p.releaseBOM(emit)
+	}
+	if p.pendingCR {
+		p.pendingCR = false
+		p.ending(endCR)
+		if p.pendingDispatch {
+			p.pendingDispatch = false
+			p.dispatch(p.off, true, emit)
+		}
+	}
+	if p.inLine {
+		p.field(p.line, p.lineStart)
+		p.endLine()
+	}
+	p.dispatch(p.off, false, emit)
+	p.closed = true
+}
+
+// releaseBOM gives the bytes held as a possible BOM to the line scanner.
+func (p *Parser) releaseBOM(emit func(Event)) {
+	p.bomDone = true
+	n := p.bomHeld
+	p.bomHeld = 0
+	if n > 0 {
+		p.scan([]byte(bom[:n]), emit)
+	}
+}
+
+// scan splits b into lines, continuing a line started by earlier Feeds.
+func (p *Parser) scan(b []byte, emit func(Event)) {
+	base := p.off
+	n := len(b)
+	i := 0
+	if p.pendingCR {
+		p.pendingCR = false
+		kind := endCR
+		if b[0] == '\n' {
+			kind = endCRLF
+			i = 1
+		}
+		p.ending(kind)
+		if p.pendingDispatch {
+			p.pendingDispatch = false
+			p.dispatch(base+int64(i), true, emit)
+		}
+	}
+	// Next CR and LF at or after i: -2 unknown, -1 none left in b.
+	cr, lf := -2, -2
+	for i < n {
+		if cr != -1 && cr < i {
+			cr = indexFrom(b, i, '\r')
+		}
+		if lf != -1 && lf < i {
+			lf = indexFrom(b, i, '\n')
+		}
+		j := cr
+		if j == -1 || (lf != -1 && lf < j) {
+			j = lf
+		}
+		if j == -1 {
+			if !p.inLine {
+				p.inLine = true
+				p.lineStart = base + int64(i)
+			}
+			p.line = append(p.line, b[i:]...)
+			break
+		}
+		var line []byte
+		if p.inLine {
+			p.line = append(p.line, b[i:j]...)
+			line = p.line
+		} else {
+			line = b[i:j]
+			p.lineStart = base + int64(i)
+		}
+		var kind uint8
+		switch {
+		case b[j] == '\n':
+			kind, i = endLF, j+1
+		case j+1 == n:
+			i = j + 1
+			p.pendingCR = true
+		case b[j+1] == '\n':
+			kind, i = endCRLF, j+2
+		default:
+			kind, i = endCR, j+1
+		}
+		if len(line) == 0 {
+			if kind == 0 {
+				p.pendingDispatch = true
+			} else {
+				p.ending(kind)
+				p.dispatch(base+int64(i), true, emit)
+			}
+		} else {
+			p.field(line, p.lineStart)
+			if kind != 0 {
+				p.ending(kind)
+			}
+		}
+		p.endLine()
+	}
+	p.off = base + int64(n)
+}
+
+func indexFrom(b []byte, i int, c byte) int {
+	k := bytes.IndexByte(b[i:], c)
+	if k < 0 {
+		return -1
+	}
+	return i + k
+}
+
+func (p *Parser) endLine() {
+	p.inLine = false
+	if cap(p.line) > shrinkCap {
+		p.line = nil
+	} else {
+		p.line = p.line[:0]
+	}
+}
+
+// ending records the terminator kind of the line just parsed.
+func (p *Parser) ending(kind uint8) {
+	if p.firstEnding == 0 {
+		p.firstEnding = kind
+	}
+	if p.started {
+		p.blockEnd |= kind
+	}
+}
+
+// field interprets one non-blank line that starts at offset off.
+func (p *Parser) field(line []byte, off int64) {
+	if !p.started {
+		p.started = true
+		p.start = off
+	}
+	if !utf8.Valid(line) {
+		p.quirks |= QuirkInvalidUTF8
+	}
+	if line[0] == ':' {
+		p.quirks |= QuirkComment
+		if p.OnComment != nil {
+			text := line[1:]
+			if len(text) > 0 && text[0] == ' ' {
+				text = text[1:]
+			}
+			p.OnComment(string(text), off)
+		}
+		return
+	}
+	name, value := line, line[len(line):]
+	if c := bytes.IndexByte(line, ':'); c >= 0 {
+		name, value = line[:c], line[c+1:]
+		switch {
+		case len(value) == 0:
+		case value[0] != ' ':
+			p.quirks |= QuirkNoSpace
+		default:
+			value = value[1:]
+			if len(value) > 0 && value[0] == ' ' {
+				p.quirks |= QuirkExtraSpace
+			}
+		}
+	} else {
+		p.quirks |= QuirkNoColon
+	}
+	switch string(name) {
+	case "data":
+		if p.hasData {
+			p.quirks |= QuirkMultiLineData
+		}
+		p.hasData = true
+		p.data = append(p.data, value...)
+		p.data = append(p.data, '\n')
+	case "event":
+		if p.hasType {
+			p.quirks |= QuirkDuplicateField
+		}
+		p.hasType = true
+		p.control = true
+		p.typ = append(p.typ[:0], value...)
+	case "id":
+		if bytes.IndexByte(value, 0) >= 0 {
+			p.quirks |= QuirkNULInID
+			return
+		}
+		if p.sawID {
+			p.quirks |= QuirkDuplicateField
+		}
+		p.sawID = true
+		p.control = true
+		if string(value) != p.id {
+			p.id = string(value)
+		}
+	case "retry":
+		v, ok := parseRetry(value)
+		if !ok {
+			p.quirks |= QuirkBadRetry
+			return
+		}
+		p.retry, p.hasRetry = v, true
+		p.control = true
+	default:
+		p.quirks |= QuirkUnknownField
+		if bytes.HasPrefix(name, []byte(bom)) {
+			p.quirks |= QuirkStrayBOM
+		}
+	}
+}
+
+// parseRetry accepts one or more ASCII digits, clamping at the largest int.
+func parseRetry(v []byte) (int, bool) {
+	if len(v) == 0 {
+		return 0, false
+	}
+	const maxInt = int(^uint(0) >> 1)
+	n := 0
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := int(c - '0')
+		if n > (maxInt-d)/10 {
+			n = maxInt
+		} else {
+			n = n*10 + d
+		}
+	}
+	return n, true
+}
+
+// dispatch ends the current block at offset end, emitting it when it has
+// data, and resets the block state.
+func (p *Parser) dispatch(end int64, terminated bool, emit func(Event)) {
+	if !p.started {
+		return
+	}
+	if p.hasData {
+		q := p.quirks | p.carry
+		if p.blockEnd&endCR != 0 {
+			q |= QuirkCR
+		}
+		if p.blockEnd&endCRLF != 0 {
+			q |= QuirkCRLF
+		}
+		if p.blockEnd&^p.firstEnding != 0 {
+			q |= QuirkMixedEndings
+		}
+		ev := Event{
+			Type:       p.typeString(),
+			Data:       string(p.data[:len(p.data)-1]),
+			ID:         p.id,
+			Retry:      -1,
+			Start:      p.start,
+			End:        end,
+			Terminated: terminated,
+			Quirks:     q,
+		}
+		if p.hasRetry {
+			ev.Retry = p.retry
+		}
+		p.carry = 0
+		p.reset()
+		emit(ev)
+		return
+	}
+	if p.control {
+		p.carry |= QuirkSkippedBlock
+	}
+	p.reset()
+}
+
+func (p *Parser) typeString() string {
+	if !p.hasType {
+		return ""
+	}
+	if string(p.typ) != p.lastType {
+		p.lastType = string(p.typ)
+	}
+	return p.lastType
+}
+
+func (p *Parser) reset() {
+	p.started = false
+	p.hasData = false
+	if cap(p.data) > shrinkCap {
+		p.data = nil
+	} else {
+		p.data = p.data[:0]
+	}
+	p.typ = p.typ[:0]
+	p.hasType = false
+	p.sawID = false
+	p.hasRetry = false
+	p.control = false
+	p.quirks = 0
+	p.blockEnd = 0
+}
