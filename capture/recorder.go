@@ -55,7 +55,13 @@ type Recorder struct {
 	start time.Time
 	proxy *httputil.ReverseProxy
 	next  atomic.Int64 // last exchange number handed out
+	live  sync.WaitGroup
 }
+
+// Wait blocks until every exchange in flight has been recorded to its end.
+// Call it after the server stopped accepting requests and before closing
+// the capture writer.
+func (r *Recorder) Wait() { r.live.Wait() }
 
 // New returns a Recorder for opts. It checks the engine description once, so
 // a bad profile or switch fails here rather than on every request.
@@ -106,6 +112,8 @@ type exchangeKey struct{}
 // ServeHTTP implements http.Handler: it forwards req upstream and records
 // the exchange.
 func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.live.Add(1)
+	defer r.live.Done()
 	x := &exchange{
 		rec:   r,
 		ex:    int(r.next.Add(1)),
@@ -132,6 +140,11 @@ func (r *Recorder) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetURL(r.opts.Upstream)
 	// Recorded bytes must be readable text, so ask for no content coding.
 	pr.Out.Header.Set("Accept-Encoding", "identity")
+	// seam stands in for the upstream and is not the proxy these credentials
+	// are for: forward them, although the header is hop-by-hop.
+	if v := pr.In.Header.Values("Proxy-Authorization"); len(v) > 0 {
+		pr.Out.Header["Proxy-Authorization"] = v
+	}
 }
 
 func (r *Recorder) modifyResponse(resp *http.Response) error {

@@ -20,6 +20,7 @@ type rig struct {
 	front    *httptest.Server
 	writer   *tape.Writer
 	buf      *bytes.Buffer
+	rec      *capture.Recorder
 
 	mu   sync.Mutex
 	sums []capture.Summary
@@ -59,6 +60,7 @@ func newRig(t *testing.T, upstream http.Handler, modify func(*capture.Options)) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.rec = rec
 	r.front = httptest.NewServer(rec)
 	t.Cleanup(r.front.Close)
 	return r
@@ -68,6 +70,7 @@ func newRig(t *testing.T, upstream http.Handler, modify func(*capture.Options)) 
 func (r *rig) finish() *tape.Capture {
 	r.t.Helper()
 	r.front.Close()
+	r.rec.Wait()
 	if err := r.writer.Close(); err != nil {
 		r.t.Fatal(err)
 	}

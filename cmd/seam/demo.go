@@ -129,6 +129,7 @@ func runDemo(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	srv.Shutdown(sctx)
 	cancel()
+	rec.Wait()
 	if err := errors.Join(w.Close(), out.Close()); err != nil {
 		return fmt.Errorf("write capture: %w", err)
 	}

@@ -21,6 +21,9 @@ import (
 	"github.com/seam-dev/seam/tape"
 )
 
+// shutdownGrace is how long in-flight streams may run on after ctrl-c.
+const shutdownGrace = 2 * time.Second
+
 type recordOptions struct {
 	upstream string
 	listen   string
@@ -118,14 +121,17 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	case err := <-serveErr:
 		runErr = fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
-		// Give in-flight streams a moment to finish, then cut them.
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Give in-flight streams a moment to finish, then cut them; either
+		// way each one is recorded to its end before the file is closed.
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		if err := srv.Shutdown(sctx); err != nil {
+			fmt.Fprintf(e.stderr, "cutting streams still open after %s\n", shutdownGrace)
 			srv.Close()
 		}
 		cancel()
 		runErr = errInterrupted
 	}
+	rec.Wait()
 	werr := w.Close()
 	cerr := out.Close()
 	fmt.Fprintf(e.stderr, "%d exchanges recorded to %s\n", count.Load(), path)

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/seam-dev/seam/tape"
+)
+
+// startRecord runs "seam record" as a subprocess in front of upstream and
+// returns the command and its listen address, read from its stderr banner.
+func startRecord(t *testing.T, upstream, out string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command("seam", "record", "--upstream", upstream, "--listen", "127.0.0.1:0", "-o", out)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	br := bufio.NewReader(stderr)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatalf("seam record said nothing: %v", err)
+	}
+	m := regexp.MustCompile(`listening on http://(\S+)`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("banner %q", line)
+	}
+	go io.Copy(io.Discard, br)
+	return cmd, m[1]
+}
+
+// blockingUpstream streams events and then blocks until the test ends.
+func blockingUpstream(t *testing.T, events int) *httptest.Server {
+	hold := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range events {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token %d é\"}}]}\n\n", i)
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(hold); up.Close() })
+	return up
+}
+
+// readEvents reads n events from the stream.
+func readEvents(t *testing.T, body io.Reader, n int) {
+	t.Helper()
+	br := bufio.NewReader(body)
+	for got := 0; got < n; {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("after %d events: %v", got, err)
+		}
+		if strings.HasPrefix(line, "data: ") {
+			got++
+		}
+	}
+}
+
+// TestKill9MidStream kills "seam record" with SIGKILL in the middle of a
+// stream: every complete line of the capture must decode, and a torn last
+// line is only a warning.
+func TestKill9MidStream(t *testing.T) {
+	up := blockingUpstream(t, 200)
+	out := filepath.Join(t.TempDir(), "killed.ndjson")
+	cmd, addr := startRecord(t, up.URL, out)
+
+	resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	readEvents(t, resp.Body, 200)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+
+	c, err := tape.ReadFile(out)
+	if err != nil {
+		t.Fatalf("capture after kill -9 does not decode: %v", err)
+	}
+	for _, w := range c.Warnings {
+		var le *tape.LineError
+		if !errors.As(w, &le) {
+			t.Errorf("warning without file and line: %v", w)
+		}
+	}
+	if len(c.Exchanges) != 1 || c.Exchanges[0].Request == nil {
+		t.Fatalf("want the exchange's request line, got %d exchanges", len(c.Exchanges))
+	}
+	x := c.Exchanges[0]
+	if len(x.Upstream.Chunks) == 0 {
+		t.Errorf("no upstream chunk reached the file before the kill")
+	}
+	if x.Upstream.End != nil {
+		t.Errorf("an end line for a stream that was cut by kill -9: %+v", x.Upstream.End)
+	}
+}
+
+// TestInterruptExits130: ctrl-c stops "seam record" with status 130 and a
+// capture that is complete up to that point.
+func TestInterruptExits130(t *testing.T) {
+	up := blockingUpstream(t, 3)
+	out := filepath.Join(t.TempDir(), "interrupted.ndjson")
+	cmd, addr := startRecord(t, up.URL, out)
+	resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readEvents(t, resp.Body, 3)
+	go io.Copy(io.Discard, resp.Body)
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want status 130", err)
+	}
+	c, err := tape.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) > 0 {
+		t.Errorf("warnings after a clean interrupt: %v", c.Warnings)
+	}
+	if len(c.Exchanges) != 1 || c.Exchanges[0].Client.End == nil {
+		t.Fatalf("the in-flight exchange was not ended in the capture")
+	}
+}
