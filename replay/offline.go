@@ -1,0 +1,171 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/seam-dev/seam/shape"
+	"github.com/seam-dev/seam/tape"
+)
+
+// Options configures an offline replay.
+type Options struct {
+	// Speed paces the pushes by the recorded chunk times: 1 is the original
+	// timing, N is N times faster, 0 (the default) does not wait at all.
+	Speed float64
+}
+
+// Frame is one client write produced by the engine during a replay.
+type Frame struct {
+	// Source is the index of the upstream chunk whose push produced the
+	// frame, or -1 for frames produced when the upstream ended.
+	Source int
+	// T is the recorded time of that upstream chunk (or of the upstream end).
+	T    int64
+	Data []byte
+}
+
+// Result is the outcome of replaying one exchange.
+type Result struct {
+	Ex     int
+	Engine tape.Engine
+	Frames []Frame
+	// Recorded is the client side as recorded.
+	Recorded []tape.Chunk
+	// Mismatch is the index of the first frame that differs from the recorded
+	// client chunk at the same index, or -1 when every frame and boundary is
+	// identical.
+	Mismatch int
+}
+
+// Identical reports whether the replay produced the recorded client side
+// chunk for chunk: the same bytes and the same boundaries.
+func (r *Result) Identical() bool { return r.Mismatch < 0 }
+
+// Body returns the produced client bytes joined.
+func (r *Result) Body() []byte {
+	var b []byte
+	for _, f := range r.Frames {
+		b = append(b, f.Data...)
+	}
+	return b
+}
+
+// Describe says in one line how the replay compares with the recording.
+func (r *Result) Describe() string {
+	if r.Identical() {
+		return fmt.Sprintf("identical: %d frames, %d bytes", len(r.Frames), len(r.Body()))
+	}
+	i := r.Mismatch
+	var got, want []byte
+	if i < len(r.Frames) {
+		got = r.Frames[i].Data
+	}
+	if i < len(r.Recorded) {
+		want = r.Recorded[i].Data
+	}
+	switch {
+	case got == nil:
+		return fmt.Sprintf("differs at frame %d: the replay ends after %d frames, the recording has %d", i, len(r.Frames), len(r.Recorded))
+	case want == nil:
+		return fmt.Sprintf("differs at frame %d: the replay has %d frames, the recording ends after %d", i, len(r.Frames), len(r.Recorded))
+	case bytes.Equal(r.Body(), (&tape.SideData{Chunks: r.Recorded}).Body()):
+		return fmt.Sprintf("same bytes, other boundaries: frame %d is %d bytes, recorded %d", i, len(got), len(want))
+	}
+	return fmt.Sprintf("differs at frame %d: replayed %s, recorded %s", i, quote(got), quote(want))
+}
+
+func quote(b []byte) string {
+	const max = 120
+	s := string(b)
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// Exchange replays the upstream side of x through the engine cfg describes,
+// pushing the recorded chunks with their recorded boundaries, and compares
+// the frames produced with the recorded client side.
+func Exchange(ctx context.Context, x *tape.Exchange, cfg tape.Engine, opts Options) (*Result, error) {
+	if x.Upstream.Response == nil {
+		return nil, fmt.Errorf("exchange %d: no upstream response was recorded", x.Ex)
+	}
+	path := ""
+	method := ""
+	if x.Request != nil {
+		method = x.Request.Method
+		path, _, _ = strings.Cut(x.Request.URL, "?")
+	}
+	ct := ""
+	if v := x.Upstream.Response.Headers["content-type"]; len(v) > 0 {
+		ct = v[0]
+	}
+	eng, err := shape.New(cfg, shape.Exchange{Method: method, Path: path, Status: x.Upstream.Response.Status, ContentType: ct})
+	if err != nil {
+		return nil, fmt.Errorf("exchange %d: engine: %w", x.Ex, err)
+	}
+	res := &Result{Ex: x.Ex, Engine: cfg, Recorded: x.Client.Chunks}
+	p := pacer{start: time.Now(), speed: opts.Speed}
+	if len(x.Upstream.Chunks) > 0 {
+		p.zero = x.Upstream.Chunks[0].T
+	}
+	defer p.stop()
+	var frames [][]byte
+	for i, c := range x.Upstream.Chunks {
+		if !p.wait(ctx, c.T) {
+			return nil, ctx.Err()
+		}
+		frames = eng.Push(frames[:0], c.Data)
+		res.add(frames, i, c.T)
+	}
+	endT := int64(0)
+	if x.Upstream.End != nil {
+		endT = x.Upstream.End.T
+	}
+	frames = eng.Close(frames[:0])
+	res.add(frames, -1, endT)
+	res.Mismatch = firstMismatch(res.Frames, res.Recorded)
+	return res, nil
+}
+
+func (r *Result) add(frames [][]byte, src int, t int64) {
+	for _, f := range frames {
+		r.Frames = append(r.Frames, Frame{Source: src, T: t, Data: bytes.Clone(f)})
+	}
+}
+
+func firstMismatch(frames []Frame, rec []tape.Chunk) int {
+	for i := range max(len(frames), len(rec)) {
+		if i >= len(frames) || i >= len(rec) || !bytes.Equal(frames[i].Data, rec[i].Data) {
+			return i
+		}
+	}
+	return -1
+}
+
+// ToExchange returns x with its client side replaced by the replayed frames,
+// for writing the replay as a capture.
+func (r *Result) ToExchange(x *tape.Exchange) *tape.Exchange {
+	out := *x
+	out.Client = tape.SideData{Response: x.Client.Response}
+	if out.Client.Response == nil && x.Upstream.Response != nil {
+		resp := *x.Upstream.Response
+		resp.Side = tape.Client
+		out.Client.Response = &resp
+	}
+	var off int64
+	for _, f := range r.Frames {
+		out.Client.Chunks = append(out.Client.Chunks, tape.Chunk{Ex: x.Ex, Side: tape.Client, T: f.T, Off: off, Data: f.Data})
+		off += int64(len(f.Data))
+	}
+	if x.Upstream.End != nil {
+		end := *x.Upstream.End
+		end.Side, end.Bytes = tape.Client, off
+		out.Client.End = &end
+	}
+	return &out
+}
