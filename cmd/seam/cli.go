@@ -32,7 +32,7 @@ type command struct {
 
 // commands lists every subcommand, in the order "seam help" shows them.
 func commands() []*command {
-	return []*command{demoCommand(), recordCommand(), versionCommand()}
+	return []*command{demoCommand(), recordCommand(), serveCommand(), versionCommand()}
 }
 
 func lookup(name string) *command {
