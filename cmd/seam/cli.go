@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,7 +33,10 @@ type command struct {
 
 // commands lists every subcommand, in the order "seam help" shows them.
 func commands() []*command {
-	return []*command{demoCommand(), recordCommand(), serveCommand(), versionCommand()}
+	return []*command{
+		demoCommand(), recordCommand(), inspectCommand(), diffCommand(), importCommand(),
+		serveCommand(), versionCommand(),
+	}
 }
 
 func lookup(name string) *command {
@@ -186,4 +190,15 @@ func printCommandHelp(w io.Writer, c *command) {
 	if c.example != "" {
 		fmt.Fprintf(w, "\nExample:\n  %s\n", c.example)
 	}
+}
+
+// writeJSON writes v as indented JSON, without HTML escaping.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode JSON: %w", err)
+	}
+	return nil
 }

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/tape"
+)
+
+type inspectOptions struct {
+	ex            int
+	json          bool
+	client        string
+	protocol      string
+	failOn        string
+	listDetectors bool
+	color         colorFlag
+}
+
+// errFindings reports that --fail-on was reached: exit status 1, the report
+// having said why.
+var errFindings = errors.New("findings reached the --fail-on severity")
+
+func inspectCommand() *command {
+	return &command{
+		name:    "inspect",
+		summary: "assemble each side, diff streamed vs final and upstream vs client, find corruption",
+		usage:   "seam inspect [flags] CAPTURE|RAW|-",
+		help: `
+Reads a capture (or a raw recording: an .sse body, JSONL payloads one per
+line, a VCR YAML cassette, an HTTP-snapshot JSON) and, for every exchange,
+assembles the message each side carries per its protocol (detected from the
+URL, Content-Type, event names and payloads), emulates how real clients would
+assemble it (` + strings.Join(inspect.Clients(), ", ") + `),
+diffs the streamed deltas against the final output the stream claims and the
+upstream side against the client side, and runs the corruption detectors.
+
+Findings are sorted by severity; each points at the exchange, side, event,
+chunk, byte offset and time where it was born. --json prints the same report
+as one JSON document (schema in the inspect package docs). With --fail-on,
+seam exits 1 when any finding reaches that severity, for CI.`,
+		example: "seam inspect --fail-on error captures/seam-20261122T093428Z.ndjson",
+		flags: func(fs *flag.FlagSet) any {
+			o := &inspectOptions{}
+			fs.IntVar(&o.ex, "ex", 0, "inspect only exchange `N`")
+			fs.BoolVar(&o.json, "json", false, "print the report as JSON")
+			fs.StringVar(&o.client, "client", "", "show what `client` would end up with: "+strings.Join(inspect.Clients(), ", "))
+			fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic")
+			fs.StringVar(&o.failOn, "fail-on", "", "exit 1 when a finding reaches `severity` error or warn")
+			fs.BoolVar(&o.listDetectors, "list-detectors", false, "list every detector with its id, severity and what it catches")
+			fs.Var(&o.color, "color", "colour: auto, always or never (NO_COLOR turns auto off)")
+			return o
+		},
+		run: runInspect,
+	}
+}
+
+func runInspect(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
+	o := opts.(*inspectOptions)
+	const ex = "seam inspect captures/seam-20261122T093428Z.ndjson"
+	if o.listDetectors {
+		return listDetectors(e.stdout)
+	}
+	if fs.NArg() != 1 {
+		return &usageError{cmd: "inspect", msg: "want exactly one capture or raw recording", example: ex}
+	}
+	proto, err := inspect.ParseProtocol(o.protocol)
+	if err != nil {
+		return &usageError{cmd: "inspect", msg: err.Error(), example: "seam inspect --protocol chat body.sse"}
+	}
+	var failOn inspect.Severity
+	if o.failOn != "" {
+		if failOn, err = inspect.ParseSeverity(o.failOn); err != nil {
+			return &usageError{cmd: "inspect", msg: "--fail-on: " + err.Error(), example: "seam inspect --fail-on error FILE"}
+		}
+	}
+	if o.client != "" && !slices.Contains(inspect.Clients(), o.client) {
+		return &usageError{cmd: "inspect", msg: fmt.Sprintf("unknown --client %q (clients: %s)", o.client, strings.Join(inspect.Clients(), ", ")), example: "seam inspect --client vscode FILE"}
+	}
+	c, err := openInput(e, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %v\n", w)
+	}
+	if o.ex != 0 && !hasExchange(c, o.ex) {
+		return fmt.Errorf("%s has no exchange %d (it has %d)", c.Name, o.ex, len(c.Exchanges))
+	}
+	rep := inspect.Inspect(c, inspect.Options{Protocol: proto, Ex: o.ex})
+	switch {
+	case o.json:
+		err = inspect.WriteJSON(e.stdout, rep)
+	case o.client != "":
+		err = inspect.WriteClient(e.stdout, rep, o.client)
+	default:
+		err = inspect.WriteText(e.stdout, rep, o.color.enabled(e, e.stdout))
+	}
+	if err != nil {
+		return err
+	}
+	if o.failOn != "" {
+		if worst, ok := rep.Worst(); ok && worst >= failOn {
+			return errFindings
+		}
+	}
+	return nil
+}
+
+func hasExchange(c *tape.Capture, n int) bool {
+	for _, x := range c.Exchanges {
+		if x.Ex == n {
+			return true
+		}
+	}
+	return false
+}
+
+func listDetectors(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "id\tseverity\tsource\twhat it finds")
+	for _, d := range inspect.Detectors() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.ID, d.Severity, d.Source, d.Summary)
+	}
+	return tw.Flush()
+}
+
+// openInput reads a capture file, or any raw recording inspect.Import
+// understands, from a path or "-" for stdin.
+func openInput(e *env, path string) (*tape.Capture, error) {
+	var r io.Reader = e.stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("open: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(64)
+	if isCapture(head) {
+		return tape.Read(br, path)
+	}
+	return inspect.Import(br, path)
+}
+
+// isCapture reports whether head starts a seam capture file.
+func isCapture(head []byte) bool {
+	head = bytes.TrimLeft(head, " \t\r\n")
+	return bytes.HasPrefix(head, []byte(`{"type":"capture"`))
+}
+
+// colorFlag is --color: auto (the default), always or never.
+type colorFlag string
+
+func (c *colorFlag) String() string { return string(*c) }
+
+func (c *colorFlag) Set(v string) error {
+	switch v {
+	case "auto", "always", "never":
+		*c = colorFlag(v)
+		return nil
+	}
+	return fmt.Errorf("want auto, always or never, got %q", v)
+}
+
+// enabled decides colour for out: always, never, or (auto) only on a
+// terminal with NO_COLOR unset and TERM not dumb.
+func (c colorFlag) enabled(e *env, out io.Writer) bool {
+	switch c {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if e.getenv("NO_COLOR") != "" || e.getenv("TERM") == "dumb" {
+		return false
+	}
+	return isTerminal(out)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,170 @@
+package inspect
+
+import (
+	"sort"
+
+	"github.com/tidwall/gjson"
+)
+
+type antBlock struct {
+	index   int
+	typ     string
+	id      string
+	name    string
+	input   string // input from content_block_start
+	json    string // joined partial_json
+	text    string
+	think   string
+	spans   []span
+	stopped bool
+}
+
+// assembleAnthropic follows protocols.md §3.4: blocks by index; text,
+// thinking and input_json_delta fragments joined; tool input parsed at
+// content_block_stop (an empty join keeps the start block's input, {});
+// stop_reason and cumulative usage from message_delta; message_stop is
+// terminal; ping is ignored; error events are reported.
+func assembleAnthropic(events []Event) *assembly {
+	a := newAssembly(Anthropic)
+	m := &a.msg
+	blocks := map[int]*antBlock{}
+	started := false
+	for i, e := range events {
+		if a.terminal >= 0 {
+			a.flag("stream.after-terminal", i, clip(e.Data, 120), "event after message_stop")
+			continue
+		}
+		if isDone(e.Data) {
+			a.flag("stream.after-terminal", i, e.Data, "data: [DONE] in an Anthropic stream")
+			continue
+		}
+		if !gjson.Valid(e.Data) {
+			a.flag("payload.invalid-json", i, clip(e.Data, 120), "event data is not valid JSON")
+			continue
+		}
+		r := gjson.Parse(e.Data)
+		typ := r.Get("type").String()
+		switch {
+		case e.Name == "" || e.Name == "message":
+			a.flagOnce("anthropic.event-name", i, clip(e.Data, 80), "events have no SSE event: name; the Anthropic SDKs route by name and produce nothing")
+		case e.Name != typ:
+			a.flagOnce("anthropic.event-name", i, "event: "+e.Name+" / type: "+typ, "SSE event name differs from the JSON type: SDKs follow the name, VS Code the type")
+		}
+		if typ != "message_start" && typ != "ping" && typ != "error" && !started {
+			a.flagOnce("anthropic.order", i, typ, "%s before message_start: the SDKs throw", typ)
+		}
+		idx := int(r.Get("index").Int())
+		switch typ {
+		case "message_start":
+			if started {
+				a.flag("anthropic.order", i, "", "a second message_start in one stream")
+			}
+			started = true
+			m.ID = r.Get("message.id").String()
+			m.Model = r.Get("message.model").String()
+			if u := r.Get("message.usage"); u.IsObject() {
+				m.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
+					CacheRead: int(u.Get("cache_read_input_tokens").Int()), CacheCreation: int(u.Get("cache_creation_input_tokens").Int())}
+			}
+		case "content_block_start":
+			if _, dup := blocks[idx]; dup {
+				a.flag("anthropic.order", i, clip(e.Data, 100), "block %d started twice", idx)
+			}
+			cb := r.Get("content_block")
+			b := &antBlock{index: idx, typ: cb.Get("type").String(), id: cb.Get("id").String(), name: cb.Get("name").String(),
+				input: cb.Get("input").Raw, text: cb.Get("text").String(), think: cb.Get("thinking").String()}
+			blocks[idx] = b
+		case "content_block_delta":
+			b := blocks[idx]
+			if b == nil {
+				a.flag("anthropic.order", i, clip(e.Data, 100), "delta for block %d, which never started", idx)
+				b = &antBlock{index: idx}
+				blocks[idx] = b
+			}
+			if b.stopped {
+				a.flag("anthropic.order", i, clip(e.Data, 100), "delta for block %d after its content_block_stop", idx)
+			}
+			d := r.Get("delta")
+			switch d.Get("type").String() {
+			case "text_delta":
+				t := d.Get("text").String()
+				if t != "" {
+					b.spans = append(b.spans, span{At: len(b.text), Event: i})
+					b.text += t
+				}
+			case "thinking_delta":
+				b.think += d.Get("thinking").String()
+			case "input_json_delta":
+				b.json += d.Get("partial_json").String()
+			}
+		case "content_block_stop":
+			b := blocks[idx]
+			if b == nil {
+				a.flag("anthropic.order", i, clip(e.Data, 100), "stop for block %d, which never started", idx)
+				continue
+			}
+			b.stopped = true
+			if b.typ == "tool_use" && b.json != "" && !validJSON(b.json) {
+				a.flag("tool.args-invalid-json", i, clip(b.json, 120), "tool_use %s input is not valid JSON at content_block_stop", b.name)
+			}
+		case "message_delta":
+			if sr := r.Get("delta.stop_reason").String(); sr != "" {
+				m.choice(0).FinishReason = sr
+			}
+			if u := r.Get("usage"); u.IsObject() {
+				if m.Usage == nil {
+					m.Usage = &Usage{}
+				}
+				m.Usage.Output = int(u.Get("output_tokens").Int())
+				if v := u.Get("input_tokens"); v.Exists() && v.Type != gjson.Null {
+					m.Usage.Input = int(v.Int())
+				}
+			}
+		case "message_stop":
+			a.terminal = i
+			m.Status = "done"
+		case "ping":
+		case "error":
+			m.Error = errorText(r.Get("error"))
+			a.flag("stream.error-event", i, clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
+		}
+	}
+	if a.terminal < 0 && len(events) > 0 {
+		a.flag("stream.no-terminal", len(events)-1, "", "no message_stop at the end of the stream")
+	}
+	ch := m.choice(0)
+	ch.Role = "assistant"
+	keys := make([]int, 0, len(blocks))
+	for k := range blocks {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	for _, k := range keys {
+		b := blocks[k]
+		switch b.typ {
+		case "tool_use", "server_tool_use":
+			args := b.json
+			if args == "" {
+				args = b.input
+				if args == "" {
+					args = "{}"
+				}
+			}
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: b.id, Name: b.name, Arguments: args})
+			if !b.stopped {
+				a.flag("anthropic.block-unclosed", len(events)-1, clip(args, 80), "tool_use block %d (%s) never got content_block_stop (stop_reason %q): its input is partial", k, b.name, ch.FinishReason)
+			}
+		case "thinking":
+			ch.Reasoning += b.think
+		default:
+			for _, s := range b.spans {
+				ch.spans = append(ch.spans, span{At: len(ch.Text) + s.At, Event: s.Event})
+			}
+			ch.Text += b.text
+			if !b.stopped {
+				a.flag("anthropic.block-unclosed", len(events)-1, "", "block %d never got content_block_stop", k)
+			}
+		}
+	}
+	return a
+}

@@ -1,0 +1,238 @@
+package inspect
+
+import (
+	"strings"
+
+	"github.com/seam-dev/seam/tape"
+)
+
+// DetectorInfo documents one detector.
+type DetectorInfo struct {
+	// ID is stable across releases, e.g. "xml.unclosed-closer".
+	ID       string   `json:"id"`
+	Severity Severity `json:"severity"`
+	// Source names the rule it comes from: a bug class of shaping-engine.md
+	// §11 (A–V), a protocols.md section, or the SSE spec.
+	Source  string `json:"source"`
+	Summary string `json:"summary"`
+}
+
+type detector struct {
+	info DetectorInfo
+	// run inspects an exchange; nil for detectors fed by the assemblers.
+	run func(c *exCtx)
+}
+
+func det(id string, sev Severity, source, summary string, run func(*exCtx)) detector {
+	return detector{info: DetectorInfo{ID: id, Severity: sev, Source: source, Summary: summary}, run: run}
+}
+
+// registry returns every detector, in documentation order.
+func registry() []detector {
+	return []detector{
+		// Transport and SSE framing.
+		det("http.status", Error, "HTTP", "the response status is not 2xx", runHTTPStatus),
+		det("stream.outcome", Warn, "DESIGN.md §2", "a side ended without finishing (truncated, aborted, upstream error, timeout)", runOutcome),
+		det("sse.unterminated-event", Warn, "SSE spec; protocols.md §4.1", "the last event has no blank line after it: spec clients discard it, VS Code loses the last line", runUnterminated),
+		det("sse.quirk", Info, "SSE spec; protocols.md §4.1", "framing departs from the common form (CR or mixed line endings, no space after colon, BOM, multi-line data, unknown fields, ...)", runQuirks),
+		det("sse.comment", Info, "class O", "comment (keepalive) frames in the stream; fragile clients choke on them", runComments),
+		det("stream.no-terminal", Warn, "class M; protocols.md §6", "no terminal event ([DONE], message_stop, response.completed)", nil),
+		det("stream.after-terminal", Error, "class L/M; protocols.md §6", "events after the terminal event, which clients never read", nil),
+		det("stream.error-event", Error, "protocols.md §3, §6", "the stream carries an error event or error payload", nil),
+		det("stream.event-name-mismatch", Info, "protocols.md §2.7", "SSE event name differs from the JSON type", nil),
+		det("payload.invalid-json", Error, "protocols.md §2.1, §2.7", "event data that is not valid JSON", nil),
+		// Chat Completions.
+		det("chat.bad-done", Error, "class M", "the [DONE] terminator is quoted or malformed", nil),
+		det("chat.index-id-conflict", Warn, "class T; protocols.md §2.4, §6", "one tool index carries two ids: index-keyed SDKs merge two calls, VS Code keeps them apart", nil),
+		det("chat.index-not-zero", Warn, "protocols.md §3.2, §6", "tool indexes do not start at 0 or have gaps: openai-python splits calls", nil),
+		det("chat.tool-index-missing", Warn, "protocols.md §3.1", "a tool call delta without index", nil),
+		det("chat.repeated-fields", Info, "protocols.md §3.2, §6", "role, id or name repeated in later deltas: openai-python concatenates them", nil),
+		det("chat.content-with-tool-calls", Warn, "protocols.md §2.3, §6", "content in the same delta as tool_calls: VS Code drops it", nil),
+		det("chat.trailing-cr", Warn, "protocols.md §2.3, §6", "a content delta ends in \\r: VS Code strips it", nil),
+		det("chat.finish-missing", Warn, "protocols.md §3.2, §6", "a choice without finish_reason", nil),
+		det("chat.finish-length-tools", Warn, "class S; protocols.md §6", "finish_reason length/content_filter while tool calls are open", nil),
+		det("chat.after-finish", Warn, "class L", "content for a choice after its finish_reason", nil),
+		det("chat.usage-before-finish", Info, "class M", "usage chunk before every choice finished", nil),
+		det("chat.cumulative-args", Error, "class F", "tool arguments sent as cumulative snapshots instead of increments", nil),
+		det("tool.args-invalid-json", Warn, "protocols.md §2.6, §3.4", "joined tool arguments are not valid JSON", nil),
+		// Responses.
+		det("final.mismatch", Error, "class A/H; protocols.md §3.3, §6", "the final output the stream claims differs from its joined deltas", nil),
+		det("responses.item-id-rotation", Info, "protocols.md §3.3", "item_id changes between events of one item (route by output_index)", nil),
+		det("responses.sequence", Warn, "protocols.md §6", "sequence_number gaps, repeats or decreases", nil),
+		det("responses.failed", Error, "protocols.md §3.3, §6", "response.failed or response.incomplete", nil),
+		det("responses.untyped-data", Warn, "class N", "untyped payloads or [DONE] inside a Responses stream", nil),
+		det("responses.nonstandard-shape", Info, "class V", "Responses events or items that strict clients reject (no output_item.added, no content_index, tool_use parts)", nil),
+		// Anthropic.
+		det("anthropic.event-name", Warn, "protocols.md §3.4", "missing or mismatched SSE event names: the SDKs route by name", nil),
+		det("anthropic.order", Warn, "protocols.md §3.4", "events out of the message_start / block start-delta-stop order", nil),
+		det("anthropic.block-unclosed", Warn, "protocols.md §3.4", "a content block never got content_block_stop", nil),
+		// Assembled text (Obsidian XML era).
+		det("xml.unclosed-closer", Error, "class A; protocols.md §1.4", "</use_tool not followed by '>' (e.g. </use_tool<use_tool>): Obsidian merges two calls", runXML),
+		det("xml.partial-opener", Error, "class A", "<use_tool not followed by '>'", nil),
+		det("xml.nested-opener", Error, "class A; protocols.md §1.9", "<use_tool> before the previous block closed", nil),
+		det("xml.duplicate-block", Warn, "class A/B", "the same tool block twice in one message", nil),
+		det("xml.args-param", Error, "class P; protocols.md §1.4", "<args> used as a parameter: Obsidian nests it as {args: …}", nil),
+		det("xml.unclosed-block", Warn, "protocols.md §1.4, §1.9", "the last tool block is never closed: text after it is hidden", nil),
+		det("xml.unclosed-param", Warn, "protocols.md §1.3, §6", "a parameter tag without its closer: Obsidian drops the parameter", nil),
+		det("xml.text-after-tools", Warn, "class G", "narrative after the last </use_tool> (hangs Copilot's \"Calling …\")", nil),
+		det("text.protocol-dump", Error, "class R", "assembled text holds raw protocol JSON", runProtocolDump),
+		det("tool.duplicate-call", Warn, "class B", "the same call (name and arguments) twice with different ids", runDuplicateCalls),
+		// Two-sided.
+		det("diff.upstream-client", Warn, "class C/H/I", "the client text differs from the upstream text", runUpstreamClient),
+		det("diff.boundary-dedupe", Error, "class C/D", "characters lost at a delta boundary where the previous delta ended as the next began", nil),
+		det("client.disagree", Info, "protocols.md §3.5", "emulated clients end up with different results", runDisagree),
+		// Request lint.
+		det("req.orphan-tool-result", Error, "seeds/003; DESIGN.md §6", "a tool result with no preceding assistant tool call", runRequestLint),
+		det("req.resent-user-prompt", Warn, "seeds/003", "the user prompt is sent again right before a tool result", nil),
+		det("req.unknown-tool-call-id", Error, "DESIGN.md §6", "a tool result whose id matches no call", nil),
+		det("schema.void-args", Error, "class P; seeds/000", "a tool that takes no parameters is given some (e.g. <args>{}</args>)", runSchema),
+		det("schema.missing-param", Error, "DESIGN.md §6", "a tool call lacks a required parameter", nil),
+		det("schema.unknown-param", Warn, "seeds/002", "a tool call passes a parameter the tool does not declare", nil),
+		det("schema.unknown-tool", Warn, "DESIGN.md §6", "a tool call names a tool the request does not declare", nil),
+		det("exchange.retry-seam", Warn, "protocols.md §1.6", "the same request sent again after a failed stream (text of both attempts may be joined)", runRetrySeam),
+	}
+}
+
+// Detectors documents every detector, for --list-detectors.
+func Detectors() []DetectorInfo {
+	reg := registry()
+	out := make([]DetectorInfo, len(reg))
+	for i, d := range reg {
+		out[i] = d.info
+	}
+	return out
+}
+
+func runDetectors(c *exCtx) {
+	reg := registry()
+	sev := make(map[string]Severity, len(reg))
+	for _, d := range reg {
+		sev[d.info.ID] = d.info.Severity
+	}
+	c.sev = sev
+	for _, s := range c.rep.Sides {
+		if s.asm == nil {
+			continue
+		}
+		for _, a := range s.asm.anomalies {
+			c.emit(a.id, s.ev.pointer(c.x.Ex, s.Side, a.event), a.evidence, a.msg)
+		}
+	}
+	for _, d := range reg {
+		if d.run != nil {
+			d.run(c)
+		}
+	}
+}
+
+func (c *exCtx) emit(id string, p Pointer, evidence, msg string) {
+	s, ok := c.sev[id]
+	if !ok {
+		s = Warn
+	}
+	c.rep.Findings = append(c.rep.Findings, Finding{ID: id, Severity: s, Message: msg, Pointer: p, Evidence: evidence})
+}
+
+func (c *exCtx) reqPointer() Pointer {
+	return Pointer{Ex: c.x.Ex, Event: -1, Chunk: -1, Off: -1, T: -1}
+}
+
+func (c *exCtx) sidePointer(s *SideReport, ev int) Pointer {
+	return s.ev.pointer(c.x.Ex, s.Side, ev)
+}
+
+func runHTTPStatus(c *exCtx) {
+	for _, s := range c.rep.Sides {
+		if s.Status >= 400 {
+			p := c.sidePointer(s, -1)
+			c.emit("http.status", p, clip(s.Message.Error, 160), "HTTP "+itoa(s.Status)+" on the "+string(s.Side)+" side")
+		}
+	}
+}
+
+func runOutcome(c *exCtx) {
+	for _, s := range c.rep.Sides {
+		if s.Outcome == "" || s.Outcome.Success() {
+			continue
+		}
+		c.emit("stream.outcome", c.sidePointer(s, len(s.ev.Events)-1), s.Error, string(s.Side)+" side ended "+string(s.Outcome))
+	}
+}
+
+func runUnterminated(c *exCtx) {
+	for _, s := range c.rep.Sides {
+		n := len(s.ev.Events)
+		if n > 0 && !s.ev.Events[n-1].Terminated {
+			c.emit("sse.unterminated-event", c.sidePointer(s, n-1), clip(s.ev.Events[n-1].Data, 80),
+				"the last event is not ended by a blank line: spec clients discard it")
+		}
+	}
+}
+
+func runQuirks(c *exCtx) {
+	for _, s := range c.rep.Sides {
+		seen := map[string]bool{}
+		for _, e := range s.ev.Events {
+			if e.Quirks == "" {
+				continue
+			}
+			for _, q := range strings.Split(e.Quirks, "|") {
+				if q == "comment" || seen[q] {
+					continue
+				}
+				seen[q] = true
+				c.emit("sse.quirk", c.sidePointer(s, e.Index), q, "SSE framing quirk "+q+" (first at this event)")
+			}
+		}
+	}
+}
+
+func runComments(c *exCtx) {
+	for _, s := range c.rep.Sides {
+		if len(s.ev.Comments) == 0 {
+			continue
+		}
+		cm := s.ev.Comments[0]
+		p := Pointer{Ex: c.x.Ex, Side: s.Side, Event: -1, Chunk: cm.Chunk, Off: cm.Off, T: cm.T}
+		c.emit("sse.comment", p, ": "+clip(cm.Text, 60), itoa(len(s.ev.Comments))+" comment frame(s) in the "+string(s.Side)+" stream")
+	}
+}
+
+func runDisagree(c *exCtx) {
+	for _, d := range c.rep.Disagreements {
+		var parts []string
+		for _, v := range d.Values {
+			parts = append(parts, v.Client+"="+strconvQuote(clip(v.Value, 40)))
+		}
+		c.emit("client.disagree", c.reqPointer(), strings.Join(parts, " "), "clients end up with different "+d.Field)
+	}
+}
+
+func runUpstreamClient(c *exCtx) {
+	for _, d := range c.rep.Diffs {
+		if d.Kind != DiffUpstreamClient || d.Equal {
+			continue
+		}
+		h := d.Hunks[0]
+		p := c.reqPointer()
+		if h.At != nil {
+			p = *h.At
+		}
+		c.emit("diff.upstream-client", p, hunkEvidence(h), itoa(len(d.Hunks))+" difference(s) between upstream and client text")
+		up, cl := c.sides[tape.Upstream], c.sides[tape.Client]
+		boundaryDedupe(c, up, cl)
+	}
+}
+
+func hunkEvidence(h Hunk) string {
+	var parts []string
+	for _, l := range h.Lines {
+		if l.Op != " " {
+			parts = append(parts, l.Op+clip(l.Text, 60))
+		}
+		if len(parts) == 4 {
+			break
+		}
+	}
+	return strings.Join(parts, " | ")
+}

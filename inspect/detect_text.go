@@ -1,0 +1,397 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// textSides returns the sides whose choice-0 text the text detectors read.
+func (c *exCtx) textSides() []*SideReport {
+	var out []*SideReport
+	for _, s := range c.rep.Sides {
+		if len(s.Message.Choices) > 0 && s.Message.Choices[0].Text != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// bornAt returns the event after which the text first contains text[i:j]
+// (the event that added byte j-1), and whether one event added all of it.
+func bornAt(spans []span, i, j int) (ev int, single bool) {
+	ev = eventAt(spans, j-1)
+	return ev, eventAt(spans, i) == ev
+}
+
+// runXML checks the assembled text of each side the way Obsidian Copilot's
+// XML era reads it (protocols.md §1.3, §1.9; bug classes A, G, P).
+func runXML(c *exCtx) {
+	for _, s := range c.textSides() {
+		ch := s.Message.Choices[0]
+		text := ch.Text
+		if !strings.Contains(text, "use_tool") {
+			continue
+		}
+		at := func(i, j int) (Pointer, string) {
+			ev, single := bornAt(ch.spans, i, j)
+			where := "no single delta contains it"
+			if single {
+				where = "one delta contains it"
+			} else if first := eventAt(ch.spans, i); first >= 0 {
+				where = "it spans events " + itoa(first) + "–" + itoa(ev) + "; no single delta contains it"
+			}
+			return c.sidePointer(s, ev), where
+		}
+		// </use_tool not followed by '>'.
+		for i := 0; ; {
+			k := strings.Index(text[i:], "</use_tool")
+			if k < 0 {
+				break
+			}
+			k += i
+			i = k + len("</use_tool")
+			if i < len(text) && text[i] == '>' {
+				continue
+			}
+			j := i
+			if gt := strings.IndexByte(text[i:min(len(text), i+48)], '>'); gt >= 0 {
+				j = i + gt + 1
+			} else {
+				j = min(len(text), i+16)
+			}
+			p, where := at(k, j)
+			if j == k+len("</use_tool") {
+				j = min(len(text), j+1)
+			}
+			c.emit("xml.unclosed-closer", p, text[k:j], "assembled "+string(s.Side)+" text has "+strconvQuote(text[k:j])+": the closer runs into what follows, so Obsidian merges the calls; born at this event ("+where+")")
+		}
+		// <use_tool not followed by '>'.
+		for i := 0; ; {
+			k := strings.Index(text[i:], "<use_tool")
+			if k < 0 {
+				break
+			}
+			k += i
+			i = k + len("<use_tool")
+			if i < len(text) && text[i] == '>' {
+				continue
+			}
+			j := min(len(text), i+12)
+			p, where := at(k, min(len(text), i+1))
+			c.emit("xml.partial-opener", p, text[k:j], "assembled "+string(s.Side)+" text has a partial opener "+strconvQuote(text[k:j])+" ("+where+")")
+		}
+		// Opener/closer nesting, duplicates, unclosed last block, tail.
+		depth, lastClose := 0, -1
+		var bodies []string
+		openAt := -1
+		for i := 0; i < len(text); {
+			o := strings.Index(text[i:], xmlOpen)
+			cl := strings.Index(text[i:], xmlClose)
+			switch {
+			case o >= 0 && (cl < 0 || o < cl):
+				pos := i + o
+				if depth > 0 {
+					p, where := at(pos, pos+len(xmlOpen))
+					c.emit("xml.nested-opener", p, clip(text[max(openAt, pos-40):pos+len(xmlOpen)], 80), "<use_tool> opens before the block at byte "+itoa(openAt)+" closed ("+where+")")
+				}
+				depth, openAt = depth+1, pos
+				i = pos + len(xmlOpen)
+			case cl >= 0:
+				pos := i + cl
+				if depth > 0 {
+					body := text[openAt:pos]
+					for _, b := range bodies {
+						if b == body {
+							p, _ := at(openAt, pos+len(xmlClose))
+							c.emit("xml.duplicate-block", p, clip(body, 80), "the same tool block appears twice")
+							break
+						}
+					}
+					bodies = append(bodies, body)
+				}
+				depth, lastClose = 0, pos+len(xmlClose)
+				i = lastClose
+			default:
+				i = len(text)
+			}
+		}
+		if depth > 0 {
+			p, _ := at(openAt, len(text))
+			c.emit("xml.unclosed-block", p, clip(text[openAt:], 80), "the last tool block is never closed: Obsidian parses it best effort and hides everything after <use_tool>")
+		}
+		if lastClose >= 0 && depth == 0 {
+			if tail := jsTrim(text[lastClose:]); tail != "" {
+				p, _ := at(lastClose, len(text))
+				c.emit("xml.text-after-tools", p, clip(tail, 80), "text after the last </use_tool>: Copilot may hang on \"Calling …\"")
+			}
+		}
+		for _, call := range ParseXMLToolCalls(text) {
+			if _, ok := call.Args["args"]; ok {
+				p, _ := at(call.Start, call.End)
+				c.emit("xml.args-param", p, clip(text[call.Start:call.End], 100), "tool "+call.Name+" gets its arguments in <args>: Obsidian reads {\"args\": …}, not the parameters")
+			}
+			body := text[call.Start:call.End]
+			for _, tag := range unclosedTags(body) {
+				p, _ := at(call.Start, call.End)
+				c.emit("xml.unclosed-param", p, "<"+tag+">", "parameter <"+tag+"> of "+call.Name+" is never closed: Obsidian drops it")
+			}
+		}
+	}
+}
+
+// unclosedTags lists simple tags opened in a block body and never closed.
+func unclosedTags(body string) []string {
+	var out []string
+	for i := 0; i < len(body); {
+		lt := strings.IndexByte(body[i:], '<')
+		if lt < 0 {
+			break
+		}
+		lt += i
+		gt := strings.IndexByte(body[lt:], '>')
+		if gt < 0 {
+			break
+		}
+		tag := body[lt+1 : lt+gt]
+		i = lt + gt + 1
+		if tag == "" || tag == "use_tool" || strings.HasPrefix(tag, "/") || !isIdent(tag) {
+			continue
+		}
+		if !strings.Contains(body[i:], "</"+tag+">") {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+func isIdent(s string) bool {
+	for _, r := range s {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func runProtocolDump(c *exCtx) {
+	for _, s := range c.textSides() {
+		ch := s.Message.Choices[0]
+		for _, needle := range []string{`"type":"agent_`, `"type": "agent_`, `{"type":"response.`, "data: {\"", `"object":"chat.completion`} {
+			if i := strings.Index(ch.Text, needle); i >= 0 {
+				c.emit("text.protocol-dump", c.sidePointer(s, eventAt(ch.spans, i)), clip(ch.Text[i:], 80), "assembled "+string(s.Side)+" text contains raw protocol JSON")
+				break
+			}
+		}
+	}
+}
+
+func runDuplicateCalls(c *exCtx) {
+	for _, s := range c.rep.Sides {
+		if len(s.Message.Choices) == 0 {
+			continue
+		}
+		calls := s.Message.Choices[0].ToolCalls
+		for i := range calls {
+			for j := i + 1; j < len(calls); j++ {
+				if calls[i].Name == calls[j].Name && sameJSON(calls[i].Arguments, calls[j].Arguments) && calls[i].ID != calls[j].ID {
+					c.emit("tool.duplicate-call", c.sidePointer(s, -1), calls[i].Name+"("+clip(calls[i].Arguments, 60)+") #"+calls[i].ID+" and #"+calls[j].ID, "the same call is made twice with different ids")
+				}
+			}
+		}
+	}
+}
+
+// sameJSON compares two JSON texts as values (Anthropic pads JSON with
+// spaces), falling back to byte equality.
+func sameJSON(a, b string) bool {
+	if a == b {
+		return true
+	}
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
+
+// boundaryDedupe looks for small deletions between the upstream and client
+// text at an upstream delta boundary where the deleted bytes repeat the ones
+// next to them: the overlap dedupe of bug class C ("timeanddate" →
+// "timeandate").
+func boundaryDedupe(c *exCtx, up, cl *SideReport) {
+	if up == nil || cl == nil || len(up.Message.Choices) == 0 || len(cl.Message.Choices) == 0 {
+		return
+	}
+	a, b := up.Message.Choices[0], cl.Message.Choices[0]
+	dmp := diffmatchpatch.New()
+	diffs := dmp.DiffMain(a.Text, b.Text, false)
+	boundary := map[int]bool{}
+	for _, s := range a.spans {
+		boundary[s.At] = true
+	}
+	ao, bo := 0, 0
+	for k, d := range diffs {
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			ao += len(d.Text)
+			bo += len(d.Text)
+		case diffmatchpatch.DiffInsert:
+			bo += len(d.Text)
+		case diffmatchpatch.DiffDelete:
+			n := len(d.Text)
+			adjInsert := (k > 0 && diffs[k-1].Type == diffmatchpatch.DiffInsert) || (k+1 < len(diffs) && diffs[k+1].Type == diffmatchpatch.DiffInsert)
+			repeats := (ao >= n && a.Text[ao-n:ao] == d.Text) || (ao+2*n <= len(a.Text) && a.Text[ao+n:ao+2*n] == d.Text)
+			if n <= 8 && !adjInsert && repeats && (boundary[ao] || boundary[ao+n]) {
+				ev := eventAt(b.spans, max(bo-1, 0))
+				from := max(0, ao-12)
+				c.emit("diff.boundary-dedupe", c.sidePointer(cl, ev), "upstream "+strconvQuote(a.Text[from:min(len(a.Text), ao+n+12)])+" / client "+strconvQuote(b.Text[max(0, bo-12):min(len(b.Text), bo+12)]),
+					"client lost "+strconvQuote(d.Text)+" at an upstream delta boundary (overlap dedupe)")
+			}
+			ao += n
+		}
+	}
+}
+
+// runRequestLint checks the captured request's message history (seeds/003).
+func runRequestLint(c *exCtx) {
+	if c.req == nil {
+		return
+	}
+	msgs := c.req.messages
+	ids := map[string]bool{}
+	for i, m := range msgs {
+		for _, tc := range m.toolCalls {
+			if tc.ID != "" {
+				ids[tc.ID] = true
+			}
+		}
+		if m.role != "tool" {
+			continue
+		}
+		prev := i - 1
+		for prev >= 0 && msgs[prev].role == "tool" {
+			prev--
+		}
+		p := c.reqPointer()
+		if prev < 0 || msgs[prev].role != "assistant" || len(msgs[prev].toolCalls) == 0 {
+			before := "nothing"
+			if prev >= 0 {
+				before = "a " + msgs[prev].role + " message"
+			}
+			c.emit("req.orphan-tool-result", p, "message "+itoa(i)+": tool result "+m.toolCallID+" after "+before,
+				"tool result with no preceding assistant tool_calls: the model cannot tell what it answers (blank continuation)")
+			if prev >= 0 && msgs[prev].role == "user" {
+				c.emit("req.resent-user-prompt", p, "message "+itoa(prev)+": "+strconvQuote(clip(msgs[prev].text, 60)),
+					"the user prompt is sent again right before the tool result instead of the assistant's tool call")
+			}
+			continue
+		}
+		if m.toolCallID != "" && !ids[m.toolCallID] {
+			c.emit("req.unknown-tool-call-id", p, "message "+itoa(i)+": tool_call_id "+m.toolCallID, "tool result id matches no tool call in the request")
+		}
+	}
+}
+
+// callToCheck is a tool call with its parameter names, for schema checks.
+type callToCheck struct {
+	name  string
+	keys  []string
+	where string
+	p     Pointer
+}
+
+// runSchema checks tool calls (in the response, and in the request's
+// history) against the tools the request declares, in its tools field or in
+// Obsidian's XML catalogue.
+func runSchema(c *exCtx) {
+	if c.req == nil || len(c.req.tools) == 0 {
+		return
+	}
+	var calls []callToCheck
+	addText := func(text, where string, p Pointer) {
+		for _, x := range ParseXMLToolCalls(text) {
+			calls = append(calls, callToCheck{name: x.Name, keys: x.Keys, where: where, p: p})
+		}
+	}
+	addJSON := func(tc ToolCall, where string, p Pointer) {
+		var obj map[string]json.RawMessage
+		_ = json.Unmarshal([]byte(tc.Arguments), &obj)
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		calls = append(calls, callToCheck{name: tc.Name, keys: keys, where: where, p: p})
+	}
+	if v := c.view; v != nil && len(v.Message.Choices) > 0 {
+		ch := v.Message.Choices[0]
+		for _, x := range ParseXMLToolCalls(ch.Text) {
+			calls = append(calls, callToCheck{name: x.Name, keys: x.Keys, where: "response text", p: c.sidePointer(v, eventAt(ch.spans, max(x.End-1, 0)))})
+		}
+		for _, tc := range ch.ToolCalls {
+			addJSON(tc, "response tool call", c.sidePointer(v, -1))
+		}
+	}
+	for i, m := range c.req.messages {
+		if m.role != "assistant" {
+			continue
+		}
+		addText(m.text, "request message "+itoa(i), c.reqPointer())
+		for _, tc := range m.toolCalls {
+			addJSON(tc, "request message "+itoa(i), c.reqPointer())
+		}
+	}
+	for _, k := range calls {
+		ts := c.req.tools[k.name]
+		if ts == nil {
+			c.emit("schema.unknown-tool", k.p, k.name, k.where+": tool "+k.name+" is not declared by the request")
+			continue
+		}
+		if ts.void {
+			if len(k.keys) > 0 {
+				c.emit("schema.void-args", k.p, k.name+" given "+strings.Join(k.keys, ", "), k.where+": "+k.name+" takes no parameters but gets "+strings.Join(k.keys, ", ")+": validation fails silently (\"Tool executed but returned no result\")")
+			}
+			continue
+		}
+		have := map[string]bool{}
+		for _, key := range k.keys {
+			have[key] = true
+			if _, ok := ts.params[key]; !ok {
+				c.emit("schema.unknown-param", k.p, k.name+"."+key, k.where+": "+k.name+" has no parameter "+key)
+			}
+		}
+		var missing []string
+		for name, req := range ts.params {
+			if req && !have[name] {
+				missing = append(missing, name)
+			}
+		}
+		sort.Strings(missing)
+		if len(missing) > 0 {
+			c.emit("schema.missing-param", k.p, k.name+" lacks "+strings.Join(missing, ", "), k.where+": "+k.name+" lacks required "+strings.Join(missing, ", "))
+		}
+	}
+}
+
+// runRetrySeam flags an exchange whose request repeats the previous one
+// after that one failed (Obsidian's retry reuses its text streamer).
+func runRetrySeam(c *exCtx) {
+	p := c.prev
+	if p == nil || p.x.Request == nil || c.x.Request == nil || len(c.x.Request.Body) == 0 {
+		return
+	}
+	if !bytes.Equal(p.x.Request.Body, c.x.Request.Body) || p.view == nil {
+		return
+	}
+	failed := p.view.Message.Error != "" || (p.view.Outcome != "" && !p.view.Outcome.Success()) || p.view.Status >= 400
+	if failed {
+		c.emit("exchange.retry-seam", c.reqPointer(), "exchange "+itoa(p.x.Ex)+" failed ("+clip(p.view.Message.Error+" "+string(p.view.Outcome), 60)+")",
+			"same request as the failed exchange "+itoa(p.x.Ex)+": a client that keeps its text buffer joins both attempts")
+	}
+}

@@ -1,0 +1,262 @@
+package inspect
+
+import (
+	"strings"
+
+	"github.com/seam-dev/seam/tape"
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// Diff kinds.
+const (
+	// DiffStreamedFinal compares the joined deltas of a side with the final
+	// output the stream itself claims (response.completed).
+	DiffStreamedFinal = "streamed-vs-final"
+	// DiffUpstreamClient compares the upstream text with the client text.
+	DiffUpstreamClient = "upstream-vs-client"
+	// DiffExchanges compares two exchanges (or captures).
+	DiffExchanges = "exchanges"
+)
+
+// Diff is a line-level comparison of two texts, semantically cleaned up
+// (sergi/go-diff), in hunks that map back to the stream.
+type Diff struct {
+	Kind  string `json:"kind"`
+	A     string `json:"a"`
+	B     string `json:"b"`
+	Equal bool   `json:"equal"`
+	Hunks []Hunk `json:"hunks,omitempty"`
+}
+
+// Hunk is one region where the texts differ, with a line of context.
+type Hunk struct {
+	// AOff and BOff are the byte offsets in A and B of the first differing byte.
+	AOff int `json:"a_off"`
+	BOff int `json:"b_off"`
+	// At points at the event (with its chunk, offset and time) that added
+	// the first differing byte, on B's stream when it has one, else A's.
+	At    *Pointer   `json:"at,omitempty"`
+	Lines []DiffLine `json:"lines"`
+}
+
+// DiffLine is one line of a hunk: Op is " " (context), "-" (only in A) or
+// "+" (only in B).
+type DiffLine struct {
+	Op   string `json:"op"`
+	Text string `json:"text"`
+}
+
+// diffSide is one input of a diff: a text and how to map its bytes back.
+type diffSide struct {
+	label string
+	text  string
+	spans []span
+	ptr   func(ev int) Pointer
+}
+
+func (d diffSide) pointerAt(off int) *Pointer {
+	if d.ptr == nil || len(d.spans) == 0 {
+		return nil
+	}
+	at := off
+	if at >= len(d.text) {
+		at = len(d.text) - 1
+	}
+	ev := eventAt(d.spans, at)
+	if ev < 0 {
+		return nil
+	}
+	p := d.ptr(ev)
+	return &p
+}
+
+// DiffTexts compares two texts with the given labels. Hunks carry no stream
+// pointers.
+func DiffTexts(kind, aLabel, a, bLabel, b string) *Diff {
+	return diffSides(kind, diffSide{label: aLabel, text: a}, diffSide{label: bLabel, text: b})
+}
+
+// DiffExchangeReports compares what clients receive in two exchanges (the
+// text of choice 0 and the tool calls), as `seam diff A B` shows it.
+func DiffExchangeReports(a, b *ExchangeReport) *Diff {
+	return diffSides(DiffExchanges, reportSide(a), reportSide(b))
+}
+
+func reportSide(x *ExchangeReport) diffSide {
+	label := "ex " + itoa(x.Ex)
+	for _, s := range x.Sides {
+		if len(x.Sides) == 1 || s.Side == tape.Client {
+			text := s.Message.Text()
+			if calls := s.Message.toolCalls(); calls != "" {
+				text += "\n[tool calls] " + calls
+			}
+			var spans []span
+			if len(s.Message.Choices) > 0 {
+				spans = s.Message.Choices[0].spans
+			}
+			ev, side := s.ev, s.Side
+			return diffSide{label: label + " " + string(s.Side), text: text, spans: spans, ptr: func(i int) Pointer { return ev.pointer(x.Ex, side, i) }}
+		}
+	}
+	return diffSide{label: label}
+}
+
+func (m *Message) toolCalls() string {
+	if m == nil || len(m.Choices) == 0 {
+		return ""
+	}
+	return renderCalls(m.Choices[0].ToolCalls)
+}
+
+func diffSides(kind string, a, b diffSide) *Diff {
+	d := &Diff{Kind: kind, A: a.label, B: b.label, Equal: a.text == b.text}
+	if d.Equal {
+		return d
+	}
+	// Strip the common prefix and suffix first, so that semantic cleanup
+	// cannot slide an edit away from the byte where the texts first differ
+	// (it would, when the inserted text repeats what precedes it).
+	pre := commonPrefix(a.text, b.text)
+	suf := commonSuffix(a.text[pre:], b.text[pre:])
+	dmp := diffmatchpatch.New()
+	mid := dmp.DiffCleanupSemantic(dmp.DiffMain(a.text[pre:len(a.text)-suf], b.text[pre:len(b.text)-suf], false))
+	diffs := make([]diffmatchpatch.Diff, 0, len(mid)+2)
+	diffs = append(diffs, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: a.text[:pre]})
+	diffs = append(diffs, mid...)
+	// Group changes into hunks: runs of non-equal diffs, merged across
+	// equal stretches shorter than mergeGap bytes.
+	const mergeGap = 32
+	type rng struct{ a0, a1, b0, b1 int }
+	var hunks []rng
+	ao, bo := 0, 0
+	for _, df := range diffs {
+		n := len(df.Text)
+		switch df.Type {
+		case diffmatchpatch.DiffEqual:
+			ao += n
+			bo += n
+			continue
+		case diffmatchpatch.DiffDelete:
+			if k := len(hunks); k > 0 && ao-hunks[k-1].a1 < mergeGap {
+				hunks[k-1].a1, hunks[k-1].b1 = ao+n, bo
+			} else {
+				hunks = append(hunks, rng{ao, ao + n, bo, bo})
+			}
+			ao += n
+		case diffmatchpatch.DiffInsert:
+			if k := len(hunks); k > 0 && bo-hunks[k-1].b1 < mergeGap {
+				hunks[k-1].a1, hunks[k-1].b1 = ao, bo+n
+			} else {
+				hunks = append(hunks, rng{ao, ao, bo, bo + n})
+			}
+			bo += n
+		}
+	}
+	for _, r := range hunks {
+		h := Hunk{AOff: r.a0, BOff: r.b0}
+		as, ae := lineBounds(a.text, r.a0, r.a1)
+		bs, be := lineBounds(b.text, r.b0, r.b1)
+		if as > 0 {
+			ctx := a.text[:as-1]
+			ctx = ctx[strings.LastIndexByte(ctx, '\n')+1:]
+			h.Lines = append(h.Lines, DiffLine{Op: " ", Text: ctx})
+		}
+		addLines(&h, "-", a.text[as:ae])
+		addLines(&h, "+", b.text[bs:be])
+		if ae < len(a.text) {
+			rest := a.text[ae+1:]
+			if i := strings.IndexByte(rest, '\n'); i >= 0 {
+				rest = rest[:i]
+			}
+			h.Lines = append(h.Lines, DiffLine{Op: " ", Text: rest})
+		}
+		if p := b.pointerAt(h.BOff); p != nil {
+			h.At = p
+		} else {
+			h.At = a.pointerAt(h.AOff)
+		}
+		d.Hunks = append(d.Hunks, h)
+	}
+	return d
+}
+
+// commonPrefix returns the length of the common prefix of a and b, on a
+// UTF-8 rune boundary.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	for n > 0 && n < len(a) && !isRuneStart(a[n]) {
+		n--
+	}
+	return n
+}
+
+// commonSuffix returns the length of the common suffix of a and b, on a
+// UTF-8 rune boundary.
+func commonSuffix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	for n > 0 && !isRuneStart(a[len(a)-n]) {
+		n--
+	}
+	return n
+}
+
+// lineBounds widens [from, to) to whole lines: it returns the start of the
+// line holding from and the end (the '\n' or len) of the line holding to.
+func lineBounds(s string, from, to int) (int, int) {
+	start := strings.LastIndexByte(s[:from], '\n') + 1
+	end := len(s)
+	if to > from && s[to-1] == '\n' {
+		to--
+	}
+	if i := strings.IndexByte(s[to:], '\n'); i >= 0 {
+		end = to + i
+	}
+	return start, end
+}
+
+func addLines(h *Hunk, op, s string) {
+	if s == "" {
+		return
+	}
+	for _, l := range strings.Split(s, "\n") {
+		h.Lines = append(h.Lines, DiffLine{Op: op, Text: l})
+	}
+}
+
+// exchangeDiffs computes the diffs an exchange report shows: streamed vs
+// final per side where the stream claims a final output, and upstream vs
+// client when both sides were recorded.
+func exchangeDiffs(ctx *exCtx) []*Diff {
+	var out []*Diff
+	for _, s := range ctx.rep.Sides {
+		m := s.Message
+		if m.Final == nil || m.Status == "body" || len(m.Choices) == 0 {
+			continue
+		}
+		ev, side, ex := s.ev, s.Side, ctx.x.Ex
+		streamed := diffSide{label: string(side) + " deltas", text: m.Text(), spans: m.Choices[0].spans, ptr: func(i int) Pointer { return ev.pointer(ex, side, i) }}
+		final := diffSide{label: string(side) + " final", text: m.Final.Text()}
+		out = append(out, diffSides(DiffStreamedFinal, streamed, final))
+	}
+	up, cl := ctx.sides[tape.Upstream], ctx.sides[tape.Client]
+	if up != nil && cl != nil && cl.Chunks > 0 && up.Chunks > 0 {
+		out = append(out, diffSides(DiffUpstreamClient, textSide(ctx.x.Ex, up), textSide(ctx.x.Ex, cl)))
+	}
+	return out
+}
+
+func textSide(ex int, s *SideReport) diffSide {
+	ds := diffSide{label: string(s.Side), text: s.Message.Text()}
+	if len(s.Message.Choices) > 0 {
+		ds.spans = s.Message.Choices[0].spans
+	}
+	ev, side := s.ev, s.Side
+	ds.ptr = func(i int) Pointer { return ev.pointer(ex, side, i) }
+	return ds
+}

@@ -1,0 +1,70 @@
+package inspect
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/seam-dev/seam/tape"
+)
+
+// Event is one dispatched SSE event of a side, mapped back to the chunk it
+// arrived in.
+type Event struct {
+	// Index is the position of the event in the side's event list.
+	Index int `json:"index"`
+	// Name is the SSE event field ("" when the event had none).
+	Name string `json:"name,omitempty"`
+	// Data is the event's data.
+	Data string `json:"data"`
+	// Chunk is the index of the chunk holding the event's first byte.
+	Chunk int `json:"chunk"`
+	// EndChunk is the index of the chunk that completed the event.
+	EndChunk int `json:"end_chunk"`
+	// Off and End are the byte offsets of the event in the side's body.
+	Off int64 `json:"off"`
+	End int64 `json:"end"`
+	// T is the time of the chunk that completed the event.
+	T int64 `json:"t"`
+	// Terminated is false for a last event that no blank line ended: a
+	// spec-following client discards it.
+	Terminated bool `json:"terminated"`
+	// Quirks lists departures from the SSE spec's common form seen in the
+	// event's lines (see the sse package).
+	Quirks string `json:"quirks,omitempty"`
+}
+
+// Comment is one SSE comment line (": text").
+type Comment struct {
+	Text  string `json:"text"`
+	Off   int64  `json:"off"`
+	Chunk int    `json:"chunk"`
+	T     int64  `json:"t"`
+}
+
+// sideEvents is the parsed event list of one side.
+type sideEvents struct {
+	Events   []Event
+	Comments []Comment
+	chunks   []tape.Chunk
+}
+
+// chunkAt returns the index of the chunk holding body offset off.
+func chunkAt(chunks []tape.Chunk, off int64) int {
+	i := sort.Search(len(chunks), func(i int) bool { return chunks[i].Off > off })
+	if i > 0 {
+		i--
+	}
+	return i
+}
+
+// pointer returns a pointer for event i of this side.
+func (s *sideEvents) pointer(ex int, side tape.Side, i int) Pointer {
+	if i < 0 || i >= len(s.Events) {
+		return Pointer{Ex: ex, Side: side, Event: -1, Chunk: -1, Off: -1, T: -1}
+	}
+	e := s.Events[i]
+	return Pointer{Ex: ex, Side: side, Event: i, Chunk: e.Chunk, Off: e.Off, T: e.T}
+}
+
+// isDone reports whether data is the Chat Completions terminator.
+func isDone(data string) bool { return strings.TrimSpace(data) == "[DONE]" }

@@ -1,0 +1,193 @@
+package inspect
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// XMLToolCall is one tool call as Obsidian Copilot's parseXMLToolCalls
+// (releases 3.0.0–3.1.5) reads it out of assembled text.
+type XMLToolCall struct {
+	Name string `json:"name"`
+	// Args maps parameter names to values: strings, arrays ([]any), objects
+	// (map[string]any) or parsed JSON, following parseParameterContent.
+	Args map[string]any `json:"args"`
+	// Keys lists the parameter names in the order they appeared.
+	Keys []string `json:"-"`
+	// Start and End are the byte range of the block in the text; End is
+	// len(text) for a block that was never closed.
+	Start  int  `json:"start"`
+	End    int  `json:"end"`
+	Closed bool `json:"closed"`
+}
+
+const (
+	xmlOpen  = "<use_tool>"
+	xmlClose = "</use_tool>"
+)
+
+// ParseXMLToolCalls emulates Obsidian Copilot's parseXMLToolCalls
+// (protocols.md §1.3): each "<use_tool>" opens a block that runs to the
+// first "</use_tool>" or to the end of the text; the first <name> element
+// names the tool (blocks without one, or with an empty name, are skipped);
+// every other <tag>…</tag> pair (closer matched byte for byte, lazily) is a
+// parameter, later duplicates overwriting earlier ones; unclosed parameter
+// tags are dropped. No XML semantics apply: no entities, no CDATA. So a
+// malformed closer such as "</use_tool<use_tool>" merges two calls into the
+// first, and "<args>{}</args>" becomes a parameter named "args".
+func ParseXMLToolCalls(text string) []XMLToolCall {
+	var calls []XMLToolCall
+	pos := 0
+	for {
+		i := strings.Index(text[pos:], xmlOpen)
+		if i < 0 {
+			break
+		}
+		start := pos + i
+		bodyStart := start + len(xmlOpen)
+		end, closed := len(text), false
+		body := text[bodyStart:]
+		if j := strings.Index(body, xmlClose); j >= 0 {
+			body = body[:j]
+			end, closed = bodyStart+j+len(xmlClose), true
+		}
+		pos = end
+		if pos == start {
+			pos = start + 1
+		}
+		ns := strings.Index(body, "<name>")
+		if ns < 0 {
+			continue
+		}
+		ne := strings.Index(body[ns+6:], "</name>")
+		if ne < 0 {
+			continue
+		}
+		name := jsTrim(body[ns+6 : ns+6+ne])
+		if name == "" {
+			continue
+		}
+		rest := body[:ns] + body[ns+6+ne+7:]
+		call := XMLToolCall{Name: name, Args: map[string]any{}, Start: start, End: end, Closed: closed}
+		forEachPair(rest, func(tag, inner string) {
+			key := jsTrim(tag)
+			if _, dup := call.Args[key]; !dup {
+				call.Keys = append(call.Keys, key)
+			}
+			call.Args[key] = parseParameterContent(key, jsTrim(inner))
+		})
+		calls = append(calls, call)
+		if !closed {
+			break
+		}
+	}
+	return calls
+}
+
+// forEachPair runs the global regex /<([^>]+)>([\s\S]*?)<\/\1>/ over s:
+// at each '<' it takes the tag up to the next '>', looks for the first
+// literal closer "</tag>" after it and, failing that, moves on one byte.
+func forEachPair(s string, fn func(tag, inner string)) {
+	i := 0
+	for i < len(s) {
+		lt := strings.IndexByte(s[i:], '<')
+		if lt < 0 {
+			return
+		}
+		lt += i
+		gt := strings.IndexByte(s[lt+1:], '>')
+		if gt <= 0 {
+			if gt < 0 {
+				return
+			}
+			i = lt + 1
+			continue
+		}
+		tag := s[lt+1 : lt+1+gt]
+		innerStart := lt + 2 + gt
+		closer := "</" + tag + ">"
+		c := strings.Index(s[innerStart:], closer)
+		if c < 0 {
+			i = lt + 1
+			continue
+		}
+		fn(tag, s[innerStart:innerStart+c])
+		i = innerStart + c + len(closer)
+	}
+}
+
+var anyTag = regexp.MustCompile(`<[^>]+>`)
+
+// parseParameterContent converts a trimmed parameter value as Obsidian's
+// parseParameterContent does (protocols.md §1.3 table).
+func parseParameterContent(key, v string) any {
+	if v == "" {
+		if key == "chatHistory" || key == "salientTerms" {
+			return []any{}
+		}
+		return ""
+	}
+	if !anyTag.MatchString(v) {
+		if (v[0] == '[' && v[len(v)-1] == ']') || (v[0] == '{' && v[len(v)-1] == '}') {
+			var out any
+			if err := json.Unmarshal([]byte(v), &out); err == nil {
+				return out
+			}
+		}
+		return v
+	}
+	if strings.Contains(v, "<item>") {
+		var items []any
+		forEachPair(v, func(tag, inner string) {
+			if tag == "item" {
+				items = append(items, parseParameterContent("", jsTrim(inner)))
+			}
+		})
+		if items != nil {
+			return items
+		}
+	}
+	obj := map[string]any{}
+	forEachPair(v, func(tag, inner string) {
+		obj[jsTrim(tag)] = parseParameterContent(jsTrim(tag), jsTrim(inner))
+	})
+	if len(obj) == 0 {
+		return v
+	}
+	return obj
+}
+
+var (
+	completeBlock = regexp.MustCompile(`(?s)<use_tool>.*?</use_tool>`)
+	emptyFence    = regexp.MustCompile("```[A-Za-z0-9_-]*\\s*```")
+	toolCodeFence = regexp.MustCompile("(?s)```tool_code.*?```")
+	manyNewlines  = regexp.MustCompile(`\n{3,}`)
+)
+
+// StripToolCallXML emulates Obsidian's stripToolCallXML (protocols.md §1.7),
+// the text the chat view shows: complete blocks removed, everything from a
+// remaining "<use_tool>" to the end removed, empty and tool_code fences
+// removed, runs of three or more newlines collapsed to two, then trimmed.
+func StripToolCallXML(text string) string {
+	s := completeBlock.ReplaceAllString(text, "")
+	if i := strings.Index(s, xmlOpen); i >= 0 {
+		s = s[:i]
+	}
+	s = toolCodeFence.ReplaceAllString(s, "")
+	s = emptyFence.ReplaceAllString(s, "")
+	s = manyNewlines.ReplaceAllString(s, "\n\n")
+	return jsTrim(s)
+}
+
+// jsTrim trims like JavaScript's String.prototype.trim: Unicode white space,
+// line terminators and U+FEFF, but not U+0085.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		switch r {
+		case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+			return true
+		}
+		return r >= 0x2000 && r <= 0x200A
+	})
+}

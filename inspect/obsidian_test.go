@@ -1,0 +1,51 @@
+package inspect
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestObsidianTable reproduces protocols.md §1.4 case by case.
+func TestObsidianTable(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, in string
+		calls    string // JSON of [{name,args}]
+		strip    string
+	}{
+		{"args-void", `<use_tool><name>getFileTree</name><args>{}</args></use_tool>`, `[{"name":"getFileTree","args":{"args":{}}}]`, ""},
+		{"args-nested", `<use_tool><name>localSearch</name><args>{"query":"x","salientTerms":["x"]}</args></use_tool>`,
+			`[{"name":"localSearch","args":{"args":{"query":"x","salientTerms":["x"]}}}]`, ""},
+		{"no-params", "<use_tool>\n<name>getFileTree</name>\n</use_tool>", `[{"name":"getFileTree","args":{}}]`, ""},
+		{"merged", "A\n<use_tool><name>getFileTree</name></use_tool<use_tool><name>localSearch</name><query>q</query></use_tool>\nB",
+			`[{"name":"getFileTree","args":{"name":"localSearch","query":"q"}}]`, "A\n\nB"},
+		{"trailing-text", "<use_tool><name>getFileTree</name></use_tool>\nfinal answer text", `[{"name":"getFileTree","args":{}}]`, "final answer text"},
+		{"unclosed", `<use_tool><name>writeToFile</name><path>a.md</path><content>hello`, `[{"name":"writeToFile","args":{"path":"a.md"}}]`, ""},
+		{"unclosed-after", "Before <use_tool><name>localSearch</name><query>q</query>\n\nAfter text", `[{"name":"localSearch","args":{"query":"q"}}]`, "Before"},
+		{"blank-name", `<use_tool><name>  </name></use_tool>`, `null`, ""},
+		{"fenced", "```xml\n<use_tool><name>getFileTree</name></use_tool>\n```", `[{"name":"getFileTree","args":{}}]`, ""},
+		{"entities", `<use_tool><name>s</name><q>&lt;b&gt;</q><c><![CDATA[<b>x</b>]]></c></use_tool>`, `[{"name":"s","args":{"c":{"b":"x"},"q":"\u0026lt;b\u0026gt;"}}]`, ""},
+		{"scalars", `<use_tool><name>s</name><n>5</n><salientTerms></salientTerms><items><item>a</item><item>[1]</item></items></use_tool>`,
+			`[{"name":"s","args":{"items":["a",[1]],"n":"5","salientTerms":[]}}]`, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			type nc struct {
+				Name string         `json:"name"`
+				Args map[string]any `json:"args"`
+			}
+			var got []nc
+			for _, c := range ParseXMLToolCalls(tc.in) {
+				got = append(got, nc{c.Name, c.Args})
+			}
+			b, _ := json.Marshal(got)
+			if string(b) != tc.calls {
+				t.Errorf("calls = %s, want %s", b, tc.calls)
+			}
+			if s := StripToolCallXML(tc.in); s != tc.strip {
+				t.Errorf("strip = %q, want %q", s, tc.strip)
+			}
+		})
+	}
+}

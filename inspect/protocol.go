@@ -1,0 +1,102 @@
+package inspect
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Protocol names a streaming wire protocol.
+type Protocol string
+
+// Protocols inspect assembles.
+const (
+	// Unknown is a stream whose protocol could not be told.
+	Unknown Protocol = "unknown"
+	// Chat is OpenAI Chat Completions (chat.completion.chunk).
+	Chat Protocol = "openai-chat"
+	// Responses is the OpenAI Responses API.
+	Responses Protocol = "openai-responses"
+	// Anthropic is the Anthropic Messages API.
+	Anthropic Protocol = "anthropic-messages"
+)
+
+// ParseProtocol parses a protocol name as given to --protocol. It accepts
+// the canonical names and the short forms chat, responses and anthropic
+// (or messages). The empty string and "auto" give Unknown, meaning detect.
+func ParseProtocol(s string) (Protocol, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return Unknown, nil
+	case "chat", "openai-chat", "chat-completions", "completions":
+		return Chat, nil
+	case "responses", "openai-responses":
+		return Responses, nil
+	case "anthropic", "messages", "anthropic-messages":
+		return Anthropic, nil
+	}
+	return Unknown, fmt.Errorf("unknown protocol %q (want chat, responses or anthropic)", s)
+}
+
+// detectProtocol tells the protocol of a stream from the request URL, the
+// response Content-Type and the events themselves, in that order of weight:
+// payload shapes and event names decide when the URL says nothing.
+func detectProtocol(url string, events []Event) Protocol {
+	path := url
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	switch {
+	case strings.HasSuffix(path, "/chat/completions"):
+		return Chat
+	case strings.HasSuffix(path, "/responses"):
+		return Responses
+	case strings.HasSuffix(path, "/messages"):
+		return Anthropic
+	}
+	for i, e := range events {
+		if i > 20 {
+			break
+		}
+		if p := protocolOfName(e.Name); p != Unknown {
+			return p
+		}
+		if p := protocolOfPayload(e.Data); p != Unknown {
+			return p
+		}
+	}
+	return Unknown
+}
+
+func protocolOfName(name string) Protocol {
+	switch {
+	case strings.HasPrefix(name, "response."):
+		return Responses
+	case name == "message_start", strings.HasPrefix(name, "content_block_"), name == "message_delta", name == "message_stop":
+		return Anthropic
+	}
+	return Unknown
+}
+
+// protocolOfPayload tells the protocol from one JSON payload (a stream event
+// or a whole non-stream body).
+func protocolOfPayload(data string) Protocol {
+	if !gjson.Valid(data) {
+		return Unknown
+	}
+	r := gjson.Parse(data)
+	typ := r.Get("type").String()
+	obj := r.Get("object").String()
+	switch {
+	case strings.HasPrefix(obj, "chat.completion"):
+		return Chat
+	case obj == "response", strings.HasPrefix(typ, "response."):
+		return Responses
+	case typ == "message" && r.Get("content").IsArray(), protocolOfName(typ) != Unknown:
+		return Anthropic
+	case r.Get("choices").IsArray():
+		return Chat
+	}
+	return Unknown
+}

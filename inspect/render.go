@@ -1,0 +1,209 @@
+package inspect
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteJSON writes r as one indented JSON document (schema in doc.go).
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	return nil
+}
+
+// ANSI colours, used only when WriteText is asked for colour.
+const (
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiDim    = "\x1b[2m"
+	ansiBold   = "\x1b[1m"
+	ansiReset  = "\x1b[0m"
+)
+
+// WriteText writes the human report: per exchange a header line, the
+// assembled result per side, where clients disagree, findings sorted by
+// severity, and the diffs with +/- gutters. It reads well without colour;
+// color adds ANSI highlighting.
+func WriteText(w io.Writer, r *Report, color bool) error {
+	bw := bufio.NewWriter(w)
+	paint := painter(color)
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(bw, "warning: %s\n", wn)
+	}
+	for _, x := range r.Exchanges {
+		fmt.Fprintf(bw, "%s\n", paint(ansiBold, fmt.Sprintf("== exchange %d  %s %s", x.Ex, x.Method, x.Endpoint)))
+		fmt.Fprintf(bw, "   model %s · %s · status %d · %s · ttfb %s · duration %s · %d events\n",
+			orDash(x.Model), x.Protocol, x.Status, orDash(string(x.Outcome)), fmtDur(x.TTFB), fmtDur(x.Dur), x.Events)
+		for _, s := range x.Sides {
+			m := s.Message
+			fmt.Fprintf(bw, "-- %s: %d chunks, %d events, %d bytes", s.Side, s.Chunks, s.Events, s.Bytes)
+			if s.Outcome != "" {
+				fmt.Fprintf(bw, ", %s", s.Outcome)
+			}
+			if m.Status != "" {
+				fmt.Fprintf(bw, ", status %s", m.Status)
+			}
+			fmt.Fprintln(bw)
+			for _, ch := range m.Choices {
+				if len(m.Choices) > 1 {
+					fmt.Fprintf(bw, "   choice %d\n", ch.Index)
+				}
+				if ch.Reasoning != "" {
+					fmt.Fprintf(bw, "   reasoning: %s\n", strconvQuote(clip(ch.Reasoning, 200)))
+				}
+				fmt.Fprintf(bw, "   text: %s\n", strconvQuote(clip(ch.Text, 400)))
+				if ch.Refusal != "" {
+					fmt.Fprintf(bw, "   refusal: %s\n", strconvQuote(ch.Refusal))
+				}
+				for _, tc := range ch.ToolCalls {
+					fmt.Fprintf(bw, "   tool %d %s %s #%s\n", tc.Index, tc.Name, clip(tc.Arguments, 200), tc.ID)
+				}
+				fmt.Fprintf(bw, "   finish: %s\n", orDash(ch.FinishReason))
+			}
+			if m.Usage != nil {
+				fmt.Fprintf(bw, "   usage: in %d, out %d", m.Usage.Input, m.Usage.Output)
+				if m.Usage.Reasoning > 0 {
+					fmt.Fprintf(bw, " (reasoning %d)", m.Usage.Reasoning)
+				}
+				fmt.Fprintln(bw)
+			}
+			if m.Error != "" {
+				fmt.Fprintf(bw, "   error: %s\n", paint(ansiRed, m.Error))
+			}
+		}
+		if len(x.Disagreements) > 0 {
+			fmt.Fprintf(bw, "-- clients disagree\n")
+			for _, d := range x.Disagreements {
+				fmt.Fprintf(bw, "   %s:\n", d.Field)
+				for _, v := range d.Values {
+					fmt.Fprintf(bw, "     %-14s %s\n", v.Client, strconvQuote(clip(v.Value, 120)))
+				}
+			}
+		}
+		fmt.Fprintf(bw, "-- findings: %d\n", len(x.Findings))
+		for _, f := range x.Findings {
+			code := ansiDim
+			switch f.Severity {
+			case Error:
+				code = ansiRed
+			case Warn:
+				code = ansiYellow
+			}
+			fmt.Fprintf(bw, "   %s %s  %s\n", paint(code, fmt.Sprintf("%-5s", f.Severity)), f.ID, f.Message)
+			fmt.Fprintf(bw, "         at %s\n", f.Pointer)
+			if f.Evidence != "" {
+				fmt.Fprintf(bw, "         evidence: %s\n", strconvQuote(f.Evidence))
+			}
+		}
+		for _, d := range x.Diffs {
+			writeDiff(bw, d, "   ", paint)
+		}
+		fmt.Fprintln(bw)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// painter returns the function that wraps text in an ANSI code, or leaves
+// it plain when color is off.
+func painter(color bool) func(code, s string) string {
+	return func(code, s string) string {
+		if !color {
+			return s
+		}
+		return code + s + ansiReset
+	}
+}
+
+// WriteDiff writes one diff with +/- gutters, each hunk headed by where it
+// begins in the stream. It reads well without colour; color adds ANSI
+// highlighting.
+func WriteDiff(w io.Writer, d *Diff, color bool) error {
+	bw := bufio.NewWriter(w)
+	writeDiff(bw, d, "", painter(color))
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write diff: %w", err)
+	}
+	return nil
+}
+
+func writeDiff(w io.Writer, d *Diff, indent string, paint func(code, s string) string) {
+	if d.Equal {
+		fmt.Fprintf(w, "%s-- diff %s: %s and %s are equal\n", indent, d.Kind, d.A, d.B)
+		return
+	}
+	fmt.Fprintf(w, "%s-- diff %s\n", indent, d.Kind)
+	fmt.Fprintf(w, "%s--- %s\n%s+++ %s\n", indent, d.A, indent, d.B)
+	for _, h := range d.Hunks {
+		at := ""
+		if h.At != nil {
+			at = " " + h.At.String()
+		}
+		fmt.Fprintf(w, "%s@@ a byte %d, b byte %d%s @@\n", indent, h.AOff, h.BOff, at)
+		for _, l := range h.Lines {
+			line := l.Op + " " + visible(clip(l.Text, 200))
+			switch l.Op {
+			case "-":
+				line = paint(ansiRed, line)
+			case "+":
+				line = paint(ansiGreen, line)
+			}
+			fmt.Fprintf(w, "%s%s\n", indent, line)
+		}
+	}
+}
+
+// WriteClient writes what one emulated client ends up with.
+func WriteClient(w io.Writer, r *Report, client string) error {
+	bw := bufio.NewWriter(w)
+	for _, x := range r.Exchanges {
+		for _, c := range x.Clients {
+			if c.Client != client {
+				continue
+			}
+			fmt.Fprintf(bw, "== exchange %d as %s (%s)\n", x.Ex, c.Client, c.Rule)
+			fmt.Fprintf(bw, "text: %s\n", strconvQuote(c.Text))
+			if c.Display != nil {
+				fmt.Fprintf(bw, "display: %s\n", strconvQuote(*c.Display))
+			}
+			for _, tc := range c.ToolCalls {
+				fmt.Fprintf(bw, "tool %d %s %s #%s\n", tc.Index, tc.Name, tc.Arguments, tc.ID)
+			}
+			fmt.Fprintf(bw, "finish: %s\n", orDash(c.FinishReason))
+			if c.Error != "" {
+				fmt.Fprintf(bw, "error: %s\n", c.Error)
+			}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write client view: %w", err)
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// visible shows control characters other than tab as escapes.
+func visible(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' }) {
+		return s
+	}
+	q := strconvQuote(s)
+	return q[1 : len(q)-1]
+}

@@ -1,0 +1,247 @@
+package inspect
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/seam-dev/seam/tape"
+)
+
+// SchemaVersion is the version of the JSON report schema (see doc.go).
+const SchemaVersion = 1
+
+// Options tune Inspect.
+type Options struct {
+	// Protocol overrides protocol detection when not Unknown.
+	Protocol Protocol
+	// Ex selects one exchange by number; 0 inspects all.
+	Ex int
+	// NoDiffs skips computing diffs.
+	NoDiffs bool
+}
+
+// Report is the result of inspecting a capture.
+type Report struct {
+	// Schema is SchemaVersion.
+	Schema int `json:"schema"`
+	// Capture is the capture's name (its file name).
+	Capture string `json:"capture"`
+	// Exchanges holds one report per inspected exchange, in capture order.
+	Exchanges []*ExchangeReport `json:"exchanges"`
+	// Warnings are the capture-level problems found while reading it.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ExchangeReport is everything inspect says about one exchange.
+type ExchangeReport struct {
+	Ex     int    `json:"ex"`
+	Method string `json:"method,omitempty"`
+	// URL is the request URL (path and query) and Endpoint its path.
+	URL      string   `json:"url,omitempty"`
+	Endpoint string   `json:"endpoint,omitempty"`
+	Model    string   `json:"model,omitempty"`
+	Protocol Protocol `json:"protocol"`
+	// Status and Outcome describe the side clients received (client when
+	// recorded, else upstream).
+	Status  int           `json:"status"`
+	Outcome tape.Outcome  `json:"outcome,omitempty"`
+	TTFB    int64         `json:"ttfb_ns"`
+	Dur     int64         `json:"duration_ns"`
+	Events  int           `json:"events"`
+	Sides   []*SideReport `json:"sides"`
+	// Clients holds what each emulated client ends up with, from the side
+	// clients received.
+	Clients []ClientResult `json:"clients,omitempty"`
+	// Disagreements lists the fields on which the clients differ.
+	Disagreements []Disagreement `json:"disagreements,omitempty"`
+	// Findings are sorted by severity, most serious first, then by position.
+	Findings []Finding `json:"findings"`
+	Diffs    []*Diff   `json:"diffs,omitempty"`
+	// Notes are the capture's notes on this exchange.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// SideReport is one side of an exchange.
+type SideReport struct {
+	Side     tape.Side    `json:"side"`
+	Status   int          `json:"status"`
+	Outcome  tape.Outcome `json:"outcome,omitempty"`
+	Error    string       `json:"error,omitempty"`
+	Bytes    int64        `json:"bytes"`
+	Chunks   int          `json:"chunks"`
+	Events   int          `json:"events"`
+	Comments int          `json:"comments"`
+	TTFB     int64        `json:"ttfb_ns"`
+	Dur      int64        `json:"duration_ns"`
+	// Stream is false for a non-stream (JSON) body.
+	Stream  bool     `json:"stream"`
+	Message *Message `json:"message"`
+
+	ev  *sideEvents
+	asm *assembly
+}
+
+// Worst returns the most serious severity among all findings, and false
+// when there are none.
+func (r *Report) Worst() (Severity, bool) {
+	worst, any := Info, false
+	for _, x := range r.Exchanges {
+		for _, f := range x.Findings {
+			if !any || f.Severity > worst {
+				worst, any = f.Severity, true
+			}
+		}
+	}
+	return worst, any
+}
+
+// Inspect assembles, emulates, diffs and checks every exchange of c (or the
+// one opts.Ex selects).
+func Inspect(c *tape.Capture, opts Options) *Report {
+	r := &Report{Schema: SchemaVersion, Capture: c.Name}
+	for _, w := range c.Warnings {
+		r.Warnings = append(r.Warnings, w.Error())
+	}
+	var prev *exCtx
+	for _, x := range c.Exchanges {
+		if opts.Ex != 0 && x.Ex != opts.Ex {
+			continue
+		}
+		ctx := inspectExchange(c, x, opts, prev)
+		r.Exchanges = append(r.Exchanges, ctx.rep)
+		prev = ctx
+	}
+	return r
+}
+
+// exCtx is the working state of one exchange while detectors run.
+type exCtx struct {
+	x     *tape.Exchange
+	rep   *ExchangeReport
+	req   *requestInfo
+	sides map[tape.Side]*SideReport
+	// view is the side clients received.
+	view *SideReport
+	prev *exCtx
+	opts Options
+	// profile is the engine profile recorded in the capture header.
+	profile string
+	sev     map[string]Severity
+}
+
+func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCtx) *exCtx {
+	rep := &ExchangeReport{Ex: x.Ex, Findings: []Finding{}}
+	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, prev: prev, opts: opts, profile: c.Header.Engine.Profile}
+	var reqT int64
+	if x.Request != nil {
+		rep.Method, rep.URL = x.Request.Method, x.Request.URL
+		rep.Endpoint, _, _ = strings.Cut(x.Request.URL, "?")
+		reqT = x.Request.T
+		ctx.req = parseRequest(x.Request.Body)
+		rep.Model = ctx.req.model
+	}
+	for _, n := range x.Notes {
+		rep.Notes = append(rep.Notes, n.Text)
+	}
+	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
+		sd := x.Side(s)
+		if sd.Response == nil && len(sd.Chunks) == 0 && sd.End == nil {
+			continue
+		}
+		sr := inspectSide(s, sd, rep.URL, opts, reqT)
+		ctx.sides[s] = sr
+		rep.Sides = append(rep.Sides, sr)
+	}
+	ctx.view = ctx.sides[tape.Client]
+	if ctx.view == nil || (ctx.view.Chunks == 0 && ctx.sides[tape.Upstream] != nil) {
+		ctx.view = ctx.sides[tape.Upstream]
+	}
+	if v := ctx.view; v != nil {
+		rep.Protocol = v.Message.Protocol
+		rep.Status, rep.Outcome, rep.TTFB, rep.Dur, rep.Events = v.Status, v.Outcome, v.TTFB, v.Dur, v.Events
+		if rep.Model == "" {
+			rep.Model = v.Message.Model
+		}
+		rep.Clients = emulateClients(v)
+		rep.Disagreements = disagreements(rep.Clients)
+	}
+	if !opts.NoDiffs {
+		rep.Diffs = exchangeDiffs(ctx)
+	}
+	runDetectors(ctx)
+	slices.SortStableFunc(rep.Findings, func(a, b Finding) int {
+		if a.Severity != b.Severity {
+			return cmp.Compare(b.Severity, a.Severity)
+		}
+		if a.Pointer.Side != b.Pointer.Side {
+			return cmp.Compare(a.Pointer.Side, b.Pointer.Side)
+		}
+		return cmp.Compare(a.Pointer.Event, b.Pointer.Event)
+	})
+	return ctx
+}
+
+func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64) *SideReport {
+	sr := &SideReport{Side: s, Chunks: len(sd.Chunks), TTFB: -1, Dur: -1}
+	ct := ""
+	if sd.Response != nil {
+		sr.Status = sd.Response.Status
+		if v := sd.Response.Headers["content-type"]; len(v) > 0 {
+			ct = strings.ToLower(v[0])
+		}
+	}
+	if sd.End != nil {
+		sr.Outcome, sr.Error, sr.Bytes = sd.End.Outcome, sd.End.Error, sd.End.Bytes
+		sr.Dur = sd.End.T - reqT
+	}
+	if len(sd.Chunks) > 0 {
+		sr.TTFB = sd.Chunks[0].T - reqT
+		if sd.End == nil {
+			last := sd.Chunks[len(sd.Chunks)-1]
+			sr.Bytes = last.Off + int64(len(last.Data))
+		}
+	}
+	sr.ev = parseSide(sd.Chunks)
+	sr.Events, sr.Comments = len(sr.ev.Events), len(sr.ev.Comments)
+	sr.Stream = !isJSONBody(ct, sd.Chunks, sr.ev)
+	p := opts.Protocol
+	if p == "" {
+		p = Unknown
+	}
+	if sr.Stream {
+		if p == Unknown {
+			p = detectProtocol(url, sr.ev.Events)
+		}
+		sr.asm = assemble(p, sr.ev.Events)
+	} else {
+		body := string((&tape.SideData{Chunks: sd.Chunks}).Body())
+		if p == Unknown {
+			p = detectProtocol(url, nil)
+			if p == Unknown {
+				p = protocolOfPayload(body)
+			}
+		}
+		sr.asm = assembleBody(p, body)
+		sr.ev = &sideEvents{chunks: sd.Chunks}
+		sr.Events = 0
+	}
+	sr.Message = &sr.asm.msg
+	return sr
+}
+
+// isJSONBody reports whether a side is a non-stream JSON body rather than
+// an event stream.
+func isJSONBody(ct string, chunks []tape.Chunk, ev *sideEvents) bool {
+	if strings.Contains(ct, "event-stream") {
+		return false
+	}
+	if strings.Contains(ct, "json") {
+		return true
+	}
+	if len(ev.Events) > 0 || len(chunks) == 0 {
+		return false
+	}
+	return bytes.HasPrefix(bytes.TrimSpace(chunks[0].Data), []byte("{"))
+}

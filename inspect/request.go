@@ -1,0 +1,206 @@
+package inspect
+
+import (
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// reqMsg is one message of a captured request, normalised across protocols.
+type reqMsg struct {
+	role       string
+	text       string
+	toolCalls  []ToolCall
+	toolCallID string // for tool results
+}
+
+// toolSchema is what a request says about one tool.
+type toolSchema struct {
+	name     string
+	params   map[string]bool // parameter name -> required
+	void     bool            // declares no parameters at all
+	strictKw bool            // additionalProperties:false or an XML catalogue
+	source   string          // "tools" or "system-prompt"
+}
+
+// requestInfo is the part of a request body the detectors read.
+type requestInfo struct {
+	model    string
+	stream   bool
+	messages []reqMsg
+	tools    map[string]*toolSchema
+}
+
+// parseRequest reads a Chat Completions, Responses or Anthropic request body.
+// Unknown shapes give an empty requestInfo.
+func parseRequest(body []byte) *requestInfo {
+	ri := &requestInfo{tools: map[string]*toolSchema{}}
+	if len(body) == 0 || !gjson.ValidBytes(body) {
+		return ri
+	}
+	r := gjson.ParseBytes(body)
+	ri.model = r.Get("model").String()
+	ri.stream = r.Get("stream").Bool()
+	if s := r.Get("system"); s.Exists() {
+		ri.messages = append(ri.messages, reqMsg{role: "system", text: contentText(s)})
+	}
+	if s := r.Get("instructions").String(); s != "" {
+		ri.messages = append(ri.messages, reqMsg{role: "system", text: s})
+	}
+	r.Get("messages").ForEach(func(_, m gjson.Result) bool {
+		msg := reqMsg{role: m.Get("role").String(), text: contentText(m.Get("content")), toolCallID: m.Get("tool_call_id").String()}
+		m.Get("tool_calls").ForEach(func(k, tc gjson.Result) bool {
+			msg.toolCalls = append(msg.toolCalls, ToolCall{Index: int(k.Int()), ID: tc.Get("id").String(), Name: tc.Get("function.name").String(), Arguments: tc.Get("function.arguments").String()})
+			return true
+		})
+		// Anthropic content blocks: tool_use in assistant turns, tool_result in user turns.
+		var results []reqMsg
+		m.Get("content").ForEach(func(k, b gjson.Result) bool {
+			switch b.Get("type").String() {
+			case "tool_use":
+				msg.toolCalls = append(msg.toolCalls, ToolCall{Index: int(k.Int()), ID: b.Get("id").String(), Name: b.Get("name").String(), Arguments: b.Get("input").Raw})
+			case "tool_result":
+				results = append(results, reqMsg{role: "tool", toolCallID: b.Get("tool_use_id").String(), text: contentText(b.Get("content"))})
+			}
+			return true
+		})
+		if len(results) > 0 && strings.TrimSpace(msg.text) == "" {
+			ri.messages = append(ri.messages, results...)
+			return true
+		}
+		ri.messages = append(ri.messages, msg)
+		ri.messages = append(ri.messages, results...)
+		return true
+	})
+	in := r.Get("input")
+	if in.Type == gjson.String {
+		ri.messages = append(ri.messages, reqMsg{role: "user", text: in.String()})
+	}
+	in.ForEach(func(_, it gjson.Result) bool {
+		switch it.Get("type").String() {
+		case "function_call":
+			tc := ToolCall{ID: it.Get("call_id").String(), Name: it.Get("name").String(), Arguments: it.Get("arguments").String()}
+			if n := len(ri.messages); n > 0 && ri.messages[n-1].role == "assistant" {
+				ri.messages[n-1].toolCalls = append(ri.messages[n-1].toolCalls, tc)
+			} else {
+				ri.messages = append(ri.messages, reqMsg{role: "assistant", toolCalls: []ToolCall{tc}})
+			}
+		case "function_call_output":
+			ri.messages = append(ri.messages, reqMsg{role: "tool", toolCallID: it.Get("call_id").String(), text: it.Get("output").String()})
+		default:
+			ri.messages = append(ri.messages, reqMsg{role: it.Get("role").String(), text: contentText(it.Get("content"))})
+		}
+		return true
+	})
+	r.Get("tools").ForEach(func(_, t gjson.Result) bool {
+		name := t.Get("function.name").String()
+		params := t.Get("function.parameters")
+		if name == "" {
+			name = t.Get("name").String()
+			params = t.Get("parameters")
+			if !params.Exists() {
+				params = t.Get("input_schema")
+			}
+		}
+		if name == "" {
+			return true
+		}
+		ts := &toolSchema{name: name, params: map[string]bool{}, source: "tools"}
+		params.Get("properties").ForEach(func(k, _ gjson.Result) bool {
+			ts.params[k.String()] = false
+			return true
+		})
+		params.Get("required").ForEach(func(_, k gjson.Result) bool {
+			ts.params[k.String()] = true
+			return true
+		})
+		ts.void = len(ts.params) == 0
+		ts.strictKw = params.Get("additionalProperties").Type == gjson.False
+		ri.tools[name] = ts
+		return true
+	})
+	if len(ri.tools) == 0 {
+		for _, m := range ri.messages {
+			if m.role == "system" || m.role == "developer" {
+				for _, ts := range xmlCatalogue(m.text) {
+					ri.tools[ts.name] = ts
+				}
+			}
+		}
+		// Obsidian Copilot's XML era also sent the prompt as the first user turn.
+		if len(ri.tools) == 0 {
+			for _, m := range ri.messages {
+				if strings.Contains(m.text, "<parameters>") {
+					for _, ts := range xmlCatalogue(m.text) {
+						ri.tools[ts.name] = ts
+					}
+				}
+			}
+		}
+	}
+	return ri
+}
+
+// contentText joins the text of a message content (a string or an array of
+// parts).
+func contentText(c gjson.Result) string {
+	if c.Type == gjson.String {
+		return c.String()
+	}
+	var b strings.Builder
+	c.ForEach(func(_, p gjson.Result) bool {
+		if t := p.Get("text"); t.Exists() {
+			b.WriteString(t.String())
+		}
+		return true
+	})
+	return b.String()
+}
+
+// xmlCatalogue reads the tool catalogue Obsidian Copilot's XML era put in
+// its system prompt (protocols.md §1.2):
+// <toolName><description>…</description><parameters><p>…</p>…</parameters></toolName>.
+// A tool with an empty <parameters> element takes no parameters (z.void).
+func xmlCatalogue(s string) []*toolSchema {
+	var out []*toolSchema
+	pos := 0
+	for {
+		i := strings.Index(s[pos:], "<description>")
+		if i < 0 {
+			return out
+		}
+		d := pos + i
+		pos = d + len("<description>")
+		// The tool's opening tag immediately precedes <description>.
+		head := strings.TrimRight(s[:d], " \t\r\n")
+		if !strings.HasSuffix(head, ">") {
+			continue
+		}
+		lt := strings.LastIndexByte(head, '<')
+		if lt < 0 {
+			continue
+		}
+		name := head[lt+1 : len(head)-1]
+		if name == "" || strings.ContainsAny(name, " /<") {
+			continue
+		}
+		de := strings.Index(s[pos:], "</description>")
+		if de < 0 {
+			return out
+		}
+		after := strings.TrimLeft(s[pos+de+len("</description>"):], " \t\r\n")
+		if !strings.HasPrefix(after, "<parameters>") {
+			continue
+		}
+		pe := strings.Index(after, "</parameters>")
+		if pe < 0 {
+			continue
+		}
+		ts := &toolSchema{name: name, params: map[string]bool{}, strictKw: true, source: "system-prompt"}
+		forEachPair(after[len("<parameters>"):pe], func(tag, _ string) {
+			ts.params[jsTrim(tag)] = false
+		})
+		ts.void = len(ts.params) == 0
+		out = append(out, ts)
+	}
+}

@@ -1,0 +1,339 @@
+package inspect
+
+import (
+	"sort"
+
+	"github.com/tidwall/gjson"
+)
+
+// respItem is one output item being assembled from a Responses stream.
+type respItem struct {
+	outIndex int
+	typ      string
+	id       string
+	callID   string
+	name     string
+	args     string
+	parts    map[int]*respPart
+	reason   string
+	added    bool
+	done     bool
+}
+
+type respPart struct {
+	text    string
+	refusal string
+	spans   []span
+}
+
+func (it *respItem) part(ci int) *respPart {
+	if it.parts == nil {
+		it.parts = map[int]*respPart{}
+	}
+	p := it.parts[ci]
+	if p == nil {
+		p = &respPart{}
+		it.parts[ci] = p
+	}
+	return p
+}
+
+func (it *respItem) sortedParts() []int {
+	keys := make([]int, 0, len(it.parts))
+	for k := range it.parts {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys
+}
+
+// assembleResponses follows protocols.md §3.3: items by output_index, text
+// parts by content_index (item_id is not used for routing, as GitHub
+// Copilot rotates it), function-call arguments joined, reasoning summary
+// joined. Each *.done, output_item.done and response.completed payload is
+// checked against what the deltas built; response.completed becomes Final.
+func assembleResponses(events []Event) *assembly {
+	a := newAssembly(Responses)
+	m := &a.msg
+	items := map[int]*respItem{}
+	item := func(oi int) *respItem {
+		it := items[oi]
+		if it == nil {
+			it = &respItem{outIndex: oi}
+			items[oi] = it
+		}
+		return it
+	}
+	lastSeq := int64(-1)
+	rotations := 0
+	for i, e := range events {
+		if a.terminal >= 0 {
+			a.flag("stream.after-terminal", i, clip(e.Data, 120), "event after the terminal response event")
+			continue
+		}
+		if isDone(e.Data) {
+			a.flag("responses.untyped-data", i, e.Data, "data: [DONE] in a Responses stream (a Chat Completions terminator; Responses has none)")
+			continue
+		}
+		if !gjson.Valid(e.Data) {
+			a.flag("payload.invalid-json", i, clip(e.Data, 120), "event data is not valid JSON: VS Code rejects the whole response")
+			continue
+		}
+		r := gjson.Parse(e.Data)
+		typ := r.Get("type").String()
+		if typ == "" {
+			a.flag("responses.untyped-data", i, clip(e.Data, 120), "payload without a type in a Responses stream (protocol mixing)")
+			if ev := r.Get("error"); ev.Exists() {
+				m.Error = errorText(ev)
+			}
+			continue
+		}
+		if e.Name != "" && e.Name != "message" && e.Name != typ {
+			a.flagOnce("stream.event-name-mismatch", i, "event: "+e.Name+" / type: "+typ, "SSE event name differs from the JSON type")
+		}
+		if sq := r.Get("sequence_number"); sq.Exists() {
+			n := sq.Int()
+			if lastSeq >= 0 && n != lastSeq+1 {
+				a.flag("responses.sequence", i, "sequence_number "+itoa(int(lastSeq))+" then "+itoa(int(n)), "sequence_number does not increase by one")
+			}
+			lastSeq = n
+		}
+		oi := int(r.Get("output_index").Int())
+		checkID := func(it *respItem) {
+			if id := r.Get("item_id").String(); id != "" && it.id != "" && id != it.id {
+				rotations++
+				if rotations == 1 {
+					a.flag("responses.item-id-rotation", i, it.id+" then "+id, "item_id changes between events of one item: route by output_index (strict openai-node throws)")
+				}
+			}
+		}
+		switch typ {
+		case "response.created", "response.in_progress", "response.queued":
+			if m.ID == "" {
+				m.ID = r.Get("response.id").String()
+			}
+			if m.Model == "" {
+				m.Model = r.Get("response.model").String()
+			}
+		case "response.output_item.added":
+			it := item(oi)
+			it.added = true
+			it.typ = r.Get("item.type").String()
+			it.id = r.Get("item.id").String()
+			it.callID = r.Get("item.call_id").String()
+			it.name = r.Get("item.name").String()
+		case "response.content_part.added":
+			it := item(oi)
+			checkID(it)
+			it.part(int(r.Get("content_index").Int()))
+		case "response.output_text.delta", "response.refusal.delta":
+			it := item(oi)
+			if !it.added {
+				a.flagOnce("responses.nonstandard-shape", i, clip(e.Data, 120), "text delta for an output item that was never added (no output_item.added)")
+				it.typ = "message"
+			}
+			if !r.Get("content_index").Exists() {
+				a.flagOnce("responses.nonstandard-shape", i, clip(e.Data, 120), "text delta without content_index")
+			}
+			checkID(it)
+			p := it.part(int(r.Get("content_index").Int()))
+			d := r.Get("delta").String()
+			if typ == "response.refusal.delta" {
+				p.refusal += d
+			} else if d != "" {
+				p.spans = append(p.spans, span{At: len(p.text), Event: i})
+				p.text += d
+			}
+		case "response.output_text.done", "response.refusal.done":
+			it := item(oi)
+			p := it.part(int(r.Get("content_index").Int()))
+			key, got := "text", p.text
+			if typ == "response.refusal.done" {
+				key, got = "refusal", p.refusal
+			}
+			if v := r.Get(key); v.Exists() && v.String() != got {
+				a.flag("final.mismatch", i, diffEvidence(got, v.String()), "%s differs from the joined deltas of output %d", typ, oi)
+			}
+		case "response.function_call_arguments.delta":
+			it := item(oi)
+			checkID(it)
+			it.args += r.Get("delta").String()
+		case "response.function_call_arguments.done":
+			it := item(oi)
+			if v := r.Get("arguments"); v.Exists() && v.String() != it.args {
+				a.flag("final.mismatch", i, diffEvidence(it.args, v.String()), "function_call_arguments.done differs from the joined deltas of output %d", oi)
+			}
+		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+			it := item(oi)
+			if it.typ == "" {
+				it.typ = "reasoning"
+			}
+			it.reason += r.Get("delta").String()
+		case "response.output_item.done":
+			it := item(oi)
+			it.done = true
+			compareItem(a, i, it, r.Get("item"))
+			if it.typ == "" {
+				it.typ = r.Get("item.type").String()
+			}
+			if it.name == "" {
+				it.name = r.Get("item.name").String()
+			}
+			if it.callID == "" {
+				it.callID = r.Get("item.call_id").String()
+			}
+		case "response.completed", "response.incomplete", "response.failed":
+			a.terminal = i
+			fin := responsesFinal(r.Get("response"))
+			m.Status = fin.Status
+			m.Usage = fin.Usage
+			if m.Model == "" {
+				m.Model = fin.Model
+			}
+			if m.ID == "" {
+				m.ID = fin.ID
+			}
+			m.Final = fin
+			if typ != "response.completed" {
+				m.Error = fin.Error
+				a.flag("responses.failed", i, clip(r.Get("response.error").Raw+r.Get("response.incomplete_details").Raw, 160), "stream ended with %s (status %s)", typ, fin.Status)
+			}
+			fr := r.Get("response.output")
+			fr.ForEach(func(k, o gjson.Result) bool {
+				if it, ok := items[int(k.Int())]; ok {
+					compareItem(a, i, it, o)
+				}
+				return true
+			})
+		case "error":
+			m.Error = errorText(r.Get("error"))
+			if m.Error == "" {
+				m.Error = errorText(r)
+			}
+			a.flag("stream.error-event", i, clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
+		}
+	}
+	if a.terminal < 0 && len(events) > 0 {
+		a.flag("stream.no-terminal", len(events)-1, "", "no response.completed, response.incomplete or response.failed event")
+	}
+	// Build the message in output order.
+	ch := m.choice(0)
+	ch.Role = "assistant"
+	keys := make([]int, 0, len(items))
+	for k := range items {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	for _, k := range keys {
+		it := items[k]
+		switch {
+		case it.typ == "function_call" || it.args != "" && it.typ == "":
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: it.callID, Name: it.name, Arguments: it.args})
+		case it.typ == "reasoning":
+			ch.Reasoning += it.reason
+		default:
+			for _, ci := range it.sortedParts() {
+				p := it.parts[ci]
+				for _, s := range p.spans {
+					ch.spans = append(ch.spans, span{At: len(ch.Text) + s.At, Event: s.Event})
+				}
+				ch.Text += p.text
+				ch.Refusal += p.refusal
+			}
+			ch.Reasoning += it.reason
+		}
+	}
+	ch.FinishReason = m.Status
+	return a
+}
+
+// compareItem checks an item payload (output_item.done or an entry of
+// response.completed output) against the item assembled from deltas.
+func compareItem(a *assembly, ev int, it *respItem, o gjson.Result) {
+	switch o.Get("type").String() {
+	case "function_call":
+		if v := o.Get("arguments"); v.Exists() && v.String() != it.args {
+			a.flag("final.mismatch", ev, diffEvidence(it.args, v.String()), "final arguments of output %d differ from the joined deltas", it.outIndex)
+		}
+	case "message":
+		got := ""
+		for _, ci := range it.sortedParts() {
+			got += it.parts[ci].text
+		}
+		want := ""
+		o.Get("content").ForEach(func(_, c gjson.Result) bool {
+			if c.Get("type").String() == "output_text" {
+				want += c.Get("text").String()
+			}
+			return true
+		})
+		if want != got {
+			a.flag("final.mismatch", ev, diffEvidence(got, want), "final text of output %d differs from the joined deltas", it.outIndex)
+		}
+		o.Get("content").ForEach(func(_, c gjson.Result) bool {
+			if t := c.Get("type").String(); t != "output_text" && t != "refusal" {
+				a.flagOnce("responses.nonstandard-shape", ev, clip(c.Raw, 120), "message content holds a %q part, which is not a Responses API content type", t)
+			}
+			return true
+		})
+	}
+}
+
+// responsesFinal builds a Message from a Responses response object.
+func responsesFinal(r gjson.Result) *Message {
+	m := &Message{Protocol: Responses, ID: r.Get("id").String(), Model: r.Get("model").String(), Status: r.Get("status").String()}
+	if e := r.Get("error"); e.IsObject() {
+		m.Error = errorText(e)
+	}
+	if reason := r.Get("incomplete_details.reason").String(); reason != "" {
+		m.Error = "incomplete: " + reason
+	}
+	ch := m.choice(0)
+	ch.Role = "assistant"
+	r.Get("output").ForEach(func(k, o gjson.Result) bool {
+		switch o.Get("type").String() {
+		case "function_call":
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: o.Get("call_id").String(), Name: o.Get("name").String(), Arguments: o.Get("arguments").String()})
+		case "reasoning":
+			o.Get("summary").ForEach(func(_, s gjson.Result) bool {
+				ch.Reasoning += s.Get("text").String()
+				return true
+			})
+		case "message":
+			o.Get("content").ForEach(func(_, c gjson.Result) bool {
+				switch c.Get("type").String() {
+				case "output_text":
+					ch.Text += c.Get("text").String()
+				case "refusal":
+					ch.Refusal += c.Get("refusal").String()
+				}
+				return true
+			})
+		}
+		return true
+	})
+	ch.FinishReason = m.Status
+	if u := r.Get("usage"); u.IsObject() {
+		m.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
+			Total: int(u.Get("total_tokens").Int()), Reasoning: int(u.Get("output_tokens_details.reasoning_tokens").Int()),
+			CacheRead: int(u.Get("input_tokens_details.cached_tokens").Int())}
+	}
+	return m
+}
+
+// diffEvidence shows where two strings first differ.
+func diffEvidence(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	from := i - 20
+	if from < 0 {
+		from = 0
+	}
+	for from > 0 && !isRuneStart(got[from]) {
+		from--
+	}
+	g, w := got[from:], want[from:]
+	return "deltas: " + strconvQuote(clip(g, 60)) + " / final: " + strconvQuote(clip(w, 60)) + " (at byte " + itoa(i) + ")"
+}
