@@ -1,0 +1,146 @@
+package tape
+
+import (
+	"errors"
+	"io"
+	"runtime"
+	"testing"
+)
+
+// sseChunk is a typical Chat Completions event, quotes and all.
+var sseChunk = []byte(`data: {"id":"chatcmpl-9x","object":"chat.completion.chunk","created":1755855000,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":" streaming"},"finish_reason":null}]}` + "\n\n")
+
+// repeatReader yields head once and then body over and over, up to n bytes in
+// total, without holding more than one copy: a capture of any size that
+// exists only as it is read.
+type repeatReader struct {
+	head, body []byte
+	n, off     int64
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.off >= r.n {
+		return 0, io.EOF
+	}
+	total := 0
+	for len(p) > 0 && r.off < r.n {
+		var src []byte
+		if r.off < int64(len(r.head)) {
+			src = r.head[r.off:]
+		} else {
+			src = r.body[(r.off-int64(len(r.head)))%int64(len(r.body)):]
+		}
+		if rem := r.n - r.off; int64(len(src)) > rem {
+			src = src[:rem]
+		}
+		k := copy(p, src)
+		p = p[k:]
+		r.off += int64(k)
+		total += k
+	}
+	return total, nil
+}
+
+// syntheticCapture returns a header and a block of one exchange's lines that
+// can be repeated.
+func syntheticCapture() (head, block []byte) {
+	head = AppendHeader(nil, testHeader())
+	block = AppendRequest(block, Request{Ex: 1, Method: "POST", URL: "/v1/chat/completions",
+		Headers: Headers{"content-type": {"application/json"}, "authorization": {Redacted}},
+		Body:    []byte(`{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"hi"}]}`)})
+	for _, side := range []Side{Upstream, Client} {
+		block = AppendResponse(block, Response{Ex: 1, Side: side, Status: 200, Headers: Headers{"content-type": {"text/event-stream"}}})
+	}
+	for i := range 200 {
+		for _, side := range []Side{Upstream, Client} {
+			block = AppendChunk(block, Chunk{Ex: 1, Side: side, T: int64(i) * 1e6, Off: int64(i * len(sseChunk)), Data: sseChunk})
+		}
+	}
+	for _, side := range []Side{Upstream, Client} {
+		block = AppendEnd(block, End{Ex: 1, Side: side, Outcome: Complete, Bytes: int64(200 * len(sseChunk))})
+	}
+	return head, block
+}
+
+// BenchmarkDecode decodes a 64 MiB capture that is generated while it is read,
+// and reports the largest live heap seen, which stays near the size of one
+// line however large the capture is.
+func BenchmarkDecode(b *testing.B) {
+	head, block := syntheticCapture()
+	const size = 64 << 20
+	b.SetBytes(size)
+	b.ReportAllocs()
+	var maxHeap uint64
+	var ms runtime.MemStats
+	for b.Loop() {
+		d := NewDecoder(&repeatReader{head: head, body: block, n: size}, "synthetic.ndjson")
+		for n := 0; ; n++ {
+			_, err := d.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			var lerr *LineError
+			if err != nil && !errors.As(err, &lerr) {
+				b.Fatal(err)
+			}
+			if n%(1<<16) == 0 {
+				runtime.ReadMemStats(&ms)
+				maxHeap = max(maxHeap, ms.HeapAlloc)
+			}
+		}
+		if w := d.Warnings(); len(w) > 1 {
+			b.Fatalf("warnings: %v", w) // one torn line at the cut is expected
+		}
+	}
+	b.ReportMetric(float64(maxHeap)/(1<<20), "max-heap-MiB")
+}
+
+func BenchmarkAppendChunk(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"sse", sseChunk},
+		{"binary", append([]byte{0xff}, sseChunk...)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			c := Chunk{Ex: 12, Side: Upstream, T: 123456789, Off: 4096, Data: tc.data}
+			buf := make([]byte, 0, 4096)
+			b.SetBytes(int64(len(tc.data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = AppendChunk(buf[:0], c)
+			}
+		})
+	}
+}
+
+// BenchmarkWriterChunk measures the producer side of the Writer with many
+// concurrent streams.
+func BenchmarkWriterChunk(b *testing.B) {
+	w := NewWriter(io.Discard, WriterOptions{})
+	b.SetBytes(int64(len(sseChunk)))
+	b.ReportAllocs()
+	b.SetParallelism(100)
+	b.RunParallel(func(pb *testing.PB) {
+		c := Chunk{Ex: 1, Side: Upstream, Data: sseChunk}
+		for pb.Next() {
+			w.Chunk(c)
+			c.Off += int64(len(sseChunk))
+		}
+	})
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func TestAppendChunkDoesNotAllocate(t *testing.T) {
+	c := Chunk{Ex: 1, Side: Client, Data: sseChunk}
+	bad := Chunk{Ex: 1, Side: Client, Data: []byte{0xff, 0xfe}}
+	buf := make([]byte, 0, 4096)
+	for _, c := range []Chunk{c, bad} {
+		if n := testing.AllocsPerRun(100, func() { buf = AppendChunk(buf[:0], c) }); n != 0 {
+			t.Errorf("AppendChunk(%q) allocates %v times", c.Data[:2], n)
+		}
+	}
+}

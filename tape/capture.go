@@ -1,0 +1,161 @@
+package tape
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// SideData is one side of an exchange: its response line, its chunks in file
+// order and its end line. Response and End are nil when the capture lacks them
+// (a recording cut short).
+type SideData struct {
+	Response *Response
+	Chunks   []Chunk
+	End      *End
+}
+
+// Body returns the side's body: the data of its chunks joined in order.
+func (s *SideData) Body() []byte {
+	n := 0
+	for _, c := range s.Chunks {
+		n += len(c.Data)
+	}
+	body := make([]byte, 0, n)
+	for _, c := range s.Chunks {
+		body = append(body, c.Data...)
+	}
+	return body
+}
+
+// Exchange gathers the records of one request/response pair.
+type Exchange struct {
+	Ex       int
+	Request  *Request
+	Upstream SideData
+	Client   SideData
+	Notes    []Note
+}
+
+// Side returns the data of side s, or nil for an unknown side.
+func (x *Exchange) Side(s Side) *SideData {
+	switch s {
+	case Upstream:
+		return &x.Upstream
+	case Client:
+		return &x.Client
+	}
+	return nil
+}
+
+// Capture is a whole capture file held in memory, for tools that need whole
+// exchanges. Stream a large file with a [Decoder] instead.
+type Capture struct {
+	// Name is the file name given to Read.
+	Name   string
+	Header Header
+	// Exchanges are in order of their first line in the file.
+	Exchanges []*Exchange
+	// Warnings are the problems skipped while reading: a torn last line,
+	// unknown line types, malformed lines and duplicate lines, each naming the
+	// file and line.
+	Warnings []error
+	// Notes holds the notes on the capture as a whole (ex 0).
+	Notes []Note
+}
+
+// Read decodes a whole capture. Errors about the file as a whole (empty, no
+// header, an unsupported version, a read error) are returned; problems with
+// single lines are collected in Capture.Warnings and the line is skipped.
+func Read(r io.Reader, name string) (*Capture, error) {
+	d := NewDecoder(r, name)
+	c := &Capture{Name: name}
+	byEx := make(map[int]*Exchange)
+	exchange := func(ex int) *Exchange {
+		x := byEx[ex]
+		if x == nil {
+			x = &Exchange{Ex: ex}
+			byEx[ex] = x
+			c.Exchanges = append(c.Exchanges, x)
+		}
+		return x
+	}
+	for {
+		rec, err := d.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var lerr *LineError
+		if errors.As(err, &lerr) && d.Header() != nil {
+			c.Warnings = append(c.Warnings, err)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		dup := func(what string) {
+			c.Warnings = append(c.Warnings, &LineError{File: name, Line: rec.Line, Err: fmt.Errorf("second %s for exchange %d; ignored", what, rec.Ex())})
+		}
+		switch rec.Kind {
+		case KindHeader:
+			c.Header = *rec.Header
+		case KindRequest:
+			x := exchange(rec.Request.Ex)
+			if x.Request != nil {
+				dup("request")
+				continue
+			}
+			x.Request = rec.Request
+		case KindResponse:
+			s := exchange(rec.Response.Ex).Side(rec.Response.Side)
+			if s.Response != nil {
+				dup(string(rec.Response.Side) + " response")
+				continue
+			}
+			s.Response = rec.Response
+		case KindChunk:
+			s := exchange(rec.Chunk.Ex).Side(rec.Chunk.Side)
+			s.Chunks = append(s.Chunks, *rec.Chunk)
+		case KindEnd:
+			s := exchange(rec.End.Ex).Side(rec.End.Side)
+			if s.End != nil {
+				dup(string(rec.End.Side) + " end")
+				continue
+			}
+			s.End = rec.End
+		case KindNote:
+			if rec.Note.Ex == 0 {
+				c.Notes = append(c.Notes, *rec.Note)
+				continue
+			}
+			x := exchange(rec.Note.Ex)
+			x.Notes = append(x.Notes, *rec.Note)
+		}
+	}
+	c.Warnings = append(d.Warnings(), c.Warnings...)
+	slices.SortStableFunc(c.Warnings, func(a, b error) int { return cmp.Compare(warningLine(a), warningLine(b)) })
+	return c, nil
+}
+
+// ReadFile reads the capture in the named file. It does not treat "-" as
+// stdin; callers that accept "-" pass os.Stdin to [Read].
+func ReadFile(path string) (*Capture, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open capture: %w", err)
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// warningLine returns the line number of a warning, for sorting.
+func warningLine(err error) int {
+	var lerr *LineError
+	if errors.As(err, &lerr) {
+		return lerr.Line
+	}
+	return 0
+}

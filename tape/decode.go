@@ -1,0 +1,381 @@
+package tape
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Kind names the type of a capture line, as written in its "type" field.
+type Kind string
+
+// The line types of capture format v1.
+const (
+	KindHeader   Kind = typeHeader
+	KindRequest  Kind = typeRequest
+	KindResponse Kind = typeResponse
+	KindChunk    Kind = typeChunk
+	KindEnd      Kind = typeEnd
+	KindNote     Kind = typeNote
+)
+
+// Record is one decoded line. Exactly one of the pointer fields is set, the
+// one matching Kind.
+type Record struct {
+	Kind Kind
+	// Line is the 1-based line number in the file.
+	Line     int
+	Header   *Header
+	Request  *Request
+	Response *Response
+	Chunk    *Chunk
+	End      *End
+	Note     *Note
+}
+
+// Ex returns the exchange number the record belongs to, or 0 for the header.
+func (r Record) Ex() int {
+	switch {
+	case r.Request != nil:
+		return r.Request.Ex
+	case r.Response != nil:
+		return r.Response.Ex
+	case r.Chunk != nil:
+		return r.Chunk.Ex
+	case r.End != nil:
+		return r.End.Ex
+	case r.Note != nil:
+		return r.Note.Ex
+	}
+	return 0
+}
+
+// LineError is a problem with one line of a capture file.
+type LineError struct {
+	File string
+	Line int
+	Err  error
+}
+
+// Error returns "file:line: message".
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+
+// Unwrap returns the underlying error.
+func (e *LineError) Unwrap() error { return e.Err }
+
+// VersionError reports a capture written in a format version this package
+// cannot read. It is wrapped in a [*LineError] naming the file.
+type VersionError struct {
+	// V is the version found in the header.
+	V int
+}
+
+// Error names the version found and the supported one.
+func (e *VersionError) Error() string {
+	if e.V > Version {
+		return fmt.Sprintf("capture format v%d is newer than this seam supports (v%d); upgrade seam", e.V, Version)
+	}
+	return fmt.Sprintf("capture format v%d is not a valid version (this seam supports v1 to v%d)", e.V, Version)
+}
+
+// errTorn marks the last line of a file that has no trailing newline and does
+// not parse: a write cut short by a crash.
+var errTorn = errors.New("torn last line (no trailing newline, does not parse); skipped")
+
+// errUnknownType marks a line whose type this version does not know.
+var errUnknownType = errors.New("unknown line type")
+
+// maxKeptLine is the largest line buffer a Decoder keeps between lines; a
+// longer line is decoded, then its buffer is released.
+const maxKeptLine = 4 << 20
+
+// Decoder reads a capture one line at a time. It holds one line in memory at
+// a time, so a capture of any size decodes in bounded memory, and lines of
+// any length are accepted.
+type Decoder struct {
+	r      *bufio.Reader
+	name   string
+	line   int
+	buf    []byte
+	header *Header
+	// headerLine is the line number of the header.
+	headerLine int
+	err        error // sticky: returned by every later Next
+	warnings   []error
+}
+
+// NewDecoder returns a Decoder reading a capture from r. The name is the file
+// name used in errors ("-" for stdin).
+func NewDecoder(r io.Reader, name string) *Decoder {
+	return &Decoder{r: bufio.NewReaderSize(r, 64<<10), name: name}
+}
+
+// Warnings returns the problems that were skipped so far: a torn last line and
+// lines of unknown type, each a [*LineError].
+func (d *Decoder) Warnings() []error { return d.warnings }
+
+// Header returns the capture header, or nil before the first successful Next.
+func (d *Decoder) Header() *Header { return d.header }
+
+// Next returns the next record. The first record is always the header. At the
+// end of the capture it returns io.EOF. A malformed line is returned as a
+// [*LineError] and the next call continues after it. Errors about the file as
+// a whole (no header, an unsupported version, a read error) are returned by
+// every later call too.
+func (d *Decoder) Next() (Record, error) {
+	for d.err == nil {
+		line, complete, err := d.readLine()
+		if err != nil {
+			if err == io.EOF && d.header == nil {
+				err = fmt.Errorf("%s: empty capture: no %q header line", d.name, typeHeader)
+			} else if err != io.EOF {
+				err = fmt.Errorf("read %s: %w", d.name, err)
+			}
+			d.err = err
+			break
+		}
+		d.line++
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		rec, err := d.parse(line)
+		if err != nil {
+			lerr := &LineError{File: d.name, Line: d.line, Err: err}
+			switch {
+			case errors.Is(err, errUnknownType) && d.header != nil:
+				d.warnings = append(d.warnings, lerr)
+				continue
+			case !complete && d.header == nil:
+				d.err = &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("%w: %v", errTorn, err)}
+			case !complete:
+				d.warnings = append(d.warnings, &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("%w: %v", errTorn, err)})
+				continue // the next read reports EOF
+			case d.header == nil:
+				d.err = lerr
+			default:
+				return Record{}, lerr
+			}
+			break
+		}
+		if d.header == nil {
+			if rec.Kind != KindHeader {
+				d.err = &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("not a capture: first line is a %q line, want a %q header", rec.Kind, typeHeader)}
+				break
+			}
+			if err := checkVersion(rec.Header.V); err != nil {
+				d.err = &LineError{File: d.name, Line: d.line, Err: err}
+				break
+			}
+			d.header = rec.Header
+			d.headerLine = d.line
+		} else if rec.Kind == KindHeader {
+			return Record{}, &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("second %q header line (the first is on line %d)", typeHeader, d.headerLine)}
+		}
+		if err := migrate(d.header.V, &rec); err != nil {
+			return Record{}, &LineError{File: d.name, Line: d.line, Err: err}
+		}
+		rec.Line = d.line
+		return rec, nil
+	}
+	return Record{}, d.err
+}
+
+// readLine returns the next line without its newline, and whether it ended
+// with one. The returned slice is valid until the next call.
+func (d *Decoder) readLine() (line []byte, complete bool, err error) {
+	if cap(d.buf) > maxKeptLine {
+		d.buf = nil
+	}
+	d.buf = d.buf[:0]
+	for {
+		frag, err := d.r.ReadSlice('\n')
+		switch err {
+		case nil:
+			if len(d.buf) == 0 {
+				return frag[:len(frag)-1], true, nil
+			}
+			d.buf = append(d.buf, frag[:len(frag)-1]...)
+			return d.buf, true, nil
+		case bufio.ErrBufferFull:
+			d.buf = append(d.buf, frag...)
+		case io.EOF:
+			d.buf = append(d.buf, frag...)
+			if len(d.buf) == 0 {
+				return nil, false, io.EOF
+			}
+			return d.buf, false, nil
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+// checkVersion accepts every version this package reads or migrates.
+func checkVersion(v int) error {
+	if v < 1 || v > Version {
+		return &VersionError{V: v}
+	}
+	return nil
+}
+
+// migrate upgrades a record read from a capture of version v to the current
+// version, in memory. Version 1 is the first version, so there is nothing to
+// do yet; a v2 adds a case here for every v1 record it changes.
+func migrate(v int, rec *Record) error {
+	switch v {
+	case Version:
+		return nil
+	}
+	return &VersionError{V: v}
+}
+
+// parse decodes one non-blank line.
+func (d *Decoder) parse(line []byte) (Record, error) {
+	if c, ok := parseChunkFast(line); ok {
+		if err := checkChunk(c); err != nil {
+			return Record{}, fmt.Errorf("decode %s line: %w", typeChunk, err)
+		}
+		return Record{Kind: KindChunk, Chunk: c}, nil
+	}
+	var probe struct {
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return Record{}, fmt.Errorf("malformed line: %w", err)
+	}
+	if probe.Type == nil {
+		return Record{}, errors.New(`malformed line: no "type" field`)
+	}
+	kind := Kind(*probe.Type)
+	rec, err := decodeKind(kind, line)
+	if errors.Is(err, errUnknownType) || errors.As(err, new(*VersionError)) {
+		return Record{}, err
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("decode %s line: %w", kind, err)
+	}
+	return rec, nil
+}
+
+// decodeKind decodes line as a record of the given kind with encoding/json.
+func decodeKind(kind Kind, line []byte) (Record, error) {
+	rec := Record{Kind: kind}
+	switch kind {
+	case KindHeader:
+		// Check the version before the rest: a newer header may not fit Header.
+		var probe struct {
+			V int `json:"v"`
+		}
+		if json.Unmarshal(line, &probe) == nil && probe.V > Version {
+			return rec, &VersionError{V: probe.V}
+		}
+		var h Header
+		if err := json.Unmarshal(line, &h); err != nil {
+			return rec, err
+		}
+		rec.Header = &h
+	case KindRequest:
+		var w struct {
+			Request
+			BodyText *string `json:"body"`
+			BodyB64  []byte  `json:"body_b64"`
+		}
+		if err := json.Unmarshal(line, &w); err != nil {
+			return rec, err
+		}
+		body, err := pickBytes("body", w.BodyText, w.BodyB64)
+		if err != nil {
+			return rec, err
+		}
+		w.Request.Body = body
+		if w.Ex < 1 {
+			return rec, fmt.Errorf("ex %d: exchanges are numbered from 1", w.Ex)
+		}
+		rec.Request = &w.Request
+	case KindResponse:
+		var r Response
+		if err := json.Unmarshal(line, &r); err != nil {
+			return rec, err
+		}
+		if err := checkExSide(r.Ex, r.Side); err != nil {
+			return rec, err
+		}
+		rec.Response = &r
+	case KindChunk:
+		var w struct {
+			Chunk
+			DataText *string `json:"data"`
+			DataB64  []byte  `json:"data_b64"`
+		}
+		if err := json.Unmarshal(line, &w); err != nil {
+			return rec, err
+		}
+		data, err := pickBytes("data", w.DataText, w.DataB64)
+		if err != nil {
+			return rec, err
+		}
+		w.Chunk.Data = data
+		if err := checkChunk(&w.Chunk); err != nil {
+			return rec, err
+		}
+		rec.Chunk = &w.Chunk
+	case KindEnd:
+		var e End
+		if err := json.Unmarshal(line, &e); err != nil {
+			return rec, err
+		}
+		if err := checkExSide(e.Ex, e.Side); err != nil {
+			return rec, err
+		}
+		rec.End = &e
+	case KindNote:
+		var n Note
+		if err := json.Unmarshal(line, &n); err != nil {
+			return rec, err
+		}
+		if n.Ex < 0 {
+			return rec, fmt.Errorf("ex %d: must not be negative", n.Ex)
+		}
+		rec.Note = &n
+	default:
+		return rec, fmt.Errorf("%w %q (written by a newer seam?); skipped", errUnknownType, kind)
+	}
+	return rec, nil
+}
+
+// pickBytes returns the bytes of a field written as either name or name_b64.
+func pickBytes(name string, text *string, b64 []byte) ([]byte, error) {
+	switch {
+	case text != nil && b64 != nil:
+		return nil, fmt.Errorf("both %q and %q set", name, name+"_b64")
+	case text != nil:
+		return []byte(*text), nil
+	}
+	return b64, nil
+}
+
+// checkExSide validates the exchange number and side of a record.
+func checkExSide(ex int, s Side) error {
+	if ex < 1 {
+		return fmt.Errorf("ex %d: exchanges are numbered from 1", ex)
+	}
+	if s != Upstream && s != Client {
+		return fmt.Errorf("side %q: want %q or %q", s, Upstream, Client)
+	}
+	return nil
+}
+
+// checkChunk validates a decoded chunk.
+func checkChunk(c *Chunk) error {
+	if err := checkExSide(c.Ex, c.Side); err != nil {
+		return err
+	}
+	if c.Off < 0 {
+		return fmt.Errorf("off %d: must not be negative", c.Off)
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package tape
+
+import (
+	"encoding/base64"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Line types, as written in the "type" field of every line.
+const (
+	typeHeader   = "capture"
+	typeRequest  = "request"
+	typeResponse = "response"
+	typeChunk    = "chunk"
+	typeEnd      = "end"
+	typeNote     = "note"
+)
+
+// AppendHeader appends h as one complete "capture" line, including the
+// trailing newline, to dst and returns the extended buffer.
+func AppendHeader(dst []byte, h Header) []byte {
+	dst = append(dst, `{"type":"capture","v":`...)
+	dst = strconv.AppendInt(dst, int64(h.V), 10)
+	dst = appendStringField(dst, "seam", h.Seam)
+	dst = appendStringField(dst, "id", h.ID)
+	dst = append(dst, `,"started":"`...)
+	dst = h.Started.AppendFormat(dst, time.RFC3339Nano)
+	dst = append(dst, '"')
+	dst = appendStringField(dst, "upstream", h.Upstream)
+	dst = append(dst, `,"engine":{"profile":`...)
+	dst = appendString(dst, h.Engine.Profile)
+	if len(h.Engine.Switches) > 0 {
+		dst = append(dst, `,"switches":{`...)
+		keys := make([]string, 0, len(h.Engine.Switches))
+		for k := range h.Engine.Switches {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, k)
+			dst = append(dst, ':')
+			dst = appendString(dst, h.Engine.Switches[k])
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, "}}\n"...)
+}
+
+// AppendRequest appends r as one complete "request" line, including the
+// trailing newline, to dst and returns the extended buffer. The body goes to
+// "body" when it is valid UTF-8 and to "body_b64" otherwise; an empty body is
+// omitted.
+func AppendRequest(dst []byte, r Request) []byte {
+	dst = append(dst, `{"type":"request","ex":`...)
+	dst = strconv.AppendInt(dst, int64(r.Ex), 10)
+	dst = appendIntField(dst, "t", r.T)
+	dst = appendStringField(dst, "method", r.Method)
+	dst = appendStringField(dst, "url", r.URL)
+	dst = append(dst, `,"headers":`...)
+	dst = appendHeaders(dst, r.Headers)
+	if len(r.Body) > 0 {
+		dst = appendBytesField(dst, "body", r.Body)
+	}
+	if r.BodyTruncated {
+		dst = append(dst, `,"body_truncated":true`...)
+	}
+	return append(dst, "}\n"...)
+}
+
+// AppendResponse appends r as one complete "response" line, including the
+// trailing newline, to dst and returns the extended buffer.
+func AppendResponse(dst []byte, r Response) []byte {
+	dst = append(dst, `{"type":"response","ex":`...)
+	dst = strconv.AppendInt(dst, int64(r.Ex), 10)
+	dst = appendStringField(dst, "side", string(r.Side))
+	dst = appendIntField(dst, "t", r.T)
+	dst = appendIntField(dst, "status", int64(r.Status))
+	dst = append(dst, `,"headers":`...)
+	dst = appendHeaders(dst, r.Headers)
+	return append(dst, "}\n"...)
+}
+
+// AppendChunk appends c as one complete "chunk" line, including the trailing
+// newline, to dst and returns the extended buffer. The data goes to "data"
+// when it is valid UTF-8 and to "data_b64" otherwise, so no byte is ever
+// replaced. It allocates only when dst has to grow.
+func AppendChunk(dst []byte, c Chunk) []byte {
+	dst = append(dst, `{"type":"chunk","ex":`...)
+	dst = strconv.AppendInt(dst, int64(c.Ex), 10)
+	dst = appendStringField(dst, "side", string(c.Side))
+	dst = appendIntField(dst, "t", c.T)
+	dst = appendIntField(dst, "off", c.Off)
+	dst = appendBytesField(dst, "data", c.Data)
+	return append(dst, "}\n"...)
+}
+
+// AppendEnd appends e as one complete "end" line, including the trailing
+// newline, to dst and returns the extended buffer.
+func AppendEnd(dst []byte, e End) []byte {
+	dst = append(dst, `{"type":"end","ex":`...)
+	dst = strconv.AppendInt(dst, int64(e.Ex), 10)
+	dst = appendStringField(dst, "side", string(e.Side))
+	dst = appendIntField(dst, "t", e.T)
+	dst = appendStringField(dst, "outcome", string(e.Outcome))
+	dst = appendIntField(dst, "bytes", e.Bytes)
+	if e.Error != "" {
+		dst = appendStringField(dst, "error", e.Error)
+	}
+	return append(dst, "}\n"...)
+}
+
+// AppendNote appends n as one complete "note" line, including the trailing
+// newline, to dst and returns the extended buffer.
+func AppendNote(dst []byte, n Note) []byte {
+	dst = append(dst, `{"type":"note","ex":`...)
+	dst = strconv.AppendInt(dst, int64(n.Ex), 10)
+	dst = appendIntField(dst, "t", n.T)
+	dst = appendStringField(dst, "text", n.Text)
+	return append(dst, "}\n"...)
+}
+
+// appendIntField appends `,"name":v`.
+func appendIntField(dst []byte, name string, v int64) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	dst = append(dst, '"', ':')
+	return strconv.AppendInt(dst, v, 10)
+}
+
+// appendStringField appends `,"name":"s"`.
+func appendStringField(dst []byte, name, s string) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	dst = append(dst, '"', ':')
+	return appendString(dst, s)
+}
+
+// appendBytesField appends `,"name":"b"` when b is valid UTF-8 and
+// `,"name_b64":"..."` (standard base64) otherwise.
+func appendBytesField(dst []byte, name string, b []byte) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, name...)
+	if utf8.Valid(b) {
+		dst = append(dst, '"', ':')
+		return appendEscaped(dst, b)
+	}
+	dst = append(dst, `_b64":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, b)
+	return append(dst, '"')
+}
+
+// appendHeaders appends h as a JSON object with sorted keys; a nil map is
+// written as {} so the field is always an object.
+func appendHeaders(dst []byte, h Headers) []byte {
+	dst = append(dst, '{')
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, k)
+		dst = append(dst, ':', '[')
+		for j, v := range h[k] {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, v)
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a quoted JSON string. Quotes, backslashes and
+// control characters are escaped; everything else, including U+2028, U+2029
+// and '<', '>', '&', is copied as is. Invalid UTF-8 is replaced by U+FFFD:
+// string fields are lossy for it, while byte fields go through
+// [appendBytesField], which never replaces a byte.
+func appendString(dst []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return appendEscaped(dst, s)
+}
+
+// appendEscaped appends valid UTF-8 s as a quoted JSON string.
+func appendEscaped[S ~string | ~[]byte](dst []byte, s S) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

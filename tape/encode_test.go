@@ -1,0 +1,228 @@
+package tape
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// allBytes returns every byte value 0..255 in order: every control
+// character, quotes, backslash, and bytes that are invalid UTF-8 on their own.
+func allBytes() []byte {
+	b := make([]byte, 256)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
+}
+
+// allControls returns every ASCII control character plus quotes, backslash,
+// DEL and non-ASCII text: valid UTF-8 that must be escaped correctly.
+func allControls() []byte {
+	var b []byte
+	for c := 0; c < 0x20; c++ {
+		b = append(b, byte(c))
+	}
+	b = append(b, `"\/'<>&`...)
+	b = append(b, 0x7f)
+	b = append(b, "héllo 世界 🙂 \u2028\u2029 \ufffd"...)
+	return b
+}
+
+func testHeader() Header {
+	return Header{
+		V: Version, Seam: "0.1.0", ID: "cap-1",
+		Started:  time.Date(2026, 8, 22, 9, 30, 1, 123456789, time.UTC),
+		Upstream: "https://api.openai.com",
+		Engine:   Engine{Profile: "default", Switches: map[string]string{"b": "2", "a": "on \"x\""}},
+	}
+}
+
+// encodeAll writes one line of every type, with tricky data, and returns the
+// file and the records it holds, in order.
+func encodeAll(t testing.TB) ([]byte, []Record) {
+	t.Helper()
+	h := testHeader()
+	req := Request{Ex: 1, T: 5, Method: "POST", URL: "/v1/chat/completions?key=[redacted]",
+		Headers: Headers{"content-type": {"application/json"}, "authorization": {Redacted}},
+		Body:    []byte(`{"model":"gpt","messages":[{"role":"user","content":"hi\n\"there\""}]}`)}
+	reqBin := Request{Ex: 2, T: 6, Method: "POST", URL: "/v1/x", Headers: Headers{}, Body: []byte{0xff, 0, 'a'}, BodyTruncated: true}
+	resp := Response{Ex: 1, Side: Upstream, T: 10, Status: 200, Headers: Headers{"content-type": {"text/event-stream"}, "x-multi": {"a", "b"}}}
+	euro := []byte("€") // three bytes, split across two chunks
+	chunks := []Chunk{
+		{Ex: 1, Side: Upstream, T: 11, Off: 0, Data: allControls()},
+		{Ex: 1, Side: Upstream, T: 12, Off: 40, Data: allBytes()},
+		{Ex: 1, Side: Client, T: 13, Off: 0, Data: append([]byte("data: "), euro[:1]...)},
+		{Ex: 1, Side: Client, T: 14, Off: 7, Data: euro[1:]},
+		{Ex: 1, Side: Client, T: 15, Off: 9, Data: []byte{}},
+	}
+	end := End{Ex: 1, Side: Upstream, T: 20, Outcome: UpstreamError, Bytes: 296, Error: "read: connection reset by peer"}
+	end2 := End{Ex: 1, Side: Client, T: 21, Outcome: Complete, Bytes: 9}
+	note := Note{Ex: 1, T: 30, Text: "tab\there \"quoted\" ✓"}
+
+	var buf []byte
+	var recs []Record
+	buf = AppendHeader(buf, h)
+	recs = append(recs, Record{Kind: KindHeader, Header: &h})
+	buf = AppendRequest(buf, req)
+	recs = append(recs, Record{Kind: KindRequest, Request: &req})
+	buf = AppendRequest(buf, reqBin)
+	recs = append(recs, Record{Kind: KindRequest, Request: &reqBin})
+	buf = AppendResponse(buf, resp)
+	recs = append(recs, Record{Kind: KindResponse, Response: &resp})
+	for i := range chunks {
+		buf = AppendChunk(buf, chunks[i])
+		recs = append(recs, Record{Kind: KindChunk, Chunk: &chunks[i]})
+	}
+	buf = AppendEnd(buf, end)
+	recs = append(recs, Record{Kind: KindEnd, End: &end})
+	buf = AppendEnd(buf, end2)
+	recs = append(recs, Record{Kind: KindEnd, End: &end2})
+	buf = AppendNote(buf, note)
+	recs = append(recs, Record{Kind: KindNote, Note: &note})
+	for i := range recs {
+		recs[i].Line = i + 1
+	}
+	return buf, recs
+}
+
+func TestRoundTripEveryType(t *testing.T) {
+	t.Parallel()
+	file, want := encodeAll(t)
+	d := NewDecoder(bytes.NewReader(file), "all.ndjson")
+	for i, w := range want {
+		got, err := d.Next()
+		if err != nil {
+			t.Fatalf("record %d: %v", i+1, err)
+		}
+		if !reflect.DeepEqual(normalize(got), normalize(w)) {
+			t.Errorf("record %d:\n got %+v\nwant %+v", i+1, describe(got), describe(w))
+		}
+	}
+	if _, err := d.Next(); !errors.Is(err, io.EOF) {
+		t.Fatalf("after last record: %v, want io.EOF", err)
+	}
+	if w := d.Warnings(); len(w) != 0 {
+		t.Errorf("warnings: %v", w)
+	}
+}
+
+// normalize makes empty and nil byte slices compare equal and times compare by instant.
+func normalize(r Record) Record {
+	if r.Chunk != nil && len(r.Chunk.Data) == 0 {
+		c := *r.Chunk
+		c.Data = nil
+		r.Chunk = &c
+	}
+	if r.Header != nil {
+		h := *r.Header
+		h.Started = h.Started.UTC()
+		r.Header = &h
+	}
+	return r
+}
+
+func describe(r Record) string {
+	b, _ := json.Marshal(r)
+	s := string(b)
+	if r.Chunk != nil {
+		s += " data=" + string(r.Chunk.Data)
+	}
+	return s
+}
+
+func TestAppendLinesAreValidJSON(t *testing.T) {
+	t.Parallel()
+	file, _ := encodeAll(t)
+	lines := strings.Split(strings.TrimSuffix(string(file), "\n"), "\n")
+	for i, line := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Errorf("line %d is not JSON: %v\n%s", i+1, err, line)
+			continue
+		}
+		if !strings.HasPrefix(line, `{"type":"`) {
+			t.Errorf("line %d does not start with the type: %s", i+1, line)
+		}
+	}
+}
+
+func TestChunkDataField(t *testing.T) {
+	t.Parallel()
+	euro := []byte("€")
+	tests := []struct {
+		name    string
+		data    []byte
+		wantB64 bool
+	}{
+		{"ascii", []byte("data: {}\n\n"), false},
+		{"controls and quotes", allControls(), false},
+		{"non-ascii", []byte("世界🙂"), false},
+		{"rune split, first half", euro[:2], true},
+		{"rune split, second half", euro[2:], true},
+		{"nul and 0xff", []byte{0, 0xff}, true},
+		{"empty", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			line := AppendChunk(nil, Chunk{Ex: 1, Side: Client, Data: tt.data})
+			if got := bytes.Contains(line, []byte(`"data_b64":`)); got != tt.wantB64 {
+				t.Errorf("data_b64 used = %v, want %v: %s", got, tt.wantB64, line)
+			}
+			if bytes.Contains(line, []byte(`\ufffd`)) {
+				t.Errorf("replacement character written: %s", line)
+			}
+			// encoding/json must agree on the decoded bytes.
+			var w struct {
+				Data    *string `json:"data"`
+				DataB64 []byte  `json:"data_b64"`
+			}
+			if err := json.Unmarshal(line, &w); err != nil {
+				t.Fatalf("encoding/json rejects %s: %v", line, err)
+			}
+			got := w.DataB64
+			if w.Data != nil {
+				got = []byte(*w.Data)
+			}
+			if !bytes.Equal(got, tt.data) {
+				t.Errorf("encoding/json decodes %q, want %q", got, tt.data)
+			}
+		})
+	}
+}
+
+func TestSplitRuneJoinsExactly(t *testing.T) {
+	t.Parallel()
+	text := []byte("data: {\"content\":\"naïve 世界 🙂\"}\n\n")
+	var file []byte
+	file = AppendHeader(file, testHeader())
+	// Split after every byte: most pieces are invalid UTF-8 on their own.
+	for i := range text {
+		file = AppendChunk(file, Chunk{Ex: 1, Side: Upstream, Off: int64(i), Data: text[i : i+1]})
+	}
+	c, err := Read(bytes.NewReader(file), "split.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Exchanges[0].Upstream.Body(); !bytes.Equal(got, text) {
+		t.Errorf("body %q, want %q", got, text)
+	}
+}
+
+func TestInvalidUTF8InStringFieldsIsReplaced(t *testing.T) {
+	t.Parallel()
+	line := AppendNote(nil, Note{Ex: 1, Text: "a\xffb"})
+	var n Note
+	if err := json.Unmarshal(line, &n); err != nil {
+		t.Fatal(err)
+	}
+	if n.Text != "a\ufffdb" {
+		t.Errorf("text %q, want %q", n.Text, "a\ufffdb")
+	}
+}

@@ -1,0 +1,154 @@
+package tape
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Redacted replaces every value that must not reach disk.
+const Redacted = "[redacted]"
+
+// RedactHeaders returns h with lower-case names and every value outside the
+// allowlist of non-secret headers replaced by [Redacted]. Credentials
+// (Authorization, X-Api-Key, Cookie, Set-Cookie and the like) are redacted
+// whatever the allowlist says. It is the one place header values are chosen
+// for disk. The names are kept, so a capture shows which headers were sent.
+func RedactHeaders(h http.Header) Headers {
+	if h == nil {
+		return nil
+	}
+	out := make(Headers, len(h))
+	for name, values := range h {
+		lower := strings.ToLower(name)
+		keep := headerAllowed(lower)
+		for _, v := range values {
+			if !keep {
+				v = Redacted
+			}
+			out[lower] = append(out[lower], v)
+		}
+		if _, ok := out[lower]; !ok {
+			out[lower] = []string{}
+		}
+	}
+	return out
+}
+
+// headerAllowed reports whether the value of the lower-case header name may
+// be kept.
+func headerAllowed(name string) bool {
+	switch name {
+	// Credentials: never kept, whatever the lists below say.
+	case "authorization", "proxy-authorization", "x-api-key", "api-key",
+		"cookie", "set-cookie", "set-cookie2", "x-goog-api-key",
+		"x-amz-security-token", "x-auth-token", "x-csrf-token",
+		"ocp-apim-subscription-key", "www-authenticate", "proxy-authenticate":
+		return false
+	// Non-secret headers that explain a stream: its framing, its client, its
+	// server, its limits.
+	case "content-type", "content-length", "content-encoding", "content-language",
+		"accept", "accept-encoding", "accept-language", "user-agent", "host",
+		"transfer-encoding", "connection", "keep-alive", "te", "trailer", "upgrade",
+		"date", "server", "cache-control", "pragma", "expires", "vary", "via", "age",
+		"etag", "last-modified", "alt-svc", "strict-transport-security",
+		"x-content-type-options", "x-frame-options", "x-accel-buffering",
+		"retry-after", "retry-after-ms",
+		"anthropic-version", "anthropic-beta",
+		"x-request-id", "request-id", "x-correlation-id", "traceparent",
+		"cf-ray", "cf-cache-status", "x-envoy-upstream-service-time",
+		"x-goog-api-client", "openai-processing-ms", "openai-version",
+		"openai-model", "openai-beta", "x-ms-region", "azureml-model-deployment":
+		return true
+	}
+	for _, prefix := range allowedPrefixes() {
+		if strings.HasPrefix(name, prefix) {
+			return !secretLooking(name)
+		}
+	}
+	return false
+}
+
+// allowedPrefixes lists the header families whose values are kept unless the
+// name looks secret.
+func allowedPrefixes() []string {
+	return []string{
+		"openai-", "x-stainless-", "x-ratelimit-", "anthropic-ratelimit-",
+		"x-ms-ratelimit-", "access-control-",
+	}
+}
+
+// secretLooking reports whether a header or parameter name has a segment that
+// names a credential ("x-stainless-api-key", "openai-session-token"). Plurals
+// like "tokens" in "x-ratelimit-remaining-tokens" count usage, not secrets.
+func secretLooking(name string) bool {
+	for seg := range strings.FieldsFuncSeq(name, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		switch seg {
+		case "auth", "authorization", "key", "apikey", "token", "secret",
+			"cookie", "session", "sessionid", "password", "passwd", "pwd",
+			"signature", "sig", "credential", "credentials", "bearer", "jwt",
+			"private", "csrf", "xsrf":
+			return true
+		}
+	}
+	return false
+}
+
+// RedactURL returns the path and query of u ("/v1/chat?x=1") with the value of
+// every secret query parameter (key, api_key, token, sig, ...; any case)
+// replaced by [Redacted]. Everything else is kept byte for byte, in order.
+func RedactURL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	if u.RawQuery == "" && !u.ForceQuery {
+		return path
+	}
+	var b strings.Builder
+	b.Grow(len(path) + 1 + len(u.RawQuery))
+	b.WriteString(path)
+	b.WriteByte('?')
+	first := true
+	for part := range strings.SplitSeq(u.RawQuery, "&") {
+		if !first {
+			b.WriteByte('&')
+		}
+		first = false
+		rawKey, _, hasValue := strings.Cut(part, "=")
+		if !hasValue || !secretParam(rawKey) {
+			b.WriteString(part)
+			continue
+		}
+		b.WriteString(rawKey)
+		b.WriteByte('=')
+		b.WriteString(Redacted)
+	}
+	return b.String()
+}
+
+// secretParam reports whether the raw (still escaped) query parameter name
+// names a secret.
+func secretParam(rawKey string) bool {
+	key, err := url.QueryUnescape(rawKey)
+	if err != nil {
+		key = rawKey
+	}
+	key = strings.ToLower(strings.TrimSpace(key))
+	switch key {
+	case "key", "api_key", "api-key", "apikey", "x-api-key", "x-goog-api-key",
+		"token", "access_token", "refresh_token", "id_token", "auth", "auth_token",
+		"authorization", "sig", "signature", "password", "passwd", "pwd", "pass",
+		"secret", "client_secret", "code", "session", "sessionid", "session_id",
+		"jwt", "bearer", "credential", "credentials", "private_token",
+		"x-amz-signature", "x-amz-credential", "x-amz-security-token",
+		"x-goog-signature", "x-goog-credential":
+		return true
+	}
+	return secretLooking(key) ||
+		strings.HasSuffix(key, "token") || strings.HasSuffix(key, "secret") ||
+		strings.HasSuffix(key, "password") || strings.HasSuffix(key, "apikey")
+}

@@ -1,0 +1,152 @@
+package tape
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRedactHeaders(t *testing.T) {
+	t.Parallel()
+	const canary = "sk-CANARY-0123456789"
+	tests := []struct {
+		name string
+		keep bool
+	}{
+		// Credentials, in several spellings: always redacted.
+		{"Authorization", false},
+		{"authorization", false},
+		{"AUTHORIZATION", false},
+		{"Proxy-Authorization", false},
+		{"X-Api-Key", false},
+		{"x-api-key", false},
+		{"Api-Key", false},
+		{"Cookie", false},
+		{"Set-Cookie", false},
+		{"X-Goog-Api-Key", false},
+		{"X-Amz-Security-Token", false},
+		{"Ocp-Apim-Subscription-Key", false},
+		// Unknown headers: redacted by default.
+		{"X-Custom-Thing", false},
+		{"X-Forwarded-For", false},
+		{"Referer", false},
+		{"OpenAI-Organization-Token", false},
+		{"X-Stainless-Api-Key", false},
+		{"X-Stainless-Session-Id", false},
+		// The allowlist.
+		{"Content-Type", true},
+		{"content-length", true},
+		{"Accept", true},
+		{"Accept-Encoding", true},
+		{"User-Agent", true},
+		{"OpenAI-Organization", true},
+		{"OpenAI-Processing-Ms", true},
+		{"Openai-Beta", true},
+		{"Anthropic-Version", true},
+		{"Anthropic-Beta", true},
+		{"X-Request-Id", true},
+		{"Request-Id", true},
+		{"X-Stainless-Lang", true},
+		{"X-Stainless-Package-Version", true},
+		{"X-Stainless-Retry-Count", true},
+		{"Date", true},
+		{"Server", true},
+		{"Cache-Control", true},
+		{"Transfer-Encoding", true},
+		{"Connection", true},
+		{"Retry-After", true},
+		{"X-Ratelimit-Remaining-Tokens", true},
+		{"X-Ratelimit-Limit-Requests", true},
+		{"Anthropic-Ratelimit-Tokens-Remaining", true},
+		{"CF-Ray", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := http.Header{}
+			h[tt.name] = []string{canary, canary + "-2"}
+			got := RedactHeaders(h)
+			lower := strings.ToLower(tt.name)
+			vals, ok := got[lower]
+			if !ok || len(got) != 1 {
+				t.Fatalf("got %v, want one header named %q", got, lower)
+			}
+			want := []string{Redacted, Redacted}
+			if tt.keep {
+				want = []string{canary, canary + "-2"}
+			}
+			if !slices.Equal(vals, want) {
+				t.Errorf("values %q, want %q", vals, want)
+			}
+		})
+	}
+}
+
+func TestRedactHeadersMergesCase(t *testing.T) {
+	t.Parallel()
+	h := http.Header{"Content-Type": {"a"}, "content-type": {"b"}, "X-Empty": {}}
+	got := RedactHeaders(h)
+	if v := got["content-type"]; len(v) != 2 {
+		t.Errorf("content-type %q, want both values", v)
+	}
+	if _, ok := got["x-empty"]; !ok {
+		t.Error("a header without values lost its name")
+	}
+	if RedactHeaders(nil) != nil {
+		t.Error("nil header not nil")
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in, want string
+	}{
+		{"/v1/chat/completions", "/v1/chat/completions"},
+		{"", "/"},
+		{"/v1/x?", "/v1/x?"},
+		{"/v1beta/models/gemini:streamGenerateContent?alt=sse&key=AIzaCANARY", "/v1beta/models/gemini:streamGenerateContent?alt=sse&key=[redacted]"},
+		{"/x?KEY=a&Api_Key=b&api-key=c&APIKEY=d", "/x?KEY=[redacted]&Api_Key=[redacted]&api-key=[redacted]&APIKEY=[redacted]"},
+		{"/x?token=a&access_token=b&refresh_token=c&auth=d", "/x?token=[redacted]&access_token=[redacted]&refresh_token=[redacted]&auth=[redacted]"},
+		{"/x?sig=a&signature=b&password=c&secret=d&client_secret=e&code=f", "/x?sig=[redacted]&signature=[redacted]&password=[redacted]&secret=[redacted]&client_secret=[redacted]&code=[redacted]"},
+		{"/x?X-Amz-Signature=a&X-Amz-Credential=b&my_token=c&model_key=d", "/x?X-Amz-Signature=[redacted]&X-Amz-Credential=[redacted]&my_token=[redacted]&model_key=[redacted]"},
+		{"/x?api%5Fkey=a", "/x?api%5Fkey=[redacted]"},
+		{"/x?b=2&a=%20x+y&max_tokens=5&stream=true", "/x?b=2&a=%20x+y&max_tokens=5&stream=true"},
+		{"/x?token&key=", "/x?token&key=[redacted]"},
+		{"/a%2Fb/c?x=1", "/a%2Fb/c?x=1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			u, err := url.Parse(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := RedactURL(u); got != tt.want {
+				t.Errorf("RedactURL(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+	if RedactURL(nil) != "" {
+		t.Error("nil URL")
+	}
+}
+
+// TestCanaryNeverOnDisk pushes a canary secret through every header and query
+// position the recorder writes and checks the encoded lines never hold it.
+func TestCanaryNeverOnDisk(t *testing.T) {
+	t.Parallel()
+	const canary = "CANARY7f3a"
+	h := http.Header{}
+	for _, name := range []string{"Authorization", "X-Api-Key", "Api-Key", "Cookie", "Set-Cookie", "Proxy-Authorization", "X-Goog-Api-Key", "X-Whatever"} {
+		h.Set(name, "Bearer "+canary)
+	}
+	u, _ := url.Parse("/v1/x?key=" + canary + "&api_key=" + canary + "&token=" + canary + "&Signature=" + canary)
+	line := AppendRequest(nil, Request{Ex: 1, Method: "POST", URL: RedactURL(u), Headers: RedactHeaders(h)})
+	line = AppendResponse(line, Response{Ex: 1, Side: Upstream, Status: 200, Headers: RedactHeaders(h)})
+	if strings.Contains(string(line), canary) {
+		t.Errorf("canary on disk:\n%s", line)
+	}
+}
