@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -13,6 +14,9 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"seam": main})
 }
 
+// fixturesDir is the repository's fixtures directory, for scripts to read.
+var fixturesDir, _ = filepath.Abs(filepath.Join("..", "..", "fixtures"))
+
 // TestScripts runs the CLI scripts in testdata/script: help text, usage
 // errors and exit codes, and the demo end to end.
 func TestScripts(t *testing.T) {
@@ -20,6 +24,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NO_COLOR", "1")
+			e.Setenv("FIXTURES", fixturesDir)
 			if home := os.Getenv("HOME"); home != "" {
 				e.Setenv("HOME", home)
 			}
