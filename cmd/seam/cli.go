@@ -34,7 +34,8 @@ type command struct {
 // commands lists every subcommand, in the order "seam help" shows them.
 func commands() []*command {
 	return []*command{
-		demoCommand(), recordCommand(), inspectCommand(), diffCommand(), importCommand(),
+		demoCommand(), recordCommand(), inspectCommand(), diffCommand(), replayCommand(),
+		checkCommand(), importCommand(),
 		serveCommand(), versionCommand(),
 	}
 }
@@ -98,6 +99,10 @@ func run(ctx context.Context, args []string, e *env) error {
 	name, rest := args[0], args[1:]
 	switch name {
 	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 && rest[0] == "switches" {
+			printSwitches(e.stdout)
+			return nil
+		}
 		if len(rest) > 0 {
 			c := lookup(rest[0])
 			if c == nil {
@@ -156,7 +161,8 @@ Commands:
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
-Run "seam help <command>" or "seam <command> -h" for a command's flags.
+Run "seam help <command>" or "seam <command> -h" for a command's flags,
+and "seam help switches" for the shaping engine's profiles and switches.
 Flags go before arguments. "-" means stdin or stdout.
 `)
 }

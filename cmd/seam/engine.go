@@ -3,7 +3,12 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -16,22 +21,48 @@ type engineFlags struct {
 	set     setFlag
 }
 
-func (f *engineFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.profile, "profile", shape.DefaultProfile, "shaping `profile`: passthrough, or a profile name or file")
-	fs.Var(&f.set, "set", "override one engine switch, `switch=value` (repeatable)")
+func (f *engineFlags) register(fs *flag.FlagSet, profileDefault string) {
+	fs.StringVar(&f.profile, "profile", "", fmt.Sprintf("shaping `profile`: %s, or a profile file (default %s)",
+		strings.Join(shape.Profiles(), ", "), profileDefault))
+	fs.Var(&f.set, "set", "set one engine switch, `switch=value` (repeatable; seam help switches lists them)")
 }
 
-// resolve turns the flags into the full engine description written to the
-// capture header.
-func (f *engineFlags) resolve() (tape.Engine, error) {
-	eng := tape.Engine{Profile: f.profile}
-	if len(f.set) > 0 {
-		eng.Switches = map[string]string(f.set)
+// resolve turns the flags into the full engine description written to a
+// capture header. base is the engine to start from when --profile is not
+// given (a capture's recorded engine, or the default profile when nil).
+func (f *engineFlags) resolve(base *tape.Engine) (tape.Engine, error) {
+	var eng tape.Engine
+	switch {
+	case f.profile != "" && isProfileFile(f.profile):
+		file, err := os.Open(f.profile)
+		if err != nil {
+			return tape.Engine{}, fmt.Errorf("--profile: %w", err)
+		}
+		defer file.Close()
+		if eng, err = shape.ParseProfile(file, f.profile); err != nil {
+			return tape.Engine{}, err
+		}
+	case f.profile != "":
+		eng.Profile = f.profile
+	case base != nil:
+		eng = *base
 	}
-	if _, err := shape.New(eng, shape.Exchange{Status: 200, ContentType: "text/event-stream"}); err != nil {
-		return tape.Engine{}, err
+	set := maps.Clone(eng.Switches)
+	if set == nil {
+		set = map[string]string{}
 	}
-	return eng, nil
+	maps.Copy(set, f.set)
+	return shape.Resolve(eng.Profile, set)
+}
+
+// isProfileFile reports whether the --profile value names a file rather
+// than a built-in profile.
+func isProfileFile(v string) bool {
+	if slices.Contains(shape.Profiles(), v) {
+		return false
+	}
+	_, err := os.Stat(v)
+	return err == nil || strings.ContainsAny(v, "/.")
 }
 
 // setFlag collects repeated switch=value flags.
@@ -39,8 +70,8 @@ type setFlag map[string]string
 
 func (s *setFlag) String() string {
 	var parts []string
-	for k, v := range *s {
-		parts = append(parts, k+"="+v)
+	for _, k := range slices.Sorted(maps.Keys(*s)) {
+		parts = append(parts, k+"="+(*s)[k])
 	}
 	return strings.Join(parts, ",")
 }
@@ -55,4 +86,43 @@ func (s *setFlag) Set(v string) error {
 	}
 	(*s)[strings.TrimSpace(k)] = strings.TrimSpace(val)
 	return nil
+}
+
+// engineSummary formats an engine as "profile (switch=value, ...)" listing
+// only the switches that differ from the profile's defaults.
+func engineSummary(e tape.Engine) string {
+	def, err := shape.Resolve(e.Profile, nil)
+	var diffs []string
+	for _, k := range slices.Sorted(maps.Keys(e.Switches)) {
+		if err != nil || def.Switches[k] != e.Switches[k] {
+			diffs = append(diffs, k+"="+e.Switches[k])
+		}
+	}
+	if len(diffs) == 0 {
+		return e.Profile
+	}
+	return e.Profile + " (" + strings.Join(diffs, ", ") + ")"
+}
+
+// printSwitches documents the engine's profiles and switches.
+func printSwitches(w io.Writer) {
+	profiles := shape.Profiles()
+	fmt.Fprintf(w, `The shaping engine runs between the upstream and the client. A profile sets
+every switch; --set switch=value overrides one. A capture's header records the
+profile and every switch value, so a replay rebuilds the same engine.
+
+A profile file is key = value lines (# comments): "profile = obsidian-xml"
+to start from a built-in profile, then one "switch = value" per line.
+
+Switches (defaults per profile: %s):
+`, strings.Join(profiles, " / "))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, s := range shape.Switches() {
+		var defs []string
+		for _, p := range profiles {
+			defs = append(defs, s.Defaults[p])
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Name, strings.Join(defs, " / "), s.Doc)
+	}
+	tw.Flush()
 }

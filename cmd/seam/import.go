@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"time"
 
 	"github.com/seam-dev/seam/tape"
 )
@@ -39,19 +38,11 @@ The format is told from the content. Chunks are synthesised one per event.`,
 			if err != nil {
 				return err
 			}
-			out, path, err := openCapture(o.output, e.stdout, time.Now())
-			if err != nil {
+			if err := saveCapture(e, o.output, c); err != nil {
 				return err
 			}
-			if err := writeCapture(out, c); err != nil {
-				out.Close()
-				return err
-			}
-			if err := out.Close(); err != nil {
-				return fmt.Errorf("write %s: %w", path, err)
-			}
-			if path != "stdout" {
-				fmt.Fprintf(e.stderr, "imported %d exchanges into %s\n", len(c.Exchanges), path)
+			if o.output != "-" {
+				fmt.Fprintf(e.stderr, "imported %d exchanges\n", len(c.Exchanges))
 			}
 			return nil
 		},

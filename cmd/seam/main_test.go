@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -29,6 +30,21 @@ func TestScripts(t *testing.T) {
 				e.Setenv("HOME", home)
 			}
 			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// replace OLD NEW FILE rewrites every OLD in FILE as NEW.
+			"replace": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 3 {
+					ts.Fatalf("usage: replace OLD NEW FILE")
+				}
+				file := ts.MkAbs(args[2])
+				b, err := os.ReadFile(file)
+				ts.Check(err)
+				if !strings.Contains(string(b), args[0]) {
+					ts.Fatalf("%s does not contain %q", args[2], args[0])
+				}
+				ts.Check(os.WriteFile(file, []byte(strings.ReplaceAll(string(b), args[0], args[1])), 0o644))
+			},
 		},
 	})
 }

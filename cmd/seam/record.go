@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -56,7 +57,7 @@ Stop with ctrl-c; in-flight streams get a few seconds to finish.`,
 			fs.StringVar(&o.output, "o", "", "capture `file` or directory (default ./captures/seam-<UTC time>.ndjson; - for stdout)")
 			fs.BoolVar(&o.fsync, "fsync", false, "fsync the capture after every write (durable, slower)")
 			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per exchange")
-			o.engine.register(fs)
+			o.engine.register(fs, shape.DefaultProfile)
 			return o
 		},
 		run: runRecord,
@@ -76,7 +77,7 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return &usageError{cmd: "record", msg: err.Error(), example: ex}
 	}
-	eng, err := o.engine.resolve()
+	eng, err := o.engine.resolve(nil)
 	if err != nil {
 		return &usageError{cmd: "record", msg: err.Error(), example: "seam record --upstream URL --profile obsidian-xml --set holdback=on"}
 	}
@@ -110,7 +111,7 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "listening on http://%s → %s\n", ln.Addr(), redactURL(up))
-	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", path, eng.Profile)
+	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", path, engineSummary(eng))
 
 	srv := &http.Server{Handler: rec, ReadHeaderTimeout: 30 * time.Second}
 	serveErr := make(chan error, 1)

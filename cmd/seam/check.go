@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/replay"
+	"github.com/seam-dev/seam/tape"
+)
+
+type checkOptions struct {
+	update bool
+}
+
+func checkCommand() *command {
+	return &command{
+		name:    "check",
+		summary: "CI regression: replay fixtures, compare chunk by chunk and findings with goldens",
+		usage:   "seam check [--update] DIR|CAPTURE...",
+		help: `
+For every fixture capture, rebuilds the engine recorded in its header,
+replays the recorded upstream chunks through it and compares the produced
+client stream with the recorded one frame by frame (bytes and boundaries);
+then inspects the replayed exchange and compares its findings (warn and
+error) with the golden beside the fixture, <fixture>.expect.json. Prints one
+ok or FAIL line per fixture, with what differs, then "N passed, N failed",
+and exits 1 on any failure. --update rewrites the goldens from what the
+replay finds; review them with git diff.`,
+		example: "seam check fixtures/",
+		flags: func(fs *flag.FlagSet) any {
+			o := &checkOptions{}
+			fs.BoolVar(&o.update, "update", false, "rewrite the goldens")
+			return o
+		},
+		run: runCheck,
+	}
+}
+
+// errCheckFailed reports failing fixtures: exit status 1.
+var errCheckFailed = errors.New("check failed")
+
+// golden is the content of a <fixture>.expect.json file.
+type golden struct {
+	// Engine is informational: the engine recorded in the fixture.
+	Engine    string           `json:"engine"`
+	Exchanges []goldenExchange `json:"exchanges"`
+}
+
+type goldenExchange struct {
+	Ex int `json:"ex"`
+	// Findings holds one line per warn or error finding:
+	// "severity id side event N: evidence".
+	Findings []string `json:"findings"`
+}
+
+func goldenPath(fixture string) string {
+	return strings.TrimSuffix(fixture, filepath.Ext(fixture)) + ".expect.json"
+}
+
+func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
+	o := opts.(*checkOptions)
+	if fs.NArg() == 0 {
+		return &usageError{cmd: "check", msg: "no fixtures given", example: "seam check fixtures/"}
+	}
+	paths, err := captureFiles(fs.Args())
+	if err != nil {
+		return err
+	}
+	passed, failed := 0, 0
+	for _, p := range paths {
+		problems, err := checkFixture(ctx, e, p, o.update)
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+		if len(problems) == 0 {
+			passed++
+			fmt.Fprintf(e.stdout, "ok    %s\n", p)
+			continue
+		}
+		failed++
+		fmt.Fprintf(e.stdout, "FAIL  %s\n", p)
+		for _, pr := range problems {
+			fmt.Fprintf(e.stdout, "      %s\n", strings.ReplaceAll(pr, "\n", "\n      "))
+		}
+	}
+	fmt.Fprintf(e.stdout, "%d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		return errCheckFailed
+	}
+	return nil
+}
+
+// checkFixture replays one fixture and compares it with its recording and
+// its golden; it returns what differs.
+func checkFixture(ctx context.Context, e *env, path string, update bool) ([]string, error) {
+	c, err := loadCapture(e, path)
+	if err != nil {
+		return nil, err
+	}
+	var problems []string
+	for _, w := range c.Warnings {
+		problems = append(problems, "capture: "+w.Error())
+	}
+	got := golden{Engine: engineSummary(c.Header.Engine)}
+	replayed := &tape.Capture{Name: c.Name, Header: c.Header}
+	for _, x := range c.Exchanges {
+		if x.Upstream.Response == nil {
+			replayed.Exchanges = append(replayed.Exchanges, x)
+			continue
+		}
+		res, err := replay.Exchange(ctx, x, c.Header.Engine, replay.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if !res.Identical() {
+			problems = append(problems, fmt.Sprintf("exchange %d: replay %s", x.Ex, res.Describe()))
+		}
+		replayed.Exchanges = append(replayed.Exchanges, res.ToExchange(x))
+	}
+	rep := inspect.Inspect(replayed, inspect.Options{NoDiffs: true})
+	for _, x := range rep.Exchanges {
+		got.Exchanges = append(got.Exchanges, goldenExchange{Ex: x.Ex, Findings: findingLines(x.Findings)})
+	}
+	gp := goldenPath(path)
+	if update {
+		b, _ := json.MarshalIndent(got, "", "  ")
+		if err := os.WriteFile(gp, append(b, '\n'), 0o644); err != nil {
+			return nil, fmt.Errorf("update golden: %w", err)
+		}
+		return problems, nil
+	}
+	b, err := os.ReadFile(gp)
+	if errors.Is(err, os.ErrNotExist) {
+		return append(problems, fmt.Sprintf("no golden %s; create it with seam check --update", filepath.Base(gp))), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var want golden
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&want); err != nil {
+		return nil, fmt.Errorf("golden %s: %w", gp, err)
+	}
+	return append(problems, compareGolden(want, got)...), nil
+}
+
+// findingLines renders the warn and error findings as golden lines.
+func findingLines(fs []inspect.Finding) []string {
+	lines := []string{}
+	for _, f := range fs {
+		if f.Severity < inspect.Warn {
+			continue
+		}
+		where := "request"
+		if f.Pointer.Side != "" {
+			where = string(f.Pointer.Side)
+			if f.Pointer.Event >= 0 {
+				where += fmt.Sprintf(" event %d", f.Pointer.Event)
+			}
+		}
+		line := fmt.Sprintf("%s %s %s", f.Severity, f.ID, where)
+		if f.Evidence != "" {
+			ev := f.Evidence
+			if len(ev) > 80 {
+				ev = ev[:80] + "…"
+			}
+			line += ": " + visibleEscapes.Replace(ev)
+		}
+		lines = append(lines, line)
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+// visibleEscapes keeps a golden line on one line.
+var visibleEscapes = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`)
+
+// compareGolden lists the differences between the expected and the found
+// findings, exchange by exchange, as -/+ lines.
+func compareGolden(want, got golden) []string {
+	index := func(g golden) map[int][]string {
+		m := map[int][]string{}
+		for _, x := range g.Exchanges {
+			m[x.Ex] = x.Findings
+		}
+		return m
+	}
+	w, g := index(want), index(got)
+	var exs []int
+	for ex := range w {
+		exs = append(exs, ex)
+	}
+	for ex := range g {
+		if _, ok := w[ex]; !ok {
+			exs = append(exs, ex)
+		}
+	}
+	slices.Sort(exs)
+	var problems []string
+	for _, ex := range exs {
+		var lines []string
+		for _, l := range w[ex] {
+			if !slices.Contains(g[ex], l) {
+				lines = append(lines, "- "+l)
+			}
+		}
+		for _, l := range g[ex] {
+			if !slices.Contains(w[ex], l) {
+				lines = append(lines, "+ "+l)
+			}
+		}
+		if len(lines) > 0 {
+			problems = append(problems, fmt.Sprintf("exchange %d: findings differ from the golden (- expected, + found):\n%s", ex, strings.Join(lines, "\n")))
+		}
+	}
+	return problems
+}

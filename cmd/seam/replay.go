@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/replay"
+	"github.com/seam-dev/seam/tape"
+)
+
+type replayOptions struct {
+	ex       int
+	speed    float64
+	output   string
+	raw      bool
+	exitCode bool
+	engine   engineFlags
+}
+
+func replayCommand() *command {
+	return &command{
+		name:    "replay",
+		summary: "feed a capture's upstream side through the shaping engine again and compare",
+		usage:   "seam replay [--profile P] [--set switch=value] [--ex N] [-o FILE] CAPTURE",
+		help: `
+Rebuilds the shaping engine recorded in the capture's header (or the one
+--profile and --set describe, --set applying on top of the recorded engine),
+pushes the recorded upstream chunks through it with their recorded boundaries,
+and compares the client stream it produces with the recorded one: identical
+frame for frame, or the first differing frame and a diff of the assembled
+output. Flip one switch to see a fix take effect:
+
+  seam replay --set holdback=on incident.ndjson
+
+--raw writes the produced client bytes to stdout instead; -o writes the
+replayed exchanges as a capture. --speed 1 paces pushes by the recorded times.`,
+		example: "seam replay --set holdback=on fixtures/incident-holdback-off.ndjson",
+		flags: func(fs *flag.FlagSet) any {
+			o := &replayOptions{}
+			fs.IntVar(&o.ex, "ex", 0, "replay only exchange `N`")
+			fs.Float64Var(&o.speed, "speed", 0, "pace by the recorded times: 1 original, N faster, 0 no waiting")
+			fs.StringVar(&o.output, "o", "", "write the replayed exchanges as a capture `file` (- for stdout)")
+			fs.BoolVar(&o.raw, "raw", false, "write the produced client bytes to stdout")
+			fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the replay differs from the recording")
+			o.engine.register(fs, "the capture's engine")
+			return o
+		},
+		run: runReplay,
+	}
+}
+
+func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
+	o := opts.(*replayOptions)
+	const example = "seam replay --set holdback=on capture.ndjson"
+	if fs.NArg() != 1 {
+		return &usageError{cmd: "replay", msg: "want exactly one capture", example: example}
+	}
+	if o.speed < 0 {
+		return &usageError{cmd: "replay", msg: "--speed must be 0 or more", example: example}
+	}
+	c, err := loadCapture(e, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %v\n", w)
+	}
+	eng, err := o.engine.resolve(&c.Header.Engine)
+	if err != nil {
+		return &usageError{cmd: "replay", msg: err.Error(), example: example}
+	}
+	if o.ex != 0 && !hasExchange(c, o.ex) {
+		return fmt.Errorf("%s has no exchange %d (it has %d)", c.Name, o.ex, len(c.Exchanges))
+	}
+	out := &tape.Capture{Name: c.Name, Header: c.Header}
+	out.Header.Engine = eng
+	differ := 0
+	if !o.raw {
+		fmt.Fprintf(e.stdout, "replaying %s with engine %s\n", c.Name, engineSummary(eng))
+	}
+	for _, x := range c.Exchanges {
+		if o.ex != 0 && x.Ex != o.ex {
+			continue
+		}
+		if x.Upstream.Response == nil {
+			if !o.raw {
+				fmt.Fprintf(e.stdout, "exchange %d: skipped, no upstream response was recorded\n", x.Ex)
+			}
+			continue
+		}
+		res, err := replay.Exchange(ctx, x, eng, replay.Options{Speed: o.speed})
+		if err != nil {
+			return err
+		}
+		rx := res.ToExchange(x)
+		out.Exchanges = append(out.Exchanges, rx)
+		if o.raw {
+			if _, err := e.stdout.Write(res.Body()); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(e.stdout, "exchange %d: %s\n", x.Ex, res.Describe())
+		if res.Identical() {
+			continue
+		}
+		differ++
+		if err := writeReplayDiff(e, x, rx); err != nil {
+			return err
+		}
+	}
+	if o.output != "" {
+		if err := saveCapture(e, o.output, out); err != nil {
+			return err
+		}
+	}
+	if o.exitCode && differ > 0 {
+		return errDiffers
+	}
+	return nil
+}
+
+// writeReplayDiff prints the diff of the assembled client output, recorded
+// against replayed.
+func writeReplayDiff(e *env, recorded, replayed *tape.Exchange) error {
+	a := inspect.Inspect(&tape.Capture{Name: "recorded", Exchanges: []*tape.Exchange{recorded}}, inspect.Options{NoDiffs: true})
+	b := inspect.Inspect(&tape.Capture{Name: "replayed", Exchanges: []*tape.Exchange{replayed}}, inspect.Options{NoDiffs: true})
+	if len(a.Exchanges) == 0 || len(b.Exchanges) == 0 {
+		return nil
+	}
+	d := inspect.DiffExchangeReports(a.Exchanges[0], b.Exchanges[0])
+	d.A, d.B = "recorded client", "replayed client"
+	return inspect.WriteDiff(e.stdout, d, false)
+}
+
+// saveCapture writes c to path (or stdout for "-").
+func saveCapture(e *env, spec string, c *tape.Capture) error {
+	out, path, err := openCapture(spec, e.stdout, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := writeCapture(out, c); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if path != "stdout" {
+		fmt.Fprintf(e.stderr, "wrote %s\n", path)
+	}
+	return nil
+}
+
