@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -11,10 +12,10 @@ type antBlock struct {
 	typ     string
 	id      string
 	name    string
-	input   string // input from content_block_start
-	json    string // joined partial_json
-	text    string
-	think   string
+	input   string          // input from content_block_start
+	json    strings.Builder // joined partial_json
+	text    strings.Builder
+	think   strings.Builder
 	spans   []span
 	stopped bool
 }
@@ -24,12 +25,13 @@ type antBlock struct {
 // content_block_stop (an empty join keeps the start block's input, {});
 // stop_reason and cumulative usage from message_delta; message_stop is
 // terminal; ping is ignored; error events are reported.
-func assembleAnthropic(events []Event) *assembly {
+func assembleAnthropic(events []Event, objs []objEvent) *assembly {
 	a := newAssembly(Anthropic)
 	m := &a.msg
 	blocks := map[int]*antBlock{}
 	started := false
-	for i, e := range events {
+	for i := range events {
+		e, r := &events[i], &objs[i]
 		if a.terminal >= 0 {
 			a.flag("stream.after-terminal", i, clip(e.Data, 120), "event after message_stop")
 			continue
@@ -38,12 +40,11 @@ func assembleAnthropic(events []Event) *assembly {
 			a.flag("stream.after-terminal", i, e.Data, "data: [DONE] in an Anthropic stream")
 			continue
 		}
-		if !gjson.Valid(e.Data) {
+		if !r.valid {
 			a.flag("payload.invalid-json", i, clip(e.Data, 120), "event data is not valid JSON")
 			continue
 		}
-		r := gjson.Parse(e.Data)
-		typ := r.Get("type").String()
+		typ := r.typ
 		switch {
 		case e.Name == "" || e.Name == "message":
 			a.flagOnce("anthropic.event-name", i, clip(e.Data, 80), "events have no SSE event: name; the Anthropic SDKs route by name and produce nothing")
@@ -53,16 +54,16 @@ func assembleAnthropic(events []Event) *assembly {
 		if typ != "message_start" && typ != "ping" && typ != "error" && !started {
 			a.flagOnce("anthropic.order", i, typ, "%s before message_start: the SDKs throw", typ)
 		}
-		idx := int(r.Get("index").Int())
+		idx := r.index
 		switch typ {
 		case "message_start":
 			if started {
 				a.flag("anthropic.order", i, "", "a second message_start in one stream")
 			}
 			started = true
-			m.ID = r.Get("message.id").String()
-			m.Model = r.Get("message.model").String()
-			if u := r.Get("message.usage"); u.IsObject() {
+			m.ID = r.message.Get("id").String()
+			m.Model = r.message.Get("model").String()
+			if u := r.message.Get("usage"); u.IsObject() {
 				m.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
 					CacheRead: int(u.Get("cache_read_input_tokens").Int()), CacheCreation: int(u.Get("cache_creation_input_tokens").Int())}
 			}
@@ -70,9 +71,11 @@ func assembleAnthropic(events []Event) *assembly {
 			if _, dup := blocks[idx]; dup {
 				a.flag("anthropic.order", i, clip(e.Data, 100), "block %d started twice", idx)
 			}
-			cb := r.Get("content_block")
+			cb := r.contentBlock
 			b := &antBlock{index: idx, typ: cb.Get("type").String(), id: cb.Get("id").String(), name: cb.Get("name").String(),
-				input: cb.Get("input").Raw, text: cb.Get("text").String(), think: cb.Get("thinking").String()}
+				input: cb.Get("input").Raw}
+			b.text.WriteString(cb.Get("text").String())
+			b.think.WriteString(cb.Get("thinking").String())
 			blocks[idx] = b
 		case "content_block_delta":
 			b := blocks[idx]
@@ -84,18 +87,16 @@ func assembleAnthropic(events []Event) *assembly {
 			if b.stopped {
 				a.flag("anthropic.order", i, clip(e.Data, 100), "delta for block %d after its content_block_stop", idx)
 			}
-			d := r.Get("delta")
-			switch d.Get("type").String() {
+			switch r.dtype {
 			case "text_delta":
-				t := d.Get("text").String()
-				if t != "" {
-					b.spans = append(b.spans, span{At: len(b.text), Event: i})
-					b.text += t
+				if t := r.dText; t != "" {
+					b.spans = append(b.spans, span{At: b.text.Len(), Event: i})
+					b.text.WriteString(t)
 				}
 			case "thinking_delta":
-				b.think += d.Get("thinking").String()
+				b.think.WriteString(r.dThinking)
 			case "input_json_delta":
-				b.json += d.Get("partial_json").String()
+				b.json.WriteString(r.dPartial)
 			}
 		case "content_block_stop":
 			b := blocks[idx]
@@ -104,14 +105,14 @@ func assembleAnthropic(events []Event) *assembly {
 				continue
 			}
 			b.stopped = true
-			if b.typ == "tool_use" && b.json != "" && !validJSON(b.json) {
-				a.flag("tool.args-invalid-json", i, clip(b.json, 120), "tool_use %s input is not valid JSON at content_block_stop", b.name)
+			if js := b.json.String(); b.typ == "tool_use" && js != "" && !validJSON(js) {
+				a.flag("tool.args-invalid-json", i, clip(js, 120), "tool_use %s input is not valid JSON at content_block_stop", b.name)
 			}
 		case "message_delta":
-			if sr := r.Get("delta.stop_reason").String(); sr != "" {
+			if sr := r.delta.Get("stop_reason").String(); sr != "" {
 				m.choice(0).FinishReason = sr
 			}
-			if u := r.Get("usage"); u.IsObject() {
+			if u := r.usage; u.IsObject() {
 				if m.Usage == nil {
 					m.Usage = &Usage{}
 				}
@@ -125,7 +126,7 @@ func assembleAnthropic(events []Event) *assembly {
 			m.Status = "done"
 		case "ping":
 		case "error":
-			m.Error = errorText(r.Get("error"))
+			m.Error = errorText(r.errv)
 			a.flag("stream.error-event", i, clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
 		}
 	}
@@ -134,6 +135,7 @@ func assembleAnthropic(events []Event) *assembly {
 	}
 	ch := m.choice(0)
 	ch.Role = "assistant"
+	var text, reasoning strings.Builder
 	keys := make([]int, 0, len(blocks))
 	for k := range blocks {
 		keys = append(keys, k)
@@ -143,7 +145,7 @@ func assembleAnthropic(events []Event) *assembly {
 		b := blocks[k]
 		switch b.typ {
 		case "tool_use", "server_tool_use":
-			args := b.json
+			args := b.json.String()
 			if args == "" {
 				args = b.input
 				if args == "" {
@@ -155,16 +157,17 @@ func assembleAnthropic(events []Event) *assembly {
 				a.flag("anthropic.block-unclosed", len(events)-1, clip(args, 80), "tool_use block %d (%s) never got content_block_stop (stop_reason %q): its input is partial", k, b.name, ch.FinishReason)
 			}
 		case "thinking":
-			ch.Reasoning += b.think
+			reasoning.WriteString(b.think.String())
 		default:
 			for _, s := range b.spans {
-				ch.spans = append(ch.spans, span{At: len(ch.Text) + s.At, Event: s.Event})
+				ch.spans = append(ch.spans, span{At: text.Len() + s.At, Event: s.Event})
 			}
-			ch.Text += b.text
+			text.WriteString(b.text.String())
 			if !b.stopped {
 				a.flag("anthropic.block-unclosed", len(events)-1, "", "block %d never got content_block_stop", k)
 			}
 		}
 	}
+	ch.Text, ch.Reasoning = text.String(), reasoning.String()
 	return a
 }

@@ -44,14 +44,14 @@ func (a *assembly) flagOnce(id string, ev int, evidence string, format string, a
 }
 
 // assemble runs the protocol's assembly rules over a side's events.
-func assemble(p Protocol, events []Event) *assembly {
+func assemble(p Protocol, se *sideEvents) *assembly {
 	switch p {
 	case Chat:
-		return assembleChat(events)
+		return assembleChat(se)
 	case Responses:
-		return assembleResponses(events)
+		return assembleResponses(se)
 	case Anthropic:
-		return assembleAnthropic(events)
+		return assembleAnthropic(se.Events, se.objEvents())
 	}
 	return newAssembly(Unknown)
 }

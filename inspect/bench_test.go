@@ -13,15 +13,58 @@ func BenchmarkInspect(b *testing.B) {
 	up := codexDeltas(b)
 	client, _ := incidentDeltas(up)
 	c := &tape.Capture{Name: "bench"}
-	var size int64
 	for i := 1; i <= 20; i++ {
 		x := chatExchange(i, `{"model":"m","stream":true,"messages":[{"role":"user","content":"weather note"}]}`, chatStream(tape.Upstream, up), chatStream(tape.Client, client))
+		c.Exchanges = append(c.Exchanges, x)
+	}
+	benchCapture(b, c)
+}
+
+// BenchmarkInspectMixed inspects a capture mixing the real recorded streams
+// of testdata (Chat Completions, Responses and Anthropic Messages, see
+// README.md) with the Codex incident stream, each recorded on both sides
+// and cut into 1 KiB reads as a proxy sees them, repeated.
+func BenchmarkInspectMixed(b *testing.B) {
+	streams := []struct{ file, url string }{
+		{"openai-chat-long-text.sse", "/v1/chat/completions"},
+		{"openai-chat-parallel-tool-calls.sse", "/v1/chat/completions"},
+		{"openai-chat-n3-choices.sse", "/v1/chat/completions"},
+		{"pydantic-ai-openai-responses-streaming-usage.sse", "/v1/responses"},
+		{"pydantic-ai-openai-responses-stream.2.sse", "/v1/responses"},
+		{"anthropic-sdk-tool-use-response.sse", "/v1/messages"},
+		{"anthropic-sdk-incomplete-partial-json-response.sse", "/v1/messages"},
+	}
+	up := codexDeltas(b)
+	client, _ := incidentDeltas(up)
+	c := &tape.Capture{Name: "bench-mixed"}
+	h := tape.Headers{"content-type": {"text/event-stream"}}
+	for rep := 0; rep < 10; rep++ {
+		for _, s := range streams {
+			ex := len(c.Exchanges) + 1
+			body := readTestdata(b, s.file)
+			x := &tape.Exchange{Ex: ex, Request: &tape.Request{Ex: ex, Method: "POST", URL: s.url, Body: []byte(`{"model":"m","stream":true}`)}}
+			for _, side := range []tape.Side{tape.Upstream, tape.Client} {
+				sd := x.Side(side)
+				sd.Response = &tape.Response{Ex: ex, Side: side, Status: 200, Headers: h}
+				sd.Chunks = chunksOf(side, body, 1024)
+				sd.End = &tape.End{Ex: ex, Side: side, T: int64(len(sd.Chunks)+1) * 1e6, Outcome: tape.Complete, Bytes: int64(len(body))}
+			}
+			c.Exchanges = append(c.Exchanges, x)
+		}
+		ex := len(c.Exchanges) + 1
+		c.Exchanges = append(c.Exchanges, chatExchange(ex, `{"model":"m","stream":true,"messages":[{"role":"user","content":"weather note"}]}`, chatStream(tape.Upstream, up), chatStream(tape.Client, client)))
+	}
+	benchCapture(b, c)
+}
+
+func benchCapture(b *testing.B, c *tape.Capture) {
+	var size int64
+	for _, x := range c.Exchanges {
 		for _, s := range []*tape.SideData{&x.Upstream, &x.Client} {
 			for _, ch := range s.Chunks {
 				size += int64(len(ch.Data))
 			}
 		}
-		c.Exchanges = append(c.Exchanges, x)
 	}
 	b.SetBytes(size)
 	b.ReportAllocs()

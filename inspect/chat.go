@@ -3,8 +3,6 @@ package inspect
 import (
 	"sort"
 	"strings"
-
-	"github.com/tidwall/gjson"
 )
 
 // chatChoiceState is per-choice assembly state for Chat Completions.
@@ -14,22 +12,27 @@ type chatChoiceState struct {
 	toolOrder  []int
 	roleEvents int
 	text       strings.Builder
-	lastArgs   map[int]string
+	reasoning  strings.Builder
+	refusal    strings.Builder
+	args       []*strings.Builder // by position in the choice's ToolCalls
 	cumulative map[int]int
+	lastFrag   map[int]string // the previous arguments fragment per tool index
 }
 
 // assembleChat follows protocols.md §3.1: choices by choice.index, tool
 // calls by tool index (arguments concatenated, id and name set from the first
 // delta that carries them), content, refusal and reasoning fields
 // concatenated, usage from the usage chunk (choices: []), [DONE] terminal.
-func assembleChat(events []Event) *assembly {
+func assembleChat(se *sideEvents) *assembly {
+	events := se.Events
+	cs := se.chatEvents()
 	a := newAssembly(Chat)
 	m := &a.msg
 	st := map[int]*chatChoiceState{}
 	state := func(i int) *chatChoiceState {
 		s := st[i]
 		if s == nil {
-			s = &chatChoiceState{finished: -1, tools: map[int]int{}, lastArgs: map[int]string{}, cumulative: map[int]int{}}
+			s = &chatChoiceState{finished: -1, tools: map[int]int{}, cumulative: map[int]int{}, lastFrag: map[int]string{}}
 			st[i] = s
 		}
 		return s
@@ -45,12 +48,14 @@ func assembleChat(events []Event) *assembly {
 		}
 		return true
 	}
-	for i, e := range events {
+	for i := range events {
+		e := &events[i]
+		ck := &cs.chunks[i]
 		if a.terminal >= 0 {
 			a.flag("stream.after-terminal", i, clip(e.Data, 120), "event after [DONE]: clients stop reading at [DONE], so this is lost")
 			continue
 		}
-		if isDone(e.Data) {
+		if ck.done {
 			a.terminal = i
 			m.Status = "done"
 			continue
@@ -59,48 +64,46 @@ func assembleChat(events []Event) *assembly {
 			a.flag("chat.bad-done", i, e.Data, "the terminator is quoted (\"[DONE]\"): clients do not recognise it")
 			continue
 		}
-		if !gjson.Valid(e.Data) {
+		if !ck.valid {
 			a.flag("payload.invalid-json", i, clip(e.Data, 120), "event data is not valid JSON: clients skip or fail on it")
 			continue
 		}
-		r := gjson.Parse(e.Data)
 		if m.ID == "" {
-			m.ID = r.Get("id").String()
+			m.ID = ck.id
 		}
 		if m.Model == "" {
-			m.Model = r.Get("model").String()
+			m.Model = ck.model
 		}
-		choices := r.Get("choices")
-		if errv := r.Get("error"); errv.Exists() && !choices.Exists() || e.Name == "error" {
-			m.Error = errorText(r.Get("error"))
+		if ck.errv.exists() && !ck.choices.exists() || e.Name == "error" {
+			m.Error = errorText(ck.errv.result())
 			a.flag("stream.error-event", i, clip(e.Data, 160), "the stream carries an error: %s", m.Error)
 			continue
 		}
-		if u := r.Get("usage"); u.IsObject() {
-			m.Usage = chatUsage(u)
-			if !allFinished() && len(choices.Array()) == 0 {
+		deltas := cs.choiceDeltas(ck)
+		if ck.usage.isObject() {
+			m.Usage = chatUsage(ck.usage.result())
+			if !allFinished() && len(deltas) == 0 {
 				a.flag("chat.usage-before-finish", i, "", "usage chunk arrives before every choice has a finish_reason")
 			}
 		}
-		choices.ForEach(func(_, c gjson.Result) bool {
-			idx := int(c.Get("index").Int())
+		for k := range deltas {
+			d := &deltas[k]
+			idx := d.index
 			ch := m.choice(idx)
 			s := state(idx)
-			d := c.Get("delta")
-			tcs := d.Get("tool_calls")
-			content := d.Get("content")
-			if s.finished >= 0 && (content.String() != "" || len(tcs.Array()) > 0) {
-				a.flag("chat.after-finish", i, clip(d.Raw, 120), "choice %d gets content after its finish_reason (event %d): VS Code ignores it", idx, s.finished)
+			tcs := cs.toolDeltas(d)
+			if s.finished >= 0 && (d.content.str() != "" || len(tcs) > 0) {
+				a.flag("chat.after-finish", i, clip(d.delta, 120), "choice %d gets content after its finish_reason (event %d): VS Code ignores it", idx, s.finished)
 			}
-			if role := d.Get("role").String(); role != "" {
+			if role := d.role; role != "" {
 				s.roleEvents++
 				if s.roleEvents == 2 {
 					a.flag("chat.repeated-fields", i, `"role":"`+role+`"`, "role is repeated in a later delta: openai-python concatenates it (%q)", role+role)
 				}
 				ch.Role = role
 			}
-			if content.Type == gjson.String {
-				txt := content.String()
+			if d.content.isString() {
+				txt := d.content.s
 				if txt != "" {
 					ch.spans = append(ch.spans, span{At: s.text.Len(), Event: i})
 					s.text.WriteString(txt)
@@ -108,39 +111,42 @@ func assembleChat(events []Event) *assembly {
 				if strings.HasSuffix(txt, "\r") {
 					a.flag("chat.trailing-cr", i, quoteTail(txt), "content delta ends in \\r: VS Code strips it, so its text differs")
 				}
-				if tcs.Exists() && txt != "" {
-					a.flag("chat.content-with-tool-calls", i, clip(d.Raw, 160), "content and tool_calls in one delta: VS Code drops the content %q", clip(txt, 40))
+				if d.toolCalls.exists() && txt != "" {
+					a.flag("chat.content-with-tool-calls", i, clip(d.delta, 160), "content and tool_calls in one delta: VS Code drops the content %q", clip(txt, 40))
 				}
 			}
-			for _, k := range []string{"reasoning_content", "reasoning"} {
-				if v := d.Get(k); v.Type == gjson.String {
-					ch.Reasoning += v.String()
-				}
+			if d.reasoningContent.isString() {
+				s.reasoning.WriteString(d.reasoningContent.s)
 			}
-			if v := d.Get("refusal"); v.Type == gjson.String {
-				ch.Refusal += v.String()
+			if d.reasoning.isString() {
+				s.reasoning.WriteString(d.reasoning.s)
 			}
-			tcs.ForEach(func(_, tc gjson.Result) bool {
+			if d.refusal.isString() {
+				s.refusal.WriteString(d.refusal.s)
+			}
+			for t := range tcs {
+				tc := &tcs[t]
 				ti := 0
-				if v := tc.Get("index"); v.Exists() {
-					ti = int(v.Int())
+				if tc.hasIndex {
+					ti = tc.index
 				} else {
-					a.flagOnce("chat.tool-index-missing", i, clip(tc.Raw, 120), "tool call delta has no index: SDKs file it under 0")
+					a.flagOnce("chat.tool-index-missing", i, clip(tc.raw, 120), "tool call delta has no index: SDKs file it under 0")
 				}
 				pos, ok := s.tools[ti]
 				if !ok {
 					if len(s.toolOrder) == 0 && ti != 0 {
-						a.flag("chat.index-not-zero", i, clip(tc.Raw, 120), "first tool call has index %d, not 0: openai-python splits it into two entries", ti)
+						a.flag("chat.index-not-zero", i, clip(tc.raw, 120), "first tool call has index %d, not 0: openai-python splits it into two entries", ti)
 					} else if len(s.toolOrder) > 0 && ti != s.toolOrder[len(s.toolOrder)-1]+1 {
-						a.flag("chat.index-not-zero", i, clip(tc.Raw, 120), "tool index jumps from %d to %d (a gap)", s.toolOrder[len(s.toolOrder)-1], ti)
+						a.flag("chat.index-not-zero", i, clip(tc.raw, 120), "tool index jumps from %d to %d (a gap)", s.toolOrder[len(s.toolOrder)-1], ti)
 					}
 					pos = len(ch.ToolCalls)
 					s.tools[ti] = pos
 					s.toolOrder = append(s.toolOrder, ti)
 					ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: ti})
+					s.args = append(s.args, new(strings.Builder))
 				}
 				call := &ch.ToolCalls[pos]
-				if id := tc.Get("id").String(); id != "" {
+				if id := tc.id; id != "" {
 					switch {
 					case call.ID == "":
 						call.ID = id
@@ -151,29 +157,26 @@ func assembleChat(events []Event) *assembly {
 						a.flagOnce("chat.repeated-fields", i, `"id":"`+id+`"`, "tool call id is repeated in a later delta: openai-python concatenates it")
 					}
 				}
-				if name := tc.Get("function.name").String(); name != "" {
-					switch {
-					case call.Name == "":
-						call.Name = name
-					default:
+				if name := tc.name; name != "" {
+					if call.Name != "" {
 						a.flagOnce("chat.repeated-fields", i, `"name":"`+name+`"`, "tool name is sent again in a later delta: openai-python and openai-go concatenate names, node and VS Code overwrite")
-						call.Name = name
 					}
+					call.Name = name
 				}
-				if args := tc.Get("function.arguments"); args.Type == gjson.String {
-					frag := args.String()
-					prev := call.Arguments
-					if prev != "" && len(frag) > len(prev) && strings.HasPrefix(frag, prev) {
+				if tc.args.isString() {
+					frag := tc.args.s
+					// A snapshot repeats the previous fragment and extends it.
+					if prev := s.lastFrag[ti]; prev != "" && len(frag) > len(prev) && strings.HasPrefix(frag, prev) {
 						s.cumulative[ti]++
 						if s.cumulative[ti] == 2 {
 							a.flag("chat.cumulative-args", i, clip(frag, 80), "tool %d arguments look cumulative (each delta repeats the previous ones): clients concatenate them into invalid JSON", ti)
 						}
 					}
-					call.Arguments += frag
+					s.lastFrag[ti] = frag
+					s.args[pos].WriteString(frag)
 				}
-				return true
-			})
-			if fr := c.Get("finish_reason").String(); fr != "" {
+			}
+			if fr := d.finishReason; fr != "" {
 				if s.finished < 0 {
 					s.finished = i
 				}
@@ -182,12 +185,15 @@ func assembleChat(events []Event) *assembly {
 					a.flag("chat.finish-length-tools", i, `"finish_reason":"`+fr+`"`, "finish_reason %s while tool calls are open: VS Code drops the calls, openai-python raises", fr)
 				}
 			}
-			return true
-		})
+		}
 	}
 	for k := range m.Choices {
-		if s := st[m.Choices[k].Index]; s != nil {
-			m.Choices[k].Text = s.text.String()
+		ch := &m.Choices[k]
+		if s := st[ch.Index]; s != nil {
+			ch.Text, ch.Reasoning, ch.Refusal = s.text.String(), s.reasoning.String(), s.refusal.String()
+			for p := range ch.ToolCalls {
+				ch.ToolCalls[p].Arguments = s.args[p].String()
+			}
 		}
 	}
 	sort.Slice(m.Choices, func(i, j int) bool { return m.Choices[i].Index < m.Choices[j].Index })

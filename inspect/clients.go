@@ -61,18 +61,14 @@ func emulateClients(s *SideReport) []ClientResult {
 		c := m.Choices[0]
 		spec.Text, spec.Reasoning, spec.Refusal, spec.ToolCalls, spec.FinishReason = c.Text, c.Reasoning, c.Refusal, c.ToolCalls, c.FinishReason
 	}
-	var body []byte
-	if s.ev != nil {
-		body = (&tape.SideData{Chunks: s.ev.chunks}).Body()
-	}
-	events := []Event(nil)
-	if s.ev != nil {
-		events = s.ev.Events
+	se := s.ev
+	if se == nil {
+		se = &sideEvents{}
 	}
 	// Spec-following SDK parsers discard an unterminated last event.
-	terminated := events
-	if n := len(events); n > 0 && !events[n-1].Terminated {
-		terminated = events[:n-1]
+	terminated := len(se.Events)
+	if terminated > 0 && !se.Events[terminated-1].Terminated {
+		terminated--
 	}
 	out := []ClientResult{spec}
 	if !s.Stream {
@@ -88,13 +84,20 @@ func emulateClients(s *SideReport) []ClientResult {
 	}
 	switch m.Protocol {
 	case Chat:
-		out = append(out, vscodeChat(body), obsidianResult(nodeChat(terminated).Text, spec), nodeChat(terminated), pythonChat(terminated))
+		node := nodeChat(se, terminated)
+		out = append(out, vscodeChat(se), obsidianResult(node.Text, spec), node, pythonChat(se, terminated))
 	case Responses:
-		vs := vscodeResponses(events)
-		node := sdkResponses(ClientOpenAINode, terminated)
-		out = append(out, vs, obsidianResult(spec.Text, spec), node, sdkResponses(ClientOpenAIPython, terminated))
+		objs := se.objEvents()
+		vs := vscodeResponses(se.Events, objs)
+		node := sdkResponses(ClientOpenAINode, objs[:terminated])
+		out = append(out, vs, obsidianResult(spec.Text, spec), node, sdkResponses(ClientOpenAIPython, objs[:terminated]))
 	case Anthropic:
-		out = append(out, vscodeAnthropic(events), obsidianResult(spec.Text, spec), sdkAnthropic(ClientOpenAINode, terminated), sdkAnthropic(ClientOpenAIPython, terminated))
+		objs := se.objEvents()
+		vs := vscodeAnthropic(se.Events, objs)
+		node := sdkAnthropic(ClientOpenAINode, se.Events[:terminated], objs[:terminated])
+		py := node
+		py.Client = ClientOpenAIPython
+		out = append(out, vs, obsidianResult(spec.Text, spec), node, py)
 	default:
 		return out
 	}
@@ -132,92 +135,110 @@ func obsidianResult(text string, spec ClientResult) ClientResult {
 // joined; reasoning_content and reasoning ignored; tool calls emitted only
 // with finish_reason tool_calls or stop; a finished choice ignores later
 // chunks.
-func vscodeChat(body []byte) ClientResult {
+//
+// A line whose payload is exactly the data of the event it belongs to (the
+// common case) reuses that event's decoded chunk; any other line is decoded
+// on its own.
+func vscodeChat(se *sideEvents) ClientResult {
 	r := ClientResult{Client: ClientVSCode, Rule: "protocols.md §2.1–§2.5: SSEProcessor, line based, tool calls by id"}
 	finished := false
 	var calls []ToolCall
+	var text, reasoning, refusal strings.Builder
+	var args []*strings.Builder
 	sawDone := false
-	for len(body) > 0 {
-		nl := bytes.IndexByte(body, '\n')
-		if nl < 0 {
-			break // the unterminated last line is never processed
-		}
-		line := body[:nl]
-		body = body[nl+1:]
+	events := se.Events
+	var cs *chatSide
+	if len(events) > 0 {
+		cs = se.chatEvents()
+	}
+	k := 0
+	forEachLine(se.chunks, func(line []byte, off int64) bool {
 		if len(line) == 0 || line[0] == ':' {
-			continue
+			return true
 		}
 		if len(line) < 5 {
 			line = nil
 		} else {
 			line = line[5:]
 		}
-		payload := jsTrim(string(line))
-		if payload == "[DONE]" {
+		payload := jsTrimBytes(line)
+		if string(payload) == "[DONE]" {
 			sawDone = true
-			break
+			return false
 		}
-		if !gjson.Valid(payload) {
-			continue
+		for k < len(events) && events[k].End <= off {
+			k++
 		}
-		p := gjson.Parse(payload)
-		ch := p.Get("choices")
-		if !ch.Exists() || ch.Type == gjson.Null {
-			if e := p.Get("error"); e.Exists() {
-				r.Error, r.FinishReason = errorText(e), "error"
-				finished = true
-			}
-			continue
+		side, ck := cs, (*chatChunk)(nil)
+		if k < len(events) && events[k].Off <= off && events[k].Data == string(payload) {
+			ck = &cs.chunks[k]
+		} else {
+			side, ck = decodeChatData(string(payload))
 		}
-		ch.ForEach(func(_, c gjson.Result) bool {
-			if c.Get("index").Int() != 0 || finished {
-				return true
-			}
-			d := c.Get("delta")
-			tcs := d.Get("tool_calls")
-			if tcs.Exists() && tcs.Type != gjson.Null {
-				tcs.ForEach(func(_, tc gjson.Result) bool {
-					id := tc.Get("id").String()
-					name := tc.Get("function.name").String()
-					var cur *ToolCall
-					if id != "" {
-						for i := range calls {
-							if calls[i].ID == id {
-								cur = &calls[i]
-							}
-						}
-					} else if len(calls) > 0 {
-						cur = &calls[len(calls)-1]
-					}
-					if cur == nil || (id != "" && cur.ID != id) {
-						if len(calls) == 0 && name != "" && r.Text != "" {
-							r.Text += " "
-						}
-						calls = append(calls, ToolCall{Index: len(calls)})
-						cur = &calls[len(calls)-1]
-					}
-					if id != "" {
-						cur.ID = id
-					}
-					if name != "" {
-						cur.Name = name
-					}
-					cur.Arguments += tc.Get("function.arguments").String()
-					return true
-				})
-			} else if t := d.Get("content").String(); t != "" {
-				r.Text += strings.TrimSuffix(t, "\r")
-			}
-			for _, k := range []string{"cot_summary", "reasoning_text", "thinking"} {
-				r.Reasoning += d.Get(k).String()
-			}
-			r.Refusal += d.Get("refusal").String()
-			if fr := c.Get("finish_reason").String(); fr != "" {
-				r.FinishReason = fr
+		if !ck.valid {
+			return true
+		}
+		if !ck.choices.exists() || ck.choices.isNull() {
+			if ck.errv.exists() {
+				r.Error, r.FinishReason = errorText(ck.errv.result()), "error"
 				finished = true
 			}
 			return true
-		})
+		}
+		deltas := side.choiceDeltas(ck)
+		for n := range deltas {
+			d := &deltas[n]
+			if d.index != 0 || finished {
+				continue
+			}
+			if d.toolCalls.exists() && !d.toolCalls.isNull() {
+				for _, tc := range side.toolDeltas(d) {
+					id, name := tc.id, tc.name
+					cur := -1
+					if id != "" {
+						for i := range calls {
+							if calls[i].ID == id {
+								cur = i
+							}
+						}
+					} else if len(calls) > 0 {
+						cur = len(calls) - 1
+					}
+					if cur < 0 || (id != "" && calls[cur].ID != id) {
+						if len(calls) == 0 && name != "" && text.Len() > 0 {
+							text.WriteByte(' ')
+						}
+						calls = append(calls, ToolCall{Index: len(calls)})
+						args = append(args, new(strings.Builder))
+						cur = len(calls) - 1
+					}
+					if id != "" {
+						calls[cur].ID = id
+					}
+					if name != "" {
+						calls[cur].Name = name
+					}
+					args[cur].WriteString(tc.args.str())
+				}
+			} else if t := d.content.str(); t != "" {
+				text.WriteString(strings.TrimSuffix(t, "\r"))
+			}
+			if d.vscodeReasoning {
+				for _, k := range []string{"cot_summary", "reasoning_text", "thinking"} {
+					reasoning.WriteString(gjson.Get(d.delta, k).String())
+				}
+			}
+			refusal.WriteString(d.refusal.str())
+			if fr := d.finishReason; fr != "" {
+				r.FinishReason = fr
+				finished = true
+			}
+		}
+		return true
+	})
+	r.Text, r.Reasoning, r.Refusal = text.String(), reasoning.String(), refusal.String()
+	for i := range calls {
+		calls[i].Arguments = args[i].String()
 	}
 	if r.FinishReason == "" {
 		r.FinishReason = "Iteration Done"
@@ -233,39 +254,99 @@ func vscodeChat(body []byte) ClientResult {
 	return r
 }
 
+// forEachLine calls fn for each "\n"-terminated line of the body the chunks
+// make up (without the "\n"), with the body offset of its first byte, until
+// fn returns false. A last line without "\n" is not passed. Lines within one
+// chunk are passed in place; only a line spanning chunks is copied.
+func forEachLine(chunks []tape.Chunk, fn func(line []byte, off int64) bool) {
+	var carry []byte
+	carryOff := int64(-1)
+	for _, c := range chunks {
+		b := c.Data
+		off := c.Off
+		for len(b) > 0 {
+			nl := bytes.IndexByte(b, '\n')
+			if nl < 0 {
+				if carryOff < 0 {
+					carryOff = off
+				}
+				carry = append(carry, b...)
+				break
+			}
+			line, lineOff := b[:nl], off
+			if carryOff >= 0 {
+				carry = append(carry, line...)
+				line, lineOff = carry, carryOff
+			}
+			if !fn(line, lineOff) {
+				return
+			}
+			carry, carryOff = carry[:0], -1
+			b = b[nl+1:]
+			off += int64(nl + 1)
+		}
+	}
+}
+
+// jsTrimBytes is jsTrim for a byte slice, without copying when the ends
+// are ASCII.
+func jsTrimBytes(b []byte) []byte {
+	for len(b) > 0 && asciiSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && asciiSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	if len(b) > 0 && (b[0] >= 0x80 || b[len(b)-1] >= 0x80) {
+		return []byte(jsTrim(string(b)))
+	}
+	return b
+}
+
+func asciiSpace(c byte) bool {
+	switch c {
+	case '\t', '\n', '\v', '\f', '\r', ' ':
+		return true
+	}
+	return false
+}
+
 // vscodeResponses emulates VS Code's OpenAIResponsesProcessor (protocols.md
 // §2.7): the JSON type wins over the event name; every output_text.delta is
 // appended whatever its indexes; tool calls are taken from
 // output_item.done items; response.completed re-reads the text from
 // response.output; failed or incomplete responses produce no completion; a
 // JSON parse error rejects the whole response.
-func vscodeResponses(events []Event) ClientResult {
+func vscodeResponses(events []Event, objs []objEvent) ClientResult {
 	r := ClientResult{Client: ClientVSCode, Rule: "protocols.md §2.7: text from all output_text deltas, then response.output; calls from output_item.done"}
 	completed := false
-	for _, e := range events {
-		if !e.Terminated {
+	var text strings.Builder
+	for i := range events {
+		if !events[i].Terminated {
 			break
 		}
-		if !gjson.Valid(e.Data) {
+		p := &objs[i]
+		if !p.valid {
 			return ClientResult{Client: r.Client, Rule: r.Rule, Error: "response rejected: invalid JSON in event data"}
 		}
-		p := gjson.Parse(e.Data)
-		switch p.Get("type").String() {
+		switch p.typ {
 		case "response.output_text.delta":
-			r.Text += p.Get("delta").String()
+			text.WriteString(p.delta.String())
 		case "response.output_item.done":
-			if it := p.Get("item"); it.Get("type").String() == "function_call" {
-				r.ToolCalls = append(r.ToolCalls, ToolCall{Index: int(p.Get("output_index").Int()), ID: it.Get("call_id").String(), Name: it.Get("name").String(), Arguments: it.Get("arguments").String()})
+			if it := p.item; it.Get("type").String() == "function_call" {
+				r.ToolCalls = append(r.ToolCalls, ToolCall{Index: p.outputIndex, ID: it.Get("call_id").String(), Name: it.Get("name").String(), Arguments: it.Get("arguments").String()})
 			}
 		case "response.completed":
 			completed = true
 			r.FinishReason = "stop"
-			fin := responsesFinal(p.Get("response"))
-			r.Text = fin.Text() + fin.Choices[0].Refusal
+			fin := responsesFinal(p.response)
+			text.Reset()
+			text.WriteString(fin.Text() + fin.Choices[0].Refusal)
 		case "error":
-			r.Error = joinErr(r.Error, errorText(p.Get("error")))
+			r.Error = joinErr(r.Error, errorText(p.errv))
 		}
 	}
+	r.Text = text.String()
 	if !completed {
 		r.Error = joinErr(r.Error, "no completion (no response.completed)")
 		r.Text, r.ToolCalls = "", nil
@@ -278,64 +359,68 @@ func vscodeResponses(events []Event) ClientResult {
 // tool_use block starts after text; empty partial_json skipped; each tool call
 // emitted at content_block_stop with the raw joined arguments ("" when none);
 // the completion is returned at message_stop only.
-func vscodeAnthropic(events []Event) ClientResult {
+func vscodeAnthropic(events []Event, objs []objEvent) ClientResult {
 	r := ClientResult{Client: ClientVSCode, Rule: "protocols.md §2.8: Messages processor, raw arguments, completion at message_stop"}
 	type blk struct {
 		tc   ToolCall
+		args strings.Builder
 		tool bool
 	}
 	blocks := map[int]*blk{}
 	stopped := false
 	var stop string
-	for _, e := range events {
+	var text, reasoning strings.Builder
+	for i := range events {
+		e := &events[i]
 		if !e.Terminated || isDone(e.Data) || e.Data == "" {
 			continue
 		}
-		if !gjson.Valid(e.Data) {
+		p := &objs[i]
+		if !p.valid {
 			return ClientResult{Client: r.Client, Rule: r.Rule, Error: "response rejected: invalid JSON in event data"}
 		}
-		p := gjson.Parse(e.Data)
-		typ := p.Get("type").String()
+		typ := p.typ
 		if typ == "" {
 			typ = e.Name
 		}
-		idx := int(p.Get("index").Int())
+		idx := p.index
 		switch typ {
 		case "content_block_start":
-			cb := p.Get("content_block")
+			cb := p.contentBlock
 			if cb.Get("type").String() == "tool_use" {
-				if r.Text != "" {
-					r.Text += " "
+				if text.Len() > 0 {
+					text.WriteByte(' ')
 				}
 				blocks[idx] = &blk{tc: ToolCall{Index: idx, ID: cb.Get("id").String(), Name: cb.Get("name").String()}, tool: true}
 			}
 		case "content_block_delta":
-			d := p.Get("delta")
-			switch d.Get("type").String() {
+			switch p.dtype {
 			case "text_delta":
-				r.Text += d.Get("text").String()
+				text.WriteString(p.dText)
 			case "thinking_delta":
-				r.Reasoning += d.Get("thinking").String()
+				reasoning.WriteString(p.dThinking)
 			case "input_json_delta":
 				if b := blocks[idx]; b != nil {
-					b.tc.Arguments += d.Get("partial_json").String()
+					b.args.WriteString(p.dPartial)
 				}
 			}
 		case "content_block_stop":
 			if b := blocks[idx]; b != nil && b.tool {
+				b.tc.Arguments = b.args.String()
 				r.ToolCalls = append(r.ToolCalls, b.tc)
 				b.tool = false
 			}
 		case "message_delta":
-			if s := p.Get("delta.stop_reason").String(); s != "" {
+			if s := p.delta.Get("stop_reason").String(); s != "" {
 				stop = s
 			}
 		case "message_stop":
 			stopped = true
 		case "error":
-			r.Error = joinErr(r.Error, errorText(p.Get("error")))
+			r.Error = joinErr(r.Error, errorText(p.errv))
 		}
 	}
+	r.Text, r.Reasoning = text.String(), reasoning.String()
 	switch {
 	case !stopped:
 		r.Error = joinErr(r.Error, "no completion (no message_stop)")
@@ -351,63 +436,76 @@ func vscodeAnthropic(events []Event) ClientResult {
 }
 
 // nodeChat emulates openai-node's ChatCompletionStream accumulation
-// (protocols.md §3.2, tag v5.0.0): choices by index; content and refusal
+// (protocols.md §3.2, tag v5.0.0) over the first n events (the unterminated
+// last event is not dispatched): choices by index; content and refusal
 // joined (also beside tool_calls); tool calls in a sparse array by index,
 // id and name overwritten, arguments joined; a missing finish_reason throws
-// at finalisation; the unterminated last event is not dispatched.
-func nodeChat(events []Event) ClientResult {
+// at finalisation.
+func nodeChat(se *sideEvents, n int) ClientResult {
 	r := ClientResult{Client: ClientOpenAINode, Rule: "protocols.md §3.2: openai-node, tool calls keyed by index, name/id overwritten"}
 	var calls []*ToolCall
-	var text strings.Builder
-	for _, e := range events {
-		if isDone(e.Data) {
+	var args []*strings.Builder
+	var text, refusal strings.Builder
+	events := se.Events[:n]
+	var cs *chatSide
+	if n > 0 {
+		cs = se.chatEvents()
+	}
+	for i := range events {
+		e, ck := &events[i], &cs.chunks[i]
+		if ck.done {
 			break
 		}
 		if e.Name == "error" {
 			r.Error = joinErr(r.Error, "APIError: "+clip(e.Data, 120))
 			break
 		}
-		if !gjson.Valid(e.Data) {
+		if !ck.valid {
 			r.Error = joinErr(r.Error, "SyntaxError: could not parse event data")
 			break
 		}
-		p := gjson.Parse(e.Data)
-		p.Get("choices").ForEach(func(_, c gjson.Result) bool {
-			if c.Get("index").Int() != 0 {
-				return true
+		deltas := cs.choiceDeltas(ck)
+		for k := range deltas {
+			d := &deltas[k]
+			if d.index != 0 {
+				continue
 			}
-			d := c.Get("delta")
-			text.WriteString(d.Get("content").String())
-			r.Refusal += d.Get("refusal").String()
-			d.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
-				i := int(tc.Get("index").Int())
+			text.WriteString(d.content.str())
+			refusal.WriteString(d.refusal.str())
+			for _, tc := range cs.toolDeltas(d) {
+				i := tc.index
+				if i < 0 {
+					r.Error = joinErr(r.Error, "TypeError: tool_calls index "+itoa(i))
+					continue
+				}
 				for len(calls) <= i {
 					calls = append(calls, nil)
+					args = append(args, nil)
 				}
 				if calls[i] == nil {
 					calls[i] = &ToolCall{Index: i}
+					args[i] = &strings.Builder{}
 				}
-				if id := tc.Get("id").String(); id != "" {
-					calls[i].ID = id
+				if tc.id != "" {
+					calls[i].ID = tc.id
 				}
-				if n := tc.Get("function.name").String(); n != "" {
-					calls[i].Name = n
+				if tc.name != "" {
+					calls[i].Name = tc.name
 				}
-				calls[i].Arguments += tc.Get("function.arguments").String()
-				return true
-			})
-			if fr := c.Get("finish_reason").String(); fr != "" {
+				args[i].WriteString(tc.args.str())
+			}
+			if fr := d.finishReason; fr != "" {
 				r.FinishReason = fr
 			}
-			return true
-		})
+		}
 	}
-	r.Text = text.String()
+	r.Text, r.Refusal = text.String(), refusal.String()
 	for i, c := range calls {
 		if c == nil {
 			r.Error = joinErr(r.Error, "tool_calls["+itoa(i)+"] is a hole (null)")
 			continue
 		}
+		c.Arguments = args[i].String()
 		r.ToolCalls = append(r.ToolCalls, *c)
 	}
 	if r.FinishReason == "" {
@@ -416,59 +514,65 @@ func nodeChat(events []Event) ClientResult {
 	return r
 }
 
-// pythonChat emulates openai-python's accumulate_delta (protocols.md §3.2):
-// every string is concatenated (role, id and name included), index and type
-// overwritten, and a tool delta whose index is not yet a list position is
-// inserted there rather than placed at the index, so indexes that do not
-// start at 0 split one call into two entries. finish_reason length or
-// content_filter makes get_final_completion() raise.
-func pythonChat(events []Event) ClientResult {
+// pythonChat emulates openai-python's accumulate_delta (protocols.md §3.2)
+// over the first n events: every string is concatenated (role, id and name
+// included), index and type overwritten, and a tool delta whose index is
+// not yet a list position is inserted there rather than placed at the
+// index, so indexes that do not start at 0 split one call into two
+// entries. finish_reason length or content_filter makes
+// get_final_completion() raise.
+func pythonChat(se *sideEvents, n int) ClientResult {
 	r := ClientResult{Client: ClientOpenAIPython, Rule: "protocols.md §3.2: openai-python accumulate_delta, strings concatenated, list insert by position"}
-	var calls []*ToolCall
+	var calls []*pyCall
 	haveList := false
-	for _, e := range events {
+	var text, refusal strings.Builder
+	events := se.Events[:n]
+	var cs *chatSide
+	if n > 0 {
+		cs = se.chatEvents()
+	}
+	for i := range events {
+		e, ck := &events[i], &cs.chunks[i]
 		if strings.HasPrefix(e.Data, "[DONE]") {
 			break
 		}
-		if e.Name == "error" || !gjson.Valid(e.Data) {
+		if e.Name == "error" || !ck.valid {
 			r.Error = joinErr(r.Error, "APIError or JSONDecodeError on event "+itoa(e.Index))
 			break
 		}
-		p := gjson.Parse(e.Data)
-		p.Get("choices").ForEach(func(_, c gjson.Result) bool {
-			if c.Get("index").Int() != 0 {
-				return true
+		deltas := cs.choiceDeltas(ck)
+		for k := range deltas {
+			d := &deltas[k]
+			if d.index != 0 {
+				continue
 			}
-			d := c.Get("delta")
-			r.Text += d.Get("content").String()
-			r.Refusal += d.Get("refusal").String()
-			tcs := d.Get("tool_calls")
-			if tcs.IsArray() && !haveList {
+			text.WriteString(d.content.str())
+			refusal.WriteString(d.refusal.str())
+			tcs := cs.toolDeltas(d)
+			if d.toolCalls.isArray() && !haveList {
 				haveList = true
-				tcs.ForEach(func(_, tc gjson.Result) bool {
-					calls = append(calls, pyEntry(tc, nil))
-					return true
-				})
-			} else if tcs.IsArray() {
-				tcs.ForEach(func(_, tc gjson.Result) bool {
-					i := int(tc.Get("index").Int())
+				for _, tc := range tcs {
+					calls = append(calls, new(pyCall).add(tc))
+				}
+			} else if d.toolCalls.isArray() {
+				for _, tc := range tcs {
+					i := tc.index
 					if i < len(calls) && i >= 0 {
-						pyEntry(tc, calls[i])
+						calls[i].add(tc)
 					} else {
 						at := min(max(i, 0), len(calls))
-						calls = append(calls[:at], append([]*ToolCall{pyEntry(tc, nil)}, calls[at:]...)...)
+						calls = append(calls[:at], append([]*pyCall{new(pyCall).add(tc)}, calls[at:]...)...)
 					}
-					return true
-				})
+				}
 			}
-			if fr := c.Get("finish_reason").String(); fr != "" {
+			if fr := d.finishReason; fr != "" {
 				r.FinishReason = fr
 			}
-			return true
-		})
+		}
 	}
+	r.Text, r.Refusal = text.String(), refusal.String()
 	for _, c := range calls {
-		r.ToolCalls = append(r.ToolCalls, *c)
+		r.ToolCalls = append(r.ToolCalls, ToolCall{Index: c.index, ID: c.id.String(), Name: c.name.String(), Arguments: c.args.String()})
 	}
 	if r.FinishReason == "length" || r.FinishReason == "content_filter" {
 		r.Error = joinErr(r.Error, "get_final_completion() raises (finish_reason "+r.FinishReason+")")
@@ -476,36 +580,39 @@ func pythonChat(events []Event) ClientResult {
 	return r
 }
 
-func pyEntry(tc gjson.Result, into *ToolCall) *ToolCall {
-	if into == nil {
-		into = &ToolCall{}
-	}
-	into.Index = int(tc.Get("index").Int())
-	into.ID += tc.Get("id").String()
-	into.Name += tc.Get("function.name").String()
-	into.Arguments += tc.Get("function.arguments").String()
-	return into
+// pyCall is one entry of openai-python's accumulated tool_calls list.
+type pyCall struct {
+	index          int
+	id, name, args strings.Builder
+}
+
+func (c *pyCall) add(tc chatToolDelta) *pyCall {
+	c.index = tc.index
+	c.id.WriteString(tc.id)
+	c.name.WriteString(tc.name)
+	c.args.WriteString(tc.args.str())
+	return c
 }
 
 // sdkResponses emulates the openai-node and openai-python Responses
 // accumulators (protocols.md §3.3): the result is the response.completed
 // payload; without it there is none ("Didn't receive a response.completed
 // event").
-func sdkResponses(client string, events []Event) ClientResult {
+func sdkResponses(client string, objs []objEvent) ClientResult {
 	r := ClientResult{Client: client, Rule: "protocols.md §3.3: the final response is response.completed.response"}
-	for _, e := range events {
-		if !gjson.Valid(e.Data) {
+	for i := range objs {
+		p := &objs[i]
+		if !p.valid {
 			continue
 		}
-		p := gjson.Parse(e.Data)
-		switch p.Get("type").String() {
+		switch p.typ {
 		case "response.completed":
-			fin := responsesFinal(p.Get("response"))
+			fin := responsesFinal(p.response)
 			c := fin.Choices[0]
 			r.Text, r.Reasoning, r.Refusal, r.ToolCalls, r.FinishReason = c.Text, c.Reasoning, c.Refusal, c.ToolCalls, c.FinishReason
 			return r
 		case "error":
-			r.Error = joinErr(r.Error, errorText(p.Get("error")))
+			r.Error = joinErr(r.Error, errorText(p.errv))
 		}
 	}
 	r.Error = joinErr(r.Error, "didn't receive a response.completed event")
@@ -515,15 +622,18 @@ func sdkResponses(client string, events []Event) ClientResult {
 // sdkAnthropic emulates the Anthropic SDKs (protocols.md §3.4, §4.1), which
 // the openai-* names stand for on an Anthropic stream: events are routed by
 // their SSE event name, so events without a known name are dropped; the
-// unterminated last event is not dispatched.
-func sdkAnthropic(client string, events []Event) ClientResult {
+// unterminated last event is not dispatched (the caller passes only the
+// dispatched events).
+func sdkAnthropic(client string, events []Event, objs []objEvent) ClientResult {
 	named := make([]Event, 0, len(events))
-	for _, e := range events {
+	namedObjs := make([]objEvent, 0, len(events))
+	for i, e := range events {
 		if protocolOfName(e.Name) == Anthropic || e.Name == "ping" || e.Name == "error" {
 			named = append(named, e)
+			namedObjs = append(namedObjs, objs[i])
 		}
 	}
-	a := assembleAnthropic(named)
+	a := assembleAnthropic(named, namedObjs)
 	r := ClientResult{Client: client, Rule: "protocols.md §3.4: Anthropic SDK, routed by SSE event name", Error: a.msg.Error}
 	c := a.msg.Choices[0]
 	r.Text, r.Reasoning, r.ToolCalls, r.FinishReason = c.Text, c.Reasoning, c.ToolCalls, c.FinishReason

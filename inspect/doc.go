@@ -53,6 +53,10 @@
 //     reported; the SDK emulators drop them as those clients do.
 //   - Diffs strip the common prefix and suffix before semantic cleanup, so
 //     a hunk starts at the first byte where the texts really differ.
+//   - Each event payload is decoded once per side, one pass per JSON level
+//     (decode.go); the assembler, the client emulators and the detectors
+//     share the decoded records, and text is joined in builders, so the
+//     cost stays linear in the capture size.
 //   - Import of JSONL names each event by its payload "type", restoring the
 //     event: lines the Anthropic and Responses wire formats carry.
 package inspect

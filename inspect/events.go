@@ -46,6 +46,27 @@ type sideEvents struct {
 	Events   []Event
 	Comments []Comment
 	chunks   []tape.Chunk
+
+	// chat and obj cache the decoded payloads (decode.go), filled on first
+	// use for the side's protocol.
+	chat *chatSide
+	obj  []objEvent
+}
+
+// chatEvents returns the events decoded as Chat Completions chunks.
+func (s *sideEvents) chatEvents() *chatSide {
+	if s.chat == nil {
+		s.chat = decodeChat(s.Events)
+	}
+	return s.chat
+}
+
+// objEvents returns the events decoded as Responses or Anthropic events.
+func (s *sideEvents) objEvents() []objEvent {
+	if s.obj == nil {
+		s.obj = decodeObj(s.Events)
+	}
+	return s.obj
 }
 
 // chunkAt returns the index of the chunk holding body offset off.

@@ -35,5 +35,5 @@ func readTestdata(t testing.TB, name string) []byte {
 func assembleFile(t testing.TB, name string, chunk int) (*assembly, *sideEvents) {
 	t.Helper()
 	se := parseSide(chunksOf(tape.Upstream, readTestdata(t, name), chunk))
-	return assemble(detectProtocol("", se.Events), se.Events), se
+	return assemble(detectProtocol("", se.Events), se), se
 }

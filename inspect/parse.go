@@ -1,6 +1,8 @@
 package inspect
 
 import (
+	"bytes"
+
 	"github.com/seam-dev/seam/sse"
 	"github.com/seam-dev/seam/tape"
 )
@@ -15,6 +17,13 @@ func parseSide(chunks []tape.Chunk) *sideEvents {
 		return se
 	}
 	base := chunks[0].Off
+	// Every event takes at least two line feeds (a field line and a blank
+	// line) in the common framing: size the list once.
+	lines := 0
+	for i := range chunks {
+		lines += bytes.Count(chunks[i].Data, []byte{'\n'})
+	}
+	se.Events = make([]Event, 0, lines/2+1)
 	cur := 0
 	var p sse.Parser
 	p.OnComment = func(text string, off int64) {

@@ -214,7 +214,7 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		if p == Unknown {
 			p = detectProtocol(url, sr.ev.Events)
 		}
-		sr.asm = assemble(p, sr.ev.Events)
+		sr.asm = assemble(p, sr.ev)
 	} else {
 		body := string((&tape.SideData{Chunks: sd.Chunks}).Body())
 		if p == Unknown {

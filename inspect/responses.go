@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -13,16 +14,16 @@ type respItem struct {
 	id       string
 	callID   string
 	name     string
-	args     string
+	args     strings.Builder
 	parts    map[int]*respPart
-	reason   string
+	reason   strings.Builder
 	added    bool
 	done     bool
 }
 
 type respPart struct {
-	text    string
-	refusal string
+	text    strings.Builder
+	refusal strings.Builder
 	spans   []span
 }
 
@@ -52,7 +53,8 @@ func (it *respItem) sortedParts() []int {
 // Copilot rotates it), function-call arguments joined, reasoning summary
 // joined. Each *.done, output_item.done and response.completed payload is
 // checked against what the deltas built; response.completed becomes Final.
-func assembleResponses(events []Event) *assembly {
+func assembleResponses(se *sideEvents) *assembly {
+	events, objs := se.Events, se.objEvents()
 	a := newAssembly(Responses)
 	m := &a.msg
 	items := map[int]*respItem{}
@@ -66,7 +68,8 @@ func assembleResponses(events []Event) *assembly {
 	}
 	lastSeq := int64(-1)
 	rotations := 0
-	for i, e := range events {
+	for i := range events {
+		e, r := &events[i], &objs[i]
 		if a.terminal >= 0 {
 			a.flag("stream.after-terminal", i, clip(e.Data, 120), "event after the terminal response event")
 			continue
@@ -75,32 +78,31 @@ func assembleResponses(events []Event) *assembly {
 			a.flag("responses.untyped-data", i, e.Data, "data: [DONE] in a Responses stream (a Chat Completions terminator; Responses has none)")
 			continue
 		}
-		if !gjson.Valid(e.Data) {
+		if !r.valid {
 			a.flag("payload.invalid-json", i, clip(e.Data, 120), "event data is not valid JSON: VS Code rejects the whole response")
 			continue
 		}
-		r := gjson.Parse(e.Data)
-		typ := r.Get("type").String()
+		typ := r.typ
 		if typ == "" {
 			a.flag("responses.untyped-data", i, clip(e.Data, 120), "payload without a type in a Responses stream (protocol mixing)")
-			if ev := r.Get("error"); ev.Exists() {
-				m.Error = errorText(ev)
+			if r.errv.Exists() {
+				m.Error = errorText(r.errv)
 			}
 			continue
 		}
 		if e.Name != "" && e.Name != "message" && e.Name != typ {
 			a.flagOnce("stream.event-name-mismatch", i, "event: "+e.Name+" / type: "+typ, "SSE event name differs from the JSON type")
 		}
-		if sq := r.Get("sequence_number"); sq.Exists() {
-			n := sq.Int()
+		if r.hasSeq {
+			n := r.seq
 			if lastSeq >= 0 && n != lastSeq+1 {
 				a.flag("responses.sequence", i, "sequence_number "+itoa(int(lastSeq))+" then "+itoa(int(n)), "sequence_number does not increase by one")
 			}
 			lastSeq = n
 		}
-		oi := int(r.Get("output_index").Int())
+		oi := r.outputIndex
 		checkID := func(it *respItem) {
-			if id := r.Get("item_id").String(); id != "" && it.id != "" && id != it.id {
+			if id := r.itemID; id != "" && it.id != "" && id != it.id {
 				rotations++
 				if rotations == 1 {
 					a.flag("responses.item-id-rotation", i, it.id+" then "+id, "item_id changes between events of one item: route by output_index (strict openai-node throws)")
@@ -110,81 +112,81 @@ func assembleResponses(events []Event) *assembly {
 		switch typ {
 		case "response.created", "response.in_progress", "response.queued":
 			if m.ID == "" {
-				m.ID = r.Get("response.id").String()
+				m.ID = r.response.Get("id").String()
 			}
 			if m.Model == "" {
-				m.Model = r.Get("response.model").String()
+				m.Model = r.response.Get("model").String()
 			}
 		case "response.output_item.added":
 			it := item(oi)
 			it.added = true
-			it.typ = r.Get("item.type").String()
-			it.id = r.Get("item.id").String()
-			it.callID = r.Get("item.call_id").String()
-			it.name = r.Get("item.name").String()
+			it.typ = r.item.Get("type").String()
+			it.id = r.item.Get("id").String()
+			it.callID = r.item.Get("call_id").String()
+			it.name = r.item.Get("name").String()
 		case "response.content_part.added":
 			it := item(oi)
 			checkID(it)
-			it.part(int(r.Get("content_index").Int()))
+			it.part(r.contentIndex)
 		case "response.output_text.delta", "response.refusal.delta":
 			it := item(oi)
 			if !it.added {
 				a.flagOnce("responses.nonstandard-shape", i, clip(e.Data, 120), "text delta for an output item that was never added (no output_item.added)")
 				it.typ = "message"
 			}
-			if !r.Get("content_index").Exists() {
+			if !r.hasContentIx {
 				a.flagOnce("responses.nonstandard-shape", i, clip(e.Data, 120), "text delta without content_index")
 			}
 			checkID(it)
-			p := it.part(int(r.Get("content_index").Int()))
-			d := r.Get("delta").String()
+			p := it.part(r.contentIndex)
+			d := r.delta.String()
 			if typ == "response.refusal.delta" {
-				p.refusal += d
+				p.refusal.WriteString(d)
 			} else if d != "" {
-				p.spans = append(p.spans, span{At: len(p.text), Event: i})
-				p.text += d
+				p.spans = append(p.spans, span{At: p.text.Len(), Event: i})
+				p.text.WriteString(d)
 			}
 		case "response.output_text.done", "response.refusal.done":
 			it := item(oi)
-			p := it.part(int(r.Get("content_index").Int()))
-			key, got := "text", p.text
+			p := it.part(r.contentIndex)
+			v, got := r.text, p.text.String()
 			if typ == "response.refusal.done" {
-				key, got = "refusal", p.refusal
+				v, got = r.refusal, p.refusal.String()
 			}
-			if v := r.Get(key); v.Exists() && v.String() != got {
+			if v.Exists() && v.String() != got {
 				a.flag("final.mismatch", i, diffEvidence(got, v.String()), "%s differs from the joined deltas of output %d", typ, oi)
 			}
 		case "response.function_call_arguments.delta":
 			it := item(oi)
 			checkID(it)
-			it.args += r.Get("delta").String()
+			it.args.WriteString(r.delta.String())
 		case "response.function_call_arguments.done":
 			it := item(oi)
-			if v := r.Get("arguments"); v.Exists() && v.String() != it.args {
-				a.flag("final.mismatch", i, diffEvidence(it.args, v.String()), "function_call_arguments.done differs from the joined deltas of output %d", oi)
+			if v := r.arguments; v.Exists() && v.String() != it.args.String() {
+				a.flag("final.mismatch", i, diffEvidence(it.args.String(), v.String()), "function_call_arguments.done differs from the joined deltas of output %d", oi)
 			}
 		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 			it := item(oi)
 			if it.typ == "" {
 				it.typ = "reasoning"
 			}
-			it.reason += r.Get("delta").String()
+			it.reason.WriteString(r.delta.String())
 		case "response.output_item.done":
 			it := item(oi)
 			it.done = true
-			compareItem(a, i, it, r.Get("item"))
+			compareItem(a, i, it, r.item)
 			if it.typ == "" {
-				it.typ = r.Get("item.type").String()
+				it.typ = r.item.Get("type").String()
 			}
 			if it.name == "" {
-				it.name = r.Get("item.name").String()
+				it.name = r.item.Get("name").String()
 			}
 			if it.callID == "" {
-				it.callID = r.Get("item.call_id").String()
+				it.callID = r.item.Get("call_id").String()
 			}
 		case "response.completed", "response.incomplete", "response.failed":
 			a.terminal = i
-			fin := responsesFinal(r.Get("response"))
+			fin := responsesFinal(r.response)
 			m.Status = fin.Status
 			m.Usage = fin.Usage
 			if m.Model == "" {
@@ -196,9 +198,9 @@ func assembleResponses(events []Event) *assembly {
 			m.Final = fin
 			if typ != "response.completed" {
 				m.Error = fin.Error
-				a.flag("responses.failed", i, clip(r.Get("response.error").Raw+r.Get("response.incomplete_details").Raw, 160), "stream ended with %s (status %s)", typ, fin.Status)
+				a.flag("responses.failed", i, clip(r.response.Get("error").Raw+r.response.Get("incomplete_details").Raw, 160), "stream ended with %s (status %s)", typ, fin.Status)
 			}
-			fr := r.Get("response.output")
+			fr := r.response.Get("output")
 			fr.ForEach(func(k, o gjson.Result) bool {
 				if it, ok := items[int(k.Int())]; ok {
 					compareItem(a, i, it, o)
@@ -206,9 +208,9 @@ func assembleResponses(events []Event) *assembly {
 				return true
 			})
 		case "error":
-			m.Error = errorText(r.Get("error"))
+			m.Error = errorText(r.errv)
 			if m.Error == "" {
-				m.Error = errorText(r)
+				m.Error = errorText(gjson.Parse(e.Data))
 			}
 			a.flag("stream.error-event", i, clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
 		}
@@ -219,6 +221,7 @@ func assembleResponses(events []Event) *assembly {
 	// Build the message in output order.
 	ch := m.choice(0)
 	ch.Role = "assistant"
+	var text, reasoning, refusal strings.Builder
 	keys := make([]int, 0, len(items))
 	for k := range items {
 		keys = append(keys, k)
@@ -227,22 +230,23 @@ func assembleResponses(events []Event) *assembly {
 	for _, k := range keys {
 		it := items[k]
 		switch {
-		case it.typ == "function_call" || it.args != "" && it.typ == "":
-			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: it.callID, Name: it.name, Arguments: it.args})
+		case it.typ == "function_call" || it.args.Len() > 0 && it.typ == "":
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: it.callID, Name: it.name, Arguments: it.args.String()})
 		case it.typ == "reasoning":
-			ch.Reasoning += it.reason
+			reasoning.WriteString(it.reason.String())
 		default:
 			for _, ci := range it.sortedParts() {
 				p := it.parts[ci]
 				for _, s := range p.spans {
-					ch.spans = append(ch.spans, span{At: len(ch.Text) + s.At, Event: s.Event})
+					ch.spans = append(ch.spans, span{At: text.Len() + s.At, Event: s.Event})
 				}
-				ch.Text += p.text
-				ch.Refusal += p.refusal
+				text.WriteString(p.text.String())
+				refusal.WriteString(p.refusal.String())
 			}
-			ch.Reasoning += it.reason
+			reasoning.WriteString(it.reason.String())
 		}
 	}
+	ch.Text, ch.Reasoning, ch.Refusal = text.String(), reasoning.String(), refusal.String()
 	ch.FinishReason = m.Status
 	return a
 }
@@ -252,21 +256,21 @@ func assembleResponses(events []Event) *assembly {
 func compareItem(a *assembly, ev int, it *respItem, o gjson.Result) {
 	switch o.Get("type").String() {
 	case "function_call":
-		if v := o.Get("arguments"); v.Exists() && v.String() != it.args {
-			a.flag("final.mismatch", ev, diffEvidence(it.args, v.String()), "final arguments of output %d differ from the joined deltas", it.outIndex)
+		if v := o.Get("arguments"); v.Exists() && v.String() != it.args.String() {
+			a.flag("final.mismatch", ev, diffEvidence(it.args.String(), v.String()), "final arguments of output %d differ from the joined deltas", it.outIndex)
 		}
 	case "message":
-		got := ""
+		var gb, wb strings.Builder
 		for _, ci := range it.sortedParts() {
-			got += it.parts[ci].text
+			gb.WriteString(it.parts[ci].text.String())
 		}
-		want := ""
 		o.Get("content").ForEach(func(_, c gjson.Result) bool {
 			if c.Get("type").String() == "output_text" {
-				want += c.Get("text").String()
+				wb.WriteString(c.Get("text").String())
 			}
 			return true
 		})
+		got, want := gb.String(), wb.String()
 		if want != got {
 			a.flag("final.mismatch", ev, diffEvidence(got, want), "final text of output %d differs from the joined deltas", it.outIndex)
 		}
@@ -290,28 +294,30 @@ func responsesFinal(r gjson.Result) *Message {
 	}
 	ch := m.choice(0)
 	ch.Role = "assistant"
+	var text, reasoning, refusal strings.Builder
 	r.Get("output").ForEach(func(k, o gjson.Result) bool {
 		switch o.Get("type").String() {
 		case "function_call":
 			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: o.Get("call_id").String(), Name: o.Get("name").String(), Arguments: o.Get("arguments").String()})
 		case "reasoning":
 			o.Get("summary").ForEach(func(_, s gjson.Result) bool {
-				ch.Reasoning += s.Get("text").String()
+				reasoning.WriteString(s.Get("text").String())
 				return true
 			})
 		case "message":
 			o.Get("content").ForEach(func(_, c gjson.Result) bool {
 				switch c.Get("type").String() {
 				case "output_text":
-					ch.Text += c.Get("text").String()
+					text.WriteString(c.Get("text").String())
 				case "refusal":
-					ch.Refusal += c.Get("refusal").String()
+					refusal.WriteString(c.Get("refusal").String())
 				}
 				return true
 			})
 		}
 		return true
 	})
+	ch.Text, ch.Reasoning, ch.Refusal = text.String(), reasoning.String(), refusal.String()
 	ch.FinishReason = m.Status
 	if u := r.Get("usage"); u.IsObject() {
 		m.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),

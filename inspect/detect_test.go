@@ -1,0 +1,500 @@
+package inspect
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/seam-dev/seam/tape"
+)
+
+// exInput describes one exchange built in a test: the request, and the raw
+// SSE bodies of the sides that were recorded.
+type exInput struct {
+	url     string // default /v1/chat/completions
+	req     string // request body
+	up      string // upstream body; "" means not recorded
+	client  string // client body; "" means not recorded
+	status  int    // default 200
+	outcome tape.Outcome
+	prev    *exInput // an exchange recorded just before this one
+}
+
+// capture builds a capture holding in.prev (when set) and in.
+func (in exInput) capture() *tape.Capture {
+	c := &tape.Capture{Name: "test"}
+	if in.prev != nil {
+		c.Exchanges = append(c.Exchanges, in.prev.exchange(1))
+	}
+	c.Exchanges = append(c.Exchanges, in.exchange(len(c.Exchanges)+1))
+	return c
+}
+
+func (in exInput) exchange(ex int) *tape.Exchange {
+	url := in.url
+	if url == "" {
+		url = "/v1/chat/completions"
+	}
+	req := in.req
+	if req == "" {
+		req = `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	}
+	x := &tape.Exchange{Ex: ex, Request: &tape.Request{Ex: ex, Method: "POST", URL: url, Body: []byte(req)}}
+	status := in.status
+	if status == 0 {
+		status = 200
+	}
+	outcome := in.outcome
+	if outcome == "" {
+		outcome = tape.Complete
+	}
+	for _, s := range []struct {
+		side tape.Side
+		body string
+	}{{tape.Upstream, in.up}, {tape.Client, in.client}} {
+		if s.body == "" {
+			continue
+		}
+		sd := x.Side(s.side)
+		sd.Response = &tape.Response{Ex: ex, Side: s.side, Status: status, Headers: tape.Headers{"content-type": {"text/event-stream"}}}
+		sd.Chunks = chunksOf(s.side, []byte(s.body), 0)
+		for i := range sd.Chunks {
+			sd.Chunks[i].Ex = ex
+		}
+		sd.End = &tape.End{Ex: ex, Side: s.side, T: 1e9, Outcome: outcome, Bytes: int64(len(s.body))}
+	}
+	return x
+}
+
+// findings inspects in and returns the findings of its last exchange.
+func (in exInput) findings(t *testing.T) []Finding {
+	t.Helper()
+	r := Inspect(in.capture(), Options{})
+	return r.Exchanges[len(r.Exchanges)-1].Findings
+}
+
+// Chat Completions stream builders.
+
+func cc(delta string) string { return ccf(delta, "") }
+
+func ccf(delta, finish string) string {
+	fr := "null"
+	if finish != "" {
+		fr = strconv.Quote(finish)
+	}
+	return `data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + fr + "}]}\n\n"
+}
+
+const (
+	chatRole = `{"role":"assistant","content":""}`
+	done     = "data: [DONE]\n\n"
+)
+
+// chatText is a clean Chat Completions stream whose deltas are parts.
+func chatText(parts ...string) string {
+	var b strings.Builder
+	b.WriteString(cc(chatRole))
+	for _, p := range parts {
+		b.WriteString(cc(`{"content":` + jsonString(p) + `}`))
+	}
+	b.WriteString(ccf(`{}`, "stop"))
+	b.WriteString(done)
+	return b.String()
+}
+
+// tool is a tool_calls delta for one call; empty id or name are omitted.
+func tool(index int, id, name, args string) string {
+	tc := map[string]any{"index": index, "type": "function"}
+	fn := map[string]any{"arguments": args}
+	if id != "" {
+		tc["id"] = id
+	}
+	if name != "" {
+		fn["name"] = name
+	}
+	tc["function"] = fn
+	b, _ := json.Marshal(map[string]any{"tool_calls": []any{tc}})
+	return string(b)
+}
+
+// chatCalls is a clean stream making the given calls ({id, name, args}).
+func chatCalls(calls ...[3]string) string {
+	var b strings.Builder
+	b.WriteString(cc(chatRole))
+	for i, c := range calls {
+		b.WriteString(cc(tool(i, c[0], c[1], c[2])))
+	}
+	b.WriteString(ccf(`{}`, "tool_calls"))
+	b.WriteString(done)
+	return b.String()
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// Responses stream builder: each event is {type, fields}; the SSE event
+// name is the type unless name is set, and sequence numbers count from 0.
+type respEv struct{ typ, fields, name string }
+
+func respStream(evs ...respEv) string {
+	var b strings.Builder
+	for i, e := range evs {
+		if e.typ == "raw" {
+			b.WriteString(e.fields)
+			continue
+		}
+		name := e.name
+		if name == "" {
+			name = e.typ
+		}
+		data := `{"type":"` + e.typ + `","sequence_number":` + itoa(i)
+		if e.fields != "" {
+			data += "," + e.fields
+		}
+		b.WriteString("event: " + name + "\ndata: " + data + "}\n\n")
+	}
+	return b.String()
+}
+
+func respOK(delta, doneText string, mods ...func([]respEv) []respEv) string {
+	evs := []respEv{
+		{typ: "response.created", fields: `"response":{"id":"r1","model":"m","status":"in_progress","output":[]}`},
+		{typ: "response.output_item.added", fields: `"output_index":0,"item":{"type":"message","id":"m1","role":"assistant","content":[]}`},
+		{typ: "response.content_part.added", fields: `"output_index":0,"content_index":0,"item_id":"m1","part":{"type":"output_text","text":""}`},
+		{typ: "response.output_text.delta", fields: `"output_index":0,"content_index":0,"item_id":"m1","delta":` + jsonString(delta)},
+		{typ: "response.output_text.done", fields: `"output_index":0,"content_index":0,"item_id":"m1","text":` + jsonString(doneText)},
+		{typ: "response.output_item.done", fields: `"output_index":0,"item":{"type":"message","id":"m1","role":"assistant","content":[{"type":"output_text","text":` + jsonString(delta) + `}]}`},
+		{typ: "response.completed", fields: `"response":{"id":"r1","model":"m","status":"completed","output":[{"type":"message","id":"m1","content":[{"type":"output_text","text":` + jsonString(delta) + `}]}]}`},
+	}
+	for _, m := range mods {
+		evs = m(evs)
+	}
+	return respStream(evs...)
+}
+
+// setEv replaces event i.
+func setEv(i int, e respEv) func([]respEv) []respEv {
+	return func(evs []respEv) []respEv { evs[i] = e; return evs }
+}
+
+// Anthropic stream builder: events in order, named by their type unless
+// named is false.
+func antStream(named bool, datas ...string) string {
+	var b strings.Builder
+	for _, d := range datas {
+		if named {
+			var typ struct{ Type string }
+			_ = json.Unmarshal([]byte(d), &typ)
+			b.WriteString("event: " + typ.Type + "\n")
+		}
+		b.WriteString("data: " + d + "\n\n")
+	}
+	return b.String()
+}
+
+const (
+	antStart     = `{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":1,"output_tokens":1}}}`
+	antTextStart = `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`
+	antTextDelta = `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`
+	antStop0     = `{"type":"content_block_stop","index":0}`
+	antMsgDelta  = `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`
+	antMsgStop   = `{"type":"message_stop"}`
+)
+
+// toolsReq declares read(path, required) and getFileTree() in its tools.
+const toolsReq = `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}],"tools":[` +
+	`{"type":"function","function":{"name":"read","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}},` +
+	`{"type":"function","function":{"name":"getFileTree","parameters":{"type":"object","properties":{}}}}]}`
+
+func reqMessages(msgs string) string {
+	return `{"model":"m","stream":true,"messages":[` + msgs + `]}`
+}
+
+const (
+	userMsg      = `{"role":"user","content":"list my files"}`
+	assistantTC  = `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"getFileTree","arguments":"{}"}}]}`
+	toolResult1  = `{"role":"tool","tool_call_id":"call_1","content":"a.md"}`
+	toolResult2  = `{"role":"tool","tool_call_id":"call_2","content":"a.md"}`
+	systemMsg    = `{"role":"system","content":"be brief"}`
+	blockA       = "<use_tool><name>read</name><path>a</path></use_tool>"
+	blockB       = "<use_tool><name>read</name><path>b</path></use_tool>"
+	protocolJSON = `{"type":"response.output_text.delta","delta":"x"}`
+)
+
+// detectorCases gives, for each detector id, an exchange that fires it and
+// a near-identical one that does not.
+func detectorCases() []struct {
+	id         string
+	fire, calm exInput
+} {
+	clean := chatText("Hello", " world")
+	type C = struct {
+		id         string
+		fire, calm exInput
+	}
+	return []C{
+		{"http.status", exInput{client: clean, status: 500}, exInput{client: clean}},
+		{"stream.outcome", exInput{client: clean, outcome: tape.Truncated}, exInput{client: clean}},
+		{"sse.unterminated-event", exInput{client: strings.TrimSuffix(clean, "\n\n")}, exInput{client: clean}},
+		{"sse.quirk", exInput{client: strings.Replace(clean, "data: ", "data:", 1)}, exInput{client: clean}},
+		{"sse.comment", exInput{client: ": keepalive\n\n" + clean}, exInput{client: clean}},
+		{"stream.no-terminal", exInput{client: strings.TrimSuffix(clean, done)}, exInput{client: clean}},
+		{"stream.after-terminal", exInput{client: clean + cc(`{"content":"late"}`)}, exInput{client: clean}},
+		{"stream.error-event", exInput{client: cc(chatRole) + `data: {"error":{"message":"overloaded"}}` + "\n\n" + done},
+			exInput{client: cc(chatRole) + `data: {"note":{"message":"overloaded"},"choices":[]}` + "\n\n" + done}},
+		{"stream.event-name-mismatch",
+			exInput{url: "/v1/responses", client: respOK("Hi", "Hi", setEv(0, respEv{typ: "response.created", name: "created", fields: `"response":{"id":"r1","model":"m","status":"in_progress","output":[]}`}))},
+			exInput{url: "/v1/responses", client: respOK("Hi", "Hi")}},
+		{"payload.invalid-json", exInput{client: cc(chatRole) + "data: {\"choices\":[\n\n" + ccf(`{}`, "stop") + done}, exInput{client: clean}},
+		{"chat.bad-done", exInput{client: strings.Replace(clean, "[DONE]", `"[DONE]"`, 1)}, exInput{client: clean}},
+		{"chat.index-id-conflict",
+			exInput{client: cc(chatRole) + cc(tool(0, "call_a", "read", `{"path":`)) + cc(tool(0, "call_b", "", `"a"}`)) + ccf(`{}`, "tool_calls") + done},
+			exInput{client: cc(chatRole) + cc(tool(0, "call_a", "read", `{"path":`)) + cc(tool(0, "", "", `"a"}`)) + ccf(`{}`, "tool_calls") + done}},
+		{"chat.index-not-zero",
+			exInput{client: cc(chatRole) + cc(tool(1, "call_a", "read", `{"path":"a"}`)) + ccf(`{}`, "tool_calls") + done},
+			exInput{client: cc(chatRole) + cc(tool(0, "call_a", "read", `{"path":"a"}`)) + ccf(`{}`, "tool_calls") + done}},
+		{"chat.tool-index-missing",
+			exInput{client: cc(chatRole) + cc(`{"tool_calls":[{"id":"call_a","function":{"name":"read","arguments":"{}"}}]}`) + ccf(`{}`, "tool_calls") + done},
+			exInput{client: cc(chatRole) + cc(`{"tool_calls":[{"index":0,"id":"call_a","function":{"name":"read","arguments":"{}"}}]}`) + ccf(`{}`, "tool_calls") + done}},
+		{"chat.repeated-fields",
+			exInput{client: cc(chatRole) + cc(`{"role":"assistant","content":"Hi"}`) + ccf(`{}`, "stop") + done},
+			exInput{client: cc(chatRole) + cc(`{"content":"Hi"}`) + ccf(`{}`, "stop") + done}},
+		{"chat.content-with-tool-calls",
+			exInput{client: cc(chatRole) + cc(`{"content":"Let me look.","tool_calls":[{"index":0,"id":"call_a","function":{"name":"read","arguments":"{}"}}]}`) + ccf(`{}`, "tool_calls") + done},
+			exInput{client: cc(chatRole) + cc(`{"content":"Let me look."}`) + cc(`{"tool_calls":[{"index":0,"id":"call_a","function":{"name":"read","arguments":"{}"}}]}`) + ccf(`{}`, "tool_calls") + done}},
+		{"chat.trailing-cr", exInput{client: chatText("Hello\r", " world")}, exInput{client: chatText("Hello", " world")}},
+		{"chat.finish-missing", exInput{client: cc(chatRole) + cc(`{"content":"Hi"}`) + done}, exInput{client: cc(chatRole) + ccf(`{"content":"Hi"}`, "stop") + done}},
+		{"chat.finish-length-tools",
+			exInput{client: cc(chatRole) + cc(tool(0, "call_a", "read", `{"path":"a"}`)) + ccf(`{}`, "length") + done},
+			exInput{client: cc(chatRole) + cc(tool(0, "call_a", "read", `{"path":"a"}`)) + ccf(`{}`, "tool_calls") + done}},
+		{"chat.after-finish",
+			exInput{client: cc(chatRole) + ccf(`{"content":"Hi"}`, "stop") + cc(`{"content":"again"}`) + done},
+			exInput{client: cc(chatRole) + cc(`{"content":"again"}`) + ccf(`{"content":"Hi"}`, "stop") + done}},
+		{"chat.usage-before-finish",
+			exInput{client: cc(chatRole) + `data: {"id":"c1","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}` + "\n\n" + ccf(`{"content":"Hi"}`, "stop") + done},
+			exInput{client: cc(chatRole) + ccf(`{"content":"Hi"}`, "stop") + `data: {"id":"c1","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}` + "\n\n" + done}},
+		{"chat.cumulative-args",
+			exInput{client: cc(chatRole) + cc(tool(0, "call_a", "read", `{"path"`)) + cc(tool(0, "", "", `{"path":"a"`)) + cc(tool(0, "", "", `{"path":"a"}`)) + ccf(`{}`, "tool_calls") + done},
+			exInput{client: cc(chatRole) + cc(tool(0, "call_a", "read", `{"path"`)) + cc(tool(0, "", "", `:"a"`)) + cc(tool(0, "", "", `}`)) + ccf(`{}`, "tool_calls") + done}},
+		{"tool.args-invalid-json", exInput{client: chatCalls([3]string{"call_a", "read", `{"path":`})}, exInput{client: chatCalls([3]string{"call_a", "read", `{"path":"a"}`})}},
+		{"final.mismatch", exInput{url: "/v1/responses", client: respOK("Hi", "Hi!")}, exInput{url: "/v1/responses", client: respOK("Hi", "Hi")}},
+		{"responses.item-id-rotation",
+			exInput{url: "/v1/responses", client: respOK("Hi", "Hi", setEv(3, respEv{typ: "response.output_text.delta", fields: `"output_index":0,"content_index":0,"item_id":"m2","delta":"Hi"`}))},
+			exInput{url: "/v1/responses", client: respOK("Hi", "Hi")}},
+		{"responses.sequence",
+			exInput{url: "/v1/responses", client: strings.Replace(respOK("Hi", "Hi"), `"sequence_number":3`, `"sequence_number":7`, 1)},
+			exInput{url: "/v1/responses", client: respOK("Hi", "Hi")}},
+		{"responses.failed",
+			exInput{url: "/v1/responses", client: respOK("Hi", "Hi", setEv(6, respEv{typ: "response.failed", fields: `"response":{"id":"r1","model":"m","status":"failed","error":{"code":"server_error","message":"boom"},"output":[]}`}))},
+			exInput{url: "/v1/responses", client: respOK("Hi", "Hi")}},
+		{"responses.untyped-data",
+			exInput{url: "/v1/responses", client: respOK("Hi", "Hi", func(evs []respEv) []respEv {
+				s := respStream(evs...)
+				i := strings.Index(s, "event: response.completed")
+				return []respEv{{typ: "raw", fields: s[:i] + `data: {"error":{"message":"x"}}` + "\n\n" + s[i:]}}
+			})},
+			exInput{url: "/v1/responses", client: respOK("Hi", "Hi")}},
+		{"responses.nonstandard-shape",
+			exInput{url: "/v1/responses", client: respOK("Hi", "Hi", setEv(3, respEv{typ: "response.output_text.delta", fields: `"output_index":0,"item_id":"m1","delta":"Hi"`}))},
+			exInput{url: "/v1/responses", client: respOK("Hi", "Hi")}},
+		{"anthropic.event-name",
+			exInput{url: "/v1/messages", client: antStream(false, antStart, antTextStart, antTextDelta, antStop0, antMsgDelta, antMsgStop)},
+			exInput{url: "/v1/messages", client: antStream(true, antStart, antTextStart, antTextDelta, antStop0, antMsgDelta, antMsgStop)}},
+		{"anthropic.order",
+			exInput{url: "/v1/messages", client: antStream(true, antTextStart, antStart, antTextDelta, antStop0, antMsgDelta, antMsgStop)},
+			exInput{url: "/v1/messages", client: antStream(true, antStart, antTextStart, antTextDelta, antStop0, antMsgDelta, antMsgStop)}},
+		{"anthropic.block-unclosed",
+			exInput{url: "/v1/messages", client: antStream(true, antStart, antTextStart, antTextDelta, antMsgDelta, antMsgStop)},
+			exInput{url: "/v1/messages", client: antStream(true, antStart, antTextStart, antTextDelta, antStop0, antMsgDelta, antMsgStop)}},
+		{"xml.unclosed-closer",
+			exInput{client: chatText("<use_tool><name>read</name><path>a</path></use_tool", blockB)},
+			exInput{client: chatText("<use_tool><name>read</name><path>a</path></use_tool>", blockB)}},
+		{"xml.partial-opener", exInput{client: chatText("ok <use_tool <name>read</name></use_tool>")}, exInput{client: chatText("ok <use_tool><name>read</name></use_tool>")}},
+		{"xml.nested-opener",
+			exInput{client: chatText("<use_tool><name>read</name><path>a</path>", blockB)},
+			exInput{client: chatText("<use_tool><name>read</name><path>a</path></use_tool>", blockB)}},
+		{"xml.duplicate-block", exInput{client: chatText(blockA, blockA)}, exInput{client: chatText(blockA, blockB)}},
+		{"xml.args-param",
+			exInput{client: chatText("<use_tool><name>getFileTree</name><args>{}</args></use_tool>")},
+			exInput{client: chatText("<use_tool><name>getFileTree</name></use_tool>")}},
+		{"xml.unclosed-block", exInput{client: chatText("Reading. <use_tool><name>read</name><path>a</path>")}, exInput{client: chatText("Reading. " + blockA)}},
+		{"xml.unclosed-param",
+			exInput{client: chatText("<use_tool><name>read</name><path>a</use_tool>")},
+			exInput{client: chatText("<use_tool><name>read</name><path>a</path></use_tool>")}},
+		{"xml.text-after-tools", exInput{client: chatText(blockA, " Calling read now.")}, exInput{client: chatText("Calling read now. ", blockA)}},
+		{"text.protocol-dump", exInput{client: chatText("Hi ", protocolJSON)}, exInput{client: chatText("Hi ", `{"kind":"output"}`)}},
+		{"tool.duplicate-call",
+			exInput{client: chatCalls([3]string{"call_a", "read", `{"path":"a"}`}, [3]string{"call_b", "read", `{"path": "a"}`})},
+			exInput{client: chatCalls([3]string{"call_a", "read", `{"path":"a"}`}, [3]string{"call_b", "read", `{"path":"b"}`})}},
+		{"diff.upstream-client", exInput{up: chatText("Hello", " world"), client: chatText("Hello", " there")}, exInput{up: chatText("Hello", " world"), client: chatText("Hello", " world")}},
+		{"diff.boundary-dedupe",
+			exInput{up: chatText("timeand", "date"), client: chatText("timeand", "ate")},
+			exInput{up: chatText("timeand", "date"), client: chatText("timeand", "dte")}},
+		{"client.disagree",
+			exInput{client: cc(chatRole) + cc(`{"content":"Let me look.","tool_calls":[{"index":0,"id":"call_a","function":{"name":"read","arguments":"{}"}}]}`) + ccf(`{}`, "tool_calls") + done},
+			exInput{client: clean}},
+		{"req.orphan-tool-result",
+			exInput{req: reqMessages(userMsg + "," + toolResult1), client: clean},
+			exInput{req: reqMessages(userMsg + "," + assistantTC + "," + toolResult1), client: clean}},
+		{"req.resent-user-prompt",
+			exInput{req: reqMessages(userMsg + "," + userMsg + "," + toolResult1), client: clean},
+			exInput{req: reqMessages(userMsg + "," + systemMsg + "," + toolResult1), client: clean}},
+		{"req.unknown-tool-call-id",
+			exInput{req: reqMessages(userMsg + "," + assistantTC + "," + toolResult2), client: clean},
+			exInput{req: reqMessages(userMsg + "," + assistantTC + "," + toolResult1), client: clean}},
+		{"schema.void-args",
+			exInput{req: toolsReq, client: chatCalls([3]string{"call_a", "getFileTree", `{"args":{}}`})},
+			exInput{req: toolsReq, client: chatCalls([3]string{"call_a", "getFileTree", `{}`})}},
+		{"schema.missing-param",
+			exInput{req: toolsReq, client: chatCalls([3]string{"call_a", "read", `{}`})},
+			exInput{req: toolsReq, client: chatCalls([3]string{"call_a", "read", `{"path":"a"}`})}},
+		{"schema.unknown-param",
+			exInput{req: toolsReq, client: chatCalls([3]string{"call_a", "read", `{"path":"a","mode":"r"}`})},
+			exInput{req: toolsReq, client: chatCalls([3]string{"call_a", "read", `{"path":"a"}`})}},
+		{"schema.unknown-tool",
+			exInput{req: toolsReq, client: chatCalls([3]string{"call_a", "write", `{"path":"a"}`})},
+			exInput{req: toolsReq, client: chatCalls([3]string{"call_a", "read", `{"path":"a"}`})}},
+		{"exchange.retry-seam",
+			exInput{client: clean, prev: &exInput{client: clean, status: 500}},
+			exInput{client: clean, prev: &exInput{client: clean}}},
+	}
+}
+
+// TestDetectorsFireAndStayQuiet checks every registered detector on an
+// input that must fire it and on a near-identical one that must not.
+func TestDetectorsFireAndStayQuiet(t *testing.T) {
+	t.Parallel()
+	cases := detectorCases()
+	covered := map[string]bool{}
+	for _, tc := range cases {
+		covered[tc.id] = true
+	}
+	for _, d := range Detectors() {
+		if !covered[d.ID] {
+			t.Errorf("detector %s has no fire/no-fire case", d.ID)
+		}
+	}
+	sev := map[string]Severity{}
+	for _, d := range Detectors() {
+		sev[d.ID] = d.Severity
+	}
+	for _, tc := range cases {
+		t.Run(tc.id, func(t *testing.T) {
+			t.Parallel()
+			if _, ok := sev[tc.id]; !ok {
+				t.Fatalf("%s is not registered", tc.id)
+			}
+			var hit *Finding
+			fs := tc.fire.findings(t)
+			for i, f := range fs {
+				if f.ID == tc.id {
+					hit = &fs[i]
+					break
+				}
+			}
+			if hit == nil {
+				t.Fatalf("did not fire; findings: %s", findingIDs(fs))
+			}
+			if hit.Severity != sev[tc.id] || hit.Message == "" {
+				t.Errorf("finding %+v: want severity %s and a message", hit, sev[tc.id])
+			}
+			for _, f := range tc.calm.findings(t) {
+				if f.ID == tc.id {
+					t.Errorf("fired on the calm input: %+v", f)
+				}
+			}
+		})
+	}
+}
+
+func findingIDs(fs []Finding) string {
+	var ids []string
+	for _, f := range fs {
+		ids = append(ids, f.ID)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// TestEmittedIDsAreRegistered reads the package source: every call that
+// raises a finding (assembly.flag, assembly.flagOnce, exCtx.emit) must name
+// its detector with a string literal that is registered, and every
+// registered detector must be raised somewhere.
+func TestEmittedIDsAreRegistered(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	emitted := map[string]bool{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(fset, name, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || (sel.Sel.Name != "flag" && sel.Sel.Name != "flagOnce" && sel.Sel.Name != "emit") || len(call.Args) == 0 {
+				return true
+			}
+			lit, ok := call.Args[0].(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				// flagOnce passes its id on; runDetectors relays the
+				// assemblers' anomalies, whose ids are literals at flag.
+				if fd := enclosingFunc(f, call.Pos()); fd != "flagOnce" && fd != "runDetectors" {
+					t.Errorf("%s: %s called with a non-literal detector id", fset.Position(call.Pos()), sel.Sel.Name)
+				}
+				return true
+			}
+			id, _ := strconv.Unquote(lit.Value)
+			emitted[id] = true
+			return true
+		})
+	}
+	registered := map[string]bool{}
+	for _, d := range Detectors() {
+		if registered[d.ID] {
+			t.Errorf("detector %s registered twice", d.ID)
+		}
+		registered[d.ID] = true
+	}
+	for id := range emitted {
+		if !registered[id] {
+			t.Errorf("detector id %q is emitted but not registered", id)
+		}
+	}
+	for id := range registered {
+		if !emitted[id] {
+			t.Errorf("detector %q is registered but never emitted", id)
+		}
+	}
+}
+
+// enclosingFunc names the function declaration containing pos.
+func enclosingFunc(f *ast.File, pos token.Pos) string {
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Pos() <= pos && pos < fd.End() {
+			return fd.Name.Name
+		}
+	}
+	return ""
+}
