@@ -1,7 +1,8 @@
 package shape
 
 import (
-	"fmt"
+	"maps"
+	"strings"
 
 	"github.com/seam-dev/seam/tape"
 )
@@ -19,11 +20,27 @@ type Exchange struct {
 const DefaultProfile = "passthrough"
 
 // New builds the engine described by cfg for one exchange. An empty profile
-// means [DefaultProfile].
+// means [DefaultProfile]; switches missing from cfg take the profile's
+// default. The result is [Passthrough] when every switch has its passthrough
+// value, and for any exchange that is not a 2xx text/event-stream response;
+// otherwise it is a decoding engine, which itself passes the bytes through
+// unchanged if the stream's protocol is not recognized.
 func New(cfg tape.Engine, x Exchange) (Engine, error) {
-	switch cfg.Profile {
-	case "", DefaultProfile:
+	e, err := Resolve(cfg.Profile, cfg.Switches)
+	if err != nil {
+		return nil, err
+	}
+	pt, _ := profileDefaults(ProfilePassthrough)
+	if maps.Equal(e.Switches, pt) || !isSSE(x) {
 		return Passthrough{}, nil
 	}
-	return nil, fmt.Errorf("unknown profile %q (known: %s)", cfg.Profile, DefaultProfile)
+	return newShaper(configFrom(e.Switches)), nil
+}
+
+func isSSE(x Exchange) bool {
+	if x.Status < 200 || x.Status > 299 {
+		return false
+	}
+	mt, _, _ := strings.Cut(x.ContentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
 }

@@ -1,6 +1,3 @@
-// Package shape is the stream-shaping engine: it turns the upstream's bytes
-// into the bytes written to the client. It is pure: no net/http, no clock, no
-// goroutines, so the recording proxy and the offline replayer run the same code.
 package shape
 
 // Engine shapes one exchange's response stream.

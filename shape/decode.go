@@ -1,0 +1,268 @@
+package shape
+
+import (
+	"strings"
+
+	"github.com/seam-dev/seam/sse"
+	"github.com/tidwall/gjson"
+)
+
+// protocol names an LLM streaming wire protocol.
+type protocol uint8
+
+const (
+	protoUnknown   protocol = iota
+	protoChat               // OpenAI Chat Completions
+	protoResponses          // OpenAI Responses
+	protoAnthropic          // Anthropic Messages
+)
+
+// decoder turns upstream SSE events into normalized events. decode appends
+// the events for one upstream event; finish appends the events owed when the
+// stream ends without a terminal event (open tool calls are closed).
+type decoder interface {
+	decode(dst []Event, ev *sse.Event, m *Meta) []Event
+	finish(dst []Event) []Event
+}
+
+// sniff tells the upstream protocol from the first event of a stream.
+func sniff(ev *sse.Event) protocol {
+	t := ev.Type
+	switch {
+	case strings.HasPrefix(t, "response."):
+		return protoResponses
+	case t == "message_start" || t == "ping" || strings.HasPrefix(t, "content_block_") || t == "message_delta":
+		return protoAnthropic
+	}
+	d := strings.TrimSpace(ev.Data)
+	if d == "[DONE]" || !strings.HasPrefix(d, "{") {
+		return protoUnknown
+	}
+	typ := gjson.Get(d, "type").String()
+	switch {
+	case strings.HasPrefix(typ, "response."):
+		return protoResponses
+	case typ == "message_start":
+		return protoAnthropic
+	}
+	if gjson.Get(d, "choices").Exists() || gjson.Get(d, "object").String() == "chat.completion.chunk" {
+		return protoChat
+	}
+	return protoUnknown
+}
+
+func opaque(ev *sse.Event) Event {
+	return Event{Kind: KindOpaque, Raw: ev.Data, Type: ev.Type, EventID: ev.ID}
+}
+
+// openTool is a structured tool call a decoder has started and not ended.
+type openTool struct {
+	choice, index int
+}
+
+type toolSet struct{ open []openTool }
+
+func (s *toolSet) has(choice, index int) bool {
+	for _, t := range s.open {
+		if t.choice == choice && t.index == index {
+			return true
+		}
+	}
+	return false
+}
+
+// endChoice appends a KindToolEnd for every open call of choice (all choices
+// when choice < 0), in the order they started.
+func (s *toolSet) endChoice(dst []Event, choice int) []Event {
+	kept := s.open[:0]
+	for _, t := range s.open {
+		if choice >= 0 && t.choice != choice {
+			kept = append(kept, t)
+			continue
+		}
+		dst = append(dst, Event{Kind: KindToolEnd, Choice: t.choice, Index: t.index})
+	}
+	s.open = kept
+	return dst
+}
+
+func (s *toolSet) end(dst []Event, choice, index int) []Event {
+	for i, t := range s.open {
+		if t.choice == choice && t.index == index {
+			s.open = append(s.open[:i], s.open[i+1:]...)
+			return append(dst, Event{Kind: KindToolEnd, Choice: choice, Index: index})
+		}
+	}
+	return dst
+}
+
+// chatDecoder decodes OpenAI Chat Completions chunks.
+type chatDecoder struct {
+	tools   toolSet
+	metaSet bool
+}
+
+// carries reports whether v holds something a client would show.
+func carries(v gjson.Result) bool {
+	switch v.Type {
+	case gjson.Null:
+		return false
+	case gjson.String:
+		return v.Str != ""
+	case gjson.JSON:
+		return v.Raw != "[]" && v.Raw != "{}"
+	}
+	return true
+}
+
+func (d *chatDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
+	data := ev.Data
+	if strings.TrimSpace(data) == "[DONE]" {
+		dst = d.tools.endChoice(dst, -1)
+		return append(dst, Event{Kind: KindDone})
+	}
+	if len(data) == 0 || data[0] != '{' {
+		return append(dst, opaque(ev))
+	}
+	// gjson reads only the paths asked for. An error event has no choices;
+	// "usage" is looked up only when the payload outside the choices
+	// mentions it.
+	choices := gjson.Get(data, "choices")
+	if !choices.IsArray() {
+		if e := gjson.Get(data, "error"); carries(e) {
+			return append(dst, Event{Kind: KindError, Raw: e.Raw})
+		}
+		return append(dst, opaque(ev))
+	}
+	var usage gjson.Result
+	if mentionsOutside(data, choices, "usage") {
+		usage = gjson.Get(data, "usage")
+	}
+	if !d.metaSet {
+		d.metaSet = true
+		m.ID = gjson.Get(data, "id").String()
+		m.Model = gjson.Get(data, "model").String()
+		m.Created = gjson.Get(data, "created").Raw
+	}
+	mark := len(dst)
+	unknown := false
+	sawChoice := false
+	choices.ForEach(func(_, c gjson.Result) bool {
+		sawChoice = true
+		var idx, delta, finish gjson.Result
+		c.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "index":
+				idx = v
+			case "delta":
+				delta = v
+			case "finish_reason":
+				finish = v
+			}
+			return true
+		})
+		ci := int(idx.Int())
+		var role, content, reasoning, tcs gjson.Result
+		delta.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "role":
+				role = v
+			case "content":
+				content = v
+			case "reasoning_content", "reasoning":
+				if v.Type == gjson.String && v.Str != "" {
+					reasoning = v
+				}
+			case "tool_calls":
+				tcs = v
+			default:
+				// A field the engine does not model (refusal, audio, a
+				// legacy function_call): the chunk goes through whole.
+				if carries(v) {
+					unknown = true
+					return false
+				}
+			}
+			return true
+		})
+		if unknown {
+			return false
+		}
+		if role.Str != "" {
+			dst = append(dst, Event{Kind: KindRole, Choice: ci, Text: role.Str})
+		}
+		if reasoning.Str != "" {
+			dst = append(dst, Event{Kind: KindReasoning, Choice: ci, Text: reasoning.Str})
+		}
+		if content.Type == gjson.String && content.Str != "" {
+			dst = append(dst, Event{Kind: KindText, Choice: ci, Text: content.Str})
+		}
+		if tcs.IsArray() {
+			pos := 0
+			tcs.ForEach(func(_, tc gjson.Result) bool {
+				dst = d.toolCall(dst, ci, pos, tc)
+				pos++
+				return true
+			})
+		}
+		if finish.Type == gjson.String && finish.Str != "" {
+			dst = d.tools.endChoice(dst, ci)
+			dst = append(dst, Event{Kind: KindFinish, Choice: ci, Text: finish.Str})
+		}
+		return true
+	})
+	if unknown {
+		return append(dst[:mark], opaque(ev))
+	}
+	if !sawChoice && !carries(usage) {
+		return append(dst, opaque(ev))
+	}
+	if carries(usage) {
+		dst = append(dst, Event{Kind: KindUsage, Raw: usage.Raw})
+	}
+	return dst
+}
+
+// mentionsOutside reports whether s occurs in data outside the span of the
+// value r (found in data by gjson.Get).
+func mentionsOutside(data string, r gjson.Result, s string) bool {
+	i := r.Index
+	if i <= 0 || i+len(r.Raw) > len(data) {
+		return strings.Contains(data, s)
+	}
+	return strings.Contains(data[:i], s) || strings.Contains(data[i+len(r.Raw):], s)
+}
+
+func (d *chatDecoder) toolCall(dst []Event, ci, pos int, tc gjson.Result) []Event {
+	ti := pos
+	var id, name, args gjson.Result
+	tc.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "index":
+			ti = int(v.Int())
+		case "id":
+			id = v
+		case "function":
+			v.ForEach(func(k, v gjson.Result) bool {
+				switch k.Str {
+				case "name":
+					name = v
+				case "arguments":
+					args = v
+				}
+				return true
+			})
+		}
+		return true
+	})
+	if !d.tools.has(ci, ti) {
+		d.tools.open = append(d.tools.open, openTool{ci, ti})
+		dst = append(dst, Event{Kind: KindToolStart, Choice: ci, Index: ti, ID: id.String(), Name: name.String()})
+	}
+	if args.Str != "" {
+		dst = append(dst, Event{Kind: KindToolArgs, Choice: ci, Index: ti, Text: args.Str})
+	}
+	return dst
+}
+
+func (d *chatDecoder) finish(dst []Event) []Event { return d.tools.endChoice(dst, -1) }

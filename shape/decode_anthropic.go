@@ -1,0 +1,134 @@
+package shape
+
+import (
+	"github.com/seam-dev/seam/sse"
+	"github.com/tidwall/gjson"
+)
+
+// anthropicDecoder decodes Anthropic Messages events. Stop reasons are mapped
+// to the Chat Completions vocabulary (end_turn → stop, max_tokens → length,
+// tool_use → tool_calls, refusal → content_filter).
+type anthropicDecoder struct {
+	tools toolSet
+}
+
+func (d *anthropicDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
+	data := ev.Data
+	if len(data) == 0 || data[0] != '{' {
+		return append(dst, opaque(ev))
+	}
+	root := gjson.Parse(data)
+	typ := root.Get("type").Str
+	if typ == "" {
+		typ = ev.Type
+	}
+	idx := int(root.Get("index").Int())
+	switch typ {
+	case "message_start":
+		msg := root.Get("message")
+		m.ID = msg.Get("id").Str
+		m.Model = msg.Get("model").Str
+		m.InputUsage = msg.Get("usage").Raw
+		role := msg.Get("role").Str
+		if role == "" {
+			role = "assistant"
+		}
+		return append(dst, Event{Kind: KindRole, Text: role})
+	case "content_block_start":
+		cb := root.Get("content_block")
+		switch cb.Get("type").Str {
+		case "text":
+			if t := cb.Get("text").Str; t != "" {
+				dst = append(dst, Event{Kind: KindText, Text: t})
+			}
+			return dst
+		case "thinking":
+			if t := cb.Get("thinking").Str; t != "" {
+				dst = append(dst, Event{Kind: KindReasoning, Text: t})
+			}
+			return dst
+		case "tool_use":
+			d.tools.open = append(d.tools.open, openTool{0, idx})
+			dst = append(dst, Event{Kind: KindToolStart, Index: idx, ID: cb.Get("id").Str, Name: cb.Get("name").Str})
+			// Input given whole at the start (not streamed) is kept as arguments.
+			in, keys := cb.Get("input"), false
+			in.ForEach(func(_, _ gjson.Result) bool { keys = true; return false })
+			if in.IsObject() && keys {
+				dst = append(dst, Event{Kind: KindToolArgs, Index: idx, Text: in.Raw})
+			}
+			return dst
+		}
+	case "content_block_delta":
+		delta := root.Get("delta")
+		switch delta.Get("type").Str {
+		case "text_delta":
+			if t := delta.Get("text").Str; t != "" {
+				dst = append(dst, Event{Kind: KindText, Text: t})
+			}
+			return dst
+		case "thinking_delta":
+			if t := delta.Get("thinking").Str; t != "" {
+				dst = append(dst, Event{Kind: KindReasoning, Text: t})
+			}
+			return dst
+		case "input_json_delta":
+			if t := delta.Get("partial_json").Str; t != "" {
+				dst = append(dst, Event{Kind: KindToolArgs, Index: idx, Text: t})
+			}
+			return dst
+		}
+	case "content_block_stop":
+		if d.tools.has(0, idx) {
+			return d.tools.end(dst, 0, idx)
+		}
+		return dst
+	case "message_delta":
+		if r := root.Get("delta.stop_reason"); r.Type == gjson.String {
+			dst = append(dst, Event{Kind: KindFinish, Text: fromAnthropicStop(r.Str)})
+		}
+		if u := root.Get("usage"); carries(u) {
+			dst = append(dst, Event{Kind: KindUsage, Raw: u.Raw})
+		}
+		return dst
+	case "message_stop":
+		dst = d.tools.endChoice(dst, -1)
+		return append(dst, Event{Kind: KindDone})
+	case "error":
+		e := root.Get("error")
+		if !e.Exists() {
+			e = root
+		}
+		return append(dst, Event{Kind: KindError, Raw: e.Raw})
+	}
+	return append(dst, opaque(ev))
+}
+
+func (d *anthropicDecoder) finish(dst []Event) []Event { return d.tools.endChoice(dst, -1) }
+
+func fromAnthropicStop(r string) string {
+	switch r {
+	case "end_turn", "stop_sequence":
+		return "stop"
+	case "max_tokens":
+		return "length"
+	case "tool_use":
+		return "tool_calls"
+	case "refusal":
+		return "content_filter"
+	}
+	return r
+}
+
+func toAnthropicStop(r string) string {
+	switch r {
+	case "stop":
+		return "end_turn"
+	case "length":
+		return "max_tokens"
+	case "tool_calls":
+		return "tool_use"
+	case "content_filter":
+		return "refusal"
+	}
+	return r
+}

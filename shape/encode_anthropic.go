@@ -1,0 +1,143 @@
+package shape
+
+// anthropicEncoder writes an Anthropic Messages event stream: message_start,
+// one content block per run of text, thinking or tool call (numbered by the
+// encoder), message_delta with the stop reason and usage, message_stop.
+type anthropicEncoder struct {
+	started bool
+	next    int  // next block index
+	cur     int  // open block index, -1 none
+	curKind Kind // kind of the open block
+	toolBlk map[int]int
+	reason  string
+	usage   string
+	done    bool
+}
+
+func (a *anthropicEncoder) ensureStarted(f *frames, m *Meta) {
+	if a.started {
+		return
+	}
+	a.started, a.cur = true, -1
+	typed(f, "message_start")
+	f.buf = append(f.buf, `,"message":{"id":`...)
+	f.buf = appendJSONString(f.buf, m.ID)
+	f.buf = append(f.buf, `,"type":"message","role":"assistant","model":`...)
+	f.buf = appendJSONString(f.buf, m.Model)
+	f.buf = append(f.buf, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":`...)
+	f.buf = appendRawOr(f.buf, m.InputUsage, `{"input_tokens":0,"output_tokens":0}`)
+	f.buf = append(f.buf, '}')
+	endTyped(f)
+}
+
+func (a *anthropicEncoder) stop(f *frames) {
+	if a.cur < 0 {
+		return
+	}
+	typed(f, "content_block_stop")
+	f.buf = append(f.buf, `,"index":`...)
+	f.buf = appendInt(f.buf, a.cur)
+	endTyped(f)
+	a.cur = -1
+}
+
+func (a *anthropicEncoder) open(f *frames, k Kind, e *Event) {
+	a.stop(f)
+	a.cur, a.curKind = a.next, k
+	a.next++
+	typed(f, "content_block_start")
+	f.buf = append(f.buf, `,"index":`...)
+	f.buf = appendInt(f.buf, a.cur)
+	switch k {
+	case KindText:
+		f.buf = append(f.buf, `,"content_block":{"type":"text","text":""}`...)
+	case KindReasoning:
+		f.buf = append(f.buf, `,"content_block":{"type":"thinking","thinking":""}`...)
+	case KindToolStart:
+		f.buf = append(f.buf, `,"content_block":{"type":"tool_use","id":`...)
+		f.buf = appendJSONString(f.buf, e.ID)
+		f.buf = append(f.buf, `,"name":`...)
+		f.buf = appendJSONString(f.buf, e.Name)
+		f.buf = append(f.buf, `,"input":{}}`...)
+	}
+	endTyped(f)
+}
+
+func (a *anthropicEncoder) delta(f *frames, idx int, typ, field, text string) {
+	typed(f, "content_block_delta")
+	f.buf = append(f.buf, `,"index":`...)
+	f.buf = appendInt(f.buf, idx)
+	f.buf = append(f.buf, `,"delta":{"type":"`...)
+	f.buf = append(f.buf, typ...)
+	f.buf = append(f.buf, `","`...)
+	f.buf = append(f.buf, field...)
+	f.buf = append(f.buf, `":`...)
+	f.buf = appendJSONString(f.buf, text)
+	f.buf = append(f.buf, '}')
+	endTyped(f)
+}
+
+func (a *anthropicEncoder) encode(f *frames, e *Event, m *Meta) {
+	if a.done {
+		if e.Kind == KindOpaque {
+			writeOpaque(f, e)
+		}
+		return
+	}
+	if e.Kind != KindOpaque {
+		a.ensureStarted(f, m)
+	}
+	switch e.Kind {
+	case KindText:
+		if a.cur < 0 || a.curKind != KindText {
+			a.open(f, KindText, e)
+		}
+		a.delta(f, a.cur, "text_delta", "text", e.Text)
+	case KindReasoning:
+		if a.cur < 0 || a.curKind != KindReasoning {
+			a.open(f, KindReasoning, e)
+		}
+		a.delta(f, a.cur, "thinking_delta", "thinking", e.Text)
+	case KindToolStart:
+		a.open(f, KindToolStart, e)
+		if a.toolBlk == nil {
+			a.toolBlk = map[int]int{}
+		}
+		a.toolBlk[e.Index] = a.cur
+	case KindToolArgs:
+		if b, ok := a.toolBlk[e.Index]; ok {
+			a.delta(f, b, "input_json_delta", "partial_json", e.Text)
+		}
+	case KindToolEnd:
+		if b, ok := a.toolBlk[e.Index]; ok && b == a.cur {
+			a.stop(f)
+		}
+	case KindFinish:
+		a.stop(f)
+		a.reason = e.Text
+	case KindUsage:
+		a.usage = e.Raw
+	case KindError:
+		typed(f, "error")
+		f.buf = append(f.buf, `,"error":`...)
+		f.buf = append(f.buf, e.Raw...)
+		endTyped(f)
+	case KindDone:
+		a.stop(f)
+		typed(f, "message_delta")
+		f.buf = append(f.buf, `,"delta":{"stop_reason":`...)
+		if a.reason == "" {
+			f.buf = append(f.buf, "null"...)
+		} else {
+			f.buf = appendJSONString(f.buf, toAnthropicStop(a.reason))
+		}
+		f.buf = append(f.buf, `,"stop_sequence":null},"usage":`...)
+		f.buf = appendRawOr(f.buf, a.usage, `{"output_tokens":0}`)
+		endTyped(f)
+		typed(f, "message_stop")
+		endTyped(f)
+		a.done = true
+	case KindOpaque:
+		writeOpaque(f, e)
+	}
+}

@@ -1,0 +1,46 @@
+package shape
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestClientGoldens pins the exact client bytes (and so the encoders' byte
+// stability) for the incident and bug-class fixtures. Captures recorded
+// through seam depend on them; SEAM_GEN=1 rewrites the goldens.
+func TestClientGoldens(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		golden, fixture, profile string
+		set                      map[string]string
+	}{
+		{"incident-holdback-off", "codex-use-tool", ProfileObsidianXML, map[string]string{SwHoldback: "off"}},
+		{"incident-holdback-on", "codex-use-tool", ProfileObsidianXML, nil},
+		{"incident-responses", "codex-use-tool", ProfileObsidianXML, map[string]string{SwResponsesAdapter: "on"}},
+		{"class-c-overlap-dedupe", "class-c-overlap", ProfileObsidianXML, map[string]string{SwOverlapDedupe: "on"}},
+		{"class-g-tail-kept", "class-g-tail", ProfileObsidianXML, map[string]string{SwSuppressTail: "off"}},
+		{"class-p-void-args", "class-p-void-tool", ProfileObsidianXML, map[string]string{SwVoidArgsTag: "on"}},
+		{"class-f-cumulative-args", "class-f-cumulative-args", ProfilePassthrough, map[string]string{SwIncrementalArgs: "off"}},
+	} {
+		body := readFile(t, filepath.Join(incidentDir, tc.fixture+".upstream.sse"))
+		got := join(run(mustEngine(t, tc.profile, tc.set), perEvent(body)))
+		path := filepath.Join("testdata", "golden", tc.golden+".client.sse")
+		if os.Getenv("SEAM_GEN") == "1" {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run SEAM_GEN=1 go test ./shape/ -run TestClientGoldens)", err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s: client stream changed (%d bytes, golden %d); if intended, SEAM_GEN=1 rewrites it", tc.golden, len(got), len(want))
+		}
+	}
+}

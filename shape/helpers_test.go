@@ -1,0 +1,166 @@
+package shape
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/seam-dev/seam/sse"
+	"github.com/seam-dev/seam/tape"
+	"github.com/tidwall/gjson"
+)
+
+// sseExchange is a 200 text/event-stream exchange.
+var sseExchange = Exchange{Method: "POST", Path: "/v1/chat/completions", Status: 200, ContentType: "text/event-stream; charset=utf-8"}
+
+// mustEngine builds the engine for profile with set applied.
+func mustEngine(t testing.TB, profile string, set map[string]string) Engine {
+	t.Helper()
+	cfg, err := Resolve(profile, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(cfg, sseExchange)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// run pushes the chunks through e and returns the client frames (copied).
+func run(e Engine, chunks [][]byte) [][]byte {
+	var out [][]byte
+	var dst [][]byte
+	for _, c := range chunks {
+		dst = e.Push(dst[:0], c)
+		for _, f := range dst {
+			out = append(out, append([]byte(nil), f...))
+		}
+	}
+	dst = e.Close(dst[:0])
+	for _, f := range dst {
+		out = append(out, append([]byte(nil), f...))
+	}
+	return out
+}
+
+func join(frames [][]byte) []byte {
+	var b []byte
+	for _, f := range frames {
+		b = append(b, f...)
+	}
+	return b
+}
+
+// splitEvery cuts b into chunks of n bytes.
+func splitEvery(b []byte, n int) [][]byte {
+	var out [][]byte
+	for len(b) > n {
+		out = append(out, b[:n])
+		b = b[n:]
+	}
+	if len(b) > 0 {
+		out = append(out, b)
+	}
+	return out
+}
+
+// events parses an SSE body.
+func events(body []byte) []sse.Event {
+	var p sse.Parser
+	var out []sse.Event
+	p.Feed(body, func(e sse.Event) { out = append(out, e) })
+	p.Close(func(e sse.Event) { out = append(out, e) })
+	return out
+}
+
+// assembled is what a client assembles from a stream: the text of each
+// choice (Chat Completions delta.content; Responses output_text.delta;
+// Anthropic text_delta) and the tool calls as "name(args)".
+type assembled struct {
+	text  map[int]string
+	tools []string
+}
+
+func assemble(t testing.TB, body []byte) assembled {
+	t.Helper()
+	a := assembled{text: map[int]string{}}
+	text := map[int]*strings.Builder{}
+	add := func(ci int, s string) {
+		b := text[ci]
+		if b == nil {
+			b = &strings.Builder{}
+			text[ci] = b
+		}
+		b.WriteString(s)
+	}
+	type tc struct{ name, args string }
+	calls := map[string]*tc{}
+	var order []string
+	get := func(k string) *tc {
+		if c, ok := calls[k]; ok {
+			return c
+		}
+		c := &tc{}
+		calls[k] = c
+		order = append(order, k)
+		return c
+	}
+	for _, ev := range events(body) {
+		d := ev.Data
+		if d == "[DONE]" || !strings.HasPrefix(d, "{") {
+			continue
+		}
+		r := gjson.Parse(d)
+		switch typ := r.Get("type").Str; {
+		case typ == "response.output_text.delta":
+			add(0, r.Get("delta").Str)
+		case typ == "response.output_item.added" && r.Get("item.type").Str == "function_call":
+			get(r.Get("output_index").Raw).name = r.Get("item.name").Str
+		case typ == "response.function_call_arguments.delta":
+			get(r.Get("output_index").Raw).args += r.Get("delta").Str
+		case typ == "content_block_start" && r.Get("content_block.type").Str == "tool_use":
+			get(r.Get("index").Raw).name = r.Get("content_block.name").Str
+		case typ == "content_block_delta":
+			switch r.Get("delta.type").Str {
+			case "text_delta":
+				add(0, r.Get("delta.text").Str)
+			case "input_json_delta":
+				get(r.Get("index").Raw).args += r.Get("delta.partial_json").Str
+			}
+		case typ == "":
+			r.Get("choices").ForEach(func(_, c gjson.Result) bool {
+				ci := int(c.Get("index").Int())
+				add(ci, c.Get("delta.content").Str)
+				c.Get("delta.tool_calls").ForEach(func(_, x gjson.Result) bool {
+					k := c.Get("index").Raw + "/" + x.Get("index").Raw
+					cl := get(k)
+					cl.name += x.Get("function.name").Str
+					cl.args += x.Get("function.arguments").Str
+					return true
+				})
+				return true
+			})
+		}
+	}
+	for ci, b := range text {
+		a.text[ci] = b.String()
+	}
+	for _, k := range order {
+		a.tools = append(a.tools, calls[k].name+"("+calls[k].args+")")
+	}
+	return a
+}
+
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func tapeEngine(profile string, set map[string]string) tape.Engine {
+	return tape.Engine{Profile: profile, Switches: set}
+}

@@ -1,0 +1,62 @@
+package shape
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/seam-dev/seam/tape"
+)
+
+// ParseProfile reads a profile file (format in the package documentation) and
+// returns the full engine it describes. name is used in error messages only.
+// The returned Profile is the file's base profile, so a capture header written
+// from it rebuilds the same engine without the file.
+func ParseProfile(r io.Reader, name string) (tape.Engine, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	base := ""
+	set := map[string]string{}
+	seen := map[string]int{}
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return tape.Engine{}, fmt.Errorf("%s:%d: want key = value, got %q", name, n, line)
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if k == "" || v == "" {
+			return tape.Engine{}, fmt.Errorf("%s:%d: want key = value, got %q", name, n, line)
+		}
+		if prev, dup := seen[k]; dup {
+			return tape.Engine{}, fmt.Errorf("%s:%d: %s already set on line %d", name, n, k, prev)
+		}
+		seen[k] = n
+		if k == "profile" {
+			if _, err := profileDefaults(v); err != nil {
+				return tape.Engine{}, fmt.Errorf("%s:%d: %w", name, n, err)
+			}
+			base = v
+			continue
+		}
+		c, err := canonValue(k, v)
+		if err != nil {
+			return tape.Engine{}, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		set[k] = c
+	}
+	if err := sc.Err(); err != nil {
+		return tape.Engine{}, fmt.Errorf("read profile %s: %w", name, err)
+	}
+	e, err := Resolve(base, set)
+	if err != nil {
+		return tape.Engine{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return e, nil
+}

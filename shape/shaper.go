@@ -1,0 +1,262 @@
+package shape
+
+import (
+	"github.com/seam-dev/seam/sse"
+)
+
+// sniffLimit bounds the bytes held while waiting for the first upstream
+// event; a stream with no recognizable event by then passes through.
+const sniffLimit = 64 << 10
+
+type engineState uint8
+
+const (
+	stateSniffing engineState = iota // before the first event: protocol unknown
+	stateDecoding                    // decoding and shaping
+	stateRaw                         // passing bytes through unchanged
+	stateStopped                     // the turn was ended (stop-after-tools)
+)
+
+// shaper is the decoding engine: upstream bytes → SSE events → normalized
+// events → transforms → client SSE events, one frame per client event.
+type shaper struct {
+	cfg   config
+	state engineState
+
+	parser    sse.Parser
+	onEventFn func(sse.Event)
+	held      []byte  // raw bytes while sniffing
+	heldEnds  []int   // end offset in held of each pushed chunk
+	early     []Event // comments seen while sniffing
+
+	dec  decoder
+	enc  encoder
+	meta Meta
+	evs  []Event
+	out  frames
+	cur  sse.Event // the upstream event being decoded (kept here so it does not escape)
+
+	choices []*choiceState
+}
+
+func newShaper(cfg config) *shaper {
+	s := &shaper{cfg: cfg}
+	s.onEventFn = s.onEvent
+	s.parser.OnComment = s.onComment
+	return s
+}
+
+// Push implements [Engine].
+func (s *shaper) Push(dst [][]byte, p []byte) [][]byte {
+	if s.state == stateStopped {
+		return dst
+	}
+	if s.state == stateRaw {
+		if len(p) == 0 {
+			return dst
+		}
+		return append(dst, p)
+	}
+	s.out.reset()
+	if s.state == stateSniffing && len(p) > 0 {
+		s.held = append(s.held, p...)
+		s.heldEnds = append(s.heldEnds, len(s.held))
+	}
+	s.parser.Feed(p, s.onEventFn)
+	if s.state == stateSniffing && len(s.held) > sniffLimit {
+		s.state = stateRaw
+	}
+	if s.state == stateRaw && s.held != nil {
+		return s.releaseHeld(dst)
+	}
+	return s.out.appendTo(dst)
+}
+
+// Close implements [Engine].
+func (s *shaper) Close(dst [][]byte) [][]byte {
+	if s.state == stateRaw || s.state == stateStopped {
+		return dst
+	}
+	s.out.reset()
+	s.parser.Close(s.onEventFn)
+	if s.state == stateSniffing || (s.state == stateRaw && s.held != nil) {
+		s.state = stateRaw
+		return s.releaseHeld(dst)
+	}
+	if s.state == stateDecoding {
+		s.evs = s.dec.finish(s.evs[:0])
+		s.processAll()
+		for _, c := range s.choices {
+			if s.state != stateDecoding {
+				break
+			}
+			c.flush(s)
+		}
+	}
+	return s.out.appendTo(dst)
+}
+
+// releaseHeld gives back the bytes held while sniffing, with the boundaries
+// they were pushed with, once the stream turned out not to be decodable.
+func (s *shaper) releaseHeld(dst [][]byte) [][]byte {
+	start := 0
+	for _, e := range s.heldEnds {
+		dst = append(dst, s.held[start:e:e])
+		start = e
+	}
+	s.held, s.heldEnds = nil, nil
+	return dst
+}
+
+func (s *shaper) onComment(text string, _ int64) {
+	e := Event{Kind: KindOpaque, Comment: true, Raw: text}
+	switch s.state {
+	case stateSniffing:
+		s.early = append(s.early, e)
+	case stateDecoding:
+		s.process(&e)
+	}
+}
+
+func (s *shaper) onEvent(ev sse.Event) {
+	switch s.state {
+	case stateRaw, stateStopped:
+		return
+	case stateSniffing:
+		s.cur = ev
+		if !s.start(sniff(&s.cur)) {
+			s.state = stateRaw
+			return
+		}
+		adapt := s.cfg.responsesAdapter && isChat(s.dec)
+		if !s.cfg.reshapes() && !adapt && !s.cfg.decodeAlways {
+			// Nothing to change (e.g. the responses profile on a Responses
+			// upstream): give the bytes back as they came.
+			s.state = stateRaw
+			return
+		}
+		s.held, s.heldEnds = nil, nil
+		for i := range s.early {
+			s.process(&s.early[i])
+		}
+		s.early = nil
+	}
+	s.cur = ev
+	s.evs = s.dec.decode(s.evs[:0], &s.cur, &s.meta)
+	s.processAll()
+}
+
+func isChat(d decoder) bool { _, ok := d.(*chatDecoder); return ok }
+
+// start picks the decoder and encoder for the upstream protocol.
+func (s *shaper) start(p protocol) bool {
+	switch p {
+	case protoChat:
+		s.dec = &chatDecoder{}
+		s.enc = chatEncoder{}
+		if s.cfg.responsesAdapter {
+			s.enc = &responsesEncoder{}
+		}
+	case protoResponses:
+		s.dec = &responsesDecoder{}
+		s.enc = &responsesEncoder{}
+	case protoAnthropic:
+		s.dec = &anthropicDecoder{}
+		s.enc = &anthropicEncoder{}
+	default:
+		return false
+	}
+	s.state = stateDecoding
+	return true
+}
+
+func (s *shaper) processAll() {
+	for i := range s.evs {
+		if s.state != stateDecoding {
+			return
+		}
+		s.process(&s.evs[i])
+	}
+}
+
+func (s *shaper) choice(i int) *choiceState {
+	for _, c := range s.choices {
+		if c.index == i {
+			return c
+		}
+	}
+	c := newChoice(i)
+	s.choices = append(s.choices, c)
+	return c
+}
+
+// emitText writes a text delta for choice c to the client.
+func (s *shaper) emitText(c *choiceState, text string) {
+	if text == "" {
+		return
+	}
+	e := Event{Kind: KindText, Choice: c.index, Text: text}
+	s.enc.encode(&s.out, &e, &s.meta)
+}
+
+// process runs one normalized event through the transforms.
+func (s *shaper) process(e *Event) {
+	if s.state != stateDecoding {
+		return
+	}
+	switch e.Kind {
+	case KindText:
+		s.choice(e.Choice).appendText(s, e.Text, false)
+		return
+	case KindToolStart, KindToolArgs, KindToolEnd:
+		if s.cfg.xmlTools {
+			c := s.choice(e.Choice)
+			switch e.Kind {
+			case KindToolStart:
+				if c.tool(e.Index) == nil {
+					c.tools = append(c.tools, toolAcc{index: e.Index, id: e.ID, name: e.Name})
+				}
+			case KindToolArgs:
+				if t := c.tool(e.Index); t != nil {
+					t.args = append(t.args, e.Text...)
+				}
+			case KindToolEnd:
+				c.endTool(s, e.Index)
+			}
+			return
+		}
+		if e.Kind == KindToolArgs && !s.cfg.incrementalArgs {
+			c := s.choice(e.Choice)
+			if c.cum == nil {
+				c.cum = map[int]string{}
+			}
+			c.cum[e.Index] += e.Text
+			cum := *e
+			cum.Text = c.cum[e.Index]
+			s.enc.encode(&s.out, &cum, &s.meta)
+			return
+		}
+	case KindFinish:
+		s.choice(e.Choice).flush(s)
+	case KindDone:
+		for _, c := range s.choices {
+			c.flush(s)
+		}
+	}
+	if s.state != stateDecoding {
+		return
+	}
+	s.enc.encode(&s.out, e, &s.meta)
+}
+
+// cut ends the turn for stop-after-tools: every choice finishes with "stop",
+// the terminal event is written, and the rest of the upstream is ignored.
+func (s *shaper) cut() {
+	for _, c := range s.choices {
+		e := Event{Kind: KindFinish, Choice: c.index, Text: "stop"}
+		s.enc.encode(&s.out, &e, &s.meta)
+	}
+	e := Event{Kind: KindDone}
+	s.enc.encode(&s.out, &e, &s.meta)
+	s.state = stateStopped
+}

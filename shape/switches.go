@@ -1,0 +1,221 @@
+package shape
+
+import (
+	"github.com/seam-dev/seam/tape"
+
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Switch names. Each transform of the engine is one named switch.
+const (
+	SwXMLTools         = "xml-tools"
+	SwToolBlock        = "tool-block"
+	SwHoldback         = "holdback"
+	SwSuppressTail     = "suppress-tail"
+	SwStopAfterTools   = "stop-after-tools"
+	SwResponsesAdapter = "responses-adapter"
+	SwIncrementalArgs  = "incremental-args"
+	SwOverlapDedupe    = "overlap-dedupe"
+	SwVoidArgsTag      = "void-args-tag"
+)
+
+// The built-in profile names.
+const (
+	ProfilePassthrough = DefaultProfile
+	ProfileObsidianXML = "obsidian-xml"
+	ProfileResponses   = "responses"
+)
+
+// SwitchInfo describes one engine switch, for --help and the TUI.
+type SwitchInfo struct {
+	Name string
+	// Kind is "bool" (values on/off) or "int" (a count, 0 meaning off).
+	Kind string
+	// Defaults holds the switch's value in each built-in profile.
+	Defaults map[string]string
+	// Doc is a one-line description.
+	Doc string
+}
+
+type switchDef struct {
+	name, kind, doc string
+	// defaults for passthrough, obsidian-xml, responses
+	pt, ox, rs string
+}
+
+// switchDefs is the single table of switches, in display order.
+func switchDefs() [9]switchDef {
+	return [...]switchDef{
+		{SwXMLTools, "bool", "render structured tool calls as Obsidian <use_tool> XML text, one child tag per argument", "off", "on", "off"},
+		{SwToolBlock, "bool", "forward each textual <use_tool>…</use_tool> block as one delta", "off", "on", "off"},
+		{SwHoldback, "bool", "hold back a trailing partial <use_tool / </use_tool until decided (off reproduces </use_tool<use_tool>)", "off", "on", "off"},
+		{SwSuppressTail, "bool", "drop narrative after the last complete <use_tool> block", "off", "on", "off"},
+		{SwStopAfterTools, "int", "end the turn after N tool blocks (0 = never)", "0", "0", "0"},
+		{SwResponsesAdapter, "bool", "encode a Chat Completions upstream as Responses events for the client", "off", "off", "on"},
+		{SwIncrementalArgs, "bool", "send structured tool arguments as increments (off: cumulative snapshots, bug class F)", "on", "on", "on"},
+		{SwOverlapDedupe, "bool", "historical: drop text overlapping the end of the text so far (bug class C, timeanddate→timeandate)", "off", "off", "off"},
+		{SwVoidArgsTag, "bool", "historical: render a parameter-less tool call as <args>{}</args> (bug class P)", "off", "off", "off"},
+	}
+}
+
+func profileNames() []string {
+	return []string{ProfilePassthrough, ProfileObsidianXML, ProfileResponses}
+}
+
+// Switches lists every switch with its default in each built-in profile.
+func Switches() []SwitchInfo {
+	defs := switchDefs()
+	out := make([]SwitchInfo, 0, len(defs))
+	for _, d := range defs {
+		out = append(out, SwitchInfo{
+			Name: d.name,
+			Kind: d.kind,
+			Doc:  d.doc,
+			Defaults: map[string]string{
+				ProfilePassthrough: d.pt,
+				ProfileObsidianXML: d.ox,
+				ProfileResponses:   d.rs,
+			},
+		})
+	}
+	return out
+}
+
+// Profiles returns the names of the built-in profiles.
+func Profiles() []string { return profileNames() }
+
+// profileDefaults returns the full switch map of a built-in profile.
+func profileDefaults(profile string) (map[string]string, error) {
+	col := -1
+	switch profile {
+	case "", ProfilePassthrough:
+		col = 0
+	case ProfileObsidianXML:
+		col = 1
+	case ProfileResponses:
+		col = 2
+	default:
+		return nil, fmt.Errorf("unknown profile %q (known: %s)", profile, strings.Join(profileNames(), ", "))
+	}
+	m := make(map[string]string, 9)
+	for _, d := range switchDefs() {
+		m[d.name] = [3]string{d.pt, d.ox, d.rs}[col]
+	}
+	return m, nil
+}
+
+func switchNames() string {
+	var names []string
+	for _, d := range switchDefs() {
+		names = append(names, d.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// canonValue checks value for switch name and returns its canonical spelling.
+func canonValue(name, value string) (string, error) {
+	for _, d := range switchDefs() {
+		if d.name != name {
+			continue
+		}
+		v := strings.ToLower(strings.TrimSpace(value))
+		if d.kind == "bool" {
+			switch v {
+			case "on", "true", "1", "yes":
+				return "on", nil
+			case "off", "false", "0", "no":
+				return "off", nil
+			}
+			return "", fmt.Errorf("switch %s: bad value %q (want on or off)", name, value)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("switch %s: bad value %q (want a count ≥ 0)", name, value)
+		}
+		return strconv.Itoa(n), nil
+	}
+	return "", fmt.Errorf("unknown switch %q (known: %s)", name, switchNames())
+}
+
+// Resolve returns the full engine description for profile with the switches
+// in set overriding the profile's defaults: every switch has a value, so a
+// capture header written from it says exactly which engine ran.
+func Resolve(profile string, set map[string]string) (tape.Engine, error) {
+	if profile == "" {
+		profile = DefaultProfile
+	}
+	m, err := profileDefaults(profile)
+	if err != nil {
+		return tape.Engine{}, err
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, err := canonValue(k, set[k])
+		if err != nil {
+			return tape.Engine{}, err
+		}
+		m[k] = v
+	}
+	return tape.Engine{Profile: profile, Switches: m}, nil
+}
+
+// config is the resolved, typed form of a switch map.
+type config struct {
+	xmlTools, toolBlock, holdback, suppressTail bool
+	stopAfter                                   int
+	responsesAdapter, incrementalArgs           bool
+	overlapDedupe, voidArgsTag                  bool
+	// decodeAlways keeps decoding and re-encoding even when no transform
+	// applies; the codec tests use it.
+	decodeAlways bool
+}
+
+// reshapes reports whether any transform can change a stream whose client
+// protocol is its upstream protocol. When none can, the decoding engine goes
+// back to passing bytes through once it has seen the protocol.
+func (c config) reshapes() bool {
+	return c.xmlTools || c.toolBlock || c.holdback || c.suppressTail || c.stopAfter > 0 ||
+		!c.incrementalArgs || c.overlapDedupe
+}
+
+func configFrom(m map[string]string) config {
+	on := func(k string) bool { return m[k] == "on" }
+	n, _ := strconv.Atoi(m[SwStopAfterTools])
+	return config{
+		xmlTools:         on(SwXMLTools),
+		toolBlock:        on(SwToolBlock),
+		holdback:         on(SwHoldback),
+		suppressTail:     on(SwSuppressTail),
+		stopAfter:        n,
+		responsesAdapter: on(SwResponsesAdapter),
+		incrementalArgs:  on(SwIncrementalArgs),
+		overlapDedupe:    on(SwOverlapDedupe),
+		voidArgsTag:      on(SwVoidArgsTag),
+	}
+}
+
+// ParseSet parses --set arguments of the form "switch=value" into a map for
+// [Resolve], checking each switch name and value.
+func ParseSet(args []string) (map[string]string, error) {
+	m := make(map[string]string, len(args))
+	for _, a := range args {
+		k, v, ok := strings.Cut(a, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("set %q: want switch=value", a)
+		}
+		c, err := canonValue(k, v)
+		if err != nil {
+			return nil, fmt.Errorf("set %q: %w", a, err)
+		}
+		m[k] = c
+	}
+	return m, nil
+}
