@@ -132,8 +132,11 @@ func checkFixture(ctx context.Context, e *env, path string, update bool) ([]stri
 	}
 	gp := goldenPath(path)
 	if update {
-		b, _ := json.MarshalIndent(got, "", "  ")
-		if err := os.WriteFile(gp, append(b, '\n'), 0o644); err != nil {
+		var b bytes.Buffer
+		if err := writeJSON(&b, got); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(gp, b.Bytes(), 0o644); err != nil {
 			return nil, fmt.Errorf("update golden: %w", err)
 		}
 		return problems, nil

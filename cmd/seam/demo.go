@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"text/tabwriter"
@@ -18,7 +20,9 @@ import (
 
 	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/fixtures"
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
+	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -31,19 +35,26 @@ func demoCommand() *command {
 	return &command{
 		name:    "demo",
 		summary: "record embedded real streams through the proxy, offline, and summarise them",
-		usage:   "seam demo [--speed N] [-o FILE|DIR]",
+		usage:   "seam demo [--speed N] [-o DIR]",
 		help: `
 Runs seam end to end with no network and no API key. A mock upstream on
 127.0.0.1 plays real recorded streams (OpenAI Chat Completions with parallel
 tool calls, Anthropic Messages with tool use, OpenAI Responses) at their
 recorded timing; a demo client sends each recorded request through the real
 recording proxy on 127.0.0.1; the proxy writes a capture file. seam then
-prints a summary per exchange and checks that the capture decodes.`,
+prints a summary per exchange, checks that the capture decodes and inspects it.
+
+Then the incident that started seam: the real token stream of an Obsidian
+Copilot tool call goes through the Obsidian XML engine as the shaping proxy
+ran it before its fix (holdback=off). inspect finds "</use_tool<use_tool>"
+in the assembled message, which no single delta contains, and names the
+client event where it was born; a replay with the fix switched on
+(holdback=on) shows it gone, as a diff.`,
 		example: "seam demo --speed 4",
 		flags: func(fs *flag.FlagSet) any {
 			o := &demoOptions{}
 			fs.Float64Var(&o.speed, "speed", 1, "playback speed of the recorded timing (0 sends at once)")
-			fs.StringVar(&o.output, "o", "", "capture `file` or directory (default: a new temporary directory)")
+			fs.StringVar(&o.output, "o", "", "`directory` for the demo's captures (default: a new temporary directory)")
 			return o
 		},
 		run: runDemo,
@@ -59,44 +70,75 @@ func runDemo(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return &usageError{cmd: "demo", msg: "--speed must be 0 or more", example: "seam demo --speed 4"}
 	}
 	var caps []*tape.Capture
-	for _, name := range fixtures.Demo {
+	for _, name := range append(slices.Clone(fixtures.Demo), fixtures.Incident) {
 		c, err := fixtures.Load(name)
 		if err != nil {
 			return err
 		}
 		caps = append(caps, c)
 	}
+	incident := caps[len(caps)-1]
+	caps = caps[:len(caps)-1]
 
 	// The mock upstream: recorded exchanges at recorded timing.
 	upLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("mock upstream: %w", err)
 	}
-	upSrv := &http.Server{Handler: replay.NewServer(caps, replay.ServerOptions{Speed: o.speed})}
+	upSrv := &http.Server{Handler: replay.NewServer(append(slices.Clone(caps), incident), replay.ServerOptions{Speed: o.speed})}
 	go upSrv.Serve(upLn)
 	defer upSrv.Close()
 	upURL := &url.URL{Scheme: "http", Host: upLn.Addr().String()}
 
-	// The recording proxy in front of it.
-	spec := o.output
-	if spec == "" {
-		dir, err := os.MkdirTemp("", "seam-demo-")
-		if err != nil {
+	dir := o.output
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "seam-demo-"); err != nil {
 			return fmt.Errorf("create demo directory: %w", err)
 		}
-		spec = dir + string(os.PathSeparator)
 	}
-	out, path, err := openCapture(spec, e.stdout, time.Now())
+	fmt.Fprintf(e.stdout, "seam demo: a mock upstream at %s replays real recorded streams at their\nrecorded timing (speed %g); each recorded request goes through seam's recording proxy.\n\n", upURL, o.speed)
+
+	// 1. Real streams through the passthrough engine.
+	path, sums, err := recordDemo(ctx, filepath.Join(dir, "demo-streams.ndjson"), upURL, tape.Engine{Profile: shape.DefaultProfile}, caps)
 	if err != nil {
 		return err
 	}
+	printSummaries(e.stdout, sums)
+	got, err := tape.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("the demo capture does not decode: %w", err)
+	}
+	fmt.Fprintf(e.stdout, "\ncapture: %s\n         %d exchanges, both sides, decoded cleanly\n", path, len(got.Exchanges))
+	printInspectSummary(e.stdout, inspect.Inspect(got, inspect.Options{NoDiffs: true}))
+
+	// 2. The incident: the real token stream through the Obsidian XML engine
+	// as it ran before the fix, then replayed with the fix switched on.
+	before := incident.Header.Engine
+	ipath, _, err := recordDemo(ctx, filepath.Join(dir, "demo-incident.ndjson"), upURL, before, []*tape.Capture{incident})
+	if err != nil {
+		return err
+	}
+	ic, err := tape.ReadFile(ipath)
+	if err != nil {
+		return fmt.Errorf("the incident capture does not decode: %w", err)
+	}
+	return showIncident(ctx, e, ic, ipath)
+}
+
+// recordDemo records every exchange of caps through a recording proxy with
+// engine eng in front of upstream, into a new capture at path.
+func recordDemo(ctx context.Context, path string, upstream *url.URL, eng tape.Engine, caps []*tape.Capture) (string, []capture.Summary, error) {
+	out, path, err := openCapture(path, nil, time.Now())
+	if err != nil {
+		return "", nil, err
+	}
 	start := time.Now()
 	w := tape.NewWriter(out, tape.WriterOptions{})
-	w.Header(newHeader(start, upURL, tape.Engine{Profile: "passthrough"}))
+	w.Header(newHeader(start, upstream, eng))
 	var mu sync.Mutex
 	var sums []capture.Summary
 	rec, err := capture.New(capture.Options{
-		Upstream: upURL, Writer: w, Start: start,
+		Upstream: upstream, Engine: eng, Writer: w, Start: start,
 		OnDone: func(s capture.Summary) {
 			mu.Lock()
 			sums = append(sums, s)
@@ -104,18 +146,16 @@ func runDemo(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		},
 	})
 	if err != nil {
-		return err
+		out.Close()
+		return "", nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return fmt.Errorf("proxy: %w", err)
+		out.Close()
+		return "", nil, fmt.Errorf("proxy: %w", err)
 	}
 	srv := &http.Server{Handler: rec}
 	go srv.Serve(ln)
-
-	fmt.Fprintf(e.stdout, "seam demo: %d recorded exchanges, replayed by a mock upstream at %s (speed %g),\n", countExchanges(caps), upURL, o.speed)
-	fmt.Fprintf(e.stdout, "sent through the recording proxy at http://%s\n\n", ln.Addr())
-
 	client := &http.Client{}
 	base := "http://" + ln.Addr().String()
 	var sendErr error
@@ -131,27 +171,16 @@ func runDemo(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	cancel()
 	rec.Wait()
 	if err := errors.Join(w.Close(), out.Close()); err != nil {
-		return fmt.Errorf("write capture: %w", err)
+		return "", nil, fmt.Errorf("write capture: %w", err)
 	}
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return "", nil, ctx.Err()
 	}
 	if sendErr != nil {
-		return sendErr
+		return "", nil, sendErr
 	}
-
 	sort.Slice(sums, func(i, j int) bool { return sums[i].Ex < sums[j].Ex })
-	printSummaries(e.stdout, sums)
-	got, err := tape.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("the demo capture does not decode: %w", err)
-	}
-	fmt.Fprintf(e.stdout, "\ncapture: %s\n         %d exchanges, both sides, decoded cleanly", path, len(got.Exchanges))
-	if n := len(got.Warnings); n > 0 {
-		fmt.Fprintf(e.stdout, " with %d warnings", n)
-	}
-	fmt.Fprintln(e.stdout)
-	return nil
+	return path, sums, nil
 }
 
 func countExchanges(caps []*tape.Capture) int {

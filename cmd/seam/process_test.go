@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/seam-dev/seam/tape"
 )
@@ -91,6 +92,9 @@ func TestKill9MidStream(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	readEvents(t, resp.Body, 200)
+	// The capture writer runs behind the stream: wait until chunks are on
+	// disk, so the kill lands mid-stream with a partly written exchange.
+	waitForFile(t, out, `"type":"chunk"`)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +119,22 @@ func TestKill9MidStream(t *testing.T) {
 	}
 	if x.Upstream.End != nil {
 		t.Errorf("an end line for a stream that was cut by kill -9: %+v", x.Upstream.End)
+	}
+}
+
+// waitForFile polls path until it contains want, failing after 10 s.
+func waitForFile(t *testing.T, path, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		if strings.Contains(string(b), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never contained %s", path, want)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -154,4 +154,3 @@ func saveCapture(e *env, spec string, c *tape.Capture) error {
 	}
 	return nil
 }
-

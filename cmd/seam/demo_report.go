@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/replay"
+	"github.com/seam-dev/seam/shape"
+	"github.com/seam-dev/seam/tape"
+)
+
+// printInspectSummary prints one line per exchange: what the client side
+// assembled to and how many findings of each severity inspect made.
+func printInspectSummary(w io.Writer, r *inspect.Report) {
+	fmt.Fprintf(w, "\ninspect:\n")
+	for _, x := range r.Exchanges {
+		fmt.Fprintf(w, "  #%d %-19s %s · %s\n", x.Ex, x.Protocol, assembled(x), findingCounts(x.Findings))
+	}
+}
+
+// assembled says briefly what the client side of x assembled to.
+func assembled(x *inspect.ExchangeReport) string {
+	var m *inspect.Message
+	for _, s := range x.Sides {
+		if s.Side == tape.Client || m == nil {
+			m = s.Message
+		}
+	}
+	if m == nil || len(m.Choices) == 0 {
+		return "nothing assembled"
+	}
+	c := m.Choices[0]
+	var parts []string
+	if c.Text != "" {
+		parts = append(parts, fmt.Sprintf("text %q", clipText(c.Text, 36)))
+	}
+	for _, tc := range c.ToolCalls {
+		parts = append(parts, "tool "+tc.Name)
+	}
+	if c.FinishReason != "" {
+		parts = append(parts, "finish "+c.FinishReason)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func findingCounts(fs []inspect.Finding) string {
+	n := map[inspect.Severity]int{}
+	for _, f := range fs {
+		n[f.Severity]++
+	}
+	if n[inspect.Error]+n[inspect.Warn] == 0 {
+		return "no errors or warnings"
+	}
+	var parts []string
+	for _, s := range slices.Backward(slices.Sorted(maps.Keys(n))) {
+		if s >= inspect.Warn {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func clipText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// showIncident inspects the incident capture recorded with the pre-fix
+// engine, then replays it with holdback on and shows the difference.
+func showIncident(ctx context.Context, e *env, c *tape.Capture, path string) error {
+	w := e.stdout
+	x := c.Exchanges[0]
+	rep := inspect.Inspect(c, inspect.Options{NoDiffs: true})
+	deltas := 0
+	for _, s := range rep.Exchanges[0].Sides {
+		if s.Side == tape.Upstream {
+			deltas = s.Events
+		}
+	}
+	fmt.Fprintf(w, "\nthe incident: the real Codex token stream of an Obsidian tool call (%d events),\nrecorded through the engine %s:\n", deltas, engineSummary(c.Header.Engine))
+	for _, f := range rep.Exchanges[0].Findings {
+		if f.Severity == inspect.Error {
+			fmt.Fprintf(w, "  %s %s\n    evidence %q\n    at %s\n", f.Severity, f.ID, f.Evidence, f.Pointer)
+		}
+	}
+
+	fixed, err := shape.Resolve(c.Header.Engine.Profile, map[string]string{shape.SwHoldback: "on"})
+	if err != nil {
+		return err
+	}
+	res, err := replay.Exchange(ctx, x, fixed, replay.Options{})
+	if err != nil {
+		return err
+	}
+	rx := res.ToExchange(x)
+	after := inspect.Inspect(&tape.Capture{Name: "replay", Exchanges: []*tape.Exchange{rx}}, inspect.Options{NoDiffs: true})
+	fmt.Fprintf(w, "\nreplayed offline with %s: %s\n", engineSummary(fixed), findingCounts(after.Exchanges[0].Findings))
+	d := inspect.DiffExchangeReports(rep.Exchanges[0], after.Exchanges[0])
+	d.A, d.B = "client text, holdback=off", "client text, holdback=on"
+	clipDiff(d, 3)
+	if err := inspect.WriteDiff(w, d, false); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nnext:\n  seam inspect %s\n  seam replay --set holdback=on %s\n", path, path)
+	return nil
+}
+
+// clipDiff shortens every run of more than keep+2 added or removed lines in
+// d to its first keep lines, a count of the lines left out, and its last.
+func clipDiff(d *inspect.Diff, keep int) {
+	for i := range d.Hunks {
+		var out []inspect.DiffLine
+		lines := d.Hunks[i].Lines
+		for j := 0; j < len(lines); {
+			k := j
+			for k < len(lines) && lines[k].Op == lines[j].Op {
+				k++
+			}
+			run := lines[j:k]
+			if lines[j].Op != " " && len(run) > keep+2 {
+				out = append(out, run[:keep]...)
+				out = append(out, inspect.DiffLine{Op: lines[j].Op, Text: fmt.Sprintf("… %d more lines", len(run)-keep-1)})
+				out = append(out, run[len(run)-1])
+			} else {
+				out = append(out, run...)
+			}
+			j = k
+		}
+		d.Hunks[i].Lines = out
+	}
+}
