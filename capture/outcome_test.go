@@ -97,8 +97,8 @@ func TestOutcomes(t *testing.T) {
 					panic(http.ErrAbortHandler) // the server drops the connection
 				})
 			},
-			client:     readAll,
-			up:         tape.UpstreamError, cl: tape.UpstreamError, status: 200,
+			client: readAll,
+			up:     tape.UpstreamError, cl: tape.UpstreamError, status: 200,
 			wantErrSub: "unexpected EOF",
 		},
 		{
@@ -110,9 +110,9 @@ func TestOutcomes(t *testing.T) {
 			up:     tape.Truncated, cl: tape.Truncated, status: 200,
 		},
 		{
-			name:       "upstream unreachable",
-			client:     readAll,
-			up:         tape.UpstreamError, cl: tape.UpstreamError, status: 502,
+			name:   "upstream unreachable",
+			client: readAll,
+			up:     tape.UpstreamError, cl: tape.UpstreamError, status: 502,
 			wantErrSub: "connection refused",
 		},
 		{
