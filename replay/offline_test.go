@@ -1,7 +1,10 @@
 package replay_test
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/seam-dev/seam/fixtures"
@@ -9,21 +12,59 @@ import (
 	"github.com/seam-dev/seam/tape"
 )
 
-// TestPassthroughReplayIdentical: replaying every embedded fixture through
-// the passthrough engine reproduces its recorded client side chunk for chunk.
-func TestPassthroughReplayIdentical(t *testing.T) {
+// TestReplayReproducesFixtures: replaying every embedded fixture through the
+// engine recorded in its header (passthrough, obsidian-xml with and without
+// holdback, responses, ...) reproduces its recorded client side chunk for
+// chunk: the same bytes and the same boundaries.
+func TestReplayReproducesFixtures(t *testing.T) {
 	for _, name := range fixtures.Captures() {
 		c, err := fixtures.Load(name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, x := range c.Exchanges {
-			res, err := replay.Exchange(context.Background(), x, tape.Engine{Profile: "passthrough"}, replay.Options{})
+			res, err := replay.Exchange(context.Background(), x, c.Header.Engine, replay.Options{})
 			if err != nil {
 				t.Fatalf("%s exchange %d: %v", name, x.Ex, err)
 			}
 			if !res.Identical() {
 				t.Errorf("%s exchange %d: %s", name, x.Ex, res.Describe())
+			}
+		}
+	}
+}
+
+// TestPassthroughReplayOfRealStreams: every real SSE stream, cut into reads
+// of several sizes, comes out of a passthrough replay byte for byte with the
+// same boundaries.
+func TestPassthroughReplayOfRealStreams(t *testing.T) {
+	files, _ := filepath.Glob("../fixtures/realworld/*.sse")
+	if len(files) == 0 {
+		t.Fatal("no realworld streams in ../fixtures/realworld")
+	}
+	for _, f := range files {
+		body, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range []int{1, 7, 512, 1 << 20} {
+			x := &tape.Exchange{Ex: 1,
+				Request:  &tape.Request{Ex: 1, Method: "POST", URL: "/v1/chat/completions"},
+				Upstream: tape.SideData{Response: &tape.Response{Ex: 1, Side: tape.Upstream, Status: 200, Headers: tape.Headers{"content-type": {"text/event-stream"}}}},
+			}
+			for off := 0; off < len(body); off += size {
+				chunk := tape.Chunk{Ex: 1, Off: int64(off), Data: body[off:min(off+size, len(body))]}
+				chunk.Side = tape.Upstream
+				x.Upstream.Chunks = append(x.Upstream.Chunks, chunk)
+				chunk.Side = tape.Client
+				x.Client.Chunks = append(x.Client.Chunks, chunk)
+			}
+			res, err := replay.Exchange(context.Background(), x, tape.Engine{}, replay.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Identical() || !bytes.Equal(res.Body(), body) {
+				t.Errorf("%s in %d-byte reads: %s", filepath.Base(f), size, res.Describe())
 			}
 		}
 	}
