@@ -42,8 +42,9 @@ func exchangeFrom(req *http.Request) *exchange {
 	return req.Context().Value(exchangeKey{}).(*exchange)
 }
 
-// writeRequest records the request line once, when the upstream answers or
-// fails: by then the transport has sent the body it could.
+// writeRequest records the request line once: when its body has been sent
+// upstream, or when the exchange ends without that (an upstream that never
+// read it), with what was sent.
 func (x *exchange) writeRequest() {
 	x.reqOnce.Do(func() {
 		body, cut := x.body.snapshot()
@@ -252,12 +253,12 @@ func (x *exchange) finishClient(w *clientWriter) {
 		w.watch = newStreamWatch(false)
 	}
 	w.watch.close()
+	x.writeRequest()
 	// The upstream side has always ended by now unless the proxy never got a
 	// response body (a panic before it); record that as an upstream error.
 	select {
 	case <-x.upEnd:
 	default:
-		x.writeRequest()
 		x.endUpstream(tape.UpstreamError, errors.New("proxy ended before the upstream responded"), newStreamWatch(false))
 	}
 	var outcome tape.Outcome

@@ -56,7 +56,11 @@ func isTerminal(e sse.Event) bool {
 	if e.Data == "[DONE]" {
 		return true
 	}
-	// Payloads sent without an event: line carry their type in the JSON.
+	// Payloads sent without an event: line carry their type in the JSON
+	// (Chat Completions chunks have no "type" at all).
+	if !strings.Contains(e.Data, `"type"`) {
+		return false
+	}
 	for _, t := range terminalTypes {
 		if typeFieldIs(e.Data, t) {
 			return true

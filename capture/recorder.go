@@ -92,6 +92,7 @@ func New(opts Options) (*Recorder, error) {
 		ModifyResponse: r.modifyResponse,
 		ErrorHandler:   r.errorHandler,
 		ErrorLog:       log.New(io.Discard, "", 0), // failures are recorded and summarised instead
+		BufferPool:     copyBuffers{},
 	}
 	return r, nil
 }
@@ -121,10 +122,19 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		req:   req,
 		upEnd: make(chan struct{}),
 	}
-	x.body = newBodyTap(req.Body, r.opts.MaxRequestBody)
+	x.body = newBodyTap(req.Body, req.ContentLength, r.opts.MaxRequestBody)
 	if req.Body != nil && req.Body != http.NoBody {
+		// The request line is written once the body has gone upstream.
+		x.body.done = x.writeRequest
 		req.Body = x.body
+	} else {
+		x.writeRequest()
 	}
+	// Keep the request body readable after the response has begun: without
+	// this the server discards the rest of it when the proxy writes the
+	// response headers, and the transport, still reading it to send
+	// upstream, closes the upstream connection mid-stream.
+	http.NewResponseController(w).EnableFullDuplex()
 	cw := &clientWriter{ResponseWriter: w, x: x}
 	defer func() {
 		v := recover()
@@ -149,7 +159,6 @@ func (r *Recorder) rewrite(pr *httputil.ProxyRequest) {
 
 func (r *Recorder) modifyResponse(resp *http.Response) error {
 	x := exchangeFrom(resp.Request)
-	x.writeRequest()
 	ct := resp.Header.Get("Content-Type")
 	r.opts.Writer.Response(tape.Response{
 		Ex: x.ex, Side: tape.Upstream, T: r.now(),
@@ -204,21 +213,26 @@ func isEventStream(contentType string) bool {
 }
 
 // bodyTap passes a request body through to the upstream while keeping a copy
-// of its first max bytes for the capture.
+// of its first max bytes for the capture. When the body has been sent (EOF,
+// all Content-Length bytes, or Close) it calls done once.
 type bodyTap struct {
-	rc  io.ReadCloser
-	max int
+	rc   io.ReadCloser
+	max  int
+	size int64 // Content-Length, or -1
+	done func()
 
 	mu        sync.Mutex
 	buf       []byte
+	read      int64
 	truncated bool
-	done      bool
+	complete  bool
+	once      sync.Once
 }
 
-func newBodyTap(rc io.ReadCloser, max int) *bodyTap {
-	t := &bodyTap{rc: rc, max: max}
+func newBodyTap(rc io.ReadCloser, size int64, max int) *bodyTap {
+	t := &bodyTap{rc: rc, max: max, size: size}
 	if rc == nil || rc == http.NoBody {
-		t.done = true
+		t.complete = true
 	}
 	return t
 }
@@ -233,18 +247,43 @@ func (t *bodyTap) Read(p []byte) (int, error) {
 	if n > room {
 		t.truncated = true
 	}
-	if err == io.EOF {
-		t.done = true
+	t.read += int64(n)
+	if err == io.EOF || (t.size >= 0 && t.read >= t.size) {
+		t.complete = true
 	}
+	complete := t.complete
 	t.mu.Unlock()
+	if complete {
+		t.finish()
+	}
 	return n, err
 }
 
-func (t *bodyTap) Close() error { return t.rc.Close() }
+func (t *bodyTap) Close() error {
+	err := t.rc.Close()
+	t.finish()
+	return err
+}
+
+func (t *bodyTap) finish() {
+	if t.done != nil {
+		t.once.Do(t.done)
+	}
+}
 
 // snapshot returns the kept bytes and whether they are not the whole body.
 func (t *bodyTap) snapshot() ([]byte, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.buf, t.truncated || !t.done
+	return t.buf, t.truncated || !t.complete
 }
+
+// copyBuffers pools the proxy's copy buffers, so a stream does not allocate
+// 32 KiB.
+type copyBuffers struct{}
+
+var copyBufferPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func (copyBuffers) Get() []byte { return *copyBufferPool.Get().(*[]byte) }
+
+func (copyBuffers) Put(b []byte) { copyBufferPool.Put(&b) }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"time"
@@ -17,6 +19,11 @@ type ServerOptions struct {
 	// Speed scales the recorded gaps between chunks: 1 is the original
 	// timing, 2 twice as fast, 0 sends everything at once.
 	Speed float64
+	// Faults are injected into every response, in order.
+	Faults []Fault
+	// Seed seeds the choices faults make (which event, where to split);
+	// the same seed gives the same bytes.
+	Seed uint64
 }
 
 // Server is a mock upstream: it answers each request with the upstream side
@@ -106,6 +113,27 @@ var skipHeaders = map[string]bool{
 }
 
 func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchange) {
+	if f, ok := statusFault(s.opts.Faults); ok {
+		writeStatusFault(w, f)
+		return
+	}
+	chunks := x.Upstream.Chunks
+	aborted := false
+	if len(s.opts.Faults) > 0 {
+		chunks = applyFaults(chunks, s.opts.Faults, rand.New(rand.NewPCG(s.opts.Seed, uint64(x.Ex))))
+		for _, f := range s.opts.Faults {
+			if f.Kind == FaultDisconnect {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeoutCause(ctx, f.D, errDisconnect)
+				defer cancel()
+			}
+		}
+		defer func() {
+			if aborted {
+				panic(http.ErrAbortHandler) // drop the connection mid-stream
+			}
+		}()
+	}
 	resp := x.Upstream.Response
 	for k, vs := range resp.Headers {
 		if skipHeaders[k] {
@@ -122,13 +150,15 @@ func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchan
 	p := pacer{start: time.Now(), zero: x.Request.T, speed: s.opts.Speed}
 	defer p.stop()
 	if !p.wait(ctx, resp.T) {
+		aborted = context.Cause(ctx) == errDisconnect
 		return
 	}
 	w.WriteHeader(resp.Status)
 	rc := http.NewResponseController(w)
 	rc.Flush()
-	for _, c := range x.Upstream.Chunks {
+	for _, c := range chunks {
 		if !p.wait(ctx, c.T) {
+			aborted = context.Cause(ctx) == errDisconnect
 			return
 		}
 		if _, err := w.Write(c.Data); err != nil {
@@ -181,3 +211,6 @@ func (p *pacer) stop() {
 		p.timer.Stop()
 	}
 }
+
+// errDisconnect is the cause of the context a disconnect fault ends.
+var errDisconnect = errors.New("injected disconnect")

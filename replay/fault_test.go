@@ -1,0 +1,181 @@
+package replay_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seam-dev/seam/fixtures"
+	"github.com/seam-dev/seam/replay"
+	"github.com/seam-dev/seam/sse"
+	"github.com/seam-dev/seam/tape"
+)
+
+func TestParseFault(t *testing.T) {
+	for _, tc := range []struct {
+		in, want, err string
+	}{
+		{in: "split-rune", want: "split-rune"},
+		{in: "coalesce", want: "coalesce=2"},
+		{in: "drop-delta=3", want: "drop-delta=3"},
+		{in: "truncate=2048", want: "truncate=2048"},
+		{in: "disconnect=1.5s", want: "disconnect=1.5s"},
+		{in: "status=429:2", want: "status=429:2"},
+		{in: "truncate", err: "want truncate=BYTES"},
+		{in: "status=200", err: "CODE from 400 to 599"},
+		{in: "split-rune=2", err: "without a value"},
+		{in: "explode", err: `unknown fault "explode"`},
+	} {
+		f, err := replay.ParseFault(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || f.String() != tc.want {
+			t.Errorf("%s: %v %v, want %s", tc.in, f, err, tc.want)
+		}
+	}
+}
+
+// serveWith plays the anthropic fixture with faults and returns the reads
+// the client saw.
+func serveWith(t *testing.T, faults ...string) (*http.Response, [][]byte, error) {
+	t.Helper()
+	c, err := fixtures.Load("anthropic-tool-use.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fs []replay.Fault
+	for _, s := range faults {
+		f, err := replay.ParseFault(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, f)
+	}
+	srv := httptest.NewServer(replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{Faults: fs, Seed: 7}))
+	t.Cleanup(srv.Close)
+	x := c.Exchanges[0]
+	resp, err := http.Post(srv.URL+x.Request.URL, "application/json", bytes.NewReader(x.Request.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var reads [][]byte
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			reads = append(reads, bytes.Clone(buf[:n]))
+		}
+		if err == io.EOF {
+			return resp, reads, nil
+		}
+		if err != nil {
+			return resp, reads, err
+		}
+	}
+}
+
+func events(body []byte) []string {
+	var out []string
+	var p sse.Parser
+	emit := func(e sse.Event) { out = append(out, e.Data) }
+	p.Feed(body, emit)
+	p.Close(emit)
+	return out
+}
+
+func TestFaults(t *testing.T) {
+	c, _ := fixtures.Load("anthropic-tool-use.ndjson")
+	orig := c.Exchanges[0].Upstream.Body()
+	origEvents := events(orig)
+
+	t.Run("split-rune", func(t *testing.T) {
+		_, reads, err := serveWith(t, "split-rune")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(bytes.Join(reads, nil), orig) {
+			t.Fatal("bytes changed")
+		}
+		// The stream holds a curly apostrophe: some read must end inside it,
+		// unless the transport coalesced the two writes.
+		split := false
+		for _, r := range reads {
+			split = split || !utf8.Valid(r)
+		}
+		if !split && len(reads) > len(c.Exchanges[0].Upstream.Chunks) {
+			t.Error("no read ends inside a rune")
+		}
+	})
+	t.Run("drop-delta", func(t *testing.T) {
+		_, reads, _ := serveWith(t, "drop-delta=3")
+		got := events(bytes.Join(reads, nil))
+		want := append(append([]string(nil), origEvents[:3]...), origEvents[4:]...)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("events after drop-delta=3:\n%q\nwant\n%q", got, want)
+		}
+	})
+	t.Run("dup-delta and reorder", func(t *testing.T) {
+		_, reads, _ := serveWith(t, "dup-delta=2")
+		if got := events(bytes.Join(reads, nil)); len(got) != len(origEvents)+1 || got[2] != got[3] {
+			t.Errorf("dup-delta=2 gave %d events", len(got))
+		}
+		_, reads, _ = serveWith(t, "reorder=5")
+		if got := events(bytes.Join(reads, nil)); got[5] != origEvents[6] || got[6] != origEvents[5] {
+			t.Error("reorder=5 did not swap events 5 and 6")
+		}
+	})
+	t.Run("drop-terminal", func(t *testing.T) {
+		_, reads, _ := serveWith(t, "drop-terminal")
+		if bytes.Contains(bytes.Join(reads, nil), []byte("message_stop")) {
+			t.Error("message_stop still sent")
+		}
+	})
+	t.Run("truncate", func(t *testing.T) {
+		_, reads, err := serveWith(t, "truncate=100")
+		if err != nil || !bytes.Equal(bytes.Join(reads, nil), orig[:100]) {
+			t.Errorf("truncate=100: %d bytes, %v", len(bytes.Join(reads, nil)), err)
+		}
+	})
+	t.Run("status", func(t *testing.T) {
+		resp, reads, _ := serveWith(t, "status=429:3")
+		if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "3" || !bytes.Contains(bytes.Join(reads, nil), []byte("injected fault status=429:3")) {
+			t.Errorf("status fault: %d %q", resp.StatusCode, bytes.Join(reads, nil))
+		}
+	})
+	t.Run("disconnect", func(t *testing.T) {
+		c, _ := fixtures.Load("anthropic-tool-use.ndjson")
+		f, _ := replay.ParseFault("disconnect=50ms")
+		srv := httptest.NewServer(replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{Speed: 1, Faults: []replay.Fault{f}}))
+		defer srv.Close()
+		x := c.Exchanges[0]
+		start := time.Now()
+		resp, err := http.Post(srv.URL+x.Request.URL, "application/json", bytes.NewReader(x.Request.Body))
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+		if err == nil {
+			t.Fatal("the connection was not dropped")
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Error("disconnect came too late")
+		}
+	})
+	t.Run("seeded", func(t *testing.T) {
+		_, a, _ := serveWith(t, "drop-delta", "split-event")
+		_, b, _ := serveWith(t, "drop-delta", "split-event")
+		if !bytes.Equal(bytes.Join(a, nil), bytes.Join(b, nil)) {
+			t.Error("the same seed gave different bytes")
+		}
+	})
+}
