@@ -21,9 +21,17 @@ import (
 
 // startRecord runs "seam record" as a subprocess in front of upstream and
 // returns the command and its listen address, read from its stderr banner.
-func startRecord(t *testing.T, upstream, out string) (*exec.Cmd, string) {
+func startRecord(t *testing.T, upstream, out string, flags ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command("seam", "record", "--upstream", upstream, "--listen", "127.0.0.1:0", "-o", out)
+	args := append([]string{"record", "--upstream", upstream, "--listen", "127.0.0.1:0", "-o", out}, flags...)
+	return startSeam(t, `listening on http://(\S+)`, args...)
+}
+
+// startSeam runs seam with args and returns the command and the address its
+// first stderr line announces (matched by pattern's first group).
+func startSeam(t *testing.T, pattern string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command("seam", args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +45,7 @@ func startRecord(t *testing.T, upstream, out string) (*exec.Cmd, string) {
 	if err != nil {
 		t.Fatalf("seam record said nothing: %v", err)
 	}
-	m := regexp.MustCompile(`listening on http://(\S+)`).FindStringSubmatch(line)
+	m := regexp.MustCompile(pattern).FindStringSubmatch(line)
 	if m == nil {
 		t.Fatalf("banner %q", line)
 	}
@@ -165,5 +173,38 @@ func TestInterruptExits130(t *testing.T) {
 	}
 	if len(c.Exchanges) != 1 || c.Exchanges[0].Client.End == nil {
 		t.Fatalf("the in-flight exchange was not ended in the capture")
+	}
+}
+
+// TestServeRecordReplay drives the real binaries end to end: "seam serve"
+// plays the incident's upstream, "seam record --profile obsidian-xml
+// --set holdback=off" shapes it live, and "seam replay" of what it recorded
+// reproduces the client stream chunk for chunk; with --set holdback=on the
+// replay differs and the corruption is gone.
+func TestServeRecordReplay(t *testing.T) {
+	_, upAddr := startSeam(t, `on http://(\S+)`, "serve", "--listen", "127.0.0.1:0", "--speed", "0", filepath.Join(fixturesDir, "incident-holdback-off.ndjson"))
+	out := filepath.Join(t.TempDir(), "live.ndjson")
+	rec, addr := startRecord(t, "http://"+upAddr, out, "--profile", "obsidian-xml", "--set", "holdback=off")
+	src, err := tape.ReadFile(filepath.Join(fixturesDir, "incident-holdback-off.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := src.Exchanges[0].Request
+	resp, err := http.Post("http://"+addr+req.URL, "application/json", strings.NewReader(string(req.Body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	rec.Process.Signal(os.Interrupt)
+	rec.Wait()
+
+	got, err := exec.Command("seam", "replay", out).CombinedOutput()
+	if err != nil || !strings.Contains(string(got), "exchange 1: identical") || !strings.Contains(string(got), "engine obsidian-xml (holdback=off)") {
+		t.Fatalf("seam replay: %v\n%s", err, got)
+	}
+	got, _ = exec.Command("seam", "replay", "--set", "holdback=on", out).CombinedOutput()
+	if !strings.Contains(string(got), "exchange 1: differs at frame") || !strings.Contains(string(got), "- </use_tool<use_tool>") {
+		t.Fatalf("seam replay --set holdback=on:\n%s", got)
 	}
 }
