@@ -8,7 +8,7 @@ import (
 	"github.com/seam-dev/seam/tape"
 )
 
-// manifestCase holds the expected values that /work/shared/realworld/MANIFEST.md
+// manifestCase holds the expected values that ../shared/realworld/MANIFEST.md
 // copies from each source repository's own tests (see testdata/README.md).
 type manifestCase struct {
 	file     string

@@ -14,7 +14,7 @@ func decodeOnly() Engine { return newShaper(config{incrementalArgs: true, decode
 
 func TestRoundTripRealworld(t *testing.T) {
 	t.Parallel()
-	// Expected values from /work/shared/realworld/MANIFEST.md.
+	// Expected values from ../shared/realworld/MANIFEST.md.
 	want := map[string]struct {
 		text  string
 		tools []string
