@@ -2,7 +2,8 @@ package shape
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/seam-dev/seam/tape"
 )
 
 // frames collects the client frames produced by one Push or Close in a single
@@ -33,57 +34,9 @@ func (f *frames) appendTo(dst [][]byte) [][]byte {
 	return dst
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendJSONString appends s as a JSON string the way JavaScript's
-// JSON.stringify writes it: no HTML escaping, only '"', '\\' and control
-// characters escaped. Invalid UTF-8 becomes U+FFFD.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, "\ufffd"...)
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// JSON.stringify writes it; see [tape.AppendJSONString].
+func appendJSONString(dst []byte, s string) []byte { return tape.AppendJSONString(dst, s) }
 
 func appendInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
 

@@ -183,10 +183,15 @@ func appendHeaders(dst []byte, h Headers) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a quoted JSON string. Quotes, backslashes and
-// control characters are escaped; everything else, including U+2028, U+2029
-// and '<', '>', '&', is copied as is. Invalid UTF-8 is replaced by U+FFFD:
-// string fields are lossy for it, while byte fields go through
+// AppendJSONString appends s as a quoted JSON string written the way
+// JavaScript's JSON.stringify writes it (and so the way LLM APIs and proxies
+// do): quotes, backslashes and control characters are escaped; everything
+// else, including U+2028, U+2029 and '<', '>', '&', is copied as is. Invalid
+// UTF-8 is replaced by U+FFFD.
+func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }
+
+// appendString appends s as a quoted JSON string, as [AppendJSONString].
+// String fields are lossy for invalid UTF-8, while byte fields go through
 // [appendBytesField], which never replaces a byte.
 func appendString(dst []byte, s string) []byte {
 	if !utf8.ValidString(s) {
