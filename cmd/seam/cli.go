@@ -36,7 +36,7 @@ func commands() []*command {
 	return []*command{
 		demoCommand(), recordCommand(), inspectCommand(), diffCommand(), replayCommand(),
 		checkCommand(), importCommand(),
-		serveCommand(), versionCommand(),
+		serveCommand(), tuiCommand(), versionCommand(),
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/tui"
 )
 
 // shutdownGrace is how long in-flight streams may run on after ctrl-c.
@@ -31,6 +32,7 @@ type recordOptions struct {
 	output   string
 	fsync    bool
 	quiet    bool
+	tui      bool
 	engine   engineFlags
 }
 
@@ -57,6 +59,7 @@ Stop with ctrl-c; in-flight streams get a few seconds to finish.`,
 			fs.StringVar(&o.output, "o", "", "capture `file` or directory (default ./captures/seam-<UTC time>.ndjson; - for stdout)")
 			fs.BoolVar(&o.fsync, "fsync", false, "fsync the capture after every write (durable, slower)")
 			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per exchange")
+			fs.BoolVar(&o.tui, "tui", false, "watch exchanges arrive in the terminal UI (q stops recording)")
 			o.engine.register(fs, shape.DefaultProfile)
 			return o
 		},
@@ -81,6 +84,9 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return &usageError{cmd: "record", msg: err.Error(), example: "seam record --upstream URL --profile obsidian-xml --set holdback=on"}
 	}
+	if o.tui && (o.output == "-" || !tui.IsTerminal(e.stdout)) {
+		return &usageError{cmd: "record", msg: "--tui needs a terminal on stdout and a capture file (not -o -)", example: "seam record --tui --upstream https://api.openai.com"}
+	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -100,7 +106,7 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		Upstream: up, Engine: eng, Writer: w, Start: start,
 		OnDone: func(s capture.Summary) {
 			count.Add(1)
-			if !o.quiet {
+			if !o.quiet && !o.tui {
 				fmt.Fprintln(e.stderr, s.String())
 			}
 		},
@@ -118,10 +124,35 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	go func() { serveErr <- srv.Serve(ln) }()
 
 	var runErr error
+	var tuiDone chan error // nil without --tui: never ready
+	tuiCtx, stopTUI := context.WithCancel(ctx)
+	defer stopTUI()
+	if o.tui {
+		// The TUI follows the capture as it grows; quitting it stops recording.
+		tuiDone = make(chan error, 1)
+		go func() {
+			tuiDone <- tui.Run(tuiCtx, tui.Options{Paths: []string{path}, Follow: true, In: e.stdin, Out: e.stdout, NoColor: e.getenv("NO_COLOR") != ""})
+		}()
+	}
+	stopped := true
 	select {
 	case err := <-serveErr:
 		runErr = fmt.Errorf("serve: %w", err)
+		stopped = false
 	case <-ctx.Done():
+		runErr = errInterrupted
+	case err := <-tuiDone:
+		tuiDone = nil
+		if errors.Is(err, tui.ErrInterrupted) {
+			err = errInterrupted
+		}
+		runErr = err
+	}
+	if tuiDone != nil {
+		stopTUI() // give the terminal back before printing
+		<-tuiDone
+	}
+	if stopped {
 		// Give in-flight streams a moment to finish, then cut them; either
 		// way each one is recorded to its end before the file is closed.
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
@@ -130,7 +161,6 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			srv.Close()
 		}
 		cancel()
-		runErr = errInterrupted
 	}
 	rec.Wait()
 	werr := w.Close()

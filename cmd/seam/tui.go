@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/seam-dev/seam/tui"
+)
+
+type tuiOptions struct {
+	follow bool
+}
+
+func tuiCommand() *command {
+	return &command{
+		name:    "tui",
+		summary: "browse captures in a terminal UI: diffs, timeline, findings, engine switches",
+		usage:   "seam tui [--follow] CAPTURE|DIR...",
+		help: `
+Opens the captures (a directory stands for the *.ndjson files in it) in a
+terminal UI: every exchange with its status, timing and a findings badge;
+for each exchange the diffs inspect computes (streamed vs final, upstream vs
+client, recorded vs replayed), the timeline of chunks and events of both
+sides, the findings, the request and the raw bytes. "e" opens the engine's
+switches: toggling one replays the exchange in place, so a fix can be seen
+taking effect. Press "?" for every key.
+
+Large captures open at once: exchanges are indexed by a byte scan and each
+one is decoded when opened. With --follow the files are tailed as they grow
+(a capture being recorded) and the open exchange streams in live.
+
+The TUI needs a terminal on stdout; for a plain-text report use "seam
+inspect". NO_COLOR (any non-empty value) turns colour off.`,
+		example: "seam tui captures/",
+		flags: func(fs *flag.FlagSet) any {
+			o := &tuiOptions{}
+			fs.BoolVar(&o.follow, "follow", false, "tail the captures as they grow and show exchanges as they arrive")
+			return o
+		},
+		run: runTUI,
+	}
+}
+
+func runTUI(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
+	o := opts.(*tuiOptions)
+	if fs.NArg() == 0 {
+		return &usageError{cmd: "tui", msg: "no capture given", example: "seam tui captures/"}
+	}
+	for _, a := range fs.Args() {
+		if a == "-" {
+			return &usageError{cmd: "tui", msg: `the TUI reads its keys from the terminal, so it cannot read a capture from stdin ("-"); save it to a file first`, example: "seam tui capture.ndjson"}
+		}
+	}
+	if !tui.IsTerminal(e.stdout) {
+		return fmt.Errorf("tui: stdout is not a terminal; for a text report run: seam inspect %s", strings.Join(fs.Args(), " "))
+	}
+	paths, err := captureFiles(fs.Args())
+	if err != nil {
+		return err
+	}
+	err = tui.Run(ctx, tui.Options{
+		Paths:   paths,
+		Follow:  o.follow,
+		In:      e.stdin,
+		Out:     e.stdout,
+		NoColor: e.getenv("NO_COLOR") != "",
+	})
+	if errors.Is(err, tui.ErrInterrupted) {
+		return errInterrupted
+	}
+	return err
+}

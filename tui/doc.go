@@ -1,0 +1,47 @@
+// Package tui is seam's terminal UI: a Bubble Tea program that lists the
+// exchanges of one or more captures and shows each one's diffs, timeline,
+// findings, request and raw bytes, and that replays an exchange in place
+// through a changed engine so a fix can be seen taking effect. It is the
+// only package of seam that imports charm.land modules; [Run] is its entry
+// point.
+//
+// # What it paints
+//
+// Everything shown is computed by package inspect: the findings, the
+// streamed-vs-final and upstream-vs-client diffs, and, after an engine
+// switch is toggled, the recorded-vs-replayed diff (inspect's
+// DiffExchangeReports of the recorded and the replayed exchange, the
+// replay coming from package replay). The TUI never diffs texts itself; it
+// only emphasises, inside a hunk, the bytes between the common prefix and
+// suffix of a deleted line and the added line paired with it.
+//
+// Timeline event numbers are those of inspect's pointers: the TUI parses
+// each side with package sse exactly as inspect does, so "client event 282"
+// in a finding is row e282 of the timeline.
+//
+// # Large captures and live captures
+//
+// A capture is not decoded when opened. A byte scan (8 MiB per command)
+// indexes every line: its exchange and kind from the line's first bytes as
+// the tape encoder writes them (gjson for any other layout), the request's
+// method, URL and model, statuses, outcomes and first-chunk times. That is
+// all the list needs; a 100 MB capture indexes in well under a second
+// (BenchmarkOpenLargeCapture). An exchange is decoded from its indexed lines
+// with the tape decoder, and inspected, only in a tea.Cmd: when opened, and
+// one at a time in the background for the list's findings badges. Update
+// and View never read files or parse.
+//
+// With Options.Follow the files are re-scanned from their indexed end every
+// 250 ms; new exchanges appear, and the open one is decoded again when it
+// grew, its timeline and assembled text kept at their ends while it
+// streams. Options.Stream reads a capture from any reader the same way
+// (for "seam record --tui").
+//
+// # Colour
+//
+// Styles come from lipgloss.LightDark after the terminal reports its
+// background. Meaning never rests on colour: diff lines have +/- gutters,
+// changed bytes are underlined (added) or struck through (deleted), the
+// active tab is bracketed, badges carry letters (E, W, I) and invisible
+// characters are drawn as visible markers (␍ → · ⟨U+200B⟩ \xNN).
+package tui

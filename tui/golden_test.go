@@ -1,0 +1,42 @@
+package tui
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// TestViewGolden renders each screen of the incident capture at 80×24 and
+// 140×40, without styling (go test ./tui -run TestViewGolden -update
+// rewrites the goldens).
+func TestViewGolden(t *testing.T) {
+	t.Parallel()
+	screens := []struct {
+		name string
+		keys []string
+	}{
+		{"list", nil},
+		{"list-help", []string{"?"}},
+		{"diff", []string{"enter", "n"}},
+		{"diff-split", []string{"enter", "v", "n"}},
+		{"timeline", []string{"enter", "2"}},
+		{"timeline-events-client", []string{"enter", "2", "c", "s", "s"}},
+		{"findings", []string{"enter", "3"}},
+		{"request", []string{"enter", "4"}},
+		{"raw", []string{"enter", "3", "enter", "enter"}},
+		{"engine", []string{"enter", "e", "j", "j", "space"}},
+		{"diff-replayed", []string{"enter", "e", "j", "j", "space", "esc", "n"}},
+		{"detail-help", []string{"enter", "?"}},
+	}
+	for _, size := range [][2]int{{80, 24}, {140, 40}} {
+		for _, sc := range screens {
+			t.Run(fmt.Sprintf("%dx%d/%s", size[0], size[1], sc.name), func(t *testing.T) {
+				t.Parallel()
+				m := newTestModel(t, size[0], size[1], incidentPath)
+				press(t, m, sc.keys...)
+				golden.RequireEqual(t, screen(m))
+			})
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package tui
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// newTestModel opens paths at a fixed size and runs every command the
+// model issues until it is idle, so the list is indexed and badged.
+func newTestModel(t testing.TB, w, h int, paths ...string) *model {
+	t.Helper()
+	m, err := newModel(context.Background(), Options{Paths: paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.close)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	drive(t, m, m.Init())
+	return m
+}
+
+// drive runs cmd and every command that follows from it, synchronously,
+// feeding each message to the model. Ticks and terminal queries are skipped.
+func drive(t testing.TB, m *model, cmd tea.Cmd) {
+	t.Helper()
+	queue := []tea.Cmd{cmd}
+	for steps := 0; len(queue) > 0; steps++ {
+		if steps > 100000 {
+			t.Fatal("the model never went idle")
+		}
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		msg := c()
+		switch msg := msg.(type) {
+		case nil, tickMsg:
+			continue
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+			continue
+		}
+		// Sequences and terminal requests are internal to Bubble Tea: run
+		// a sequence's commands in order, skip the rest.
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeOf(tea.Cmd(nil)) {
+			for i := 0; i < v.Len(); i++ {
+				queue = append(queue, v.Index(i).Interface().(tea.Cmd))
+			}
+			continue
+		}
+		switch msg.(type) {
+		case scanMsg, streamMsg, badgeMsg, loadedMsg, replayMsg, tea.KeyPressMsg, tea.WindowSizeMsg:
+		default:
+			continue
+		}
+		_, next := m.Update(msg)
+		queue = append(queue, next)
+	}
+}
+
+// keyMsg builds the key press a terminal sends for a key name.
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+// press sends keys one by one, driving the model to idle after each.
+func press(t testing.TB, m *model, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		_, cmd := m.Update(keyMsg(k))
+		drive(t, m, cmd)
+	}
+}
+
+// typeText sends each rune of s as a key press.
+func typeText(t testing.TB, m *model, s string) {
+	t.Helper()
+	for _, r := range s {
+		_, cmd := m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		drive(t, m, cmd)
+	}
+}
+
+// screen is the model's view without styling.
+func screen(m *model) string { return ansi.Strip(m.View().Content) }
+
+func tickSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+// screenLine strips the styling of one line.
+func screenLine(l string) string { return ansi.Strip(l) }
+
+// hasSGR reports whether a styled line sets the SGR attribute code (4
+// underline, 9 strikethrough) in some escape sequence.
+func hasSGR(l, code string) bool {
+	for _, seq := range strings.Split(l, "\x1b[")[1:] {
+		end := strings.IndexByte(seq, 'm')
+		if end < 0 {
+			continue
+		}
+		for _, p := range strings.Split(seq[:end], ";") {
+			if p == code {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,375 @@
+package tui
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/seam-dev/seam/tape"
+)
+
+// Sort orders of the exchange list.
+const (
+	sortEx = iota
+	sortDur
+	sortTTFB
+	sortFindings
+	sortModel
+	sortStatus
+	numSorts
+)
+
+var sortNames = [numSorts]string{"ex", "duration", "ttfb", "findings", "model", "status"}
+
+// listState is the exchange list's cursor, filter and order.
+type listState struct {
+	rows    []int // indexes into model.sums, filtered and sorted
+	cursor  int
+	offset  int
+	filter  string
+	sortBy  int
+	reverse bool
+	// tail keeps the cursor on the newest exchange while following.
+	tail bool
+	// moved is set once the user moved the cursor; until then it stays on
+	// the first row while exchanges arrive.
+	moved bool
+}
+
+// applyFilter recomputes the visible rows, keeping the cursor on the same
+// exchange.
+func (m *model) applyFilter() {
+	l := &m.list
+	var keep exKey
+	hadSel := l.cursor < len(l.rows)
+	if hadSel {
+		s := m.sums[l.rows[l.cursor]]
+		keep = exKey{s.file, s.ex}
+	}
+	l.rows = l.rows[:0]
+	terms := strings.Fields(l.filter)
+	for i := range m.sums {
+		if m.matches(i, terms) {
+			l.rows = append(l.rows, i)
+		}
+	}
+	slices.SortStableFunc(l.rows, func(a, b int) int {
+		c := m.compare(a, b)
+		if l.reverse {
+			c = -c
+		}
+		return c
+	})
+	switch {
+	case l.tail && len(l.rows) > 0:
+		l.cursor = len(l.rows) - 1
+	case !l.moved:
+		l.cursor = 0
+	case hadSel:
+		for i, r := range l.rows {
+			if s := m.sums[r]; s.file == keep.file && s.ex == keep.ex {
+				l.cursor = i
+				break
+			}
+		}
+	}
+	m.clamp()
+}
+
+// compare orders two summaries by the list's sort key, then by capture and
+// exchange number.
+func (m *model) compare(a, b int) int {
+	sa, sb := &m.sums[a], &m.sums[b]
+	c := 0
+	switch m.list.sortBy {
+	case sortDur:
+		c = cmp.Compare(sb.dur(), sa.dur())
+	case sortTTFB:
+		c = cmp.Compare(sb.ttfb(), sa.ttfb())
+	case sortFindings:
+		ba, bb := m.badges[exKey{sa.file, sa.ex}], m.badges[exKey{sb.file, sb.ex}]
+		c = cmp.Compare(bb.counts[2], ba.counts[2])
+		if c == 0 {
+			c = cmp.Compare(bb.counts[1], ba.counts[1])
+		}
+	case sortModel:
+		c = cmp.Compare(m.modelOf(a), m.modelOf(b))
+	case sortStatus:
+		c = cmp.Compare(sb.status, sa.status)
+	}
+	if c == 0 {
+		c = cmp.Compare(sa.file, sb.file)
+	}
+	if c == 0 {
+		c = cmp.Compare(sa.ex, sb.ex)
+	}
+	return c
+}
+
+func (m *model) modelOf(i int) string {
+	s := &m.sums[i]
+	if s.model != "" {
+		return s.model
+	}
+	return m.badges[exKey{s.file, s.ex}].model
+}
+
+// matches applies the filter terms to one exchange. A term is
+// model:X, endpoint:X (or ep:), outcome:X, status:N, detector:ID (or id:),
+// sev:error|warn|info, capture:X, or free text matched against the row.
+func (m *model) matches(i int, terms []string) bool {
+	s := &m.sums[i]
+	b := m.badges[exKey{s.file, s.ex}]
+	for _, t := range terms {
+		k, v, ok := strings.Cut(t, ":")
+		if !ok || v == "" {
+			if !containsFold(m.rowText(i), t) {
+				return false
+			}
+			continue
+		}
+		switch strings.ToLower(k) {
+		case "model", "m":
+			if !containsFold(m.modelOf(i), v) {
+				return false
+			}
+		case "endpoint", "ep", "url":
+			if !containsFold(s.url, v) {
+				return false
+			}
+		case "outcome", "o":
+			if !containsFold(string(s.outcome), v) && !(v == "fail" && s.outcome != "" && !s.outcome.Success()) {
+				return false
+			}
+		case "status":
+			if !strings.HasPrefix(strconv.Itoa(s.status), v) {
+				return false
+			}
+		case "detector", "id":
+			if !slices.ContainsFunc(b.ids, func(id string) bool { return containsFold(id, v) }) {
+				return false
+			}
+		case "sev", "severity":
+			n := map[string]int{"info": 0, "warn": 1, "warning": 1, "error": 2, "err": 2}[strings.ToLower(v)]
+			found := false
+			for j := n; j < 3; j++ {
+				found = found || b.counts[j] > 0
+			}
+			if !found {
+				return false
+			}
+		case "capture", "file":
+			if !containsFold(m.caps[s.file].name, v) {
+				return false
+			}
+		default:
+			if !containsFold(m.rowText(i), t) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// rowText is the searchable text of a list row.
+func (m *model) rowText(i int) string {
+	s := &m.sums[i]
+	b := m.badges[exKey{s.file, s.ex}]
+	return strings.Join([]string{
+		filepath.Base(m.caps[s.file].name), strconv.Itoa(s.ex), s.method, s.url, m.modelOf(i),
+		strconv.Itoa(s.status), string(s.outcome), strings.Join(b.ids, " "),
+	}, " ")
+}
+
+// listColumns computes column widths for the list at width w.
+type listCols struct {
+	capture, ex, time, endpoint, model, status, outcome, ttfb, dur, events, badge int
+}
+
+func (m *model) listColumns() listCols {
+	c := listCols{ex: 4, time: 8, model: 16, status: 3, outcome: 9, ttfb: 6, dur: 6, events: 5, badge: 9}
+	if len(m.caps) > 1 {
+		c.capture = 16
+	}
+	if m.w < 100 {
+		// 80 columns: drop the wall clock, keep the rest narrow.
+		c.time, c.model, c.outcome, c.ttfb, c.events, c.badge = 0, 11, 8, 5, 4, 8
+		if c.capture > 0 {
+			c.capture, c.ttfb = 10, 0
+		}
+	}
+	if m.w >= 130 {
+		c.model, c.outcome = 22, 13
+	}
+	fixed := 2 + c.ex + c.model + c.status + c.outcome + c.dur + c.events + c.badge + 7
+	for _, opt := range []int{c.capture, c.time, c.ttfb} {
+		if opt > 0 {
+			fixed += opt + 1
+		}
+	}
+	c.endpoint = max(m.w-fixed, 10)
+	return c
+}
+
+// outcomeLabel shortens an outcome for the list.
+func outcomeLabel(o tape.Outcome, wide bool) string {
+	if wide {
+		return string(o)
+	}
+	switch o {
+	case tape.ClientClosedAfterDone:
+		return "closed"
+	case tape.ClientAborted:
+		return "aborted"
+	case tape.UpstreamError:
+		return "upst-err"
+	case "":
+		return "…"
+	}
+	return string(o)
+}
+
+// listView renders the exchange list into height lines.
+func (m *model) listView(height int) []string {
+	l := &m.list
+	c := m.listColumns()
+	st := m.st
+	sep := " "
+	head := "  " + fit("#", c.ex) + sep
+	if c.capture > 0 {
+		head += fit("capture", c.capture) + sep
+	}
+	if c.time > 0 {
+		head += fit("time", c.time) + sep
+	}
+	head += fit("method endpoint", c.endpoint) + sep + fit("model", c.model) + sep +
+		fit("st", c.status) + sep + fit("outcome", c.outcome) + sep
+	if c.ttfb > 0 {
+		head += fit("ttfb", c.ttfb) + sep
+	}
+	head += fit("dur", c.dur) + sep +
+		fit("evts", c.events) + sep + fit("findings", c.badge)
+	lines := []string{st.header.Render(fit(head, m.w))}
+	if len(l.rows) == 0 {
+		msg := "no exchanges yet"
+		switch {
+		case len(m.sums) > 0:
+			msg = fmt.Sprintf("no exchange matches filter %q (f to change, esc to clear)", l.filter)
+		case !m.allScanned():
+			msg = "indexing…"
+		}
+		lines = append(lines, st.dim.Render("  "+msg))
+	}
+	for i := l.offset; i < len(l.rows) && len(lines) < height; i++ {
+		lines = append(lines, m.listRow(l.rows[i], c, i == l.cursor))
+	}
+	return lines
+}
+
+func (m *model) listRow(idx int, c listCols, selected bool) string {
+	s := &m.sums[idx]
+	st := m.st
+	k := exKey{s.file, s.ex}
+	b, inspected := m.badges[k]
+	sep := " "
+	when := "-"
+	if h := m.caps[s.file].header; h != nil && !h.Started.IsZero() {
+		when = h.Started.Add(time.Duration(s.reqT)).Format("15:04:05")
+	}
+	status := "-"
+	if s.status > 0 {
+		status = strconv.Itoa(s.status)
+	}
+	evts := "-"
+	if inspected && b.rev == s.rev && b.events >= 0 {
+		evts = strconv.Itoa(b.events)
+	}
+	mark := "  "
+	if selected {
+		mark = "▸ "
+	}
+	var runs []run
+	runs = append(runs, txt(mark+fit(strconv.Itoa(s.ex), c.ex)+sep))
+	if c.capture > 0 {
+		runs = append(runs, sty(fit(strings.TrimSuffix(filepath.Base(m.caps[s.file].name), ".ndjson"), c.capture)+sep, st.dim))
+	}
+	if c.time > 0 {
+		runs = append(runs, sty(fit(when, c.time)+sep, st.dim))
+	}
+	runs = append(runs,
+		txt(fit(strings.TrimSpace(s.method+" "+s.url), c.endpoint)+sep),
+		txt(fit(m.modelOf(idx), c.model)+sep),
+	)
+	stStyle := st.okText
+	if s.status >= 400 || (s.outcome != "" && !s.outcome.Success()) {
+		stStyle = st.failText
+	}
+	runs = append(runs,
+		sty(fit(status, c.status)+sep, stStyle),
+		sty(fit(outcomeLabel(s.outcome, c.outcome > 10), c.outcome)+sep, stStyle),
+	)
+	if c.ttfb > 0 {
+		runs = append(runs, txt(fit(fmtDur(s.ttfb()), c.ttfb)+sep))
+	}
+	runs = append(runs,
+		txt(fit(fmtDur(s.dur()), c.dur)+sep),
+		txt(fit(evts, c.events)+sep),
+	)
+	runs = append(runs, m.badgeRuns(b, inspected && b.rev == s.rev)...)
+	line := paint(runs, m.w, m.search, st.match)
+	if selected {
+		line = st.selected.Render(padRight(ansi.Strip(line), m.w))
+	}
+	return line
+}
+
+// badgeRuns renders the findings badge: counts by severity with a letter
+// each (E, W, I), "ok" when clean, "…" while not inspected yet.
+func (m *model) badgeRuns(b badge, ok bool) []run {
+	st := m.st
+	if !ok {
+		return []run{sty("…", st.dim)}
+	}
+	if b.events < 0 {
+		return []run{sty("?", st.dim)}
+	}
+	var out []run
+	if b.counts[2] > 0 {
+		out = append(out, sty(fmt.Sprintf("E%d ", b.counts[2]), st.errBadge))
+	}
+	if b.counts[1] > 0 {
+		out = append(out, sty(fmt.Sprintf("W%d ", b.counts[1]), st.warnBadge))
+	}
+	if b.counts[0] > 0 {
+		out = append(out, sty(fmt.Sprintf("I%d", b.counts[0]), st.infoBadge))
+	}
+	if len(out) == 0 {
+		out = append(out, sty("ok", st.okText))
+	}
+	return out
+}
+
+// allScanned reports whether every capture was indexed to its end once.
+func (m *model) allScanned() bool {
+	for _, c := range m.caps {
+		if !c.done && c.err == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// selected returns the summary under the list cursor.
+func (m *model) selected() (*exSummary, bool) {
+	l := &m.list
+	if l.cursor < 0 || l.cursor >= len(l.rows) {
+		return nil, false
+	}
+	return &m.sums[l.rows[l.cursor]], true
+}

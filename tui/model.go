@@ -1,0 +1,468 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/tape"
+)
+
+// followEvery is how often followed files are checked for new lines.
+const followEvery = 250 * time.Millisecond
+
+// exKey names one exchange of one capture.
+type exKey struct{ file, ex int }
+
+// capState is one capture source: a file read with ReadAt, or a stream
+// accumulated in memory.
+type capState struct {
+	name     string
+	file     *os.File
+	mem      []byte
+	stream   io.Reader
+	streamed bool // the stream reached EOF
+	follow   bool
+	ix       *indexer
+	scanning bool
+	header   *tape.Header
+	hdr      span
+	err      error
+	warnings []string
+	done     bool // the first full scan finished
+	size     int64
+}
+
+// reader returns a ReaderAt over the source and its current size. For a
+// memory source it is a snapshot: bytes before the size never change.
+func (c *capState) reader() (io.ReaderAt, int64, bool) {
+	if c.file != nil {
+		return c.file, -1, true
+	}
+	return bytes.NewReader(c.mem), int64(len(c.mem)), false
+}
+
+// badge is what the list shows of an exchange once it was inspected in the
+// background.
+type badge struct {
+	rev      int
+	counts   [3]int // by inspect.Severity
+	events   int
+	ids      []string
+	model    string
+	protocol inspect.Protocol
+}
+
+// Screens and overlays.
+const (
+	screenList = iota
+	screenDetail
+)
+
+// Input modes of the bottom line.
+const (
+	inputNone = iota
+	inputSearch
+	inputFilter
+)
+
+// model is the root Bubble Tea model.
+type model struct {
+	ctx    context.Context
+	keys   keyMap
+	help   help.Model
+	st     styles
+	isDark bool
+	w, h   int
+
+	caps    []*capState
+	sums    []exSummary
+	byKey   map[exKey]int
+	badges  map[exKey]badge
+	badging bool
+
+	list listState
+
+	screen   int
+	showHelp bool
+	det      *detail
+
+	input    int
+	inputBuf string
+	search   string
+
+	status    string
+	statusErr bool
+
+	// tick is how often followed files are checked (followEvery).
+	tick time.Duration
+}
+
+func newModel(ctx context.Context, o Options) (*model, error) {
+	m := &model{
+		ctx:    ctx,
+		keys:   newKeyMap(),
+		help:   help.New(),
+		isDark: true,
+		w:      80,
+		h:      24,
+		byKey:  map[exKey]int{},
+		badges: map[exKey]badge{},
+		tick:   followEvery,
+	}
+	m.st = newStyles(true)
+	m.help.Styles = help.DefaultStyles(true)
+	for i, p := range o.Paths {
+		f, err := os.Open(p)
+		if err != nil {
+			m.close()
+			return nil, fmt.Errorf("open capture: %w", err)
+		}
+		m.caps = append(m.caps, &capState{name: p, file: f, follow: o.Follow, ix: newIndexer(p, i)})
+	}
+	if o.Stream != nil {
+		name := o.StreamName
+		if name == "" {
+			name = "-"
+		}
+		m.caps = append(m.caps, &capState{name: name, stream: o.Stream, follow: true, ix: newIndexer(name, len(m.caps))})
+	}
+	if len(m.caps) == 0 {
+		return nil, errors.New("no capture to show")
+	}
+	return m, nil
+}
+
+// close releases the open files.
+func (m *model) close() {
+	for _, c := range m.caps {
+		if c.file != nil {
+			c.file.Close()
+		}
+	}
+}
+
+// following reports whether any source is followed.
+func (m *model) following() bool {
+	for _, c := range m.caps {
+		if c.follow && !(c.stream != nil && c.streamed) {
+			return true
+		}
+	}
+	return false
+}
+
+// Init starts indexing every capture and asks for the background colour.
+func (m *model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	for i, c := range m.caps {
+		if c.stream != nil {
+			cmds = append(cmds, readStream(i, c.stream))
+			continue
+		}
+		cmds = append(cmds, m.scanCmd(i))
+	}
+	if m.following() {
+		cmds = append(cmds, m.followTick())
+	}
+	return tea.Batch(cmds...)
+}
+
+// Messages from commands.
+type (
+	scanMsg struct {
+		file     int
+		changed  []exSummary
+		header   *tape.Header
+		hdr      span
+		more     bool
+		size     int64
+		warnings []string
+		err      error
+	}
+	streamMsg struct {
+		file int
+		data []byte
+		err  error
+	}
+	tickMsg  struct{}
+	badgeMsg struct {
+		key exKey
+		b   badge
+		err error
+	}
+	loadedMsg struct {
+		key  exKey
+		rev  int
+		cap  *tape.Capture
+		view *exView
+		err  error
+	}
+	replayMsg struct {
+		key exKey
+		gen int
+		r   *replayed
+		err error
+	}
+)
+
+func (m *model) followTick() tea.Cmd {
+	return tea.Tick(m.tick, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// scanCmd indexes the next step of capture i in a command.
+func (m *model) scanCmd(i int) tea.Cmd {
+	c := m.caps[i]
+	if c.scanning {
+		return nil
+	}
+	c.scanning = true
+	ix := c.ix
+	r, size, isFile := c.reader()
+	return func() tea.Msg {
+		if isFile {
+			st, err := c.file.Stat()
+			if err != nil {
+				return scanMsg{file: i, err: fmt.Errorf("stat %s: %w", ix.name, err)}
+			}
+			size = st.Size()
+		}
+		changed, more, err := ix.scan(r, size, scanStep)
+		msg := scanMsg{file: i, changed: changed, more: more, size: size, err: err}
+		if ix.header != nil {
+			msg.header, msg.hdr = ix.header, ix.hdr
+		}
+		msg.warnings = slices.Clone(ix.warnings)
+		return msg
+	}
+}
+
+// readStream reads the next piece of a streamed capture.
+func readStream(i int, r io.Reader) tea.Cmd {
+	return func() tea.Msg {
+		buf := make([]byte, 256<<10)
+		n, err := r.Read(buf)
+		return streamMsg{file: i, data: buf[:n], err: err}
+	}
+}
+
+// badgeCmd inspects the next exchange the list has no badge for, in the
+// background, one at a time.
+func (m *model) badgeCmd() tea.Cmd {
+	if m.badging {
+		return nil
+	}
+	for i := range m.sums {
+		s := &m.sums[i]
+		k := exKey{s.file, s.ex}
+		if b, ok := m.badges[k]; ok && b.rev == s.rev {
+			continue
+		}
+		c := m.caps[s.file]
+		if c.header == nil {
+			continue
+		}
+		m.badging = true
+		r, _, _ := c.reader()
+		name, hdr, lines, rev := c.name, c.hdr, s.lines, s.rev
+		return func() tea.Msg {
+			capt, err := loadExchange(r, name, hdr, lines)
+			if err != nil {
+				return badgeMsg{key: k, b: badge{rev: rev}, err: err}
+			}
+			rep := inspect.Inspect(capt, inspect.Options{})
+			b := badge{rev: rev}
+			if len(rep.Exchanges) > 0 {
+				x := rep.Exchanges[0]
+				for _, f := range x.Findings {
+					b.counts[min(max(int(f.Severity), 0), 2)]++
+					b.ids = append(b.ids, f.ID)
+				}
+				b.events, b.model, b.protocol = x.Events, x.Model, x.Protocol
+			}
+			return badgeMsg{key: k, b: b}
+		}
+	}
+	return nil
+}
+
+// loadCmd decodes and inspects one exchange for the detail screen.
+func (m *model) loadCmd(k exKey) tea.Cmd {
+	i, ok := m.byKey[k]
+	if !ok {
+		return nil
+	}
+	s := m.sums[i]
+	c := m.caps[k.file]
+	if c.header == nil {
+		return nil
+	}
+	r, _, _ := c.reader()
+	name, hdr := c.name, c.hdr
+	return func() tea.Msg {
+		capt, err := loadExchange(r, name, hdr, s.lines)
+		if err != nil {
+			return loadedMsg{key: k, rev: s.rev, err: err}
+		}
+		if len(capt.Exchanges) == 0 {
+			return loadedMsg{key: k, rev: s.rev, err: fmt.Errorf("exchange %d: no lines", k.ex)}
+		}
+		return loadedMsg{key: k, rev: s.rev, cap: capt, view: buildView(capt, capt.Exchanges[0])}
+	}
+}
+
+// Update handles one message.
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = max(msg.Width, 20), max(msg.Height, 8)
+		m.help.SetWidth(m.w)
+		if m.det != nil {
+			m.det.docs[tabRaw] = nil
+		}
+		m.clamp()
+		return m, nil
+	case tea.BackgroundColorMsg:
+		m.isDark = msg.IsDark()
+		m.st = newStyles(m.isDark)
+		m.help.Styles = help.DefaultStyles(m.isDark)
+		return m, nil
+	case scanMsg:
+		return m, m.onScan(msg)
+	case streamMsg:
+		return m, m.onStream(msg)
+	case tickMsg:
+		var cmds []tea.Cmd
+		for i, c := range m.caps {
+			if c.follow && c.file != nil && c.done {
+				cmds = append(cmds, m.scanCmd(i))
+			}
+		}
+		if m.following() {
+			cmds = append(cmds, m.followTick())
+		}
+		return m, tea.Batch(cmds...)
+	case badgeMsg:
+		m.badging = false
+		if msg.err == nil {
+			m.badges[msg.key] = msg.b
+		} else {
+			m.badges[msg.key] = badge{rev: msg.b.rev, events: -1}
+		}
+		m.applyFilter()
+		return m, m.badgeCmd()
+	case loadedMsg:
+		return m, m.onLoaded(msg)
+	case replayMsg:
+		m.onReplay(msg)
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.onKey(msg)
+	case tea.MouseWheelMsg:
+		d := 3
+		if msg.Mouse().Button == tea.MouseWheelUp {
+			d = -3
+		}
+		m.move(d)
+		return m, nil
+	case tea.MouseClickMsg:
+		return m, m.onClick(msg.Mouse())
+	}
+	return m, nil
+}
+
+func (m *model) onScan(msg scanMsg) tea.Cmd {
+	c := m.caps[msg.file]
+	c.scanning = false
+	if msg.err != nil {
+		c.err = msg.err
+		m.setError(msg.err.Error())
+		return nil
+	}
+	if msg.header != nil {
+		c.header, c.hdr = msg.header, msg.hdr
+	}
+	c.size = max(c.size, msg.size)
+	c.warnings = msg.warnings
+	added := false
+	for _, s := range msg.changed {
+		k := exKey{s.file, s.ex}
+		if i, ok := m.byKey[k]; ok {
+			m.sums[i] = s
+		} else {
+			m.byKey[k] = len(m.sums)
+			m.sums = append(m.sums, s)
+			added = true
+		}
+	}
+	if added || len(msg.changed) > 0 {
+		m.applyFilter()
+	}
+	var cmds []tea.Cmd
+	switch {
+	case msg.more, c.stream != nil && int64(len(c.mem)) > msg.size:
+		cmds = append(cmds, m.scanCmd(msg.file))
+	default:
+		if !c.done && c.header == nil && msg.size > 0 {
+			why := "no capture header line"
+			if len(c.warnings) > 0 {
+				why = c.warnings[0]
+			}
+			m.setError(fmt.Sprintf("%s: not a readable capture: %s", filepath.Base(c.name), why))
+		}
+		c.done = true
+	}
+	if m.det != nil && !m.det.loading {
+		if i, ok := m.byKey[m.det.key]; ok && m.sums[i].rev != m.det.rev {
+			cmds = append(cmds, m.reload())
+		}
+	}
+	cmds = append(cmds, m.badgeCmd())
+	return tea.Batch(cmds...)
+}
+
+func (m *model) onStream(msg streamMsg) tea.Cmd {
+	c := m.caps[msg.file]
+	c.mem = append(c.mem, msg.data...)
+	var cmds []tea.Cmd
+	if msg.err != nil {
+		c.streamed = true
+		if !errors.Is(msg.err, io.EOF) {
+			m.setError(fmt.Sprintf("read %s: %v", c.name, msg.err))
+		}
+		// A last line without a newline is complete at EOF.
+		if n := len(c.mem); n > 0 && c.mem[n-1] != '\n' {
+			c.mem = append(c.mem, '\n')
+		}
+	} else {
+		cmds = append(cmds, readStream(msg.file, c.stream))
+	}
+	if !c.scanning {
+		cmds = append(cmds, m.scanCmd(msg.file))
+	}
+	return tea.Batch(cmds...)
+}
+
+// setError shows a problem in the status line.
+func (m *model) setError(s string) { m.status, m.statusErr = s, true }
+
+// setStatus shows a transient message in the status line.
+func (m *model) setStatus(s string) { m.status, m.statusErr = s, false }
+
+// View renders the screen.
+func (m *model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "seam tui"
+	return v
+}

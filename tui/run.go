@@ -1,0 +1,84 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
+)
+
+// ErrInterrupted is returned by [Run] when the user pressed ctrl-c. Callers
+// exit with status 130.
+var ErrInterrupted = errors.New("interrupted")
+
+// Options configures the TUI.
+type Options struct {
+	// Paths are the capture files to show, in order. A directory is expanded
+	// by the caller.
+	Paths []string
+	// Follow tails the files as they grow (a capture being recorded), showing
+	// exchanges as they arrive and reloading the open one as its chunks come
+	// in.
+	Follow bool
+	// Stream, when set, is a capture read as it arrives (a pipe, or the
+	// recorder's output); it is shown after Paths and followed until EOF.
+	// StreamName names it on screen.
+	Stream     io.Reader
+	StreamName string
+
+	// In and Out are the terminal; nil means os.Stdin and os.Stdout.
+	In  io.Reader
+	Out io.Writer
+	// Env is the environment used to detect colour support (NO_COLOR,
+	// TERM...); nil means os.Environ().
+	Env []string
+	// NoColor forces output without colour (bold, underline and
+	// strikethrough stay), for NO_COLOR set to any non-empty value.
+	NoColor bool
+}
+
+// IsTerminal reports whether w is a terminal, for callers deciding between
+// the TUI and plain output.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// Run opens the captures and runs the TUI until the user quits. It returns
+// [ErrInterrupted] for ctrl-c and ctx.Err() when ctx is cancelled.
+func Run(ctx context.Context, o Options) error {
+	m, err := newModel(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	in, out := o.In, o.Out
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = os.Stdout
+	}
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)}
+	if o.Env != nil {
+		opts = append(opts, tea.WithEnvironment(o.Env))
+	}
+	if o.NoColor {
+		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	_, err = tea.NewProgram(m, opts...).Run()
+	switch {
+	case errors.Is(err, tea.ErrInterrupted):
+		return ErrInterrupted
+	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return fmt.Errorf("tui: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,284 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/tape"
+	"github.com/tidwall/gjson"
+)
+
+// doc returns the content of tab t, building it when needed.
+func (m *model) doc(t int) doc {
+	d := m.det
+	if d == nil || d.rec == nil {
+		return staticDoc(nil)
+	}
+	if d.docs[t] == nil {
+		switch t {
+		case tabDiff:
+			d.docs[t] = m.diffDoc()
+		case tabTimeline:
+			d.docs[t] = m.timelineDoc()
+		case tabFindings:
+			d.docs[t] = m.findingsDoc()
+		case tabRequest:
+			d.docs[t] = m.requestDoc()
+		case tabRaw:
+			d.docs[t] = m.rawDoc()
+		}
+	}
+	return d.docs[t]
+}
+
+// severityRun renders a severity as a letter badge and its name.
+func (m *model) severityRun(s inspect.Severity) run {
+	switch s {
+	case inspect.Error:
+		return sty("E error", m.st.errBadge)
+	case inspect.Warn:
+		return sty("W warn ", m.st.warnBadge)
+	}
+	return sty("I info ", m.st.infoBadge)
+}
+
+func (m *model) findingsDoc() doc {
+	d, st := m.det, m.st
+	v := d.view()
+	var out staticDoc
+	fs := v.rep.Findings
+	if len(fs) == 0 {
+		out = append(out, newLine(sty("no findings", st.okText)))
+	}
+	for i, f := range fs {
+		l1 := newLine(m.severityRun(f.Severity), txt(" "), sty(f.ID, st.bold), txt("  "+f.Message))
+		at := "exchange"
+		if strings.HasPrefix(f.ID, "req.") {
+			at = "request"
+		}
+		if f.Pointer.Side != "" {
+			at = strings.TrimPrefix(f.Pointer.String(), fmt.Sprintf("ex %d ", f.Pointer.Ex))
+		}
+		l2 := newLine(sty("    at "+at, st.dim))
+		var l3 docLine
+		if f.Evidence != "" {
+			l3 = newLine(append([]run{sty("    evidence ", st.dim)}, visible(f.Evidence, txt(""), st.marker, true)...)...)
+		}
+		p := f.Pointer
+		for _, l := range []*docLine{&l1, &l2, &l3} {
+			l.finding = i
+			if p.Side != "" {
+				l.ptr = &p
+			}
+		}
+		out = append(out, l1, l2)
+		if f.Evidence != "" {
+			out = append(out, l3)
+		}
+	}
+	return out
+}
+
+func (m *model) requestDoc() doc {
+	d, st := m.det, m.st
+	v := d.view()
+	var out staticDoc
+	req := v.x.Request
+	if req == nil {
+		return staticDoc{newLine(sty("no request was recorded for this exchange", st.dim))}
+	}
+	out = append(out, newLine(sty(req.Method+" "+req.URL, st.header), sty(fmt.Sprintf("   t=%s  %d bytes", fmtT(req.T), len(req.Body)), st.dim)))
+	if req.BodyTruncated {
+		out = append(out, newLine(sty("body truncated by the recorder", st.notice)))
+	}
+	names := make([]string, 0, len(req.Headers))
+	for k := range req.Headers {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		out = append(out, newLine(sty("  "+k+": ", st.dim), txt(strings.Join(req.Headers[k], ", "))))
+	}
+	for _, n := range v.rep.Notes {
+		out = append(out, newLine(sty("  note: ", st.notice), txt(n)))
+	}
+	// Request-lint findings, inline before the messages they concern.
+	for i, f := range v.rep.Findings {
+		if !strings.HasPrefix(f.ID, "req.") && !strings.HasPrefix(f.ID, "schema.") {
+			continue
+		}
+		l := newLine(txt("  "), m.severityRun(f.Severity), txt(" "), sty(f.ID, st.bold), txt("  "+f.Message))
+		l.finding = i
+		out = append(out, l)
+	}
+	body := req.Body
+	if gjson.ValidBytes(body) {
+		j := gjson.ParseBytes(body)
+		if msgs := j.Get("messages"); msgs.IsArray() {
+			out = append(out, newLine(), newLine(sty(fmt.Sprintf("━━ messages (%d)", len(msgs.Array())), st.header)))
+			for i, msg := range msgs.Array() {
+				out = append(out, m.messageLines(i, msg)...)
+			}
+		} else if in := j.Get("input"); in.IsArray() {
+			out = append(out, newLine(), newLine(sty(fmt.Sprintf("━━ input (%d items)", len(in.Array())), st.header)))
+			for i, it := range in.Array() {
+				out = append(out, m.messageLines(i, it)...)
+			}
+		}
+		if tools := j.Get("tools"); tools.IsArray() {
+			var names []string
+			for _, t := range tools.Array() {
+				names = append(names, cmpOr(t.Get("function.name").String(), t.Get("name").String()))
+			}
+			out = append(out, newLine(sty("  tools: ", st.dim), txt(strings.Join(names, ", "))))
+		}
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, body, "", "  ") == nil {
+			body = pretty.Bytes()
+		}
+	}
+	out = append(out, newLine(), newLine(sty("━━ body", st.header)))
+	for _, l := range strings.Split(string(body), "\n") {
+		out = append(out, newLine(visible(l, txt(""), st.marker, false)...))
+	}
+	return out
+}
+
+// messageLines summarises one request message: role, a preview of its
+// content, and its tool calls or the call it answers.
+func (m *model) messageLines(i int, msg gjson.Result) []docLine {
+	st := m.st
+	role := cmpOr(msg.Get("role").String(), msg.Get("type").String())
+	content := msg.Get("content")
+	text := content.String()
+	if content.IsArray() {
+		var parts []string
+		for _, p := range content.Array() {
+			parts = append(parts, cmpOr(p.Get("text").String(), p.Get("content").String()))
+		}
+		text = strings.Join(parts, " ")
+	}
+	roleSt := st.bold
+	if role == "tool" || role == "function_call_output" {
+		roleSt = st.boundary
+	}
+	head := []run{txt(fmt.Sprintf("  [%d] ", i)), sty(role, roleSt)}
+	if id := msg.Get("tool_call_id").String(); id != "" {
+		head = append(head, sty(" ("+id+")", st.dim))
+	}
+	if len(text) > 300 {
+		text = text[:300] + "…"
+	}
+	head = append(head, txt(": "))
+	head = append(head, visible(text, txt(""), st.marker, true)...)
+	out := []docLine{newLine(head...)}
+	for _, tc := range msg.Get("tool_calls").Array() {
+		out = append(out, newLine(sty("      → tool call ", st.boundary),
+			txt(fmt.Sprintf("%s %s(%s)", tc.Get("id").String(), tc.Get("function.name").String(), escapeInline(tc.Get("function.arguments").String())))))
+	}
+	return out
+}
+
+// rawDoc shows the raw bytes of the chunk or event selected in the
+// timeline (the first client chunk by default), escapes visible.
+func (m *model) rawDoc() doc {
+	d, st := m.det, m.st
+	v := d.view()
+	t := d.rawTarget()
+	sd := v.x.Side(t.side)
+	var data []byte
+	var head string
+	if t.event {
+		evs := v.events[t.side]
+		if t.idx >= len(evs) {
+			return staticDoc{newLine(sty("no such event", st.dim))}
+		}
+		e := evs[t.idx]
+		data = sliceBody(sd.Chunks, e.off, e.end)
+		head = fmt.Sprintf("%s event %d · type %s · chunks %d–%d · bytes %d–%d · t=%s", t.side, t.idx, cmpOr(e.name, "message (default)"), e.chunk, e.endChunk, e.off, e.end, fmtT(e.t))
+	} else {
+		if t.idx >= len(sd.Chunks) {
+			return staticDoc{newLine(sty(fmt.Sprintf("no %s chunks", t.side), st.dim))}
+		}
+		c := sd.Chunks[t.idx]
+		data = c.Data
+		head = fmt.Sprintf("%s chunk %d of %d · off %d · %d bytes · t=%s", t.side, t.idx, len(sd.Chunks), c.Off, len(c.Data), fmtT(c.T))
+	}
+	out := staticDoc{newLine(sty(head, st.header)), newLine(sty("␍ CR  ␊ LF  → tab  · trailing space  ⟨U+…⟩ invisible  \\xNN not UTF-8", st.dim))}
+	// Long lines wrap: raw bytes are never cut off.
+	w := max(m.w-4, 10)
+	for _, l := range splitKeep(string(data)) {
+		for _, part := range wrapRuns(visible(l, txt(""), st.marker, false), w) {
+			out = append(out, newLine(part...))
+		}
+	}
+	return out
+}
+
+// wrapRuns splits runs into lines of at most w cells, breaking anywhere.
+func wrapRuns(runs []run, w int) [][]run {
+	var out [][]run
+	var cur []run
+	width := 0
+	for _, r := range runs {
+		s := r.text
+		for s != "" {
+			var b strings.Builder
+			for s != "" {
+				_, n := utf8.DecodeRuneInString(s)
+				cw := ansi.StringWidth(s[:n])
+				if width+cw > w {
+					break
+				}
+				b.WriteString(s[:n])
+				width += cw
+				s = s[n:]
+			}
+			if b.Len() > 0 {
+				piece := r
+				piece.text = b.String()
+				cur = append(cur, piece)
+			}
+			if s != "" {
+				out = append(out, cur)
+				cur, width = nil, 0
+			}
+		}
+	}
+	return append(out, cur)
+}
+
+// splitKeep splits s after each "\n", keeping the newline in the line so
+// the raw view shows every line ending.
+func splitKeep(s string) []string {
+	var out []string
+	for s != "" {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
+}
+
+// sliceBody returns the bytes [from, to) of a side's body from its chunks.
+func sliceBody(chunks []tape.Chunk, from, to int64) []byte {
+	var out []byte
+	for _, c := range chunks {
+		s, e := c.Off, c.Off+int64(len(c.Data))
+		if e <= from || s >= to {
+			continue
+		}
+		out = append(out, c.Data[max(from-s, 0):min(to-s, int64(len(c.Data)))]...)
+	}
+	return out
+}

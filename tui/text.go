@@ -1,0 +1,257 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// run is a piece of a line with one style. Lines are built as runs so that
+// search matches can be painted over any styling before the line is cut to
+// the screen width.
+type run struct {
+	text string
+	st   lipgloss.Style
+	// plain runs are painted without a style (faster, and the default).
+	plain bool
+}
+
+func txt(s string) run                    { return run{text: s, plain: true} }
+func sty(s string, st lipgloss.Style) run { return run{text: s, st: st} }
+
+// paint renders runs, painting every case-insensitive occurrence of query
+// with the match style, and cuts the result to width cells.
+func paint(runs []run, width int, query string, match lipgloss.Style) string {
+	var plain strings.Builder
+	for _, r := range runs {
+		plain.WriteString(r.text)
+	}
+	matches := findAll(plain.String(), query)
+	var b strings.Builder
+	pos, mi := 0, 0
+	for _, r := range runs {
+		s := r.text
+		for len(s) > 0 {
+			// Skip matches that ended before this point.
+			for mi < len(matches) && matches[mi][1] <= pos {
+				mi++
+			}
+			cut := len(s)
+			in := false
+			if mi < len(matches) {
+				m := matches[mi]
+				switch {
+				case m[0] <= pos:
+					in = true
+					cut = min(cut, m[1]-pos)
+				case m[0] < pos+len(s):
+					cut = m[0] - pos
+				}
+			}
+			piece := s[:cut]
+			switch {
+			case in:
+				st := match
+				if !r.plain {
+					st = r.st.Inherit(match).Reverse(true)
+				}
+				b.WriteString(st.Render(piece))
+			case r.plain:
+				b.WriteString(piece)
+			default:
+				b.WriteString(r.st.Render(piece))
+			}
+			pos += cut
+			s = s[cut:]
+		}
+	}
+	out := b.String()
+	if width > 0 && ansi.StringWidth(out) > width {
+		out = ansi.Truncate(out, width-1, "") + "…"
+	}
+	return out
+}
+
+// plainOf returns the text of runs without styles.
+func plainOf(runs []run) string {
+	var b strings.Builder
+	for _, r := range runs {
+		b.WriteString(r.text)
+	}
+	return b.String()
+}
+
+// findAll returns the byte ranges of the ASCII-case-insensitive occurrences
+// of q in s.
+func findAll(s, q string) [][2]int {
+	if q == "" {
+		return nil
+	}
+	ls, lq := lowerASCII(s), lowerASCII(q)
+	var out [][2]int
+	for i := 0; ; {
+		j := strings.Index(ls[i:], lq)
+		if j < 0 {
+			return out
+		}
+		out = append(out, [2]int{i + j, i + j + len(lq)})
+		i += j + len(lq)
+	}
+}
+
+// containsFold reports whether s contains q, ignoring ASCII case.
+func containsFold(s, q string) bool {
+	return strings.Contains(lowerASCII(s), lowerASCII(q))
+}
+
+// lowerASCII lowers A-Z only, so byte offsets stay aligned with s.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// visible turns text into runs in which invisible and ambiguous characters
+// are shown: \r as ␍, \n as ↵ (when inline), tabs as →, trailing spaces as
+// ·, zero-width and other format characters as ⟨U+XXXX⟩, other control
+// characters as their control pictures, and bytes that are not UTF-8 as
+// \xNN. Markers get the marker style; the rest gets base.
+func visible(s string, base run, mark lipgloss.Style, inline bool) []run {
+	var out []run
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			r := base
+			r.text = cur.String()
+			out = append(out, r)
+			cur.Reset()
+		}
+	}
+	marker := func(m string) {
+		flush()
+		out = append(out, sty(m, mark))
+	}
+	trail := len(strings.TrimRight(s, " "))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			marker(fmt.Sprintf(`\x%02X`, s[i]))
+		case r == '\r':
+			marker("␍")
+		case r == '\n':
+			if inline {
+				marker("↵")
+			} else {
+				marker("␊")
+			}
+		case r == '\t':
+			marker("→")
+		case r == ' ' && i >= trail:
+			marker("·")
+		case r < 0x20:
+			marker(string(rune(0x2400 + r)))
+		case r == 0x7f:
+			marker("␡")
+		case isInvisible(r):
+			marker(fmt.Sprintf("⟨U+%04X⟩", r))
+		default:
+			cur.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	flush()
+	return out
+}
+
+// isInvisible reports zero-width and other format characters that a
+// terminal would show as nothing.
+func isInvisible(r rune) bool {
+	switch {
+	case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E, r >= 0x2060 && r <= 0x2064,
+		r == 0xFEFF, r == 0x00AD, r == 0x034F, r == 0x180E, r >= 0xFE00 && r <= 0xFE0F:
+		return true
+	}
+	return false
+}
+
+// escapeInline renders text on one line with visible escapes, for previews
+// and evidence.
+func escapeInline(s string) string {
+	return plainOf(visible(s, txt(""), lipgloss.Style{}, true))
+}
+
+// padRight pads a styled string with spaces to width cells.
+func padRight(s string, width int) string {
+	if w := ansi.StringWidth(s); w < width {
+		return s + strings.Repeat(" ", width-w)
+	}
+	return s
+}
+
+// fit cuts a plain string to width cells with an ellipsis, then pads it.
+func fit(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) > width {
+		s = ansi.Truncate(s, width-1, "") + "…"
+	}
+	return padRight(s, width)
+}
+
+// fmtDur renders a duration in nanoseconds compactly ("-" when unknown).
+func fmtDur(ns int64) string {
+	switch {
+	case ns < 0:
+		return "-"
+	case ns < 1e6:
+		return fmt.Sprintf("%dµs", ns/1e3)
+	case ns < 1e9:
+		return fmt.Sprintf("%.0fms", float64(ns)/1e6)
+	case ns < 100e9:
+		return fmt.Sprintf("%.2fs", float64(ns)/1e9)
+	default:
+		return fmt.Sprintf("%.0fs", float64(ns)/1e9)
+	}
+}
+
+// fmtT renders a capture time (ns since start) as seconds with millis.
+func fmtT(ns int64) string {
+	if ns < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3fs", float64(ns)/1e9)
+}
+
+// fmtBytes renders a byte count compactly.
+func fmtBytes(n int64) string {
+	switch {
+	case n < 10_000:
+		return fmt.Sprintf("%dB", n)
+	case n < 10_000_000:
+		return fmt.Sprintf("%dkB", n/1000)
+	default:
+		return fmt.Sprintf("%dMB", n/1_000_000)
+	}
+}
+
+// cmpOr returns a, or b when a is empty.
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,342 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/seam-dev/seam/shape"
+	"github.com/seam-dev/seam/tape"
+)
+
+// render draws the whole screen: exactly m.h lines of at most m.w cells.
+func (m *model) render() string {
+	var lines []string
+	switch {
+	case m.screen == screenDetail && m.det != nil:
+		lines = m.detailView()
+	default:
+		lines = append([]string{m.titleBar()}, m.bodyOrOverlay(m.listView(m.bodyHeight()+1), m.bodyHeight()+1)...)
+	}
+	for len(lines) < m.h-1 {
+		lines = append(lines, "")
+	}
+	lines = lines[:m.h-1]
+	lines = append(lines, m.footer())
+	for i, l := range lines {
+		if ansi.StringWidth(l) > m.w {
+			lines[i] = ansi.Truncate(l, m.w, "")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// bodyOrOverlay returns the body, or the full help in its place.
+func (m *model) bodyOrOverlay(body []string, h int) []string {
+	if m.showHelp {
+		return m.helpView(h)
+	}
+	return body
+}
+
+// titleBar is the first line of the list screen.
+func (m *model) titleBar() string {
+	st := m.st
+	name := m.caps[0].name
+	if len(m.caps) > 1 {
+		name = fmt.Sprintf("%d captures in %s", len(m.caps), filepath.Dir(m.caps[0].name))
+	}
+	parts := []string{fmt.Sprintf("%d exchange(s)", len(m.sums))}
+	if len(m.list.rows) != len(m.sums) {
+		parts[0] = fmt.Sprintf("%d of %d exchanges", len(m.list.rows), len(m.sums))
+	}
+	if len(m.caps) == 1 && m.caps[0].header != nil {
+		parts = append(parts, "engine "+m.caps[0].header.Engine.Profile)
+	}
+	parts = append(parts, "sort "+sortNames[m.list.sortBy])
+	if m.list.reverse {
+		parts[len(parts)-1] += " ↑"
+	}
+	if m.list.filter != "" {
+		parts = append(parts, "filter "+m.list.filter)
+	}
+	if !m.allScanned() {
+		parts = append(parts, "indexing…")
+	}
+	warns := 0
+	for _, c := range m.caps {
+		warns += len(c.warnings)
+	}
+	if warns > 0 {
+		parts = append(parts, fmt.Sprintf("⚠ %d line(s) skipped", warns))
+	}
+	if m.following() {
+		parts = append(parts, "● following")
+	}
+	return paint([]run{sty("seam ", st.title), sty(name, st.bold), sty("  "+strings.Join(parts, " · "), st.dim)}, m.w, "", st.match)
+}
+
+// tabLabel renders a tab name with its count; the active one is bracketed
+// so it shows without colour.
+func (m *model) tabLabel(i int, name string) string {
+	if i == tabFindings && m.det != nil && m.det.rec != nil {
+		name = fmt.Sprintf("%s (%d)", name, len(m.det.view().rep.Findings))
+	}
+	if m.det != nil && m.det.tab == i {
+		return "[" + name + "]"
+	}
+	return " " + name + " "
+}
+
+// detailView draws the detail screen without its footer.
+func (m *model) detailView() []string {
+	d, st := m.det, m.st
+	s := m.sums[m.byKey[d.key]]
+	title := []run{sty("seam ", st.title), sty(fmt.Sprintf("ex %d", s.ex), st.bold)}
+	if len(m.caps) > 1 {
+		title = append(title, sty(" "+filepath.Base(m.caps[s.file].name), st.dim))
+	}
+	title = append(title, txt("  "+strings.TrimSpace(s.method+" "+s.url)))
+	if mdl := m.modelOf(m.byKey[d.key]); mdl != "" {
+		title = append(title, sty("  "+mdl, st.dim))
+	}
+	stStyle := st.okText
+	if s.status >= 400 || (s.outcome != "" && !s.outcome.Success()) {
+		stStyle = st.failText
+	}
+	title = append(title, sty(fmt.Sprintf("  %d %s", s.status, s.outcome), stStyle),
+		sty(fmt.Sprintf("  ttfb %s  dur %s", fmtDur(s.ttfb()), fmtDur(s.dur())), st.dim))
+	lines := []string{paint(title, m.w, "", st.match)}
+
+	var tabs []string
+	for i, name := range tabNames {
+		l := m.tabLabel(i, name)
+		if d.tab == i {
+			tabs = append(tabs, st.tabOn.Render(l))
+		} else {
+			tabs = append(tabs, st.tab.Render(l))
+		}
+	}
+	lines = append(lines, strings.Join(tabs, " "))
+	lines = append(lines, paint(m.engineLine(), m.w, "", st.match))
+
+	h := m.bodyHeight()
+	var body []string
+	switch {
+	case m.showHelp:
+		body = m.helpView(h)
+	case d.panel:
+		body = m.panelView(h)
+	case d.err != nil:
+		body = []string{st.failText.Render("cannot load exchange: " + d.err.Error())}
+	case d.rec == nil:
+		body = []string{st.dim.Render("loading exchange…")}
+	default:
+		body = m.tabView(h)
+	}
+	return append(lines, body...)
+}
+
+// engineLine says which engine the detail shows.
+func (m *model) engineLine() []run {
+	d, st := m.det, m.st
+	rec := d.recEngine.Profile
+	if rec == "" {
+		rec = "?"
+	}
+	delta := engineDelta(d.recEngine, d.engine)
+	var out []run
+	switch {
+	case delta == "":
+		out = append(out, sty("engine ", st.dim), txt(rec), sty(" (recorded", st.dim))
+		if h := holdbackNote(d.recEngine); h != "" {
+			out = append(out, sty(", "+h, st.dim))
+		}
+		out = append(out, sty(")  e: switches", st.dim))
+	case d.replaying:
+		out = append(out, sty("replaying with ", st.notice), sty(delta, st.bold), sty("…", st.notice))
+	case d.replayErr != nil:
+		out = append(out, sty("replay failed: "+d.replayErr.Error(), st.failText))
+	case d.rp != nil:
+		out = append(out, sty("replayed ", st.notice), txt(rec+" "), sty(delta, st.bold), sty(" · "+d.rp.desc, st.dim), sty("  r: recorded", st.dim))
+	}
+	if m.following() && m.live(d.key) {
+		out = append(out, sty("  ● live", st.notice))
+	}
+	return out
+}
+
+// holdbackNote names the switches most worth knowing in the engine line.
+func holdbackNote(e tape.Engine) string {
+	if e.Profile == shape.ProfilePassthrough || e.Profile == "" {
+		return ""
+	}
+	var out []string
+	for _, k := range []string{shape.SwHoldback, shape.SwSuppressTail} {
+		if v, ok := e.Switches[k]; ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// tabView draws the current tab's visible lines.
+func (m *model) tabView(h int) []string {
+	d, st := m.det, m.st
+	doc := m.doc(d.tab)
+	cursorRows := d.tab == tabTimeline || d.tab == tabFindings
+	var out []string
+	curFinding := -1
+	if d.tab == tabFindings && d.cur[tabFindings] < doc.len() {
+		curFinding = doc.line(d.cur[tabFindings]).finding
+	}
+	curHunk := -1
+	if d.tab == tabDiff {
+		for i, l := range d.hunks {
+			if l <= d.cur[tabDiff] {
+				curHunk = i
+			}
+		}
+	}
+	for i := d.off[d.tab]; i < doc.len() && len(out) < h; i++ {
+		l := doc.line(i)
+		sel := i == d.cur[d.tab]
+		if d.tab == tabFindings {
+			sel = l.finding >= 0 && l.finding == curFinding
+		}
+		gutter := "  "
+		if sel {
+			gutter = "▌ "
+		}
+		if l.hunk >= 0 && l.hunk == curHunk {
+			l.runs = append([]run{sty("▶ ", st.hunkOn)}, l.runs...)
+		}
+		line := m.renderDocLine(l, m.w-2)
+		if sel && cursorRows {
+			line = st.selected.Render(padRight(ansi.Strip(line), m.w-2))
+		}
+		out = append(out, gutter+line)
+	}
+	if doc.len() == 0 {
+		out = append(out, st.dim.Render("  (empty)"))
+	}
+	return out
+}
+
+// panelView draws the engine switch panel.
+func (m *model) panelView(h int) []string {
+	d, st := m.det, m.st
+	out := []string{
+		paint([]run{sty("engine switches", st.header), sty(fmt.Sprintf("  recorded profile %s · toggling replays the exchange through the engine", d.recEngine.Profile), st.dim)}, m.w, "", st.match),
+	}
+	for i, s := range shape.Switches() {
+		v := d.engine.Switches[s.Name]
+		box := "[ ]"
+		switch {
+		case s.Kind != "bool":
+			box = "[" + v + "]"
+		case v == "on":
+			box = "[x]"
+		}
+		rec := d.recEngine.Switches[s.Name]
+		runs := []run{txt(box + " "), sty(fit(s.Name, 18), st.bold), txt(" " + fit(v, 4))}
+		if rec != v {
+			runs = append(runs, sty(fit("was "+rec, 9), st.notice))
+		} else {
+			runs = append(runs, txt(fit("", 9)))
+		}
+		runs = append(runs, sty(" "+s.Doc, st.dim))
+		line := paint(runs, m.w-2, "", st.match)
+		if i == d.panelCur {
+			line = st.selected.Render(padRight(ansi.Strip(line), m.w-2))
+			line = "▌ " + line
+		} else {
+			line = "  " + line
+		}
+		out = append(out, line)
+	}
+	status := "recorded engine"
+	if delta := engineDelta(d.recEngine, d.engine); delta != "" {
+		status = "changed: " + delta
+		if d.replaying {
+			status += " (replaying…)"
+		} else if d.rp != nil {
+			status += fmt.Sprintf(" · %d finding(s) now, %d recorded", len(d.rp.view.rep.Findings), len(d.rec.rep.Findings))
+		}
+	}
+	out = append(out, "", paint([]run{sty("  "+status, st.notice)}, m.w, "", st.match))
+	if len(out) > h {
+		out = out[:h]
+	}
+	return out
+}
+
+// helpView draws the full help and the legend.
+func (m *model) helpView(h int) []string {
+	st := m.st
+	var hk helpKeys
+	switch {
+	case m.screen == screenList:
+		hk = m.keys.listHelp()
+	case m.det != nil && m.det.panel:
+		hk = m.keys.engineHelp()
+	default:
+		hk = m.keys.detailHelp(m.det.tab)
+	}
+	out := []string{st.header.Render("keys") + st.dim.Render("  (any key closes this help)"), ""}
+	groups := hk.FullHelp()
+	if m.w < 100 && len(groups) > 3 {
+		// Two rows of columns, so nothing is cut at 80 columns.
+		out = append(out, strings.Split(m.help.FullHelpView(groups[:2]), "\n")...)
+		out = append(out, "")
+		groups = groups[2:]
+	}
+	out = append(out, strings.Split(m.help.FullHelpView(groups), "\n")...)
+	legend := []string{
+		"",
+		st.header.Render("legend"),
+		"  findings  E error  W warn  I info  ok clean  … not inspected yet",
+		"  diff      - only in A  + only in B  changed bytes: struck (-) / underlined (+)",
+		"  text      ␍ CR  ␊ LF  ↵ newline  → tab  · trailing space  ⟨U+200B⟩ invisible",
+		"  timeline  up/cl side  c# chunk  e# event  ! pointed at by a finding",
+		"  filter    model: endpoint: outcome: status: detector: sev: capture: or text",
+	}
+	out = append(out, legend...)
+	if len(out) > h {
+		out = out[:h]
+	}
+	return out
+}
+
+// footer is the last line: the input being typed, a status message or the
+// help bar.
+func (m *model) footer() string {
+	st := m.st
+	switch m.input {
+	case inputSearch:
+		return st.input.Render("/"+m.inputBuf) + "█"
+	case inputFilter:
+		return st.input.Render("filter: "+m.inputBuf) + "█" + st.dim.Render("  model: endpoint: outcome: detector: sev: or text")
+	}
+	if m.status != "" {
+		if m.statusErr {
+			return paint([]run{sty(m.status, st.failText)}, m.w, "", st.match)
+		}
+		return paint([]run{sty(m.status, st.notice)}, m.w, "", st.match)
+	}
+	var hk helpKeys
+	switch {
+	case m.screen == screenList || m.det == nil:
+		hk = m.keys.listHelp()
+	case m.det.panel:
+		hk = m.keys.engineHelp()
+	default:
+		hk = m.keys.detailHelp(m.det.tab)
+	}
+	bar := m.help.ShortHelpView(hk.ShortHelp())
+	if m.search != "" {
+		bar = st.notice.Render("/"+m.search+" ") + bar
+	}
+	return bar
+}
