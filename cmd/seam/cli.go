@@ -35,7 +35,7 @@ type command struct {
 func commands() []*command {
 	return []*command{
 		demoCommand(), recordCommand(), inspectCommand(), diffCommand(), replayCommand(),
-		checkCommand(), importCommand(),
+		checkCommand(), importCommand(), exportCommand(),
 		serveCommand(), tuiCommand(), versionCommand(),
 	}
 }

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/seam-dev/seam/tape"
+)
+
+type exportOptions struct {
+	format   string
+	ex       int
+	side     string
+	upstream string
+}
+
+func exportCommand() *command {
+	return &command{
+		name:    "export",
+		summary: "write a capture out as HAR, a raw body per side, or a curl command",
+		usage:   "seam export --format har|sse|curl [--ex N] [--side upstream|client] CAPTURE",
+		help: `
+Writes a capture in another format on stdout:
+
+  har   an HTTP Archive 1.2 document, one entry per exchange, with the
+        response as the client received it, for browsers' and proxies' tools
+  sse   the raw body of one exchange's side (--side client by default),
+        byte for byte, to replay with any tool or diff with another
+  curl  a shell command that sends one exchange's request again; redacted
+        headers are read from environment variables named after them
+        (authorization from $AUTHORIZATION)`,
+		example: "seam export --format curl --ex 2 capture.ndjson",
+		flags: func(fs *flag.FlagSet) any {
+			o := &exportOptions{}
+			fs.StringVar(&o.format, "format", "", "output `format`: har, sse or curl (required)")
+			fs.IntVar(&o.ex, "ex", 1, "exchange `N` (sse and curl)")
+			fs.StringVar(&o.side, "side", "client", "`side` for sse: upstream or client")
+			fs.StringVar(&o.upstream, "upstream", "", "base `URL` for curl (default: the capture's upstream)")
+			return o
+		},
+		run: runExport,
+	}
+}
+
+func runExport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
+	o := opts.(*exportOptions)
+	const example = "seam export --format har capture.ndjson > capture.har"
+	if fs.NArg() != 1 {
+		return &usageError{cmd: "export", msg: "want exactly one capture", example: example}
+	}
+	side := tape.Side(o.side)
+	if side != tape.Upstream && side != tape.Client {
+		return &usageError{cmd: "export", msg: fmt.Sprintf("--side %q: want upstream or client", o.side), example: example}
+	}
+	switch o.format {
+	case "har", "sse", "curl":
+	case "":
+		return &usageError{cmd: "export", msg: "--format is required: har, sse or curl", example: example}
+	default:
+		return &usageError{cmd: "export", msg: fmt.Sprintf("unknown --format %q: want har, sse or curl", o.format), example: example}
+	}
+	c, err := openInput(e, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %v\n", w)
+	}
+	if o.format == "har" {
+		return tape.WriteHAR(e.stdout, c, version)
+	}
+	var x *tape.Exchange
+	for _, cand := range c.Exchanges {
+		if cand.Ex == o.ex {
+			x = cand
+		}
+	}
+	if x == nil {
+		return fmt.Errorf("%s has no exchange %d (it has %d)", c.Name, o.ex, len(c.Exchanges))
+	}
+	if o.format == "curl" {
+		base := o.upstream
+		if base == "" {
+			base = c.Header.Upstream
+		}
+		return tape.WriteCurl(e.stdout, x, base)
+	}
+	_, err = e.stdout.Write(x.Side(side).Body())
+	return err
+}

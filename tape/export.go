@@ -1,0 +1,208 @@
+package tape
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// WriteCurl writes a shell command that sends x's request again to base (the
+// upstream URL, e.g. https://api.openai.com). Headers that were redacted are
+// sent from environment variables named after them (authorization from
+// $AUTHORIZATION), so no secret needs to be in the command.
+func WriteCurl(w io.Writer, x *Exchange, base string) error {
+	if x.Request == nil {
+		return fmt.Errorf("exchange %d: no request was recorded", x.Ex)
+	}
+	r := x.Request
+	var b strings.Builder
+	fmt.Fprintf(&b, "curl -sS -N -X %s %s", r.Method, shellQuote(strings.TrimSuffix(base, "/")+r.URL))
+	for _, k := range slices.Sorted(maps.Keys(r.Headers)) {
+		if skipCurlHeader[k] {
+			continue
+		}
+		for _, v := range r.Headers[k] {
+			if v == Redacted {
+				fmt.Fprintf(&b, " \\\n  -H \"%s: $%s\"", k, envName(k))
+				continue
+			}
+			fmt.Fprintf(&b, " \\\n  -H %s", shellQuote(k+": "+v))
+		}
+	}
+	if len(r.Body) > 0 {
+		if !utf8.Valid(r.Body) {
+			return fmt.Errorf("exchange %d: the request body is binary; curl export needs text", x.Ex)
+		}
+		fmt.Fprintf(&b, " \\\n  --data-binary %s", shellQuote(string(r.Body)))
+	}
+	if r.BodyTruncated {
+		b.WriteString("\n# note: the recorded body was truncated; this request is not the original")
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// skipCurlHeader are request headers curl sets itself.
+var skipCurlHeader = map[string]bool{"content-length": true, "host": true, "accept-encoding": true, "connection": true}
+
+func envName(header string) string {
+	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(header))
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// WriteHAR writes c as an HTTP Archive 1.2 document: one entry per exchange
+// with its request, the response as the client received it (the upstream's,
+// when the client side was not recorded), and its timings.
+func WriteHAR(w io.Writer, c *Capture, creator string) error {
+	type nv struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	type postData struct {
+		MimeType string `json:"mimeType"`
+		Text     string `json:"text"`
+		Encoding string `json:"encoding,omitempty"`
+	}
+	type content struct {
+		Size     int64  `json:"size"`
+		MimeType string `json:"mimeType"`
+		Text     string `json:"text"`
+		Encoding string `json:"encoding,omitempty"`
+	}
+	type request struct {
+		Method      string    `json:"method"`
+		URL         string    `json:"url"`
+		HTTPVersion string    `json:"httpVersion"`
+		Headers     []nv      `json:"headers"`
+		QueryString []nv      `json:"queryString"`
+		Cookies     []nv      `json:"cookies"`
+		HeadersSize int       `json:"headersSize"`
+		BodySize    int       `json:"bodySize"`
+		PostData    *postData `json:"postData,omitempty"`
+	}
+	type response struct {
+		Status      int     `json:"status"`
+		StatusText  string  `json:"statusText"`
+		HTTPVersion string  `json:"httpVersion"`
+		Headers     []nv    `json:"headers"`
+		Cookies     []nv    `json:"cookies"`
+		Content     content `json:"content"`
+		RedirectURL string  `json:"redirectURL"`
+		HeadersSize int     `json:"headersSize"`
+		BodySize    int64   `json:"bodySize"`
+	}
+	type timings struct {
+		Send    float64 `json:"send"`
+		Wait    float64 `json:"wait"`
+		Receive float64 `json:"receive"`
+	}
+	type entry struct {
+		StartedDateTime string   `json:"startedDateTime"`
+		Time            float64  `json:"time"`
+		Request         request  `json:"request"`
+		Response        response `json:"response"`
+		Cache           struct{} `json:"cache"`
+		Timings         timings  `json:"timings"`
+		Comment         string   `json:"comment,omitempty"`
+	}
+	headers := func(h Headers) []nv {
+		out := []nv{}
+		for _, k := range slices.Sorted(maps.Keys(h)) {
+			for _, v := range h[k] {
+				out = append(out, nv{k, v})
+			}
+		}
+		return out
+	}
+	ms := func(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }
+	entries := []entry{}
+	for _, x := range c.Exchanges {
+		if x.Request == nil {
+			continue
+		}
+		e := entry{
+			StartedDateTime: c.Header.Started.Add(time.Duration(x.Request.T)).Format(time.RFC3339Nano),
+			Request: request{
+				Method: x.Request.Method, URL: strings.TrimSuffix(c.Header.Upstream, "/") + x.Request.URL,
+				HTTPVersion: "HTTP/1.1", Headers: headers(x.Request.Headers),
+				QueryString: []nv{}, Cookies: []nv{}, HeadersSize: -1, BodySize: len(x.Request.Body),
+			},
+			Comment: fmt.Sprintf("seam exchange %d", x.Ex),
+		}
+		if len(x.Request.Body) > 0 {
+			pd := &postData{MimeType: first(x.Request.Headers["content-type"]), Text: string(x.Request.Body)}
+			if !utf8.Valid(x.Request.Body) {
+				pd.Text, pd.Encoding = b64(x.Request.Body), "base64"
+			}
+			e.Request.PostData = pd
+		}
+		side := &x.Client
+		if side.Response == nil {
+			side = &x.Upstream
+		}
+		if side.Response != nil {
+			body := side.Body()
+			ct := first(side.Response.Headers["content-type"])
+			e.Response = response{
+				Status: side.Response.Status, HTTPVersion: "HTTP/1.1",
+				Headers: headers(side.Response.Headers), Cookies: []nv{},
+				Content:     content{Size: int64(len(body)), MimeType: ct, Text: string(body)},
+				HeadersSize: -1, BodySize: int64(len(body)),
+			}
+			if !utf8.Valid(body) {
+				e.Response.Content.Text, e.Response.Content.Encoding = b64(body), "base64"
+			}
+			wait := side.Response.T - x.Request.T
+			if len(side.Chunks) > 0 {
+				wait = side.Chunks[0].T - x.Request.T
+			}
+			end := side.Response.T
+			if side.End != nil {
+				end = side.End.T
+			} else if n := len(side.Chunks); n > 0 {
+				end = side.Chunks[n-1].T
+			}
+			e.Timings = timings{Wait: ms(max(wait, 0)), Receive: ms(max(end-x.Request.T-wait, 0))}
+			e.Time = e.Timings.Wait + e.Timings.Receive
+			if side.End != nil && side.End.Outcome != Complete {
+				e.Comment += ", " + string(side.End.Outcome)
+				if side.End.Error != "" {
+					e.Comment += ": " + side.End.Error
+				}
+			}
+		}
+		entries = append(entries, e)
+	}
+	doc := map[string]any{"log": map[string]any{
+		"version": "1.2",
+		"creator": map[string]string{"name": "seam", "version": creator},
+		"entries": entries,
+	}}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write HAR: %w", err)
+	}
+	return nil
+}
+
+func first(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
+}
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
