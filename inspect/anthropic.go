@@ -126,7 +126,7 @@ func assembleAnthropic(events []Event, objs []objEvent) *assembly {
 			m.Status = "done"
 		case "ping":
 		case "error":
-			m.Error = errorText(r.errv)
+			m.Error = errorText(r.errv.res())
 			a.flag("stream.error-event", i, clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
 		}
 	}

@@ -50,7 +50,7 @@ func assembleChat(se *sideEvents) *assembly {
 	}
 	for i := range events {
 		e := &events[i]
-		ck := &cs.chunks[i]
+		ck := cs.chunk(i)
 		if a.terminal >= 0 {
 			a.flag("stream.after-terminal", i, clip(e.Data, 120), "event after [DONE]: clients stop reading at [DONE], so this is lost")
 			continue
@@ -92,7 +92,7 @@ func assembleChat(se *sideEvents) *assembly {
 			ch := m.choice(idx)
 			s := state(idx)
 			tcs := cs.toolDeltas(d)
-			if s.finished >= 0 && (d.content.str() != "" || len(tcs) > 0) {
+			if s.finished >= 0 && (d.content().str() != "" || len(tcs) > 0) {
 				a.flag("chat.after-finish", i, clip(d.delta, 120), "choice %d gets content after its finish_reason (event %d): VS Code ignores it", idx, s.finished)
 			}
 			if role := d.role; role != "" {
@@ -102,8 +102,8 @@ func assembleChat(se *sideEvents) *assembly {
 				}
 				ch.Role = role
 			}
-			if d.content.isString() {
-				txt := d.content.s
+			if d.content().isString() {
+				txt := d.content().s
 				if txt != "" {
 					ch.spans = append(ch.spans, span{At: s.text.Len(), Event: i})
 					s.text.WriteString(txt)
@@ -115,14 +115,14 @@ func assembleChat(se *sideEvents) *assembly {
 					a.flag("chat.content-with-tool-calls", i, clip(d.delta, 160), "content and tool_calls in one delta: VS Code drops the content %q", clip(txt, 40))
 				}
 			}
-			if d.reasoningContent.isString() {
-				s.reasoning.WriteString(d.reasoningContent.s)
+			if d.reasoningContent().isString() {
+				s.reasoning.WriteString(d.reasoningContent().s)
 			}
-			if d.reasoning.isString() {
-				s.reasoning.WriteString(d.reasoning.s)
+			if d.reasoning().isString() {
+				s.reasoning.WriteString(d.reasoning().s)
 			}
-			if d.refusal.isString() {
-				s.refusal.WriteString(d.refusal.s)
+			if d.refusal().isString() {
+				s.refusal.WriteString(d.refusal().s)
 			}
 			for t := range tcs {
 				tc := &tcs[t]

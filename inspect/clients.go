@@ -171,7 +171,7 @@ func vscodeChat(se *sideEvents) ClientResult {
 		}
 		side, ck := cs, (*chatChunk)(nil)
 		if k < len(events) && events[k].Off <= off && events[k].Data == string(payload) {
-			ck = &cs.chunks[k]
+			ck = cs.chunk(k)
 		} else {
 			side, ck = decodeChatData(string(payload))
 		}
@@ -220,7 +220,7 @@ func vscodeChat(se *sideEvents) ClientResult {
 					}
 					args[cur].WriteString(tc.args.str())
 				}
-			} else if t := d.content.str(); t != "" {
+			} else if t := d.content().str(); t != "" {
 				text.WriteString(strings.TrimSuffix(t, "\r"))
 			}
 			if d.vscodeReasoning {
@@ -228,7 +228,7 @@ func vscodeChat(se *sideEvents) ClientResult {
 					reasoning.WriteString(gjson.Get(d.delta, k).String())
 				}
 			}
-			refusal.WriteString(d.refusal.str())
+			refusal.WriteString(d.refusal().str())
 			if fr := d.finishReason; fr != "" {
 				r.FinishReason = fr
 				finished = true
@@ -339,11 +339,11 @@ func vscodeResponses(events []Event, objs []objEvent) ClientResult {
 		case "response.completed":
 			completed = true
 			r.FinishReason = "stop"
-			fin := responsesFinal(p.response)
+			fin := responsesFinal(p.response.res())
 			text.Reset()
 			text.WriteString(fin.Text() + fin.Choices[0].Refusal)
 		case "error":
-			r.Error = joinErr(r.Error, errorText(p.errv))
+			r.Error = joinErr(r.Error, errorText(p.errv.res()))
 		}
 	}
 	r.Text = text.String()
@@ -417,7 +417,7 @@ func vscodeAnthropic(events []Event, objs []objEvent) ClientResult {
 		case "message_stop":
 			stopped = true
 		case "error":
-			r.Error = joinErr(r.Error, errorText(p.errv))
+			r.Error = joinErr(r.Error, errorText(p.errv.res()))
 		}
 	}
 	r.Text, r.Reasoning = text.String(), reasoning.String()
@@ -452,7 +452,7 @@ func nodeChat(se *sideEvents, n int) ClientResult {
 		cs = se.chatEvents()
 	}
 	for i := range events {
-		e, ck := &events[i], &cs.chunks[i]
+		e, ck := &events[i], cs.chunk(i)
 		if ck.done {
 			break
 		}
@@ -470,8 +470,8 @@ func nodeChat(se *sideEvents, n int) ClientResult {
 			if d.index != 0 {
 				continue
 			}
-			text.WriteString(d.content.str())
-			refusal.WriteString(d.refusal.str())
+			text.WriteString(d.content().str())
+			refusal.WriteString(d.refusal().str())
 			for _, tc := range cs.toolDeltas(d) {
 				i := tc.index
 				if i < 0 {
@@ -532,7 +532,7 @@ func pythonChat(se *sideEvents, n int) ClientResult {
 		cs = se.chatEvents()
 	}
 	for i := range events {
-		e, ck := &events[i], &cs.chunks[i]
+		e, ck := &events[i], cs.chunk(i)
 		if strings.HasPrefix(e.Data, "[DONE]") {
 			break
 		}
@@ -546,8 +546,8 @@ func pythonChat(se *sideEvents, n int) ClientResult {
 			if d.index != 0 {
 				continue
 			}
-			text.WriteString(d.content.str())
-			refusal.WriteString(d.refusal.str())
+			text.WriteString(d.content().str())
+			refusal.WriteString(d.refusal().str())
 			tcs := cs.toolDeltas(d)
 			if d.toolCalls.isArray() && !haveList {
 				haveList = true
@@ -607,12 +607,12 @@ func sdkResponses(client string, objs []objEvent) ClientResult {
 		}
 		switch p.typ {
 		case "response.completed":
-			fin := responsesFinal(p.response)
+			fin := responsesFinal(p.response.res())
 			c := fin.Choices[0]
 			r.Text, r.Reasoning, r.Refusal, r.ToolCalls, r.FinishReason = c.Text, c.Reasoning, c.Refusal, c.ToolCalls, c.FinishReason
 			return r
 		case "error":
-			r.Error = joinErr(r.Error, errorText(p.errv))
+			r.Error = joinErr(r.Error, errorText(p.errv.res()))
 		}
 	}
 	r.Error = joinErr(r.Error, "didn't receive a response.completed event")

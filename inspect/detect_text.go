@@ -229,6 +229,9 @@ func boundaryDedupe(c *exCtx, up, cl *SideReport) {
 		return
 	}
 	a, b := up.Message.Choices[0], cl.Message.Choices[0]
+	if pureInsertion(a.Text, b.Text) {
+		return // the diff below would have no deletion
+	}
 	dmp := diffmatchpatch.New()
 	diffs := dmp.DiffMain(a.Text, b.Text, false)
 	boundary := map[int]bool{}
@@ -256,6 +259,18 @@ func boundaryDedupe(c *exCtx, up, cl *SideReport) {
 			ao += n
 		}
 	}
+}
+
+// pureInsertion reports whether b is a with text inserted at one place (or
+// a itself), cut at rune starts, so that a rune diff of a and b has no
+// deletion: after the common prefix and suffix nothing of a is left.
+func pureInsertion(a, b string) bool {
+	p := commonPrefix(a, b)
+	for p > 0 && p < len(b) && !isRuneStart(b[p]) {
+		p--
+	}
+	rest := a[p:]
+	return (rest == "" || isRuneStart(rest[0])) && len(b)-p >= len(rest) && strings.HasSuffix(b, rest)
 }
 
 // runRequestLint checks the captured request's message history (seeds/003).

@@ -46,17 +46,33 @@ type sideEvents struct {
 	Events   []Event
 	Comments []Comment
 	chunks   []tape.Chunk
+	// body is the side's body as one string when it is a single string
+	// (see parseSideTwin), else "".
+	body string
 
 	// chat and obj cache the decoded payloads (decode.go), filled on first
 	// use for the side's protocol.
 	chat *chatSide
 	obj  []objEvent
+	// twin is the other side of the exchange, whose decoded payloads are
+	// reused when its event data is the same (sameData).
+	twin *sideEvents
 }
 
 // chatEvents returns the events decoded as Chat Completions chunks.
 func (s *sideEvents) chatEvents() *chatSide {
 	if s.chat == nil {
-		s.chat = decodeChat(s.Events)
+		t, k := s.twin, 0
+		if t != nil && t.chat != nil {
+			k = s.sharedPrefix(t)
+		}
+		if k > 0 && k == len(s.Events) && k == len(t.Events) {
+			s.chat = t.chat
+		} else if k > 0 {
+			s.chat = decodeChat(s.Events, t.chat, k)
+		} else {
+			s.chat = decodeChat(s.Events, nil, 0)
+		}
 	}
 	return s.chat
 }
@@ -64,9 +80,32 @@ func (s *sideEvents) chatEvents() *chatSide {
 // objEvents returns the events decoded as Responses or Anthropic events.
 func (s *sideEvents) objEvents() []objEvent {
 	if s.obj == nil {
-		s.obj = decodeObj(s.Events)
+		t, k := s.twin, 0
+		if t != nil && t.obj != nil {
+			k = s.sharedPrefix(t)
+		}
+		if k > 0 && k == len(s.Events) && k == len(t.Events) {
+			s.obj = t.obj
+		} else if k > 0 {
+			s.obj = decodeObj(s.Events, t.obj, k)
+		} else {
+			s.obj = decodeObj(s.Events, nil, 0)
+		}
 	}
 	return s.obj
+}
+
+// sharedPrefix returns how many leading events s and t have with the same
+// data: the payloads decoded for t (read-only once decoded) serve s for
+// those.
+func (s *sideEvents) sharedPrefix(t *sideEvents) int {
+	n := min(len(s.Events), len(t.Events))
+	for i := 0; i < n; i++ {
+		if s.Events[i].Data != t.Events[i].Data {
+			return i
+		}
+	}
+	return n
 }
 
 // chunkAt returns the index of the chunk holding body offset off.

@@ -159,7 +159,6 @@ func parseParameterContent(key, v string) any {
 }
 
 var (
-	completeBlock = regexp.MustCompile(`(?s)<use_tool>.*?</use_tool>`)
 	emptyFence    = regexp.MustCompile("```[A-Za-z0-9_-]*\\s*```")
 	toolCodeFence = regexp.MustCompile("(?s)```tool_code.*?```")
 	manyNewlines  = regexp.MustCompile(`\n{3,}`)
@@ -170,14 +169,46 @@ var (
 // remaining "<use_tool>" to the end removed, empty and tool_code fences
 // removed, runs of three or more newlines collapsed to two, then trimmed.
 func StripToolCallXML(text string) string {
-	s := completeBlock.ReplaceAllString(text, "")
+	// Each pattern starts with a literal; skip the regexp pass when the
+	// literal is absent (the common case of plain text).
+	s := text
+	s = removeCompleteBlocks(s)
 	if i := strings.Index(s, xmlOpen); i >= 0 {
 		s = s[:i]
 	}
-	s = toolCodeFence.ReplaceAllString(s, "")
-	s = emptyFence.ReplaceAllString(s, "")
-	s = manyNewlines.ReplaceAllString(s, "\n\n")
+	if strings.Contains(s, "```") {
+		s = toolCodeFence.ReplaceAllString(s, "")
+		s = emptyFence.ReplaceAllString(s, "")
+	}
+	if strings.Contains(s, "\n\n\n") {
+		s = manyNewlines.ReplaceAllString(s, "\n\n")
+	}
 	return jsTrim(s)
+}
+
+// removeCompleteBlocks removes every "<use_tool>...</use_tool>" block, each
+// ending at the first closing tag after its opening tag: what replacing the
+// regexp (?s)<use_tool>.*?</use_tool> with "" does, without the regexp.
+func removeCompleteBlocks(s string) string {
+	const closer = "</use_tool>"
+	var b strings.Builder
+	for {
+		i := strings.Index(s, xmlOpen)
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i+len(xmlOpen):], closer)
+		if j < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		s = s[i+len(xmlOpen)+j+len(closer):]
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // jsTrim trims like JavaScript's String.prototype.trim: Unicode white space,

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"encoding/json"
+	"regexp"
 	"testing"
 )
 
@@ -47,5 +48,22 @@ func TestObsidianTable(t *testing.T) {
 				t.Errorf("strip = %q, want %q", s, tc.strip)
 			}
 		})
+	}
+}
+
+// TestRemoveCompleteBlocksMatchesRegexp checks the hand-written block
+// removal against the regexp it replaced.
+func TestRemoveCompleteBlocksMatchesRegexp(t *testing.T) {
+	t.Parallel()
+	re := regexp.MustCompile(`(?s)<use_tool>.*?</use_tool>`)
+	for _, in := range []string{
+		"", "plain", "<use_tool>", "</use_tool>", "<use_tool></use_tool>", "a<use_tool>b</use_tool>c",
+		"a<use_tool>b</use_tool>c<use_tool>d</use_tool>e", "<use_tool>a<use_tool>b</use_tool>c</use_tool>d",
+		"x<use_tool>open only", "</use_tool><use_tool>y</use_tool>", "<use_tool>\n<name>f</name>\n</use_tool>\n\ntail<use_tool>",
+		"<use_tool><use_tool></use_tool></use_tool>", "<use_tool</use_tool><use_tool>z</use_tool>",
+	} {
+		if got, want := removeCompleteBlocks(in), re.ReplaceAllString(in, ""); got != want {
+			t.Errorf("removeCompleteBlocks(%q) = %q, regexp gives %q", in, got, want)
+		}
 	}
 }

@@ -150,7 +150,11 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		if sd.Response == nil && len(sd.Chunks) == 0 && sd.End == nil {
 			continue
 		}
-		sr := inspectSide(s, sd, rep.URL, opts, reqT)
+		var twin *sideEvents
+		if up := ctx.sides[tape.Upstream]; up != nil {
+			twin = up.ev
+		}
+		sr := inspectSide(s, sd, rep.URL, opts, reqT, twin)
 		ctx.sides[s] = sr
 		rep.Sides = append(rep.Sides, sr)
 	}
@@ -183,7 +187,10 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 	return ctx
 }
 
-func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64) *SideReport {
+// inspectSide parses and assembles one side. twin is the other side's
+// parsed events, if already done: when both sides carry the same event
+// data (a pass-through proxy), the decoded payloads are shared.
+func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, twin *sideEvents) *SideReport {
 	sr := &SideReport{Side: s, Chunks: len(sd.Chunks), TTFB: -1, Dur: -1}
 	ct := ""
 	if sd.Response != nil {
@@ -203,7 +210,8 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 			sr.Bytes = last.Off + int64(len(last.Data))
 		}
 	}
-	sr.ev = parseSide(sd.Chunks)
+	sr.ev = parseSideTwin(sd.Chunks, twin)
+	sr.ev.twin = twin
 	sr.Events, sr.Comments = len(sr.ev.Events), len(sr.ev.Comments)
 	sr.Stream = !isJSONBody(ct, sd.Chunks, sr.ev)
 	p := opts.Protocol

@@ -86,7 +86,7 @@ func assembleResponses(se *sideEvents) *assembly {
 		if typ == "" {
 			a.flag("responses.untyped-data", i, clip(e.Data, 120), "payload without a type in a Responses stream (protocol mixing)")
 			if r.errv.Exists() {
-				m.Error = errorText(r.errv)
+				m.Error = errorText(r.errv.res())
 			}
 			continue
 		}
@@ -120,10 +120,12 @@ func assembleResponses(se *sideEvents) *assembly {
 		case "response.output_item.added":
 			it := item(oi)
 			it.added = true
-			it.typ = r.item.Get("type").String()
-			it.id = r.item.Get("id").String()
-			it.callID = r.item.Get("call_id").String()
-			it.name = r.item.Get("name").String()
+			var f [4]gjson.Result
+			getFields(r.item.res(), []string{"type", "id", "call_id", "name"}, f[:])
+			it.typ = f[0].String()
+			it.id = f[1].String()
+			it.callID = f[2].String()
+			it.name = f[3].String()
 		case "response.content_part.added":
 			it := item(oi)
 			checkID(it)
@@ -174,19 +176,21 @@ func assembleResponses(se *sideEvents) *assembly {
 		case "response.output_item.done":
 			it := item(oi)
 			it.done = true
-			compareItem(a, i, it, r.item)
+			compareItem(a, i, it, r.item.res())
+			var f [3]gjson.Result
+			getFields(r.item.res(), []string{"type", "name", "call_id"}, f[:])
 			if it.typ == "" {
-				it.typ = r.item.Get("type").String()
+				it.typ = f[0].String()
 			}
 			if it.name == "" {
-				it.name = r.item.Get("name").String()
+				it.name = f[1].String()
 			}
 			if it.callID == "" {
-				it.callID = r.item.Get("call_id").String()
+				it.callID = f[2].String()
 			}
 		case "response.completed", "response.incomplete", "response.failed":
 			a.terminal = i
-			fin := responsesFinal(r.response)
+			fin := responsesFinal(r.response.res())
 			m.Status = fin.Status
 			m.Usage = fin.Usage
 			if m.Model == "" {
@@ -208,7 +212,7 @@ func assembleResponses(se *sideEvents) *assembly {
 				return true
 			})
 		case "error":
-			m.Error = errorText(r.errv)
+			m.Error = errorText(r.errv.res())
 			if m.Error == "" {
 				m.Error = errorText(gjson.Parse(e.Data))
 			}
@@ -254,9 +258,12 @@ func assembleResponses(se *sideEvents) *assembly {
 // compareItem checks an item payload (output_item.done or an entry of
 // response.completed output) against the item assembled from deltas.
 func compareItem(a *assembly, ev int, it *respItem, o gjson.Result) {
-	switch o.Get("type").String() {
+	var f [3]gjson.Result
+	getFields(o, []string{"type", "arguments", "content"}, f[:])
+	content := f[2]
+	switch f[0].String() {
 	case "function_call":
-		if v := o.Get("arguments"); v.Exists() && v.String() != it.args.String() {
+		if v := f[1]; v.Exists() && v.String() != it.args.String() {
 			a.flag("final.mismatch", ev, diffEvidence(it.args.String(), v.String()), "final arguments of output %d differ from the joined deltas", it.outIndex)
 		}
 	case "message":
@@ -264,7 +271,7 @@ func compareItem(a *assembly, ev int, it *respItem, o gjson.Result) {
 		for _, ci := range it.sortedParts() {
 			gb.WriteString(it.parts[ci].text.String())
 		}
-		o.Get("content").ForEach(func(_, c gjson.Result) bool {
+		content.ForEach(func(_, c gjson.Result) bool {
 			if c.Get("type").String() == "output_text" {
 				wb.WriteString(c.Get("text").String())
 			}
@@ -274,7 +281,7 @@ func compareItem(a *assembly, ev int, it *respItem, o gjson.Result) {
 		if want != got {
 			a.flag("final.mismatch", ev, diffEvidence(got, want), "final text of output %d differs from the joined deltas", it.outIndex)
 		}
-		o.Get("content").ForEach(func(_, c gjson.Result) bool {
+		content.ForEach(func(_, c gjson.Result) bool {
 			if t := c.Get("type").String(); t != "output_text" && t != "refusal" {
 				a.flagOnce("responses.nonstandard-shape", ev, clip(c.Raw, 120), "message content holds a %q part, which is not a Responses API content type", t)
 			}
@@ -285,17 +292,19 @@ func compareItem(a *assembly, ev int, it *respItem, o gjson.Result) {
 
 // responsesFinal builds a Message from a Responses response object.
 func responsesFinal(r gjson.Result) *Message {
-	m := &Message{Protocol: Responses, ID: r.Get("id").String(), Model: r.Get("model").String(), Status: r.Get("status").String()}
-	if e := r.Get("error"); e.IsObject() {
+	var f [7]gjson.Result
+	getFields(r, []string{"id", "model", "status", "error", "incomplete_details", "output", "usage"}, f[:])
+	m := &Message{Protocol: Responses, ID: f[0].String(), Model: f[1].String(), Status: f[2].String()}
+	if e := f[3]; e.IsObject() {
 		m.Error = errorText(e)
 	}
-	if reason := r.Get("incomplete_details.reason").String(); reason != "" {
+	if reason := f[4].Get("reason").String(); reason != "" {
 		m.Error = "incomplete: " + reason
 	}
 	ch := m.choice(0)
 	ch.Role = "assistant"
 	var text, reasoning, refusal strings.Builder
-	r.Get("output").ForEach(func(k, o gjson.Result) bool {
+	f[5].ForEach(func(k, o gjson.Result) bool {
 		switch o.Get("type").String() {
 		case "function_call":
 			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: o.Get("call_id").String(), Name: o.Get("name").String(), Arguments: o.Get("arguments").String()})
@@ -319,7 +328,7 @@ func responsesFinal(r gjson.Result) *Message {
 	})
 	ch.Text, ch.Reasoning, ch.Refusal = text.String(), reasoning.String(), refusal.String()
 	ch.FinishReason = m.Status
-	if u := r.Get("usage"); u.IsObject() {
+	if u := f[6]; u.IsObject() {
 		m.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
 			Total: int(u.Get("total_tokens").Int()), Reasoning: int(u.Get("output_tokens_details.reasoning_tokens").Int()),
 			CacheRead: int(u.Get("input_tokens_details.cached_tokens").Int())}

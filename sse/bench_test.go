@@ -48,3 +48,21 @@ func BenchmarkReader(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParserView is BenchmarkParser through FeedView, for consumers
+// that decode each event's data at once instead of keeping a string.
+func BenchmarkParserView(b *testing.B) {
+	stream := benchStream(b)
+	chunks := splitEvery(stream, 1024)
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	n := 0
+	emit := func(e Event, data []byte) { n += len(data) }
+	for b.Loop() {
+		var p Parser
+		for _, c := range chunks {
+			p.FeedView(c, emit)
+		}
+		p.CloseView(emit)
+	}
+}

@@ -6,7 +6,9 @@
 // split they arrived (inside a line, a CRLF pair, a UTF-8 rune or the BOM)
 // and it emits each dispatched Event. Reader is the pull form over an
 // io.Reader. Neither has a line or event size limit: a single 8 MiB data
-// line parses, while reads stay in bounded buffers.
+// line parses, while reads stay in bounded buffers. FeedView and CloseView
+// hand each event's data over as a byte view valid during the callback, for
+// consumers that decode it at once and need no string per event.
 //
 // # Rules
 //

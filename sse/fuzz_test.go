@@ -20,6 +20,9 @@ func FuzzParse(f *testing.F) {
 		if got := parseChunks(splitEvery(data, int(chunk%32)+1)...); !reflect.DeepEqual(got, want) {
 			t.Fatalf("split by %d differs:\n got %+v\nwant %+v", chunk%32+1, got, want)
 		}
+		if got := parseChunksView(splitEvery(data, int(chunk%32)+1)...); !reflect.DeepEqual(got, want) {
+			t.Fatalf("FeedView split by %d differs:\n got %+v\nwant %+v", chunk%32+1, got, want)
+		}
 		checkSpans(t, data, want)
 
 		var enc Encoder

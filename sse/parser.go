@@ -45,10 +45,25 @@ type Parser struct {
 	blockEnd    uint8 // ending kinds seen in the current block
 
 	// Current block.
-	started  bool
-	start    int64
-	data     []byte
-	hasData  bool
+	started bool
+	start   int64
+	data    []byte
+	hasData bool
+	// view is the value of the block's only data line so far while it
+	// still lies in the bytes being scanned (viewSet); it is copied into
+	// data only when a second data line comes or the scan ends first.
+	view    []byte
+	viewSet bool
+	viewOff int // offset of view in cur
+
+	// cur is the slice being scanned. In Feed (strs set), events whose
+	// data is a view into cur take Data from curStr, a copy of cur from
+	// curBase on, made once for the first such event.
+	strs     bool
+	cur      []byte
+	curStr   string
+	curBase  int
+	curSet   bool
 	typ      []byte
 	hasType  bool
 	sawID    bool
@@ -69,7 +84,29 @@ func (p *Parser) Offset() int64 { return p.off + int64(p.bomHeld) }
 // An event ended by a blank line whose terminator is a CR at the very end of
 // b is dispatched by the next Feed (or Close), because an LF there would
 // belong to the same terminator and move End. Feed after Close does nothing.
+//
+// The Data of events dispatched by one Feed may share one string copied
+// from b (at most 64 KiB), instead of one allocation per event.
 func (p *Parser) Feed(b []byte, emit func(Event)) {
+	p.strs = true
+	p.feed(b, func(e Event, _ []byte) { emit(e) })
+	p.strs = false
+}
+
+// FeedView is Feed for consumers that decode or copy each event at once: it
+// calls emit with the event's Data left "" and the data bytes as a view,
+// into b or into the Parser's buffer, valid only until emit returns (emit
+// must not modify or keep it, or call the Parser). It saves the allocation
+// of a string per event. Feed and FeedView may be mixed on one Parser.
+func (p *Parser) FeedView(b []byte, emit func(e Event, data []byte)) { p.feed(b, emit) }
+
+// CloseView is Close with the event delivered as by FeedView.
+func (p *Parser) CloseView(emit func(e Event, data []byte)) { p.close(emit) }
+
+// viewFunc receives a dispatched event and its data as a view.
+type viewFunc = func(e Event, data []byte)
+
+func (p *Parser) feed(b []byte, emit viewFunc) {
 	if p.closed {
 		return
 	}
@@ -96,6 +133,12 @@ func (p *Parser) Feed(b []byte, emit func(Event)) {
 // block has data but was never dispatched by a blank line, emits it with
 // Terminated false and End equal to the stream length.
 func (p *Parser) Close(emit func(Event)) {
+	p.strs = true
+	p.close(func(e Event, _ []byte) { emit(e) })
+	p.strs = false
+}
+
+func (p *Parser) close(emit viewFunc) {
 	if p.closed {
 		return
 	}
@@ -111,7 +154,7 @@ func (p *Parser) Close(emit func(Event)) {
 		}
 	}
 	if p.inLine {
-		p.field(p.line, p.lineStart)
+		p.field(p.line, p.lineStart, false)
 		p.endLine()
 	}
 	p.dispatch(p.off, false, emit)
@@ -119,7 +162,7 @@ func (p *Parser) Close(emit func(Event)) {
 }
 
 // releaseBOM gives the bytes held as a possible BOM to the line scanner.
-func (p *Parser) releaseBOM(emit func(Event)) {
+func (p *Parser) releaseBOM(emit viewFunc) {
 	p.bomDone = true
 	n := p.bomHeld
 	p.bomHeld = 0
@@ -129,8 +172,9 @@ func (p *Parser) releaseBOM(emit func(Event)) {
 }
 
 // scan splits b into lines, continuing a line started by earlier Feeds.
-func (p *Parser) scan(b []byte, emit func(Event)) {
+func (p *Parser) scan(b []byte, emit viewFunc) {
 	base := p.off
+	p.cur, p.curSet = b, false
 	n := len(b)
 	i := 0
 	if p.pendingCR {
@@ -168,6 +212,7 @@ func (p *Parser) scan(b []byte, emit func(Event)) {
 			break
 		}
 		var line []byte
+		inFeed := !p.inLine
 		if p.inLine {
 			p.line = append(p.line, b[i:j]...)
 			line = p.line
@@ -195,7 +240,7 @@ func (p *Parser) scan(b []byte, emit func(Event)) {
 				p.dispatch(base+int64(i), true, emit)
 			}
 		} else {
-			p.field(line, p.lineStart)
+			p.field(line, p.lineStart, inFeed)
 			if kind != 0 {
 				p.ending(kind)
 			}
@@ -203,6 +248,18 @@ func (p *Parser) scan(b []byte, emit func(Event)) {
 		p.endLine()
 	}
 	p.off = base + int64(n)
+	p.keepView()
+	p.cur, p.curStr, p.curSet = nil, "", false
+}
+
+// keepView copies a pending data view into data, before the bytes it
+// points into go away.
+func (p *Parser) keepView() {
+	if p.viewSet {
+		p.data = append(p.data, p.view...)
+		p.data = append(p.data, '\n')
+		p.view, p.viewSet = nil, false
+	}
 }
 
 func indexFrom(b []byte, i int, c byte) int {
@@ -232,13 +289,14 @@ func (p *Parser) ending(kind uint8) {
 	}
 }
 
-// field interprets one non-blank line that starts at offset off.
-func (p *Parser) field(line []byte, off int64) {
+// field interprets one non-blank line that starts at offset off. inFeed
+// is true when line lies in the bytes being scanned (not in p.line).
+func (p *Parser) field(line []byte, off int64, inFeed bool) {
 	if !p.started {
 		p.started = true
 		p.start = off
 	}
-	if !utf8.Valid(line) {
+	if p.quirks&QuirkInvalidUTF8 == 0 && !utf8.Valid(line) {
 		p.quirks |= QuirkInvalidUTF8
 	}
 	if line[0] == ':' {
@@ -273,7 +331,14 @@ func (p *Parser) field(line []byte, off int64) {
 		if p.hasData {
 			p.quirks |= QuirkMultiLineData
 		}
+		if !p.hasData && inFeed {
+			p.hasData = true
+			p.view, p.viewSet = value, true
+			p.viewOff = int(off-p.off) + len(line) - len(value)
+			return
+		}
 		p.hasData = true
+		p.keepView()
 		p.data = append(p.data, value...)
 		p.data = append(p.data, '\n')
 	case "event":
@@ -335,7 +400,7 @@ func parseRetry(v []byte) (int, bool) {
 
 // dispatch ends the current block at offset end, emitting it when it has
 // data, and resets the block state.
-func (p *Parser) dispatch(end int64, terminated bool, emit func(Event)) {
+func (p *Parser) dispatch(end int64, terminated bool, emit viewFunc) {
 	if !p.started {
 		return
 	}
@@ -352,7 +417,7 @@ func (p *Parser) dispatch(end int64, terminated bool, emit func(Event)) {
 		}
 		ev := Event{
 			Type:       p.typeString(),
-			Data:       string(p.data[:len(p.data)-1]),
+			Data:       p.dataString(),
 			ID:         p.id,
 			Retry:      -1,
 			Start:      p.start,
@@ -363,15 +428,51 @@ func (p *Parser) dispatch(end int64, terminated bool, emit func(Event)) {
 		if p.hasRetry {
 			ev.Retry = p.retry
 		}
+		// The view stays valid after reset: reset only reslices p.data or
+		// drops it, and nothing appends to it until emit returns.
+		var data []byte
+		if p.viewSet {
+			data = p.view
+		} else {
+			data = p.data[:len(p.data)-1]
+		}
 		p.carry = 0
 		p.reset()
-		emit(ev)
+		emit(ev, data)
 		return
 	}
 	if p.control {
 		p.carry |= QuirkSkippedBlock
 	}
 	p.reset()
+}
+
+// Feed copies the rest of b into one string shared by the Data of the
+// events it dispatches when that rest is between sharedMin bytes (below,
+// too few events share it to beat one allocation each) and sharedMax bytes
+// (above, a large Feed holding little data would cost a large copy).
+const (
+	sharedMin = 4 << 10
+	sharedMax = 64 << 10
+)
+
+// dataString returns the current block's data as Event.Data in Feed mode
+// (and "" otherwise, where the data goes out as a view).
+func (p *Parser) dataString() string {
+	if !p.strs {
+		return ""
+	}
+	if !p.viewSet {
+		return string(p.data[:len(p.data)-1])
+	}
+	if !p.curSet || p.viewOff < p.curBase {
+		if n := len(p.cur) - p.viewOff; n < sharedMin || n > sharedMax {
+			return string(p.view)
+		}
+		p.curStr, p.curBase, p.curSet = string(p.cur[p.viewOff:]), p.viewOff, true
+	}
+	i := p.viewOff - p.curBase
+	return p.curStr[i : i+len(p.view)]
 }
 
 func (p *Parser) typeString() string {
@@ -387,6 +488,7 @@ func (p *Parser) typeString() string {
 func (p *Parser) reset() {
 	p.started = false
 	p.hasData = false
+	p.view, p.viewSet = nil, false
 	if cap(p.data) > shrinkCap {
 		p.data = nil
 	} else {
