@@ -1,7 +1,7 @@
 package capture
 
 import (
-	"strings"
+	"bytes"
 
 	"github.com/seam-dev/seam/sse"
 )
@@ -14,7 +14,7 @@ type streamWatch struct {
 	parser   sse.Parser
 	events   int
 	terminal bool
-	emit     func(sse.Event)
+	emit     func(sse.Event, []byte)
 }
 
 func newStreamWatch(isSSE bool) *streamWatch {
@@ -25,68 +25,71 @@ func newStreamWatch(isSSE bool) *streamWatch {
 
 func (w *streamWatch) feed(p []byte) {
 	if w.isSSE {
-		w.parser.Feed(p, w.emit)
+		w.parser.FeedView(p, w.emit)
 	}
 }
 
 func (w *streamWatch) close() {
 	if w.isSSE {
-		w.parser.Close(w.emit)
+		w.parser.CloseView(w.emit)
 	}
 }
 
-func (w *streamWatch) onEvent(e sse.Event) {
+func (w *streamWatch) onEvent(e sse.Event, data []byte) {
 	w.events++
-	if isTerminal(e) {
+	if isTerminal(e.Type, data) {
 		w.terminal = true
 	}
 }
 
-// isTerminal reports whether e ends a stream in one of the protocols seam
-// knows: Chat Completions' [DONE], Anthropic's message_stop, the Responses
-// API's response.completed/failed/incomplete, or an error event.
-func isTerminal(e sse.Event) bool {
-	switch e.Type {
+// isTerminal reports whether an event of type typ carrying data ends a
+// stream in one of the protocols seam knows: Chat Completions' [DONE],
+// Anthropic's message_stop, the Responses API's
+// response.completed/failed/incomplete, or an error event.
+func isTerminal(typ string, data []byte) bool {
+	switch typ {
 	case "message_stop", "response.completed", "response.failed", "response.incomplete", "error":
 		return true
 	case "", "message":
 	default:
 		return false
 	}
-	if e.Data == "[DONE]" {
+	if string(data) == "[DONE]" {
 		return true
 	}
 	// Payloads sent without an event: line carry their type in the JSON
 	// (Chat Completions chunks have no "type" at all).
-	if !strings.Contains(e.Data, `"type"`) {
+	if !bytes.Contains(data, typeKey) {
 		return false
 	}
 	for _, t := range terminalTypes {
-		if typeFieldIs(e.Data, t) {
+		if typeFieldIs(data, t) {
 			return true
 		}
 	}
 	return false
 }
 
-var terminalTypes = []string{`"message_stop"`, `"response.completed"`, `"response.failed"`, `"response.incomplete"`}
+var (
+	typeKey       = []byte(`"type"`)
+	terminalTypes = [][]byte{[]byte(`"message_stop"`), []byte(`"response.completed"`), []byte(`"response.failed"`), []byte(`"response.incomplete"`)}
+)
 
 // typeFieldIs reports whether the quoted value t appears in data as the value
 // of a "type" key, so a text delta that merely mentions "message_stop" is not
 // mistaken for the end of the stream.
-func typeFieldIs(data, t string) bool {
-	for rest, base := data, 0; ; {
-		i := strings.Index(rest, t)
+func typeFieldIs(data, t []byte) bool {
+	for base := 0; ; {
+		i := bytes.Index(data[base:], t)
 		if i < 0 {
 			return false
 		}
-		before := strings.TrimRight(data[:base+i], " \t\r\n")
-		if key, ok := strings.CutSuffix(before, ":"); ok {
-			if strings.HasSuffix(strings.TrimRight(key, " \t\r\n"), `"type"`) {
+		before := bytes.TrimRight(data[:base+i], " \t\r\n")
+		if key, ok := bytes.CutSuffix(before, []byte(":")); ok {
+			if bytes.HasSuffix(bytes.TrimRight(key, " \t\r\n"), typeKey) {
 				return true
 			}
 		}
 		base += i + len(t)
-		rest = data[base:]
 	}
 }
