@@ -77,26 +77,6 @@ func sseCorpus(t *testing.T) map[string][]byte {
 	return corpus
 }
 
-// eventWrites splits body at event boundaries: how an upstream that flushes
-// once per event writes it.
-func eventWrites(body []byte) [][]byte {
-	var parts [][]byte
-	var last int64
-	var p sse.Parser
-	emit := func(e sse.Event) {
-		if e.End > last {
-			parts = append(parts, body[last:e.End])
-			last = e.End
-		}
-	}
-	p.Feed(body, emit)
-	p.Close(emit)
-	if int(last) < len(body) {
-		parts = append(parts, body[last:])
-	}
-	return parts
-}
-
 // TestPassthroughByteExact: for every real SSE body, the upstream body, the
 // recorded upstream chunks, the recorded client chunks and what the client
 // read are the same bytes, and with an upstream that flushes once per event
@@ -106,7 +86,7 @@ func TestPassthroughByteExact(t *testing.T) {
 	for name, body := range sseCorpus(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			writes := eventWrites(body)
+			writes := sse.SplitEvents(body)
 			step := make(chan struct{})
 			r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 				w.Header().Set("Content-Type", "text/event-stream")
@@ -185,7 +165,7 @@ func TestPassthroughByteExact(t *testing.T) {
 // request.
 func TestTimestampsMonotonic(t *testing.T) {
 	body := []byte("data: {\"a\":1}\n\ndata: {\"a\":2}\n\ndata: [DONE]\n\n")
-	r := newRig(t, sseHandler(eventWrites(body), nil), nil)
+	r := newRig(t, sseHandler(sse.SplitEvents(body), nil), nil)
 	resp, err := http.Post(r.front.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)

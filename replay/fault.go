@@ -245,32 +245,19 @@ func runeSplit(b []byte) int {
 // the time of the chunk that completed it.
 func eventChunks(chunks []tape.Chunk) []tape.Chunk {
 	var body []byte
-	var ends []int64 // end offset of each chunk
 	for _, c := range chunks {
 		body = append(body, c.Data...)
-		ends = append(ends, int64(len(body)))
 	}
 	var out []tape.Chunk
-	var last int64
-	var p sse.Parser
-	emit := func(e sse.Event) {
-		if e.End <= last {
-			return
-		}
-		k := 0
-		for k < len(ends)-1 && ends[k] < e.End {
+	k, end, at := 0, 0, 0
+	for _, part := range sse.SplitEvents(body) {
+		at += len(part)
+		for k < len(chunks)-1 && end+len(chunks[k].Data) < at {
+			end += len(chunks[k].Data)
 			k++
 		}
 		c := chunks[k]
-		c.Data = body[last:e.End]
-		out = append(out, c)
-		last = e.End
-	}
-	p.Feed(body, emit)
-	p.Close(emit)
-	if int(last) < len(body) && len(chunks) > 0 {
-		c := chunks[len(chunks)-1]
-		c.Data = body[last:]
+		c.Data = part
 		out = append(out, c)
 	}
 	return out
