@@ -1,0 +1,42 @@
+package inspect
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzParseXMLToolCalls: the Obsidian XML parser never panics on any text,
+// is deterministic, finds nothing without an opener, and reports blocks as
+// ordered byte ranges of the text that start with the opener.
+func FuzzParseXMLToolCalls(f *testing.F) {
+	for _, s := range []string{
+		"<use_tool>\n<name>getFileTree</name>\n</use_tool>",
+		"<use_tool><name>writeToFile</name><path>a.md</path><content># x</content></use_tool<use_tool><name>x</name></use_tool>",
+		"<use_tool><name>t</name><args>{}</args>",
+		"text <use_tool><name></name></use_tool> tail",
+		"<use_tool><name>q</name><items>[\"a\", \"b\"]</items><n><![CDATA[<x>]]></n></use_tool>",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		calls := ParseXMLToolCalls(text)
+		if !reflect.DeepEqual(calls, ParseXMLToolCalls(text)) {
+			t.Fatal("not deterministic")
+		}
+		if !strings.Contains(text, xmlOpen) && len(calls) > 0 {
+			t.Fatalf("%d calls without an opener", len(calls))
+		}
+		prev := 0
+		for _, c := range calls {
+			if c.Start < prev || c.End < c.Start || c.End > len(text) || !strings.HasPrefix(text[c.Start:], xmlOpen) {
+				t.Fatalf("bad range %d-%d (previous end %d) in %q", c.Start, c.End, prev, text)
+			}
+			if c.Name == "" {
+				t.Fatalf("a call without a name")
+			}
+			prev = c.Start
+		}
+		_ = StripToolCallXML(text)
+	})
+}
