@@ -39,22 +39,13 @@ func ParseProtocol(s string) (Protocol, error) {
 	return Unknown, fmt.Errorf("unknown protocol %q (want chat, responses or anthropic)", s)
 }
 
-// detectProtocol tells the protocol of a stream from the request URL, the
-// response Content-Type and the events themselves, in that order of weight:
-// payload shapes and event names decide when the URL says nothing.
+// detectProtocol tells the protocol of a stream from its events (event
+// names and payload shapes) and, when they say nothing, from the request
+// URL. The events come first because a proxy may answer in another protocol
+// than the URL names: a Responses endpoint served from a Chat Completions
+// upstream has Chat chunks on its upstream side and Responses events on its
+// client side.
 func detectProtocol(url string, events []Event) Protocol {
-	path := url
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
-	}
-	switch {
-	case strings.HasSuffix(path, "/chat/completions"):
-		return Chat
-	case strings.HasSuffix(path, "/responses"):
-		return Responses
-	case strings.HasSuffix(path, "/messages"):
-		return Anthropic
-	}
 	for i, e := range events {
 		if i > 20 {
 			break
@@ -65,6 +56,20 @@ func detectProtocol(url string, events []Event) Protocol {
 		if p := protocolOfPayload(e.Data); p != Unknown {
 			return p
 		}
+	}
+	return protocolOfURL(url)
+}
+
+// protocolOfURL tells the protocol from the request path.
+func protocolOfURL(url string) Protocol {
+	path, _, _ := strings.Cut(url, "?")
+	switch {
+	case strings.HasSuffix(path, "/chat/completions"):
+		return Chat
+	case strings.HasSuffix(path, "/responses"):
+		return Responses
+	case strings.HasSuffix(path, "/messages"):
+		return Anthropic
 	}
 	return Unknown
 }

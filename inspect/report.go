@@ -226,9 +226,8 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 	} else {
 		body := string((&tape.SideData{Chunks: sd.Chunks}).Body())
 		if p == Unknown {
-			p = detectProtocol(url, nil)
-			if p == Unknown {
-				p = protocolOfPayload(body)
+			if p = protocolOfPayload(body); p == Unknown {
+				p = protocolOfURL(url)
 			}
 		}
 		sr.asm = assembleBody(p, body)
