@@ -26,8 +26,7 @@ type exchange struct {
 	// Upstream side, written by the proxy's copy loop (the handler goroutine).
 	upOnce    sync.Once
 	upEnd     chan struct{} // closed when the upstream side has ended
-	upStatus  int
-	upFirst   int64 // t of the first upstream byte; 0 when none
+	upFirst   int64         // t of the first upstream byte; 0 when none
 	upBytes   int64
 	upEvents  int
 	upOutcome tape.Outcome
