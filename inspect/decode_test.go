@@ -46,7 +46,7 @@ var decodeCases = []string{
 func decodeSeeds(t testing.TB) []string {
 	t.Helper()
 	seeds := append([]string(nil), decodeCases...)
-	files, err := filepath.Glob(filepath.Join("testdata", "*.sse"))
+	files, err := filepath.Glob(filepath.Join(realworld, "*.sse"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,9 +22,19 @@ func chunksOf(side tape.Side, body []byte, n int) []tape.Chunk {
 	return cs
 }
 
+// realworld is where the repository keeps the recorded streams of
+// ../shared/realworld (see fixtures/README.md for their provenance).
+const realworld = "../fixtures/realworld"
+
+// readTestdata reads a recorded stream from the repository's copy of the
+// real-world corpus, or a file of this package's testdata.
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
+	path := filepath.Join(realworld, name)
+	if _, err := os.Stat(path); err != nil {
+		path = filepath.Join("testdata", name)
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func TestRoundTripRealworld(t *testing.T) {
 func TestRoundTripChatFrames(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"openai-chat-long-text.sse", "openai-chat-n3-choices.sse", "openai-chat-refusal.sse", "openai-chat-parallel-tool-calls.sse"} {
-		body := readFile(t, filepath.Join("testdata", name))
+		body := readFile(t, filepath.Join(realworld, name))
 		frames := run(decodeOnly(), [][]byte{body})
 		if n := len(events(body)); len(frames) != n {
 			t.Errorf("%s: %d frames for %d upstream events", name, len(frames), n)
@@ -78,7 +78,7 @@ func TestRoundTripChatFrames(t *testing.T) {
 func TestResponsesAdapter(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"openai-chat-parallel-tool-calls.sse", "openai-chat-long-text.sse"} {
-		body := readFile(t, filepath.Join("testdata", name))
+		body := readFile(t, filepath.Join(realworld, name))
 		e := mustEngine(t, ProfileResponses, nil)
 		out := join(run(e, perEvent(body)))
 		up, got := assemble(t, body), assemble(t, out)
@@ -264,7 +264,7 @@ func TestDecoders(t *testing.T) {
 
 func TestDecoderAPI(t *testing.T) {
 	t.Parallel()
-	body := readFile(t, "testdata/anthropic-sdk-tool-use-response.sse")
+	body := readFile(t, realworld+"/anthropic-sdk-tool-use-response.sse")
 	var d Decoder
 	var kinds []string
 	var text string

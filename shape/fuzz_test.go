@@ -8,7 +8,7 @@ import (
 // FuzzEngine: no input, however split, makes an engine panic, and every
 // profile's output is deterministic.
 func FuzzEngine(f *testing.F) {
-	m, _ := filepath.Glob("testdata/*.sse")
+	m, _ := filepath.Glob(realworld + "/*.sse")
 	for _, p := range m {
 		b := readFile(f, p)
 		f.Add(b, uint8(7), uint8(0))

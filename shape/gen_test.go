@@ -58,7 +58,7 @@ func textStream(id string, deltas []string) string {
 // typed agent_message_delta records are used).
 func incidentDeltas(t testing.TB) []string {
 	t.Helper()
-	f, err := os.Open("testdata/codex-proto-upstream-use-tool.jsonl")
+	f, err := os.Open(realworld + "/codex-proto-upstream-use-tool.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,6 +152,10 @@ func assemble(t testing.TB, body []byte) assembled {
 	return a
 }
 
+// realworld is where the repository keeps the recorded streams of
+// ../shared/realworld (see fixtures/README.md for their provenance).
+const realworld = "../fixtures/realworld"
+
 func readFile(t testing.TB, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)

@@ -12,7 +12,7 @@ import (
 // realworldSSE lists the recorded SSE streams copied into testdata.
 func realworldSSE(t testing.TB) []string {
 	t.Helper()
-	m, err := filepath.Glob("testdata/*.sse")
+	m, err := filepath.Glob(realworld + "/*.sse")
 	if err != nil || len(m) == 0 {
 		t.Fatalf("no testdata streams: %v", err)
 	}
@@ -103,7 +103,7 @@ func TestNewErrors(t *testing.T) {
 }
 
 func BenchmarkPassthrough(b *testing.B) {
-	body, err := os.ReadFile("testdata/openai-chat-long-text.sse")
+	body, err := os.ReadFile(realworld + "/openai-chat-long-text.sse")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func BenchmarkPassthrough(b *testing.B) {
 func TestNothingToChangeIsIdentity(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"pydantic-ai-openai-responses-stream.1.sse", "anthropic-sdk-tool-use-response.sse"} {
-		body := readFile(t, filepath.Join("testdata", name))
+		body := readFile(t, filepath.Join(realworld, name))
 		chunks := splitEvery(body, 33)
 		got := run(mustEngine(t, ProfileResponses, nil), chunks)
 		if len(got) != len(chunks) || !bytes.Equal(join(got), body) {

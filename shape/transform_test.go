@@ -82,7 +82,7 @@ func TestXMLToolsFromEveryProtocol(t *testing.T) {
 		{"pydantic-ai-openai-responses-stream.1.sse", "<use_tool>\n<name>get_capital</name>\n<country>France</country>\n</use_tool>"},
 		{"anthropic-sdk-tool-use-response.sse", "I'll check the current weather in Paris for you.<use_tool>\n<name>get_weather</name>\n<location>Paris</location>\n</use_tool>"},
 	} {
-		body := readFile(t, "testdata/"+tc.file)
+		body := readFile(t, realworld+"/"+tc.file)
 		a := assemble(t, join(run(mustEngine(t, ProfileObsidianXML, nil), perEvent(body))))
 		if a.text[0] != tc.want || len(a.tools) != 0 {
 			t.Errorf("%s: got %q %q\nwant %q", tc.file, a.text[0], a.tools, tc.want)

@@ -10,7 +10,7 @@ import (
 // repeated to about 1 MB.
 func benchStream(b *testing.B) []byte {
 	b.Helper()
-	one, err := os.ReadFile("testdata/openai-chat-long-text.sse")
+	one, err := os.ReadFile(realworld + "/openai-chat-long-text.sse")
 	if err != nil {
 		b.Fatal(err)
 	}

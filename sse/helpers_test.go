@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -49,11 +50,22 @@ type corpusFile struct {
 }
 
 // readCorpus returns every regular file matching pattern.
+// realworld is where the repository keeps the recorded streams of
+// ../shared/realworld (see fixtures/README.md for their provenance).
+const realworld = "../fixtures/realworld"
+
+// readCorpus reads the files pattern matches in testdata and, for a
+// "testdata/" pattern, the same pattern in the repository's recorded
+// streams.
 func readCorpus(t testing.TB, pattern string) []corpusFile {
 	t.Helper()
 	names, err := filepath.Glob(pattern)
 	if err != nil {
 		t.Fatalf("glob %s: %v", pattern, err)
+	}
+	if rest, ok := strings.CutPrefix(pattern, "testdata/"); ok {
+		more, _ := filepath.Glob(filepath.Join(realworld, rest))
+		names = append(names, more...)
 	}
 	var out []corpusFile
 	for _, n := range names {
