@@ -47,8 +47,12 @@ func exchangeFrom(req *http.Request) *exchange {
 func (x *exchange) writeRequest() {
 	x.reqOnce.Do(func() {
 		body, cut := x.body.snapshot()
+		var side tape.Side
+		if x.rec.opts.Leg == Back {
+			side = tape.Upstream // the request as the proxy under test sent it
+		}
 		x.rec.opts.Writer.Request(tape.Request{
-			Ex: x.ex, T: x.t0, Method: x.req.Method,
+			Ex: x.ex, Side: side, T: x.t0, Method: x.req.Method,
 			URL:     tape.RedactURL(x.req.URL),
 			Headers: tape.RedactHeaders(x.req.Header),
 			Body:    body, BodyTruncated: cut,
@@ -64,10 +68,12 @@ func (x *exchange) endUpstream(outcome tape.Outcome, err error, w *streamWatch) 
 		if err != nil && outcome != tape.Complete && outcome != tape.Truncated {
 			x.upErr = err.Error()
 		}
-		x.rec.opts.Writer.End(tape.End{
-			Ex: x.ex, Side: tape.Upstream, T: x.rec.now(),
-			Outcome: outcome, Bytes: x.upBytes, Error: x.upErr,
-		})
+		if x.rec.records(tape.Upstream) {
+			x.rec.opts.Writer.End(tape.End{
+				Ex: x.ex, Side: tape.Upstream, T: x.rec.now(),
+				Outcome: outcome, Bytes: x.upBytes, Error: x.upErr,
+			})
+		}
 		close(x.upEnd)
 	})
 }
@@ -157,7 +163,9 @@ func (b *upstreamBody) record(p []byte) {
 	if x.upFirst == 0 {
 		x.upFirst = max(t, 1)
 	}
-	x.rec.opts.Writer.Chunk(tape.Chunk{Ex: x.ex, Side: tape.Upstream, T: t, Off: x.upBytes, Data: p})
+	if x.rec.records(tape.Upstream) {
+		x.rec.opts.Writer.Chunk(tape.Chunk{Ex: x.ex, Side: tape.Upstream, T: t, Off: x.upBytes, Data: p})
+	}
 	x.upBytes += int64(len(p))
 	b.watch.feed(p)
 }
@@ -215,9 +223,11 @@ func (w *clientWriter) WriteHeader(code int) {
 	w.status = code
 	h := w.Header()
 	w.watch = newStreamWatch(isEventStream(h.Get("Content-Type")))
-	w.x.rec.opts.Writer.Response(tape.Response{
-		Ex: w.x.ex, Side: tape.Client, T: w.x.rec.now(), Status: code, Headers: tape.RedactHeaders(h),
-	})
+	if w.x.rec.records(tape.Client) {
+		w.x.rec.opts.Writer.Response(tape.Response{
+			Ex: w.x.ex, Side: tape.Client, T: w.x.rec.now(), Status: code, Headers: tape.RedactHeaders(h),
+		})
+	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
@@ -228,7 +238,9 @@ func (w *clientWriter) Write(p []byte) (int, error) {
 	n, err := w.ResponseWriter.Write(p)
 	if n > 0 {
 		x := w.x
-		x.rec.opts.Writer.Chunk(tape.Chunk{Ex: x.ex, Side: tape.Client, T: x.rec.now(), Off: w.bytes, Data: p[:n]})
+		if x.rec.records(tape.Client) {
+			x.rec.opts.Writer.Chunk(tape.Chunk{Ex: x.ex, Side: tape.Client, T: x.rec.now(), Off: w.bytes, Data: p[:n]})
+		}
 		w.bytes += int64(n)
 		w.watch.feed(p[:n])
 	}
@@ -283,6 +295,12 @@ func (x *exchange) finishClient(w *clientWriter) {
 		}
 	}
 	t := x.rec.now()
+	switch x.rec.opts.Leg {
+	case Back:
+		return // the front leg writes the client side and reports the exchange
+	case Front:
+		x.rec.numbering.done(x.ex)
+	}
 	x.rec.opts.Writer.End(tape.End{Ex: x.ex, Side: tape.Client, T: t, Outcome: outcome, Bytes: w.bytes, Error: errText})
 	if f := x.rec.opts.OnDone; f != nil {
 		s := Summary{

@@ -10,8 +10,8 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/seam-dev/seam/shape"
@@ -43,7 +43,14 @@ type Options struct {
 	// MaxRequestBody caps the recorded copy of each request body. Zero means
 	// DefaultMaxRequestBody.
 	MaxRequestBody int
-	// OnDone, if set, is called once per exchange after both sides ended.
+	// Leg is what this recorder records: the whole exchange (the default),
+	// or one leg of a sandwich around a proxy under test.
+	Leg Leg
+	// Numbering numbers the exchanges. The two legs of a sandwich must share
+	// one; nil means the recorder's own.
+	Numbering *Numbering
+	// OnDone, if set, is called once per exchange after both sides ended
+	// (not by the back leg of a sandwich, whose exchanges the front reports).
 	// It is called from the exchange's goroutine and must not block long.
 	OnDone func(Summary)
 }
@@ -51,11 +58,11 @@ type Options struct {
 // Recorder is a recording reverse proxy. It is an http.Handler; use one per
 // capture file. It is safe for concurrent use.
 type Recorder struct {
-	opts  Options
-	start time.Time
-	proxy *httputil.ReverseProxy
-	next  atomic.Int64 // last exchange number handed out
-	live  sync.WaitGroup
+	opts      Options
+	start     time.Time
+	proxy     *httputil.ReverseProxy
+	numbering *Numbering
+	live      sync.WaitGroup
 }
 
 // Wait blocks until every exchange in flight has been recorded to its end.
@@ -81,7 +88,10 @@ func New(opts Options) (*Recorder, error) {
 	if opts.Transport == nil {
 		opts.Transport = defaultTransport()
 	}
-	r := &Recorder{opts: opts, start: opts.Start}
+	r := &Recorder{opts: opts, start: opts.Start, numbering: opts.Numbering}
+	if r.numbering == nil {
+		r.numbering = new(Numbering)
+	}
 	if r.start.IsZero() {
 		r.start = time.Now()
 	}
@@ -117,7 +127,7 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	defer r.live.Done()
 	x := &exchange{
 		rec:   r,
-		ex:    int(r.next.Add(1)),
+		ex:    r.number(req),
 		t0:    r.now(),
 		req:   req,
 		upEnd: make(chan struct{}),
@@ -155,15 +165,23 @@ func (r *Recorder) rewrite(pr *httputil.ProxyRequest) {
 	if v := pr.In.Header.Values("Proxy-Authorization"); len(v) > 0 {
 		pr.Out.Header["Proxy-Authorization"] = v
 	}
+	switch r.opts.Leg {
+	case Front:
+		pr.Out.Header.Set(ExchangeHeader, strconv.Itoa(exchangeFrom(pr.In).ex))
+	case Back:
+		pr.Out.Header.Del(ExchangeHeader)
+	}
 }
 
 func (r *Recorder) modifyResponse(resp *http.Response) error {
 	x := exchangeFrom(resp.Request)
 	ct := resp.Header.Get("Content-Type")
-	r.opts.Writer.Response(tape.Response{
-		Ex: x.ex, Side: tape.Upstream, T: r.now(),
-		Status: resp.StatusCode, Headers: tape.RedactHeaders(resp.Header),
-	})
+	if r.records(tape.Upstream) {
+		r.opts.Writer.Response(tape.Response{
+			Ex: x.ex, Side: tape.Upstream, T: r.now(),
+			Status: resp.StatusCode, Headers: tape.RedactHeaders(resp.Header),
+		})
+	}
 	eng, err := shape.New(r.opts.Engine, shape.Exchange{
 		Method: x.req.Method, Path: x.req.URL.Path, Status: resp.StatusCode, ContentType: ct,
 	})

@@ -1,12 +1,13 @@
 package shape
 
 import (
-	"github.com/seam-dev/seam/tape"
-
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/seam-dev/seam/tape"
 )
 
 // Switch names. Each transform of the engine is one named switch.
@@ -27,7 +28,15 @@ const (
 	ProfilePassthrough = DefaultProfile
 	ProfileObsidianXML = "obsidian-xml"
 	ProfileResponses   = "responses"
+	// ProfileExternal marks a capture whose client side was shaped by a
+	// proxy under test (a sandwich recording), not by seam's engine. It
+	// cannot be built; replaying such a capture needs a profile given.
+	ProfileExternal = "external"
 )
+
+// ErrExternal is returned for the external profile: the engine that shaped
+// the client side was not seam's, so it cannot be rebuilt.
+var ErrExternal = errors.New(`the client side was shaped by an external proxy (a sandwich recording), not by seam's engine; give a profile to replay the upstream side through seam's engine instead, e.g. --profile obsidian-xml`)
 
 // SwitchInfo describes one engine switch, for --help and the TUI.
 type SwitchInfo struct {
@@ -97,6 +106,8 @@ func profileDefaults(profile string) (map[string]string, error) {
 		col = 1
 	case ProfileResponses:
 		col = 2
+	case ProfileExternal:
+		return nil, ErrExternal
 	default:
 		return nil, fmt.Errorf("unknown profile %q (known: %s)", profile, strings.Join(profileNames(), ", "))
 	}

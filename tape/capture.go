@@ -33,11 +33,14 @@ func (s *SideData) Body() []byte {
 
 // Exchange gathers the records of one request/response pair.
 type Exchange struct {
-	Ex       int
-	Request  *Request
-	Upstream SideData
-	Client   SideData
-	Notes    []Note
+	Ex      int
+	Request *Request
+	// UpstreamRequest is, in a sandwich recording, the request as the proxy
+	// under test sent it upstream; nil otherwise.
+	UpstreamRequest *Request
+	Upstream        SideData
+	Client          SideData
+	Notes           []Note
 }
 
 // Side returns the data of side s, or nil for an unknown side.
@@ -104,11 +107,15 @@ func Read(r io.Reader, name string) (*Capture, error) {
 			c.Header = *rec.Header
 		case KindRequest:
 			x := exchange(rec.Request.Ex)
-			if x.Request != nil {
+			slot := &x.Request
+			if rec.Request.Side == Upstream {
+				slot = &x.UpstreamRequest
+			}
+			if *slot != nil {
 				dup("request")
 				continue
 			}
-			x.Request = rec.Request
+			*slot = rec.Request
 		case KindResponse:
 			s := exchange(rec.Response.Ex).Side(rec.Response.Side)
 			if s.Response != nil {

@@ -295,6 +295,9 @@ func decodeKind(kind Kind, line []byte) (Record, error) {
 		if w.Ex < 1 {
 			return rec, fmt.Errorf("ex %d: exchanges are numbered from 1", w.Ex)
 		}
+		if w.Side != "" && w.Side != Upstream {
+			return rec, fmt.Errorf("side %q: a request's side is absent (the client's request) or %q", w.Side, Upstream)
+		}
 		rec.Request = &w.Request
 	case KindResponse:
 		var r Response

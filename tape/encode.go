@@ -59,6 +59,9 @@ func AppendHeader(dst []byte, h Header) []byte {
 func AppendRequest(dst []byte, r Request) []byte {
 	dst = append(dst, `{"type":"request","ex":`...)
 	dst = strconv.AppendInt(dst, int64(r.Ex), 10)
+	if r.Side != "" {
+		dst = appendStringField(dst, "side", string(r.Side))
+	}
 	dst = appendIntField(dst, "t", r.T)
 	dst = appendStringField(dst, "method", r.Method)
 	dst = appendStringField(dst, "url", r.URL)

@@ -68,8 +68,14 @@ type Header struct {
 }
 
 // Request is the client's request as seam received it (secrets redacted).
+// In a sandwich recording (a black-box proxy between two seam listeners)
+// the exchange has a second request, with Side set to Upstream: the request
+// as the proxy sent it on to the upstream.
 type Request struct {
-	Ex      int     `json:"ex"`
+	Ex int `json:"ex"`
+	// Side is "" for the client's request and Upstream for the request a
+	// proxy under test sent upstream.
+	Side    Side    `json:"side,omitempty"`
 	T       int64   `json:"t"`
 	Method  string  `json:"method"`
 	URL     string  `json:"url"`

@@ -61,8 +61,10 @@ func writeCapture(w interface{ Write([]byte) (int, error) }, c *tape.Capture) er
 	}
 	buf := tape.AppendHeader(nil, h)
 	for _, x := range c.Exchanges {
-		if x.Request != nil {
-			buf = tape.AppendRequest(buf, *x.Request)
+		for _, r := range []*tape.Request{x.Request, x.UpstreamRequest} {
+			if r != nil {
+				buf = tape.AppendRequest(buf, *r)
+			}
 		}
 		for _, s := range []tape.Side{tape.Upstream, tape.Client} {
 			sd := x.Side(s)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -206,5 +207,96 @@ func TestServeRecordReplay(t *testing.T) {
 	got, _ = exec.Command("seam", "replay", "--set", "holdback=on", out).CombinedOutput()
 	if !strings.Contains(string(got), "exchange 1: differs at frame") || !strings.Contains(string(got), "- </use_tool<use_tool>") {
 		t.Fatalf("seam replay --set holdback=on:\n%s", got)
+	}
+}
+
+// TestSandwichRecord runs "seam record --proxy" around a proxy under test
+// (here "seam serve" playing the incident's shaped client side stands in
+// for a proxy with the bug) and checks that one capture holds both legs and
+// that inspect finds the corruption the proxy introduced.
+func TestSandwichRecord(t *testing.T) {
+	src := filepath.Join(fixturesDir, "incident-holdback-off.ndjson")
+	c, err := tape.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := c.Exchanges[0]
+	// The "API": the clean upstream stream.
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(x.Upstream.Body())
+	}))
+	defer api.Close()
+	// The proxy under test: forwards to its upstream base URL (seam's back
+	// listener), ignores what comes back, and answers with the corrupted
+	// stream the incident's client received.
+	var back string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		resp, err := http.Post(back+r.URL.Path, "application/json", r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), 502)
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(x.Client.Body())
+	}))
+	defer proxy.Close()
+
+	out := filepath.Join(t.TempDir(), "sandwich.ndjson")
+	cmd := exec.Command("seam", "record", "--upstream", api.URL, "--proxy", proxy.URL, "--listen", "127.0.0.1:0", "--back", "127.0.0.1:0", "-o", out)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	br := bufio.NewReader(stderr)
+	var front string
+	for back == "" {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("seam record: %v", err)
+		}
+		if m := regexp.MustCompile(`listening on http://(\S+) → (\S+)( for the proxy)?`).FindStringSubmatch(line); m != nil {
+			if m[3] == "" {
+				front = "http://" + m[1]
+			} else {
+				back = "http://" + m[1]
+			}
+		}
+	}
+	go io.Copy(io.Discard, br)
+	resp, err := http.Post(front+x.Request.URL, "application/json", strings.NewReader(string(x.Request.Body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+
+	got, err := tape.ReadFile(out)
+	if err != nil || len(got.Exchanges) != 1 {
+		t.Fatalf("capture: %v, %d exchanges", err, len(got.Exchanges))
+	}
+	gx := got.Exchanges[0]
+	if gx.UpstreamRequest == nil || !strings.Contains(string(gx.UpstreamRequest.Body), "writeToFile") {
+		t.Errorf("the proxy's upstream request was not recorded: %+v", gx.UpstreamRequest)
+	}
+	if string(gx.Upstream.Body()) != string(x.Upstream.Body()) || string(gx.Client.Body()) != string(x.Client.Body()) {
+		t.Fatalf("legs: upstream %d bytes (want %d), client %d bytes (want %d)",
+			len(gx.Upstream.Body()), len(x.Upstream.Body()), len(gx.Client.Body()), len(x.Client.Body()))
+	}
+	if got.Header.Engine.Profile != "external" {
+		t.Errorf("engine %q, want external", got.Header.Engine.Profile)
+	}
+	report, _ := exec.Command("seam", "inspect", out).CombinedOutput()
+	if !strings.Contains(string(report), "xml.unclosed-closer") {
+		t.Errorf("inspect of the sandwich capture:\n%s", report)
+	}
+	msg, _ := exec.Command("seam", "replay", out).CombinedOutput()
+	if !strings.Contains(string(msg), "shaped by an external proxy") {
+		t.Errorf("replay of a sandwich capture: %s", msg)
 	}
 }

@@ -29,6 +29,8 @@ const shutdownGrace = 2 * time.Second
 type recordOptions struct {
 	upstream string
 	listen   string
+	proxy    string
+	back     string
 	output   string
 	fsync    bool
 	quiet    bool
@@ -50,12 +52,23 @@ is buffered. Secret headers and query parameters never reach the file.
 
 Point your client's base URL at the listen address, e.g. for the OpenAI SDK
 OPENAI_BASE_URL=http://127.0.0.1:8080/v1 with --upstream https://api.openai.com.
-Stop with ctrl-c; in-flight streams get a few seconds to finish.`,
+Stop with ctrl-c; in-flight streams get a few seconds to finish.
+
+To record a proxy you are building (in any language) from both sides, run
+seam around it with --proxy: clients talk to seam on --listen, seam forwards
+to your proxy at --proxy, your proxy's upstream base URL points at seam on
+--back, and seam forwards that to --upstream. Each exchange then holds the
+client's request, the request as your proxy sent it upstream, the bytes the
+API sent and the bytes your proxy gave the client: "seam inspect" diffs the
+two sides. Exchanges are matched by a Seam-Exchange request header when your
+proxy passes it on, and in arrival order when it does not.`,
 		example: "seam record --upstream https://api.openai.com -o captures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &recordOptions{}
 			fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` every request is forwarded to (required)")
 			fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to listen on")
+			fs.StringVar(&o.proxy, "proxy", "", "record a proxy under test from both sides: its base `URL` (see above)")
+			fs.StringVar(&o.back, "back", "127.0.0.1:8089", "with --proxy, the `address` the proxy's upstream requests come to")
 			fs.StringVar(&o.output, "o", "", "capture `file` or directory (default ./captures/seam-<UTC time>.ndjson; - for stdout)")
 			fs.BoolVar(&o.fsync, "fsync", false, "fsync the capture after every write (durable, slower)")
 			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per exchange")
@@ -84,14 +97,36 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return &usageError{cmd: "record", msg: err.Error(), example: "seam record --upstream URL --profile obsidian-xml --set holdback=on"}
 	}
+	var proxy *url.URL
+	if o.proxy != "" {
+		const sw = "seam record --upstream https://api.openai.com --proxy http://127.0.0.1:3000"
+		if proxy, err = parseUpstream(o.proxy); err != nil {
+			return &usageError{cmd: "record", msg: strings.Replace(err.Error(), "--upstream", "--proxy", 1), example: sw}
+		}
+		if o.engine.profile != "" || len(o.engine.set) > 0 {
+			return &usageError{cmd: "record", msg: "--proxy records a proxy under test, which is the engine: --profile and --set do not apply", example: sw}
+		}
+		eng = tape.Engine{Profile: shape.ProfileExternal}
+	}
 	if o.tui && (o.output == "-" || !tui.IsTerminal(e.stdout)) {
 		return &usageError{cmd: "record", msg: "--tui needs a terminal on stdout and a capture file (not -o -)", example: "seam record --tui --upstream https://api.openai.com"}
 	}
-	ln, err := net.Listen("tcp", o.listen)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+
+	// The listeners: one for clients, and in a sandwich a second one for the
+	// proxy under test to send its upstream requests to.
+	legs := []*recordLeg{{addr: o.listen, upstream: up, leg: capture.Whole}}
+	if proxy != nil {
+		legs = []*recordLeg{
+			{addr: o.listen, upstream: proxy, leg: capture.Front},
+			{addr: o.back, upstream: up, leg: capture.Back},
+		}
 	}
-	defer ln.Close()
+	for _, l := range legs {
+		if l.ln, err = net.Listen("tcp", l.addr); err != nil {
+			return fmt.Errorf("listen: %w", err)
+		}
+		defer l.ln.Close()
+	}
 
 	out, path, err := openCapture(o.output, e.stdout, time.Now())
 	if err != nil {
@@ -100,28 +135,45 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	start := time.Now()
 	w := tape.NewWriter(out, tape.WriterOptions{Sync: o.fsync})
 	w.Header(newHeader(start, up, eng))
+	if proxy != nil {
+		w.Note(tape.Note{T: 0, Text: fmt.Sprintf("sandwich: clients → seam http://%s → proxy under test %s → seam http://%s → %s",
+			legs[0].ln.Addr(), redactURL(proxy), legs[1].ln.Addr(), redactURL(up))})
+	}
 
 	var count atomic.Int64
-	rec, err := capture.New(capture.Options{
-		Upstream: up, Engine: eng, Writer: w, Start: start,
-		OnDone: func(s capture.Summary) {
-			count.Add(1)
-			if !o.quiet && !o.tui {
-				fmt.Fprintln(e.stderr, s.String())
-			}
-		},
-	})
-	if err != nil {
-		w.Close()
-		out.Close()
-		return err
+	numbering := new(capture.Numbering)
+	legEngine := eng
+	if proxy != nil {
+		legEngine = tape.Engine{} // the legs pass through; the proxy under test shapes
 	}
-	fmt.Fprintf(e.stderr, "listening on http://%s → %s\n", ln.Addr(), redactURL(up))
+	for _, l := range legs {
+		l.rec, err = capture.New(capture.Options{
+			Upstream: l.upstream, Engine: legEngine, Writer: w, Start: start, Leg: l.leg, Numbering: numbering,
+			OnDone: func(s capture.Summary) {
+				count.Add(1)
+				if !o.quiet && !o.tui {
+					fmt.Fprintln(e.stderr, s.String())
+				}
+			},
+		})
+		if err != nil {
+			w.Close()
+			out.Close()
+			return err
+		}
+	}
+	fmt.Fprintf(e.stderr, "listening on http://%s → %s\n", legs[0].ln.Addr(), redactURL(legs[0].upstream))
+	if proxy != nil {
+		fmt.Fprintf(e.stderr, "listening on http://%s → %s for the proxy under test: set its upstream base URL to http://%s\n",
+			legs[1].ln.Addr(), redactURL(up), legs[1].ln.Addr())
+	}
 	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", path, engineSummary(eng))
 
-	srv := &http.Server{Handler: rec, ReadHeaderTimeout: 30 * time.Second}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	serveErr := make(chan error, len(legs))
+	for _, l := range legs {
+		l.srv = &http.Server{Handler: l.rec, ReadHeaderTimeout: 30 * time.Second}
+		go func() { serveErr <- l.srv.Serve(l.ln) }()
+	}
 
 	var runErr error
 	var tuiDone chan error // nil without --tui: never ready
@@ -134,11 +186,9 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			tuiDone <- tui.Run(tuiCtx, tui.Options{Paths: []string{path}, Follow: true, In: e.stdin, Out: e.stdout, NoColor: e.getenv("NO_COLOR") != ""})
 		}()
 	}
-	stopped := true
 	select {
 	case err := <-serveErr:
 		runErr = fmt.Errorf("serve: %w", err)
-		stopped = false
 	case <-ctx.Done():
 		runErr = errInterrupted
 	case err := <-tuiDone:
@@ -152,21 +202,34 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		stopTUI() // give the terminal back before printing
 		<-tuiDone
 	}
-	if stopped {
-		// Give in-flight streams a moment to finish, then cut them; either
-		// way each one is recorded to its end before the file is closed.
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-		if err := srv.Shutdown(sctx); err != nil {
+	// Give in-flight streams a moment to finish, then cut them; either way
+	// each one is recorded to its end before the file is closed.
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	for _, l := range legs {
+		if err := l.srv.Shutdown(sctx); err != nil {
 			fmt.Fprintf(e.stderr, "cutting streams still open after %s\n", shutdownGrace)
-			srv.Close()
+			l.srv.Close()
 		}
-		cancel()
 	}
-	rec.Wait()
+	cancel()
+	for _, l := range legs {
+		l.rec.Wait()
+	}
 	werr := w.Close()
 	cerr := out.Close()
 	fmt.Fprintf(e.stderr, "%d exchanges recorded to %s\n", count.Load(), path)
 	return errors.Join(runErr, werr, cerr)
+}
+
+// recordLeg is one listener of seam record: the recorder, where it listens
+// and what it forwards to.
+type recordLeg struct {
+	addr     string
+	upstream *url.URL
+	leg      capture.Leg
+	ln       net.Listener
+	rec      *capture.Recorder
+	srv      *http.Server
 }
 
 // parseUpstream checks that raw is an absolute http(s) URL.

@@ -1,0 +1,173 @@
+package capture_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/tape"
+)
+
+// apiStream is what the upstream API sends for request id.
+func apiStream(id string) []string {
+	return []string{
+		`data: {"choices":[{"delta":{"content":"` + id + `:Hel"}}]}` + "\n\n",
+		`data: {"choices":[{"delta":{"content":"lo"}}]}` + "\n\n",
+		"data: [DONE]\n\n",
+	}
+}
+
+// buggyProxy stands for a proxy under test: it forwards the request body to
+// upstream and streams the answer back, but sends its second event twice.
+// forward says whether it passes unknown request headers on.
+func buggyProxy(upstream string, forward bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out, _ := http.NewRequestWithContext(r.Context(), "POST", upstream+"/v1/chat/completions", r.Body)
+		out.Header.Set("Content-Type", "application/json")
+		if forward {
+			out.Header.Set(capture.ExchangeHeader, r.Header.Get(capture.ExchangeHeader))
+		}
+		resp, err := http.DefaultClient.Do(out)
+		if err != nil {
+			http.Error(w, err.Error(), 502)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", "text/event-stream")
+		br := bufio.NewReader(resp.Body)
+		var event strings.Builder
+		n := 0
+		for {
+			line, err := br.ReadString('\n')
+			event.WriteString(line)
+			if line == "\n" {
+				n++
+				times := 1
+				if n == 2 {
+					times = 2 // the bug under test
+				}
+				for range times {
+					io.WriteString(w, event.String())
+				}
+				w.(http.Flusher).Flush()
+				event.Reset()
+			}
+			if err != nil {
+				return
+			}
+		}
+	})
+}
+
+// TestSandwich records a black-box proxy from both sides: each exchange
+// holds the client's request, the request as the proxy sent it upstream,
+// the upstream's bytes and the bytes the proxy gave the client, whether the
+// proxy forwards the exchange header (concurrent requests) or drops it
+// (requests matched in arrival order).
+func TestSandwich(t *testing.T) {
+	for _, forward := range []bool{true, false} {
+		t.Run(fmt.Sprintf("forward header %v", forward), func(t *testing.T) {
+			var gotTag sync.Map
+			api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				gotTag.Store(r.Header.Get(capture.ExchangeHeader), true)
+				body, _ := io.ReadAll(r.Body)
+				id := strings.TrimSuffix(strings.TrimPrefix(string(body), `{"id":"`), `"}`)
+				w.Header().Set("Content-Type", "text/event-stream")
+				for _, p := range apiStream(id) {
+					io.WriteString(w, p)
+					w.(http.Flusher).Flush()
+				}
+			}))
+			defer api.Close()
+			apiURL, _ := url.Parse(api.URL)
+
+			var buf bytes.Buffer
+			wr := tape.NewWriter(&buf, tape.WriterOptions{})
+			wr.Header(tape.Header{V: tape.Version, Seam: "test", Engine: tape.Engine{Profile: "external"}})
+			n := new(capture.Numbering)
+			back, err := capture.New(capture.Options{Upstream: apiURL, Writer: wr, Leg: capture.Back, Numbering: n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			backSrv := httptest.NewServer(back)
+			proxy := httptest.NewServer(buggyProxy(backSrv.URL, forward))
+			defer proxy.Close()
+			proxyURL, _ := url.Parse(proxy.URL)
+			var sums []capture.Summary
+			var mu sync.Mutex
+			front, err := capture.New(capture.Options{Upstream: proxyURL, Writer: wr, Leg: capture.Front, Numbering: n,
+				OnDone: func(s capture.Summary) { mu.Lock(); sums = append(sums, s); mu.Unlock() }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			frontSrv := httptest.NewServer(front)
+
+			ids := []string{"a", "b", "c", "d"}
+			var wg sync.WaitGroup
+			send := func(id string) {
+				resp, err := http.Post(frontSrv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"id":"`+id+`"}`))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			for _, id := range ids {
+				if forward {
+					wg.Go(func() { send(id) })
+				} else {
+					send(id) // arrival order is the only clue
+				}
+			}
+			wg.Wait()
+			frontSrv.Close()
+			front.Wait()
+			backSrv.Close()
+			back.Wait()
+			if err := wr.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, leaked := gotTag.Load(""); !leaked {
+				t.Error("the exchange header reached the upstream API")
+			}
+			c, err := tape.Read(&buf, "sandwich")
+			if err != nil || len(c.Warnings) > 0 {
+				t.Fatalf("decode: %v %v", err, c.Warnings)
+			}
+			if len(c.Exchanges) != len(ids) || len(sums) != len(ids) {
+				t.Fatalf("%d exchanges and %d summaries, want %d", len(c.Exchanges), len(sums), len(ids))
+			}
+			for _, x := range c.Exchanges {
+				if x.Request == nil || x.UpstreamRequest == nil {
+					t.Fatalf("exchange %d: request %v, upstream request %v", x.Ex, x.Request, x.UpstreamRequest)
+				}
+				if !bytes.Equal(x.Request.Body, x.UpstreamRequest.Body) {
+					t.Errorf("exchange %d: the back leg was filed under the wrong exchange: %s vs %s", x.Ex, x.Request.Body, x.UpstreamRequest.Body)
+				}
+				id := strings.TrimSuffix(strings.TrimPrefix(string(x.Request.Body), `{"id":"`), `"}`)
+				want := strings.Join(apiStream(id), "")
+				if got := string(x.Upstream.Body()); got != want {
+					t.Errorf("exchange %d upstream side %q, want the API's %q", x.Ex, got, want)
+				}
+				s := apiStream(id)
+				if got, want := string(x.Client.Body()), s[0]+s[1]+s[1]+s[2]; got != want {
+					t.Errorf("exchange %d client side %q, want the proxy's %q", x.Ex, got, want)
+				}
+				for _, side := range []tape.Side{tape.Upstream, tape.Client} {
+					if sd := x.Side(side); sd.Response == nil || sd.End == nil || sd.End.Outcome != tape.Complete {
+						t.Errorf("exchange %d %s side incomplete: %+v", x.Ex, side, sd.End)
+					}
+				}
+			}
+		})
+	}
+}
