@@ -86,3 +86,27 @@ func TestWriteHAR(t *testing.T) {
 		t.Errorf("entry %+v", e)
 	}
 }
+
+// TestSandwichRequestLine: the upstream request of a sandwich recording
+// round-trips and is gathered apart from the client's request.
+func TestSandwichRequestLine(t *testing.T) {
+	var b []byte
+	b = tape.AppendHeader(b, tape.Header{V: 1, Engine: tape.Engine{Profile: "external"}})
+	b = tape.AppendRequest(b, tape.Request{Ex: 1, Method: "POST", URL: "/v1/responses", Body: []byte(`{"input":"hi"}`)})
+	b = tape.AppendRequest(b, tape.Request{Ex: 1, Side: tape.Upstream, Method: "POST", URL: "/v1/chat/completions", Body: []byte(`{"messages":[]}`)})
+	if !bytes.Contains(b, []byte(`{"type":"request","ex":1,"side":"upstream",`)) {
+		t.Fatalf("encoded:\n%s", b)
+	}
+	c, err := tape.Read(bytes.NewReader(b), "sandwich")
+	if err != nil || len(c.Warnings) > 0 {
+		t.Fatal(err, c.Warnings)
+	}
+	x := c.Exchanges[0]
+	if x.Request == nil || x.Request.URL != "/v1/responses" || x.UpstreamRequest == nil || x.UpstreamRequest.URL != "/v1/chat/completions" {
+		t.Fatalf("requests %+v / %+v", x.Request, x.UpstreamRequest)
+	}
+	bad := bytes.Replace(b, []byte(`"side":"upstream"`), []byte(`"side":"client"`), 1)
+	if c, _ := tape.Read(bytes.NewReader(bad), "bad"); len(c.Warnings) == 0 {
+		t.Error("a request with side client was accepted")
+	}
+}

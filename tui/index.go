@@ -209,7 +209,10 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 			}
 		}
 	case "request":
-		r := gjson.GetManyBytes(line, "t", "method", "url", "body")
+		r := gjson.GetManyBytes(line, "t", "method", "url", "body", "side")
+		if r[4].String() != "" {
+			break // a sandwich's upstream request: the list shows the client's
+		}
 		s.reqT, s.method, s.url = r[0].Int(), r[1].String(), r[2].String()
 		if body := r[3].String(); body != "" {
 			s.model = gjson.Get(body, "model").String()

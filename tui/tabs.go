@@ -144,6 +144,22 @@ func (m *model) requestDoc() doc {
 		}
 	}
 	out = append(out, newLine(), newLine(sty("━━ body", st.header)))
+	out = appendBody(out, body, st)
+	if up := v.x.UpstreamRequest; up != nil {
+		// A sandwich recording: the request as the proxy under test sent it.
+		out = append(out, newLine(), newLine(sty("━━ as the proxy under test sent it upstream: "+up.Method+" "+up.URL, st.header)))
+		ub := up.Body
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, ub, "", "  ") == nil {
+			ub = pretty.Bytes()
+		}
+		out = appendBody(out, ub, st)
+	}
+	return out
+}
+
+// appendBody adds body's lines with invisible characters made visible.
+func appendBody(out staticDoc, body []byte, st styles) staticDoc {
 	for _, l := range strings.Split(string(body), "\n") {
 		out = append(out, newLine(visible(l, txt(""), st.marker, false)...))
 	}
