@@ -83,6 +83,15 @@ type SideReport struct {
 	asm *assembly
 }
 
+// EventList returns the side's events as inspect parsed them; finding and
+// hunk pointers index into it.
+func (s *SideReport) EventList() []Event {
+	if s == nil || s.ev == nil {
+		return nil
+	}
+	return s.ev.Events
+}
+
 // Worst returns the most serious severity among all findings, and false
 // when there are none.
 func (r *Report) Worst() (Severity, bool) {

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
-	"github.com/seam-dev/seam/sse"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -67,9 +65,13 @@ func buildView(c *tape.Capture, x *tape.Exchange) *exView {
 	} else {
 		v.rep = &inspect.ExchangeReport{Ex: x.Ex}
 	}
+	sides := map[tape.Side]*inspect.SideReport{}
+	for _, sr := range v.rep.Sides {
+		sides[sr.Side] = sr
+	}
 	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
 		sd := x.Side(s)
-		evs := parseEvents(sd.Chunks)
+		evs := eventsOf(sides[s])
 		v.events[s] = evs
 		var evRows []tlRow
 		var prev int64 = -1
@@ -148,36 +150,19 @@ func buildView(c *tape.Capture, x *tape.Exchange) *exView {
 	return v
 }
 
-// parseEvents parses a side's chunks into events the way inspect does, so
-// event indexes agree with the report's pointers.
-func parseEvents(chunks []tape.Chunk) []event {
-	if len(chunks) == 0 {
-		return nil
-	}
-	base := chunks[0].Off
-	cur := 0
+// eventsOf returns the events inspect parsed on a side, so the timeline's
+// event indexes are the report's pointers.
+func eventsOf(sr *inspect.SideReport) []event {
 	var out []event
-	var p sse.Parser
-	emit := func(e sse.Event) {
-		off := e.Start + base
+	for _, e := range sr.EventList() {
 		out = append(out, event{
-			name: e.Type, data: e.Data, chunk: chunkAt(chunks, off), endChunk: cur,
-			off: off, end: e.End + base, t: chunks[cur].T, terminated: e.Terminated,
+			name: e.Name, data: e.Data, chunk: e.Chunk, endChunk: e.EndChunk,
+			off: e.Off, end: e.End, t: e.T, terminated: e.Terminated,
 		})
 	}
-	for i := range chunks {
-		cur = i
-		p.Feed(chunks[i].Data, emit)
-	}
-	p.Close(emit)
 	return out
 }
 
-// chunkAt returns the index of the chunk holding body offset off.
-func chunkAt(chunks []tape.Chunk, off int64) int {
-	i := sort.Search(len(chunks), func(i int) bool { return chunks[i].Off > off })
-	return max(i-1, 0)
-}
 
 // describeEvent names an event, extracts the text it adds and marks
 // tool-call and XML-block boundaries.
