@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
@@ -162,7 +163,6 @@ func eventsOf(sr *inspect.SideReport) []event {
 	}
 	return out
 }
-
 
 // describeEvent names an event, extracts the text it adds and marks
 // tool-call and XML-block boundaries.
