@@ -39,6 +39,9 @@ type Result struct {
 	// client chunk at the same index, or -1 when every frame and boundary is
 	// identical.
 	Mismatch int
+	// NoClient is set when the capture holds no client side (an imported
+	// upstream recording): there is nothing to compare the frames with.
+	NoClient bool
 }
 
 // Identical reports whether the replay produced the recorded client side
@@ -56,6 +59,9 @@ func (r *Result) Body() []byte {
 
 // Describe says in one line how the replay compares with the recording.
 func (r *Result) Describe() string {
+	if r.NoClient {
+		return fmt.Sprintf("no client side was recorded to compare with; the engine produced %d frames, %d bytes", len(r.Frames), len(r.Body()))
+	}
 	if r.Identical() {
 		return fmt.Sprintf("identical: %d frames, %d bytes", len(r.Frames), len(r.Body()))
 	}
@@ -108,7 +114,8 @@ func Exchange(ctx context.Context, x *tape.Exchange, cfg tape.Engine, opts Optio
 	if err != nil {
 		return nil, fmt.Errorf("exchange %d: engine: %w", x.Ex, err)
 	}
-	res := &Result{Ex: x.Ex, Engine: cfg, Recorded: x.Client.Chunks}
+	res := &Result{Ex: x.Ex, Engine: cfg, Recorded: x.Client.Chunks,
+		NoClient: x.Client.Response == nil && len(x.Client.Chunks) == 0}
 	p := pacer{start: time.Now(), speed: opts.Speed}
 	if len(x.Upstream.Chunks) > 0 {
 		p.zero = x.Upstream.Chunks[0].T

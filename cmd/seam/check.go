@@ -102,7 +102,7 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 // checkFixture replays one fixture and compares it with its recording and
 // its golden; it returns what differs.
 func checkFixture(ctx context.Context, e *env, path string, update bool) ([]string, error) {
-	c, err := loadCapture(e, path)
+	c, err := openInput(e, path)
 	if err != nil {
 		return nil, err
 	}

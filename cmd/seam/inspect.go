@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -133,32 +131,6 @@ func listDetectors(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.ID, d.Severity, d.Source, d.Summary)
 	}
 	return tw.Flush()
-}
-
-// openInput reads a capture file, or any raw recording inspect.Import
-// understands, from a path or "-" for stdin.
-func openInput(e *env, path string) (*tape.Capture, error) {
-	var r io.Reader = e.stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("open: %w", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	head, _ := br.Peek(64)
-	if isCapture(head) {
-		return tape.Read(br, path)
-	}
-	return inspect.Import(br, path)
-}
-
-// isCapture reports whether head starts a seam capture file.
-func isCapture(head []byte) bool {
-	head = bytes.TrimLeft(head, " \t\r\n")
-	return bytes.HasPrefix(head, []byte(`{"type":"capture"`))
 }
 
 // colorFlag is --color: auto (the default), always or never.

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -39,14 +43,6 @@ func captureFiles(args []string) ([]string, error) {
 	return paths, nil
 }
 
-// loadCapture reads one capture file, or stdin for "-".
-func loadCapture(e *env, path string) (*tape.Capture, error) {
-	if path == "-" {
-		return tape.Read(e.stdin, "-")
-	}
-	return tape.ReadFile(path)
-}
-
 // loadCaptures reads every capture args name, printing decode warnings
 // (such as a torn last line) to stderr.
 func loadCaptures(e *env, args []string) ([]*tape.Capture, error) {
@@ -56,7 +52,7 @@ func loadCaptures(e *env, args []string) ([]*tape.Capture, error) {
 	}
 	var caps []*tape.Capture
 	for _, p := range paths {
-		c, err := loadCapture(e, p)
+		c, err := openInput(e, p)
 		if err != nil {
 			return nil, err
 		}
@@ -66,4 +62,30 @@ func loadCaptures(e *env, args []string) ([]*tape.Capture, error) {
 		caps = append(caps, c)
 	}
 	return caps, nil
+}
+
+// openInput reads a capture file, or any raw recording inspect.Import
+// understands, from a path or "-" for stdin.
+func openInput(e *env, path string) (*tape.Capture, error) {
+	var r io.Reader = e.stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("open: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(64)
+	if isCapture(head) {
+		return tape.Read(br, path)
+	}
+	return inspect.Import(br, path)
+}
+
+// isCapture reports whether head starts a seam capture file.
+func isCapture(head []byte) bool {
+	head = bytes.TrimLeft(head, " \t\r\n")
+	return bytes.HasPrefix(head, []byte(`{"type":"capture"`))
 }

@@ -24,7 +24,7 @@ func replayCommand() *command {
 	return &command{
 		name:    "replay",
 		summary: "feed a capture's upstream side through the shaping engine again and compare",
-		usage:   "seam replay [--profile P] [--set switch=value] [--ex N] [-o FILE] CAPTURE",
+		usage:   "seam replay [--profile P] [--set switch=value] [--ex N] [-o FILE] CAPTURE|RAW",
 		help: `
 Rebuilds the shaping engine recorded in the capture's header (or the one
 --profile and --set describe, --set applying on top of the recorded engine),
@@ -36,7 +36,11 @@ output. Flip one switch to see a fix take effect:
   seam replay --set holdback=on incident.ndjson
 
 --raw writes the produced client bytes to stdout instead; -o writes the
-replayed exchanges as a capture. --speed 1 paces pushes by the recorded times.`,
+replayed exchanges as a capture. --speed 1 paces pushes by the recorded times.
+
+A raw upstream recording (an .sse body, JSONL payloads, a VCR cassette) has
+no engine and no client side: name a --profile to see what seam's engine
+makes of it.`,
 		example: "seam replay --set holdback=on fixtures/incident-holdback-off.ndjson",
 		flags: func(fs *flag.FlagSet) any {
 			o := &replayOptions{}
@@ -61,7 +65,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.speed < 0 {
 		return &usageError{cmd: "replay", msg: "--speed must be 0 or more", example: example}
 	}
-	c, err := loadCapture(e, fs.Arg(0))
+	c, err := openInput(e, fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -104,7 +108,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			continue
 		}
 		fmt.Fprintf(e.stdout, "exchange %d: %s\n", x.Ex, res.Describe())
-		if res.Identical() {
+		if res.Identical() || res.NoClient {
 			continue
 		}
 		differ++
