@@ -49,7 +49,6 @@ type corpusFile struct {
 	data []byte
 }
 
-// readCorpus returns every regular file matching pattern.
 // realworld is where the repository keeps the recorded streams of
 // ../shared/realworld (see fixtures/README.md for their provenance).
 const realworld = "../fixtures/realworld"
@@ -85,3 +84,13 @@ func readCorpus(t testing.TB, pattern string) []corpusFile {
 // sharedRealworld is the shared corpus outside the repo (../shared from the
 // repo root). Tests using it skip when it is absent; testdata holds copies.
 const sharedRealworld = "../../shared/realworld"
+
+// splitCorpus is the inline edge cases of splitInputs plus every recorded
+// and hand-made stream: the inputs of the split-invariance properties.
+func splitCorpus(t testing.TB) []corpusFile {
+	var inputs []corpusFile
+	for i, s := range splitInputs {
+		inputs = append(inputs, corpusFile{name: "inline-" + string(rune('a'+i)), data: []byte(s)})
+	}
+	return append(inputs, readCorpus(t, "testdata/*.sse")...)
+}

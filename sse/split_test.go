@@ -20,12 +20,7 @@ var splitInputs = []string{
 // quirks included, do not depend on how the stream is split into Feeds.
 func TestSplitInvariance(t *testing.T) {
 	t.Parallel()
-	var inputs []corpusFile
-	for i, s := range splitInputs {
-		inputs = append(inputs, corpusFile{name: "inline-" + string(rune('a'+i)), data: []byte(s)})
-	}
-	inputs = append(inputs, readCorpus(t, "testdata/*.sse")...)
-	for _, in := range inputs {
+	for _, in := range splitCorpus(t) {
 		t.Run(in.name, func(t *testing.T) {
 			t.Parallel()
 			want := parseChunks(in.data)

@@ -37,12 +37,7 @@ func parseChunksView(chunks ...[]byte) []Event {
 // Feed, in any split, and keeps no view into fed bytes after it returns.
 func TestFeedViewMatchesFeed(t *testing.T) {
 	t.Parallel()
-	var inputs []corpusFile
-	for i, s := range splitInputs {
-		inputs = append(inputs, corpusFile{name: "inline-" + string(rune('a'+i)), data: []byte(s)})
-	}
-	inputs = append(inputs, readCorpus(t, "testdata/*.sse")...)
-	for _, in := range inputs {
+	for _, in := range splitCorpus(t) {
 		t.Run(in.name, func(t *testing.T) {
 			t.Parallel()
 			want := parseChunks(in.data)

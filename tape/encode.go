@@ -2,6 +2,7 @@ package tape
 
 import (
 	"encoding/base64"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,21 +34,8 @@ func AppendHeader(dst []byte, h Header) []byte {
 	dst = append(dst, `,"engine":{"profile":`...)
 	dst = appendString(dst, h.Engine.Profile)
 	if len(h.Engine.Switches) > 0 {
-		dst = append(dst, `,"switches":{`...)
-		keys := make([]string, 0, len(h.Engine.Switches))
-		for k := range h.Engine.Switches {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, k)
-			dst = append(dst, ':')
-			dst = appendString(dst, h.Engine.Switches[k])
-		}
-		dst = append(dst, '}')
+		dst = append(dst, `,"switches":`...)
+		dst = appendObject(dst, h.Engine.Switches, appendString)
 	}
 	return append(dst, "}}\n"...)
 }
@@ -161,25 +149,29 @@ func appendBytesField(dst []byte, name string, b []byte) []byte {
 // appendHeaders appends h as a JSON object with sorted keys; a nil map is
 // written as {} so the field is always an object.
 func appendHeaders(dst []byte, h Headers) []byte {
-	dst = append(dst, '{')
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendString(dst, k)
-		dst = append(dst, ':', '[')
-		for j, v := range h[k] {
+	return appendObject(dst, h, func(dst []byte, vs []string) []byte {
+		dst = append(dst, '[')
+		for j, v := range vs {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
 			dst = appendString(dst, v)
 		}
-		dst = append(dst, ']')
+		return append(dst, ']')
+	})
+}
+
+// appendObject appends m as a JSON object with its keys sorted, each value
+// written by value.
+func appendObject[V any](dst []byte, m map[string]V, value func([]byte, V) []byte) []byte {
+	dst = append(dst, '{')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, k)
+		dst = append(dst, ':')
+		dst = value(dst, m[k])
 	}
 	return append(dst, '}')
 }
