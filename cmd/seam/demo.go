@@ -128,36 +128,22 @@ func runDemo(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 // recordDemo records every exchange of caps through a recording proxy with
 // engine eng in front of upstream, into a new capture at path.
 func recordDemo(ctx context.Context, path string, upstream *url.URL, eng tape.Engine, caps []*tape.Capture) (string, []capture.Summary, error) {
-	out, path, err := openCapture(path, nil, time.Now())
-	if err != nil {
-		return "", nil, err
-	}
-	start := time.Now()
-	w := tape.NewWriter(out, tape.WriterOptions{})
-	w.Header(newHeader(start, upstream, eng))
 	var mu sync.Mutex
 	var sums []capture.Summary
-	rec, err := capture.New(capture.Options{
-		Upstream: upstream, Engine: eng, Writer: w, Start: start,
-		OnDone: func(s capture.Summary) {
+	r, err := startRecording(recordingConfig{
+		output: path, upstream: upstream, engine: eng,
+		legs: []*recordLeg{{addr: "127.0.0.1:0", upstream: upstream, leg: capture.Whole}},
+		onDone: func(s capture.Summary) {
 			mu.Lock()
 			sums = append(sums, s)
 			mu.Unlock()
 		},
 	})
 	if err != nil {
-		out.Close()
 		return "", nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		out.Close()
-		return "", nil, fmt.Errorf("proxy: %w", err)
-	}
-	srv := &http.Server{Handler: rec}
-	go srv.Serve(ln)
 	client := &http.Client{}
-	base := "http://" + ln.Addr().String()
+	base := "http://" + r.legs[0].ln.Addr().String()
 	var sendErr error
 	for _, c := range caps {
 		for _, x := range c.Exchanges {
@@ -166,12 +152,8 @@ func recordDemo(ctx context.Context, path string, upstream *url.URL, eng tape.En
 			}
 		}
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	srv.Shutdown(sctx)
-	cancel()
-	rec.Wait()
-	if err := errors.Join(w.Close(), out.Close()); err != nil {
-		return "", nil, fmt.Errorf("write capture: %w", err)
+	if err := r.stop(5*time.Second, io.Discard); err != nil {
+		return "", nil, err
 	}
 	if ctx.Err() != nil {
 		return "", nil, ctx.Err()
@@ -180,7 +162,7 @@ func recordDemo(ctx context.Context, path string, upstream *url.URL, eng tape.En
 		return "", nil, sendErr
 	}
 	sort.Slice(sums, func(i, j int) bool { return sums[i].Ex < sums[j].Ex })
-	return path, sums, nil
+	return r.path, sums, nil
 }
 
 func countExchanges(caps []*tape.Capture) int {

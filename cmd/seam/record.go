@@ -8,8 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -121,59 +119,31 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			{addr: o.back, upstream: up, leg: capture.Back},
 		}
 	}
-	for _, l := range legs {
-		if l.ln, err = net.Listen("tcp", l.addr); err != nil {
-			return fmt.Errorf("listen: %w", err)
-		}
-		defer l.ln.Close()
+	var count atomic.Int64
+	cfg := recordingConfig{
+		output: o.output, stdout: e.stdout, fsync: o.fsync, upstream: up, engine: eng, legs: legs,
+		onDone: func(s capture.Summary) {
+			count.Add(1)
+			if !o.quiet && !o.tui {
+				fmt.Fprintln(e.stderr, s.String())
+			}
+		},
 	}
-
-	out, path, err := openCapture(o.output, e.stdout, time.Now())
+	if proxy != nil {
+		cfg.note = fmt.Sprintf("sandwich: clients → seam %s → proxy under test %s → seam %s → %s",
+			o.listen, redactURL(proxy), o.back, redactURL(up))
+	}
+	r, err := startRecording(cfg)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	w := tape.NewWriter(out, tape.WriterOptions{Sync: o.fsync})
-	w.Header(newHeader(start, up, eng))
-	if proxy != nil {
-		w.Note(tape.Note{T: 0, Text: fmt.Sprintf("sandwich: clients → seam http://%s → proxy under test %s → seam http://%s → %s",
-			legs[0].ln.Addr(), redactURL(proxy), legs[1].ln.Addr(), redactURL(up))})
-	}
-
-	var count atomic.Int64
-	numbering := new(capture.Numbering)
-	legEngine := eng
-	if proxy != nil {
-		legEngine = tape.Engine{} // the legs pass through; the proxy under test shapes
-	}
-	for _, l := range legs {
-		l.rec, err = capture.New(capture.Options{
-			Upstream: l.upstream, Engine: legEngine, Writer: w, Start: start, Leg: l.leg, Numbering: numbering,
-			OnDone: func(s capture.Summary) {
-				count.Add(1)
-				if !o.quiet && !o.tui {
-					fmt.Fprintln(e.stderr, s.String())
-				}
-			},
-		})
-		if err != nil {
-			w.Close()
-			out.Close()
-			return err
-		}
-	}
+	path := r.path
 	fmt.Fprintf(e.stderr, "listening on http://%s → %s\n", legs[0].ln.Addr(), redactURL(legs[0].upstream))
 	if proxy != nil {
 		fmt.Fprintf(e.stderr, "listening on http://%s → %s for the proxy under test: set its upstream base URL to http://%s\n",
 			legs[1].ln.Addr(), redactURL(up), legs[1].ln.Addr())
 	}
 	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", path, engineSummary(eng))
-
-	serveErr := make(chan error, len(legs))
-	for _, l := range legs {
-		l.srv = &http.Server{Handler: l.rec, ReadHeaderTimeout: 30 * time.Second}
-		go func() { serveErr <- l.srv.Serve(l.ln) }()
-	}
 
 	var runErr error
 	var tuiDone chan error // nil without --tui: never ready
@@ -187,7 +157,7 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		}()
 	}
 	select {
-	case err := <-serveErr:
+	case err := <-r.errs:
 		runErr = fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 		runErr = errInterrupted
@@ -202,34 +172,9 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		stopTUI() // give the terminal back before printing
 		<-tuiDone
 	}
-	// Give in-flight streams a moment to finish, then cut them; either way
-	// each one is recorded to its end before the file is closed.
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	for _, l := range legs {
-		if err := l.srv.Shutdown(sctx); err != nil {
-			fmt.Fprintf(e.stderr, "cutting streams still open after %s\n", shutdownGrace)
-			l.srv.Close()
-		}
-	}
-	cancel()
-	for _, l := range legs {
-		l.rec.Wait()
-	}
-	werr := w.Close()
-	cerr := out.Close()
+	stopErr := r.stop(shutdownGrace, e.stderr)
 	fmt.Fprintf(e.stderr, "%d exchanges recorded to %s\n", count.Load(), path)
-	return errors.Join(runErr, werr, cerr)
-}
-
-// recordLeg is one listener of seam record: the recorder, where it listens
-// and what it forwards to.
-type recordLeg struct {
-	addr     string
-	upstream *url.URL
-	leg      capture.Leg
-	ln       net.Listener
-	rec      *capture.Recorder
-	srv      *http.Server
+	return errors.Join(runErr, stopErr)
 }
 
 // parseUpstream checks that raw is an absolute http(s) URL.

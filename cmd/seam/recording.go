@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/tape"
+)
+
+// recordLeg is one listener of a recording: where it listens, what it
+// forwards to and which part of the exchanges it records.
+type recordLeg struct {
+	addr     string
+	upstream *url.URL
+	leg      capture.Leg
+	ln       net.Listener
+	rec      *capture.Recorder
+	srv      *http.Server
+}
+
+// recording is a running recording proxy: its legs (one, or two around a
+// proxy under test) and the capture they write.
+type recording struct {
+	legs []*recordLeg
+	out  io.WriteCloser
+	path string // where the capture goes, for messages
+	w    *tape.Writer
+	errs chan error // a leg's server stopped
+}
+
+// recordingConfig says what startRecording starts.
+type recordingConfig struct {
+	output   string    // capture file, directory, or "-"
+	stdout   io.Writer // for output "-"
+	fsync    bool
+	upstream *url.URL    // written in the header
+	engine   tape.Engine // written in the header
+	note     string      // a capture-level note, if any
+	legs     []*recordLeg
+	onDone   func(capture.Summary)
+}
+
+// startRecording listens on every leg's address, opens the capture, writes
+// its header and starts serving. On error nothing is left open.
+func startRecording(cfg recordingConfig) (_ *recording, err error) {
+	r := &recording{legs: cfg.legs, errs: make(chan error, len(cfg.legs))}
+	defer func() {
+		if err != nil {
+			r.closeListeners()
+		}
+	}()
+	for _, l := range r.legs {
+		if l.ln, err = net.Listen("tcp", l.addr); err != nil {
+			return nil, fmt.Errorf("listen: %w", err)
+		}
+	}
+	if r.out, r.path, err = openCapture(cfg.output, cfg.stdout, time.Now()); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	r.w = tape.NewWriter(r.out, tape.WriterOptions{Sync: cfg.fsync})
+	r.w.Header(newHeader(start, cfg.upstream, cfg.engine))
+	if cfg.note != "" {
+		r.w.Note(tape.Note{Text: cfg.note})
+	}
+	legEngine := cfg.engine
+	if cfg.engine.Profile == "external" {
+		legEngine = tape.Engine{} // the legs pass through; the proxy under test shapes
+	}
+	numbering := new(capture.Numbering)
+	for _, l := range r.legs {
+		l.rec, err = capture.New(capture.Options{
+			Upstream: l.upstream, Engine: legEngine, Writer: r.w, Start: start,
+			Leg: l.leg, Numbering: numbering, OnDone: cfg.onDone,
+		})
+		if err != nil {
+			r.w.Close()
+			r.out.Close()
+			return nil, err
+		}
+	}
+	for _, l := range r.legs {
+		l.srv = &http.Server{Handler: l.rec, ReadHeaderTimeout: 30 * time.Second}
+		go func() { r.errs <- l.srv.Serve(l.ln) }()
+	}
+	return r, nil
+}
+
+func (r *recording) closeListeners() {
+	for _, l := range r.legs {
+		if l.ln != nil {
+			l.ln.Close()
+		}
+	}
+}
+
+// stop lets in-flight streams run on for up to grace, cuts the rest,
+// waits until every exchange is recorded to its end and closes the
+// capture. It says on log when it had to cut streams.
+func (r *recording) stop(grace time.Duration, log io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	for _, l := range r.legs {
+		if err := l.srv.Shutdown(ctx); err != nil {
+			fmt.Fprintf(log, "cutting streams still open after %s\n", grace)
+			l.srv.Close()
+		}
+	}
+	for _, l := range r.legs {
+		l.rec.Wait()
+	}
+	if err := errors.Join(r.w.Close(), r.out.Close()); err != nil {
+		return fmt.Errorf("write capture %s: %w", r.path, err)
+	}
+	return nil
+}
