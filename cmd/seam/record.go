@@ -130,8 +130,10 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		},
 	}
 	if proxy != nil {
-		cfg.note = fmt.Sprintf("sandwich: clients → seam %s → proxy under test %s → seam %s → %s",
-			o.listen, redactURL(proxy), o.back, redactURL(up))
+		cfg.note = func(legs []*recordLeg) string {
+			return fmt.Sprintf("sandwich: clients → seam http://%s → proxy under test %s → seam http://%s → %s",
+				legs[0].ln.Addr(), redactURL(proxy), legs[1].ln.Addr(), redactURL(up))
+		}
 	}
 	r, err := startRecording(cfg)
 	if err != nil {

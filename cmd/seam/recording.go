@@ -42,7 +42,7 @@ type recordingConfig struct {
 	fsync    bool
 	upstream *url.URL    // written in the header
 	engine   tape.Engine // written in the header
-	note     string      // a capture-level note, if any
+	note     func(legs []*recordLeg) string // a capture-level note, once listening; nil for none
 	legs     []*recordLeg
 	onDone   func(capture.Summary)
 }
@@ -67,8 +67,8 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 	start := time.Now()
 	r.w = tape.NewWriter(r.out, tape.WriterOptions{Sync: cfg.fsync})
 	r.w.Header(newHeader(start, cfg.upstream, cfg.engine))
-	if cfg.note != "" {
-		r.w.Note(tape.Note{Text: cfg.note})
+	if cfg.note != nil {
+		r.w.Note(tape.Note{Text: cfg.note(r.legs)})
 	}
 	legEngine := cfg.engine
 	if cfg.engine.Profile == "external" {
