@@ -98,22 +98,35 @@ func TestFaults(t *testing.T) {
 	orig := c.Exchanges[0].Upstream.Body()
 	origEvents := events(orig)
 
-	t.Run("split-rune", func(t *testing.T) {
-		_, reads, err := serveWith(t, "split-rune")
+	t.Run("split-rune and split-event", func(t *testing.T) {
+		// Writes are observed at the handler, where the transport cannot
+		// coalesce them.
+		inc, err := fixtures.Load(fixtures.Incident)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(bytes.Join(reads, nil), orig) {
-			t.Fatal("bytes changed")
-		}
-		// The stream holds a curly apostrophe: some read must end inside it,
-		// unless the transport coalesced the two writes.
-		split := false
-		for _, r := range reads {
-			split = split || !utf8.Valid(r)
-		}
-		if !split && len(reads) > len(c.Exchanges[0].Upstream.Chunks) {
-			t.Error("no read ends inside a rune")
+		x := inc.Exchanges[0]
+		for _, fault := range []string{"split-rune", "split-event"} {
+			f, _ := replay.ParseFault(fault)
+			srv := replay.NewServer([]*tape.Capture{inc}, replay.ServerOptions{Faults: []replay.Fault{f}, Seed: 3})
+			w := &writesRecorder{ResponseRecorder: httptest.NewRecorder()}
+			srv.ServeHTTP(w, httptest.NewRequest("POST", x.Request.URL, bytes.NewReader(x.Request.Body)))
+			if !bytes.Equal(bytes.Join(w.writes, nil), x.Upstream.Body()) {
+				t.Fatalf("%s changed the bytes", fault)
+			}
+			if len(w.writes) <= len(x.Upstream.Chunks) {
+				t.Errorf("%s: %d writes for %d recorded chunks", fault, len(w.writes), len(x.Upstream.Chunks))
+			}
+			midRune := 0
+			for _, p := range w.writes {
+				if !utf8.Valid(p) {
+					midRune++
+				}
+			}
+			// The stream's "I’ll" and "—" hold multi-byte runes.
+			if fault == "split-rune" && midRune == 0 {
+				t.Error("split-rune: no write ends inside a rune")
+			}
 		}
 	})
 	t.Run("drop-delta", func(t *testing.T) {
@@ -178,4 +191,15 @@ func TestFaults(t *testing.T) {
 			t.Error("the same seed gave different bytes")
 		}
 	})
+}
+
+// writesRecorder keeps each Write the handler makes.
+type writesRecorder struct {
+	*httptest.ResponseRecorder
+	writes [][]byte
+}
+
+func (w *writesRecorder) Write(p []byte) (int, error) {
+	w.writes = append(w.writes, bytes.Clone(p))
+	return w.ResponseRecorder.Write(p)
 }
