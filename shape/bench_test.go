@@ -6,25 +6,16 @@ import (
 	"github.com/seam-dev/seam/sse"
 )
 
-// countEvents returns how many normalized events the upstream body decodes to.
-func countEvents(body []byte) int {
-	var p sse.Parser
-	var d chatDecoder
-	var m Meta
-	var evs []Event
-	n := 0
-	f := func(ev sse.Event) { evs = d.decode(evs[:0], &ev, &m); n += len(evs) }
-	p.Feed(body, f)
-	p.Close(f)
-	return n + len(d.finish(nil))
-}
+// countEvents returns how many normalized events the upstream body (Chat
+// Completions) decodes to.
+func countEvents(body []byte) int { return len(decodeAll(&chatDecoder{}, string(body))) }
 
 // BenchmarkObsidianXML measures normalized events per second through the
 // obsidian-xml profile on the incident stream, fed one upstream event per
 // Push as a proxy would read it.
 func BenchmarkObsidianXML(b *testing.B) {
 	body := incidentBody(b)
-	chunks := perEvent(body)
+	chunks := sse.SplitEvents(body)
 	n := countEvents(body)
 	cfg, err := Resolve(ProfileObsidianXML, nil)
 	if err != nil {

@@ -1,7 +1,6 @@
 package shape
 
 import (
-	"maps"
 	"strings"
 
 	"github.com/seam-dev/seam/tape"
@@ -26,15 +25,14 @@ const DefaultProfile = "passthrough"
 // otherwise it is a decoding engine, which itself passes the bytes through
 // unchanged if the stream's protocol is not recognized.
 func New(cfg tape.Engine, x Exchange) (Engine, error) {
-	e, err := Resolve(cfg.Profile, cfg.Switches)
+	c, err := resolveConfig(cfg.Profile, cfg.Switches)
 	if err != nil {
 		return nil, err
 	}
-	pt, _ := profileDefaults(ProfilePassthrough)
-	if maps.Equal(e.Switches, pt) || !isSSE(x) {
+	if c.passthrough() || !isSSE(x) {
 		return Passthrough{}, nil
 	}
-	return newShaper(configFrom(e.Switches)), nil
+	return newShaper(c), nil
 }
 
 func isSSE(x Exchange) bool {

@@ -55,12 +55,58 @@ func opaque(ev *sse.Event) Event {
 	return Event{Kind: KindOpaque, Raw: ev.Data, Type: ev.Type, EventID: ev.ID}
 }
 
+// typedRoot parses the JSON object of an event of a typed protocol
+// (Responses, Anthropic) and returns it with the event's type: the payload's
+// "type", else the SSE event name. ok is false when the data is not an
+// object.
+func typedRoot(ev *sse.Event) (root gjson.Result, typ string, ok bool) {
+	data := ev.Data
+	if len(data) == 0 || data[0] != '{' {
+		return gjson.Result{}, "", false
+	}
+	root = gjson.Parse(data)
+	typ = root.Get("type").Str
+	if typ == "" {
+		typ = ev.Type
+	}
+	return root, typ, true
+}
+
+// errorEvent is the KindError for an "error" event of a typed protocol: its
+// "error" object, else the whole payload.
+func errorEvent(root gjson.Result) Event {
+	e := root.Get("error")
+	if !e.Exists() {
+		e = root
+	}
+	return Event{Kind: KindError, Raw: e.Raw}
+}
+
+// appendDelta appends an event of kind carrying text for tool (or block)
+// index, unless text is empty.
+func appendDelta(dst []Event, kind Kind, index int, text string) []Event {
+	if text == "" {
+		return dst
+	}
+	return append(dst, Event{Kind: kind, Index: index, Text: text})
+}
+
 // openTool is a structured tool call a decoder has started and not ended.
 type openTool struct {
 	choice, index int
 }
 
 type toolSet struct{ open []openTool }
+
+// start opens the call (choice, index) and reports whether it was not open
+// already.
+func (s *toolSet) start(choice, index int) bool {
+	if s.has(choice, index) {
+		return false
+	}
+	s.open = append(s.open, openTool{choice, index})
+	return true
+}
 
 func (s *toolSet) has(choice, index int) bool {
 	for _, t := range s.open {
@@ -255,8 +301,7 @@ func (d *chatDecoder) toolCall(dst []Event, ci, pos int, tc gjson.Result) []Even
 		}
 		return true
 	})
-	if !d.tools.has(ci, ti) {
-		d.tools.open = append(d.tools.open, openTool{ci, ti})
+	if d.tools.start(ci, ti) {
 		dst = append(dst, Event{Kind: KindToolStart, Choice: ci, Index: ti, ID: id.String(), Name: name.String()})
 	}
 	if args.Str != "" {

@@ -13,14 +13,9 @@ type anthropicDecoder struct {
 }
 
 func (d *anthropicDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
-	data := ev.Data
-	if len(data) == 0 || data[0] != '{' {
+	root, typ, ok := typedRoot(ev)
+	if !ok {
 		return append(dst, opaque(ev))
-	}
-	root := gjson.Parse(data)
-	typ := root.Get("type").Str
-	if typ == "" {
-		typ = ev.Type
 	}
 	idx := int(root.Get("index").Int())
 	switch typ {
@@ -38,17 +33,14 @@ func (d *anthropicDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		cb := root.Get("content_block")
 		switch cb.Get("type").Str {
 		case "text":
-			if t := cb.Get("text").Str; t != "" {
-				dst = append(dst, Event{Kind: KindText, Text: t})
-			}
-			return dst
+			return appendDelta(dst, KindText, 0, cb.Get("text").Str)
 		case "thinking":
-			if t := cb.Get("thinking").Str; t != "" {
-				dst = append(dst, Event{Kind: KindReasoning, Text: t})
-			}
-			return dst
+			return appendDelta(dst, KindReasoning, 0, cb.Get("thinking").Str)
 		case "tool_use":
-			d.tools.open = append(d.tools.open, openTool{0, idx})
+			if !d.tools.start(0, idx) {
+				// A repeated start of a block still open adds nothing.
+				return dst
+			}
 			dst = append(dst, Event{Kind: KindToolStart, Index: idx, ID: cb.Get("id").Str, Name: cb.Get("name").Str})
 			// Input given whole at the start (not streamed) is kept as arguments.
 			in, keys := cb.Get("input"), false
@@ -62,26 +54,14 @@ func (d *anthropicDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		delta := root.Get("delta")
 		switch delta.Get("type").Str {
 		case "text_delta":
-			if t := delta.Get("text").Str; t != "" {
-				dst = append(dst, Event{Kind: KindText, Text: t})
-			}
-			return dst
+			return appendDelta(dst, KindText, 0, delta.Get("text").Str)
 		case "thinking_delta":
-			if t := delta.Get("thinking").Str; t != "" {
-				dst = append(dst, Event{Kind: KindReasoning, Text: t})
-			}
-			return dst
+			return appendDelta(dst, KindReasoning, 0, delta.Get("thinking").Str)
 		case "input_json_delta":
-			if t := delta.Get("partial_json").Str; t != "" {
-				dst = append(dst, Event{Kind: KindToolArgs, Index: idx, Text: t})
-			}
-			return dst
+			return appendDelta(dst, KindToolArgs, idx, delta.Get("partial_json").Str)
 		}
 	case "content_block_stop":
-		if d.tools.has(0, idx) {
-			return d.tools.end(dst, 0, idx)
-		}
-		return dst
+		return d.tools.end(dst, 0, idx)
 	case "message_delta":
 		if r := root.Get("delta.stop_reason"); r.Type == gjson.String {
 			dst = append(dst, Event{Kind: KindFinish, Text: fromAnthropicStop(r.Str)})
@@ -94,11 +74,7 @@ func (d *anthropicDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		dst = d.tools.endChoice(dst, -1)
 		return append(dst, Event{Kind: KindDone})
 	case "error":
-		e := root.Get("error")
-		if !e.Exists() {
-			e = root
-		}
-		return append(dst, Event{Kind: KindError, Raw: e.Raw})
+		return append(dst, errorEvent(root))
 	}
 	return append(dst, opaque(ev))
 }

@@ -1,9 +1,6 @@
 package shape
 
-import (
-	"github.com/seam-dev/seam/sse"
-	"github.com/tidwall/gjson"
-)
+import "github.com/seam-dev/seam/sse"
 
 // responsesDecoder decodes OpenAI Responses events. Lifecycle events that an
 // encoder derives again (in_progress, content_part.*, *.done for text) carry
@@ -15,14 +12,9 @@ type responsesDecoder struct {
 }
 
 func (d *responsesDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
-	data := ev.Data
-	if len(data) == 0 || data[0] != '{' {
+	root, typ, ok := typedRoot(ev)
+	if !ok {
 		return append(dst, opaque(ev))
-	}
-	root := gjson.Parse(data)
-	typ := root.Get("type").Str
-	if typ == "" {
-		typ = ev.Type
 	}
 	oi := int(root.Get("output_index").Int())
 	switch typ {
@@ -41,8 +33,7 @@ func (d *responsesDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		switch item.Get("type").Str {
 		case "function_call":
 			if typ == "response.output_item.added" {
-				if !d.tools.has(0, oi) {
-					d.tools.open = append(d.tools.open, openTool{0, oi})
+				if d.tools.start(0, oi) {
 					d.anyTool = true
 					id := item.Get("call_id").Str
 					if id == "" {
@@ -61,33 +52,16 @@ func (d *responsesDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		}
 		return append(dst, opaque(ev))
 	case "response.output_text.delta":
-		if t := root.Get("delta").Str; t != "" {
-			dst = append(dst, Event{Kind: KindText, Text: t})
-		}
-		return dst
+		return appendDelta(dst, KindText, 0, root.Get("delta").Str)
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
-		if t := root.Get("delta").Str; t != "" {
-			dst = append(dst, Event{Kind: KindReasoning, Text: t})
-		}
-		return dst
+		return appendDelta(dst, KindReasoning, 0, root.Get("delta").Str)
 	case "response.function_call_arguments.delta":
-		if t := root.Get("delta").Str; t != "" {
-			if d.argsSeen == nil {
-				d.argsSeen = map[int]bool{}
-			}
-			d.argsSeen[oi] = true
-			dst = append(dst, Event{Kind: KindToolArgs, Index: oi, Text: t})
-		}
-		return dst
+		return d.args(dst, oi, root.Get("delta").Str)
 	case "response.function_call_arguments.done":
-		if a := root.Get("arguments").Str; a != "" && !d.argsSeen[oi] {
-			if d.argsSeen == nil {
-				d.argsSeen = map[int]bool{}
-			}
-			d.argsSeen[oi] = true
-			dst = append(dst, Event{Kind: KindToolArgs, Index: oi, Text: a})
+		if d.argsSeen[oi] {
+			return dst
 		}
-		return dst
+		return d.args(dst, oi, root.Get("arguments").Str)
 	case "response.completed", "response.incomplete", "response.failed":
 		r := root.Get("response")
 		dst = d.tools.endChoice(dst, -1)
@@ -114,13 +88,23 @@ func (d *responsesDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		}
 		return append(dst, Event{Kind: KindDone})
 	case "error":
-		e := root.Get("error")
-		if !e.Exists() {
-			e = root
-		}
-		return append(dst, Event{Kind: KindError, Raw: e.Raw})
+		return append(dst, errorEvent(root))
 	}
 	return append(dst, opaque(ev))
+}
+
+// args appends the arguments a of the call at output index oi, if any, and
+// notes that the call's arguments were seen, so a later copy of them (in
+// function_call_arguments.done or output_item.done) is not sent again.
+func (d *responsesDecoder) args(dst []Event, oi int, a string) []Event {
+	if a == "" {
+		return dst
+	}
+	if d.argsSeen == nil {
+		d.argsSeen = map[int]bool{}
+	}
+	d.argsSeen[oi] = true
+	return append(dst, Event{Kind: KindToolArgs, Index: oi, Text: a})
 }
 
 func (d *responsesDecoder) finish(dst []Event) []Event { return d.tools.endChoice(dst, -1) }

@@ -4,8 +4,11 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/seam-dev/seam/sse"
 )
 
 // decodeOnly is a decoding engine with every transform off: decode the
@@ -80,7 +83,7 @@ func TestResponsesAdapter(t *testing.T) {
 	for _, name := range []string{"openai-chat-parallel-tool-calls.sse", "openai-chat-long-text.sse"} {
 		body := readFile(t, filepath.Join(realworld, name))
 		e := mustEngine(t, ProfileResponses, nil)
-		out := join(run(e, perEvent(body)))
+		out := join(run(e, sse.SplitEvents(body)))
 		up, got := assemble(t, body), assemble(t, out)
 		if up.text[0] != got.text[0] || !reflect.DeepEqual(up.tools, got.tools) {
 			t.Errorf("%s: responses client assembles %q %q, want %q %q", name, got.text[0], got.tools, up.text[0], up.tools)
@@ -90,7 +93,7 @@ func TestResponsesAdapter(t *testing.T) {
 			t.Errorf("%s: stream runs %s … %s", name, evs[0].Type, evs[len(evs)-1].Type)
 		}
 		for i, ev := range evs {
-			if !strings.Contains(ev.Data, `"sequence_number":`+itoa(i)+`,`) {
+			if !strings.Contains(ev.Data, `"sequence_number":`+strconv.Itoa(i)+`,`) {
 				t.Errorf("%s: event %d (%s) lacks sequence_number %d", name, i, ev.Type, i)
 				break
 			}
@@ -101,7 +104,7 @@ func TestResponsesAdapter(t *testing.T) {
 	body := incidentBody(t)
 	for _, hb := range []string{"off", "on"} {
 		e := mustEngine(t, ProfileObsidianXML, map[string]string{SwResponsesAdapter: "on", SwHoldback: hb})
-		evs := events(join(run(e, perEvent(body))))
+		evs := events(join(run(e, sse.SplitEvents(body))))
 		last := evs[len(evs)-1]
 		if last.Type != "response.completed" {
 			t.Fatalf("last event %s", last.Type)
@@ -167,7 +170,7 @@ func TestResponsesAdapterShape(t *testing.T) {
 	c.finish("tool_calls")
 	c.b.WriteString(`data: {"id":"chatcmpl-r1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":7,"total_tokens":12}}` + "\n\n")
 	body := c.done()
-	out := join(run(mustEngine(t, ProfileResponses, nil), perEvent([]byte(body))))
+	out := join(run(mustEngine(t, ProfileResponses, nil), sse.SplitEvents([]byte(body))))
 	var types []string
 	for _, ev := range events(out) {
 		types = append(types, strings.TrimPrefix(ev.Type, "response."))
@@ -198,11 +201,11 @@ func decodeAll(d decoder, body string) []string {
 			s := e.Kind.String()
 			switch e.Kind {
 			case KindToolStart:
-				s += " " + itoa(e.Index) + " " + e.ID + " " + e.Name
+				s += " " + strconv.Itoa(e.Index) + " " + e.ID + " " + e.Name
 			case KindToolArgs:
-				s += " " + itoa(e.Index) + " " + e.Text
+				s += " " + strconv.Itoa(e.Index) + " " + e.Text
 			case KindToolEnd:
-				s += " " + itoa(e.Index)
+				s += " " + strconv.Itoa(e.Index)
 			case KindUsage, KindError, KindOpaque:
 				s += " " + e.Raw
 			default:
@@ -211,7 +214,7 @@ func decodeAll(d decoder, body string) []string {
 				}
 			}
 			if e.Choice != 0 {
-				s = "c" + itoa(e.Choice) + " " + s
+				s = "c" + strconv.Itoa(e.Choice) + " " + s
 			}
 			out = append(out, s)
 		}
@@ -246,6 +249,12 @@ func TestDecoders(t *testing.T) {
 			"event: content_block_stop\n" + `data: {"type":"content_block_stop","index":1}` + "\n\n" +
 			"event: message_delta\n" + `data: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}` + "\n\n",
 			`tool-start 1 t n|tool-args 1 {"a":1}|tool-end 1|finish tool_calls|usage {"output_tokens":3}`},
+		{"anthropic repeated tool start opens once", &anthropicDecoder{}, "event: content_block_start\n" + `data: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}}` + "\n\n" +
+			"event: content_block_start\n" + `data: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}}` + "\n\n" +
+			"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{}"}}` + "\n\n" +
+			"event: content_block_stop\n" + `data: {"type":"content_block_stop","index":1}` + "\n\n" +
+			"event: message_stop\n" + `data: {"type":"message_stop"}` + "\n\n",
+			`tool-start 1 t n|tool-args 1 {}|tool-end 1|done`},
 		{"anthropic unknown block and delta", &anthropicDecoder{}, "event: content_block_delta\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"s"}}` + "\n\n",
 			`opaque {"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"s"}}`},
 		{"responses failed", &responsesDecoder{}, "event: response.failed\n" + `data: {"type":"response.failed","response":{"status":"failed","error":{"code":"x"}}}` + "\n\n",
@@ -259,30 +268,5 @@ func TestDecoders(t *testing.T) {
 		if got := strings.Join(decodeAll(tc.dec, tc.body), "|"); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
 		}
-	}
-}
-
-func TestDecoderAPI(t *testing.T) {
-	t.Parallel()
-	body := readFile(t, realworld+"/anthropic-sdk-tool-use-response.sse")
-	var d Decoder
-	var kinds []string
-	var text string
-	emit := func(e Event) {
-		kinds = append(kinds, e.Kind.String())
-		if e.Kind == KindText {
-			text += e.Text
-		}
-	}
-	for _, c := range splitEvery(body, 10) {
-		d.Push(c, emit)
-	}
-	d.Close(emit)
-	if text != "I'll check the current weather in Paris for you." || d.Meta().Model != "claude-sonnet-4-20250514" {
-		t.Errorf("text %q meta %+v", text, d.Meta())
-	}
-	want := "role opaque text text tool-start tool-args tool-args tool-args tool-args tool-end finish usage done"
-	if got := strings.Join(kinds, " "); got != want {
-		t.Errorf("kinds %s\nwant  %s", got, want)
 	}
 }

@@ -30,7 +30,6 @@
 // in_progress and content_part.*, Anthropic content_block_start for text)
 // carry no content of their own and are regenerated rather than forwarded.
 // Encoders write fields in a fixed order, so output is byte-stable.
-// [Decoder] exposes the decoding half on its own.
 //
 // # Transforms
 //

@@ -2,6 +2,7 @@ package shape
 
 import (
 	"github.com/seam-dev/seam/sse"
+	"github.com/seam-dev/seam/tape"
 )
 
 // encoder writes normalized events as client SSE events, one frame per event
@@ -29,11 +30,11 @@ type chatEncoder struct{}
 
 func (chatEncoder) head(f *frames, m *Meta) {
 	f.buf = append(f.buf, `data: {"id":`...)
-	f.buf = appendJSONString(f.buf, m.ID)
+	f.buf = tape.AppendJSONString(f.buf, m.ID)
 	f.buf = append(f.buf, `,"object":"chat.completion.chunk","created":`...)
 	f.buf = appendRawOr(f.buf, m.Created, "0")
 	f.buf = append(f.buf, `,"model":`...)
-	f.buf = appendJSONString(f.buf, m.Model)
+	f.buf = tape.AppendJSONString(f.buf, m.Model)
 	f.buf = append(f.buf, `,"choices":[`...)
 }
 
@@ -54,7 +55,7 @@ func (c chatEncoder) encode(f *frames, e *Event, m *Meta) {
 	case KindRole:
 		c.choice(f, m, e.Choice)
 		f.buf = append(f.buf, `"role":`...)
-		f.buf = appendJSONString(f.buf, e.Text)
+		f.buf = tape.AppendJSONString(f.buf, e.Text)
 		tail(f)
 	case KindText, KindReasoning:
 		c.choice(f, m, e.Choice)
@@ -63,16 +64,16 @@ func (c chatEncoder) encode(f *frames, e *Event, m *Meta) {
 		} else {
 			f.buf = append(f.buf, `"reasoning_content":`...)
 		}
-		f.buf = appendJSONString(f.buf, e.Text)
+		f.buf = tape.AppendJSONString(f.buf, e.Text)
 		tail(f)
 	case KindToolStart:
 		c.choice(f, m, e.Choice)
 		f.buf = append(f.buf, `"tool_calls":[{"index":`...)
 		f.buf = appendInt(f.buf, e.Index)
 		f.buf = append(f.buf, `,"id":`...)
-		f.buf = appendJSONString(f.buf, e.ID)
+		f.buf = tape.AppendJSONString(f.buf, e.ID)
 		f.buf = append(f.buf, `,"type":"function","function":{"name":`...)
-		f.buf = appendJSONString(f.buf, e.Name)
+		f.buf = tape.AppendJSONString(f.buf, e.Name)
 		f.buf = append(f.buf, `,"arguments":""}}]`...)
 		tail(f)
 	case KindToolArgs:
@@ -80,13 +81,13 @@ func (c chatEncoder) encode(f *frames, e *Event, m *Meta) {
 		f.buf = append(f.buf, `"tool_calls":[{"index":`...)
 		f.buf = appendInt(f.buf, e.Index)
 		f.buf = append(f.buf, `,"function":{"arguments":`...)
-		f.buf = appendJSONString(f.buf, e.Text)
+		f.buf = tape.AppendJSONString(f.buf, e.Text)
 		f.buf = append(f.buf, `}}]`...)
 		tail(f)
 	case KindFinish:
 		c.choice(f, m, e.Choice)
 		f.buf = append(f.buf, `},"finish_reason":`...)
-		f.buf = appendJSONString(f.buf, e.Text)
+		f.buf = tape.AppendJSONString(f.buf, e.Text)
 		f.buf = append(f.buf, "}]}\n\n"...)
 		f.end()
 	case KindUsage:

@@ -1,5 +1,7 @@
 package shape
 
+import "github.com/seam-dev/seam/tape"
+
 // anthropicEncoder writes an Anthropic Messages event stream: message_start,
 // one content block per run of text, thinking or tool call (numbered by the
 // encoder), message_delta with the stop reason and usage, message_stop.
@@ -21,9 +23,9 @@ func (a *anthropicEncoder) ensureStarted(f *frames, m *Meta) {
 	a.started, a.cur = true, -1
 	typed(f, "message_start")
 	f.buf = append(f.buf, `,"message":{"id":`...)
-	f.buf = appendJSONString(f.buf, m.ID)
+	f.buf = tape.AppendJSONString(f.buf, m.ID)
 	f.buf = append(f.buf, `,"type":"message","role":"assistant","model":`...)
-	f.buf = appendJSONString(f.buf, m.Model)
+	f.buf = tape.AppendJSONString(f.buf, m.Model)
 	f.buf = append(f.buf, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":`...)
 	f.buf = appendRawOr(f.buf, m.InputUsage, `{"input_tokens":0,"output_tokens":0}`)
 	f.buf = append(f.buf, '}')
@@ -55,9 +57,9 @@ func (a *anthropicEncoder) open(f *frames, k Kind, e *Event) {
 		f.buf = append(f.buf, `,"content_block":{"type":"thinking","thinking":""}`...)
 	case KindToolStart:
 		f.buf = append(f.buf, `,"content_block":{"type":"tool_use","id":`...)
-		f.buf = appendJSONString(f.buf, e.ID)
+		f.buf = tape.AppendJSONString(f.buf, e.ID)
 		f.buf = append(f.buf, `,"name":`...)
-		f.buf = appendJSONString(f.buf, e.Name)
+		f.buf = tape.AppendJSONString(f.buf, e.Name)
 		f.buf = append(f.buf, `,"input":{}}`...)
 	}
 	endTyped(f)
@@ -72,7 +74,7 @@ func (a *anthropicEncoder) delta(f *frames, idx int, typ, field, text string) {
 	f.buf = append(f.buf, `","`...)
 	f.buf = append(f.buf, field...)
 	f.buf = append(f.buf, `":`...)
-	f.buf = appendJSONString(f.buf, text)
+	f.buf = tape.AppendJSONString(f.buf, text)
 	f.buf = append(f.buf, '}')
 	endTyped(f)
 }
@@ -129,7 +131,7 @@ func (a *anthropicEncoder) encode(f *frames, e *Event, m *Meta) {
 		if a.reason == "" {
 			f.buf = append(f.buf, "null"...)
 		} else {
-			f.buf = appendJSONString(f.buf, toAnthropicStop(a.reason))
+			f.buf = tape.AppendJSONString(f.buf, toAnthropicStop(a.reason))
 		}
 		f.buf = append(f.buf, `,"stop_sequence":null},"usage":`...)
 		f.buf = appendRawOr(f.buf, a.usage, `{"output_tokens":0}`)

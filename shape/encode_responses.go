@@ -1,8 +1,10 @@
 package shape
 
 import (
+	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
 
@@ -20,6 +22,10 @@ type responsesEncoder struct {
 	reason  string
 	usage   string
 	done    bool
+	// id is the response id derived from idFrom, the upstream id it was
+	// last derived from (the upstream id is learned with the first event
+	// decoded, which may come after comments were already written).
+	id, idFrom string
 }
 
 type respItem struct {
@@ -31,8 +37,18 @@ type respItem struct {
 	closed         bool
 }
 
+// respID returns the response id for the upstream id m.ID, derived once
+// per upstream id.
 func (r *responsesEncoder) respID(m *Meta) string {
-	id := m.ID
+	if r.started && r.idFrom == m.ID {
+		return r.id
+	}
+	r.idFrom, r.id = m.ID, deriveRespID(m.ID)
+	return r.id
+}
+
+// deriveRespID makes a Responses id from an upstream response id.
+func deriveRespID(id string) string {
 	if strings.HasPrefix(id, "resp_") {
 		return id
 	}
@@ -56,20 +72,20 @@ func (r *responsesEncoder) head(f *frames, typ string) {
 
 func (r *responsesEncoder) response(f *frames, m *Meta, status string, full bool) {
 	f.buf = append(f.buf, `,"response":{"id":`...)
-	f.buf = appendJSONString(f.buf, r.respID(m))
+	f.buf = tape.AppendJSONString(f.buf, r.respID(m))
 	f.buf = append(f.buf, `,"object":"response","created_at":`...)
 	f.buf = appendRawOr(f.buf, m.Created, "0")
 	f.buf = append(f.buf, `,"status":`...)
-	f.buf = appendJSONString(f.buf, status)
+	f.buf = tape.AppendJSONString(f.buf, status)
 	f.buf = append(f.buf, `,"model":`...)
-	f.buf = appendJSONString(f.buf, m.Model)
+	f.buf = tape.AppendJSONString(f.buf, m.Model)
 	if status == "incomplete" {
 		reason := "max_output_tokens"
 		if r.reason == "content_filter" {
 			reason = "content_filter"
 		}
 		f.buf = append(f.buf, `,"incomplete_details":{"reason":`...)
-		f.buf = appendJSONString(f.buf, reason)
+		f.buf = tape.AppendJSONString(f.buf, reason)
 		f.buf = append(f.buf, '}')
 	}
 	f.buf = append(f.buf, `,"output":[`...)
@@ -95,17 +111,17 @@ func (r *responsesEncoder) response(f *frames, m *Meta, status string, full bool
 func (r *responsesEncoder) item(f *frames, it *respItem, status string) {
 	full := status == "completed"
 	f.buf = append(f.buf, `{"id":`...)
-	f.buf = appendJSONString(f.buf, it.id)
+	f.buf = tape.AppendJSONString(f.buf, it.id)
 	f.buf = append(f.buf, `,"type":`...)
-	f.buf = appendJSONString(f.buf, it.kind)
+	f.buf = tape.AppendJSONString(f.buf, it.kind)
 	f.buf = append(f.buf, `,"status":`...)
-	f.buf = appendJSONString(f.buf, status)
+	f.buf = tape.AppendJSONString(f.buf, status)
 	switch it.kind {
 	case "message":
 		f.buf = append(f.buf, `,"role":"assistant","content":[`...)
 		if full {
 			f.buf = append(f.buf, `{"type":"output_text","text":`...)
-			f.buf = appendJSONString(f.buf, it.text.String())
+			f.buf = tape.AppendJSONString(f.buf, it.text.String())
 			f.buf = append(f.buf, `,"annotations":[]}`...)
 		}
 		f.buf = append(f.buf, ']')
@@ -113,21 +129,21 @@ func (r *responsesEncoder) item(f *frames, it *respItem, status string) {
 		f.buf = append(f.buf, `,"summary":[`...)
 		if full {
 			f.buf = append(f.buf, `{"type":"summary_text","text":`...)
-			f.buf = appendJSONString(f.buf, it.text.String())
+			f.buf = tape.AppendJSONString(f.buf, it.text.String())
 			f.buf = append(f.buf, '}')
 		}
 		f.buf = append(f.buf, ']')
 	case "function_call":
 		f.buf = append(f.buf, `,"arguments":`...)
 		if full {
-			f.buf = appendJSONString(f.buf, it.text.String())
+			f.buf = tape.AppendJSONString(f.buf, it.text.String())
 		} else {
 			f.buf = append(f.buf, `""`...)
 		}
 		f.buf = append(f.buf, `,"call_id":`...)
-		f.buf = appendJSONString(f.buf, it.callID)
+		f.buf = tape.AppendJSONString(f.buf, it.callID)
 		f.buf = append(f.buf, `,"name":`...)
-		f.buf = appendJSONString(f.buf, it.name)
+		f.buf = tape.AppendJSONString(f.buf, it.name)
 	}
 	f.buf = append(f.buf, '}')
 }
@@ -138,6 +154,7 @@ func (r *responsesEncoder) ensureStarted(f *frames, m *Meta) {
 	}
 	r.started = true
 	r.open = -1
+	r.idFrom, r.id = m.ID, deriveRespID(m.ID)
 	r.head(f, "response.created")
 	r.response(f, m, "in_progress", false)
 	endTyped(f)
@@ -148,7 +165,7 @@ func (r *responsesEncoder) ensureStarted(f *frames, m *Meta) {
 
 func (r *responsesEncoder) itemRef(f *frames, oi int, it *respItem) {
 	f.buf = append(f.buf, `,"item_id":`...)
-	f.buf = appendJSONString(f.buf, it.id)
+	f.buf = tape.AppendJSONString(f.buf, it.id)
 	f.buf = append(f.buf, `,"output_index":`...)
 	f.buf = appendInt(f.buf, oi)
 }
@@ -169,13 +186,13 @@ func (r *responsesEncoder) openItem(f *frames, m *Meta, kind string, e *Event) i
 	base := strings.TrimPrefix(r.respID(m), "resp_")
 	switch kind {
 	case "message":
-		it.id = "msg_" + base + "_" + itoa(oi)
+		it.id = "msg_" + base + "_" + strconv.Itoa(oi)
 	case "reasoning":
-		it.id = "rs_" + base + "_" + itoa(oi)
+		it.id = "rs_" + base + "_" + strconv.Itoa(oi)
 	case "function_call":
 		it.callID = e.ID
 		if it.callID == "" {
-			it.callID = "call_" + base + "_" + itoa(oi)
+			it.callID = "call_" + base + "_" + strconv.Itoa(oi)
 		}
 		it.id = "fc_" + strings.TrimPrefix(it.callID, "call_")
 		it.name = e.Name
@@ -216,25 +233,25 @@ func (r *responsesEncoder) closeItem(f *frames, oi int) {
 		r.head(f, "response.output_text.done")
 		r.itemRef(f, oi, it)
 		f.buf = append(f.buf, `,"content_index":0,"text":`...)
-		f.buf = appendJSONString(f.buf, it.text.String())
+		f.buf = tape.AppendJSONString(f.buf, it.text.String())
 		endTyped(f)
 		r.head(f, "response.content_part.done")
 		r.itemRef(f, oi, it)
 		f.buf = append(f.buf, `,"content_index":0,"part":{"type":"output_text","text":`...)
-		f.buf = appendJSONString(f.buf, it.text.String())
+		f.buf = tape.AppendJSONString(f.buf, it.text.String())
 		f.buf = append(f.buf, `,"annotations":[]}`...)
 		endTyped(f)
 	case "reasoning":
 		r.head(f, "response.reasoning_summary_text.done")
 		r.itemRef(f, oi, it)
 		f.buf = append(f.buf, `,"summary_index":0,"text":`...)
-		f.buf = appendJSONString(f.buf, it.text.String())
+		f.buf = tape.AppendJSONString(f.buf, it.text.String())
 		endTyped(f)
 	case "function_call":
 		r.head(f, "response.function_call_arguments.done")
 		r.itemRef(f, oi, it)
 		f.buf = append(f.buf, `,"arguments":`...)
-		f.buf = appendJSONString(f.buf, it.text.String())
+		f.buf = tape.AppendJSONString(f.buf, it.text.String())
 		endTyped(f)
 	}
 	r.head(f, "response.output_item.done")
@@ -270,7 +287,7 @@ func (r *responsesEncoder) encode(f *frames, e *Event, m *Meta) {
 			f.buf = append(f.buf, `,"summary_index":0`...)
 		}
 		f.buf = append(f.buf, `,"delta":`...)
-		f.buf = appendJSONString(f.buf, e.Text)
+		f.buf = tape.AppendJSONString(f.buf, e.Text)
 		endTyped(f)
 	case KindToolStart:
 		r.openItem(f, m, "function_call", e)
@@ -284,7 +301,7 @@ func (r *responsesEncoder) encode(f *frames, e *Event, m *Meta) {
 		r.head(f, "response.function_call_arguments.delta")
 		r.itemRef(f, oi, it)
 		f.buf = append(f.buf, `,"delta":`...)
-		f.buf = appendJSONString(f.buf, e.Text)
+		f.buf = tape.AppendJSONString(f.buf, e.Text)
 		endTyped(f)
 	case KindToolEnd:
 		if oi := r.findTool(e); oi >= 0 {
@@ -347,5 +364,3 @@ func responsesUsage(raw string) string {
 	b = appendInt(b, int(u.Get("total_tokens").Int()))
 	return string(append(b, '}'))
 }
-
-func itoa(n int) string { return string(appendInt(nil, n)) }

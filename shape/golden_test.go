@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/seam-dev/seam/sse"
 )
 
 // TestClientGoldens pins the exact client bytes (and so the encoders' byte
@@ -24,7 +26,7 @@ func TestClientGoldens(t *testing.T) {
 		{"class-f-cumulative-args", "class-f-cumulative-args", ProfilePassthrough, map[string]string{SwIncrementalArgs: "off"}},
 	} {
 		body := readFile(t, filepath.Join(incidentDir, tc.fixture+".upstream.sse"))
-		got := join(run(mustEngine(t, tc.profile, tc.set), perEvent(body)))
+		got := join(run(mustEngine(t, tc.profile, tc.set), sse.SplitEvents(body)))
 		path := filepath.Join("testdata", "golden", tc.golden+".client.sse")
 		if os.Getenv("SEAM_GEN") == "1" {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

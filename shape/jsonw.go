@@ -1,10 +1,6 @@
 package shape
 
-import (
-	"strconv"
-
-	"github.com/seam-dev/seam/tape"
-)
+import "strconv"
 
 // frames collects the client frames produced by one Push or Close in a single
 // arena: frame i is buf[ends[i-1]:ends[i]]. The arena is reused, so frames are
@@ -33,10 +29,6 @@ func (f *frames) appendTo(dst [][]byte) [][]byte {
 	}
 	return dst
 }
-
-// appendJSONString appends s as a JSON string the way JavaScript's
-// JSON.stringify writes it; see [tape.AppendJSONString].
-func appendJSONString(dst []byte, s string) []byte { return tape.AppendJSONString(dst, s) }
 
 func appendInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
 

@@ -35,6 +35,13 @@ type shaper struct {
 	evs  []Event
 	out  frames
 	cur  sse.Event // the upstream event being decoded (kept here so it does not escape)
+	// tmp is the event the shaper itself writes (a text delta, a cumulative
+	// argument snapshot, a cut's finish); kept here so it does not escape.
+	// It is used for one encode call at a time.
+	tmp Event
+	xml []byte // reusable buffer for rendering a structured call as XML
+
+	chatUp bool // the upstream speaks Chat Completions
 
 	choices []*choiceState
 }
@@ -109,44 +116,50 @@ func (s *shaper) releaseHeld(dst [][]byte) [][]byte {
 }
 
 func (s *shaper) onComment(text string, _ int64) {
-	e := Event{Kind: KindOpaque, Comment: true, Raw: text}
 	switch s.state {
 	case stateSniffing:
-		s.early = append(s.early, e)
+		s.early = append(s.early, Event{Kind: KindOpaque, Comment: true, Raw: text})
 	case stateDecoding:
-		s.process(&e)
+		// An opaque event goes through the transforms untouched.
+		s.tmp = Event{Kind: KindOpaque, Comment: true, Raw: text}
+		s.enc.encode(&s.out, &s.tmp, &s.meta)
 	}
 }
 
 func (s *shaper) onEvent(ev sse.Event) {
-	switch s.state {
-	case stateRaw, stateStopped:
+	if s.state == stateRaw || s.state == stateStopped {
 		return
-	case stateSniffing:
-		s.cur = ev
-		if !s.start(sniff(&s.cur)) {
-			s.state = stateRaw
-			return
-		}
-		adapt := s.cfg.responsesAdapter && isChat(s.dec)
-		if !s.cfg.reshapes() && !adapt && !s.cfg.decodeAlways {
-			// Nothing to change (e.g. the responses profile on a Responses
-			// upstream): give the bytes back as they came.
-			s.state = stateRaw
-			return
-		}
-		s.held, s.heldEnds = nil, nil
-		for i := range s.early {
-			s.process(&s.early[i])
-		}
-		s.early = nil
 	}
 	s.cur = ev
+	if s.state == stateSniffing && !s.begin() {
+		return
+	}
 	s.evs = s.dec.decode(s.evs[:0], &s.cur, &s.meta)
 	s.processAll()
 }
 
-func isChat(d decoder) bool { _, ok := d.(*chatDecoder); return ok }
+// begin ends sniffing at the first event (in s.cur): it picks the codecs, or
+// goes raw when the protocol is unknown or nothing would change, and reports
+// whether the event is to be decoded.
+func (s *shaper) begin() bool {
+	if !s.start(sniff(&s.cur)) {
+		s.state = stateRaw
+		return false
+	}
+	adapt := s.cfg.responsesAdapter && s.chatUp
+	if !s.cfg.reshapes() && !adapt && !s.cfg.decodeAlways {
+		// Nothing to change (e.g. the responses profile on a Responses
+		// upstream): give the bytes back as they came.
+		s.state = stateRaw
+		return false
+	}
+	s.held, s.heldEnds = nil, nil
+	for i := range s.early {
+		s.process(&s.early[i])
+	}
+	s.early = nil
+	return true
+}
 
 // start picks the decoder and encoder for the upstream protocol.
 func (s *shaper) start(p protocol) bool {
@@ -154,6 +167,7 @@ func (s *shaper) start(p protocol) bool {
 	case protoChat:
 		s.dec = &chatDecoder{}
 		s.enc = chatEncoder{}
+		s.chatUp = true
 		if s.cfg.responsesAdapter {
 			s.enc = &responsesEncoder{}
 		}
@@ -195,8 +209,8 @@ func (s *shaper) emitText(c *choiceState, text string) {
 	if text == "" {
 		return
 	}
-	e := Event{Kind: KindText, Choice: c.index, Text: text}
-	s.enc.encode(&s.out, &e, &s.meta)
+	s.tmp = Event{Kind: KindText, Choice: c.index, Text: text}
+	s.enc.encode(&s.out, &s.tmp, &s.meta)
 }
 
 // process runs one normalized event through the transforms.
@@ -206,7 +220,7 @@ func (s *shaper) process(e *Event) {
 	}
 	switch e.Kind {
 	case KindText:
-		s.choice(e.Choice).appendText(s, e.Text, false)
+		s.choice(e.Choice).appendText(s, e.Text)
 		return
 	case KindToolStart, KindToolArgs, KindToolEnd:
 		if s.cfg.xmlTools {
@@ -231,9 +245,9 @@ func (s *shaper) process(e *Event) {
 				c.cum = map[int]string{}
 			}
 			c.cum[e.Index] += e.Text
-			cum := *e
-			cum.Text = c.cum[e.Index]
-			s.enc.encode(&s.out, &cum, &s.meta)
+			s.tmp = *e
+			s.tmp.Text = c.cum[e.Index]
+			s.enc.encode(&s.out, &s.tmp, &s.meta)
 			return
 		}
 	case KindFinish:
@@ -253,10 +267,10 @@ func (s *shaper) process(e *Event) {
 // the terminal event is written, and the rest of the upstream is ignored.
 func (s *shaper) cut() {
 	for _, c := range s.choices {
-		e := Event{Kind: KindFinish, Choice: c.index, Text: "stop"}
-		s.enc.encode(&s.out, &e, &s.meta)
+		s.tmp = Event{Kind: KindFinish, Choice: c.index, Text: "stop"}
+		s.enc.encode(&s.out, &s.tmp, &s.meta)
 	}
-	e := Event{Kind: KindDone}
-	s.enc.encode(&s.out, &e, &s.meta)
+	s.tmp = Event{Kind: KindDone}
+	s.enc.encode(&s.out, &s.tmp, &s.meta)
 	s.state = stateStopped
 }

@@ -3,7 +3,6 @@ package shape
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -96,24 +95,43 @@ func Switches() []SwitchInfo {
 // Profiles returns the names of the built-in profiles.
 func Profiles() []string { return profileNames() }
 
-// profileDefaults returns the full switch map of a built-in profile.
-func profileDefaults(profile string) (map[string]string, error) {
-	col := -1
+// profileColumn returns the column of a built-in profile in the switch
+// table: 0 passthrough, 1 obsidian-xml, 2 responses.
+func profileColumn(profile string) (int, error) {
 	switch profile {
 	case "", ProfilePassthrough:
-		col = 0
+		return 0, nil
 	case ProfileObsidianXML:
-		col = 1
+		return 1, nil
 	case ProfileResponses:
-		col = 2
+		return 2, nil
 	case ProfileExternal:
-		return nil, ErrExternal
-	default:
-		return nil, fmt.Errorf("unknown profile %q (known: %s)", profile, strings.Join(profileNames(), ", "))
+		return 0, ErrExternal
 	}
-	m := make(map[string]string, 9)
-	for _, d := range switchDefs() {
-		m[d.name] = [3]string{d.pt, d.ox, d.rs}[col]
+	return 0, fmt.Errorf("unknown profile %q (known: %s)", profile, strings.Join(profileNames(), ", "))
+}
+
+// value returns the switch's default in profile column col.
+func (d *switchDef) value(col int) string {
+	switch col {
+	case 1:
+		return d.ox
+	case 2:
+		return d.rs
+	}
+	return d.pt
+}
+
+// profileDefaults returns the full switch map of a built-in profile.
+func profileDefaults(profile string) (map[string]string, error) {
+	col, err := profileColumn(profile)
+	if err != nil {
+		return nil, err
+	}
+	defs := switchDefs()
+	m := make(map[string]string, len(defs))
+	for i := range defs {
+		m[defs[i].name] = defs[i].value(col)
 	}
 	return m, nil
 }
@@ -162,19 +180,53 @@ func Resolve(profile string, set map[string]string) (tape.Engine, error) {
 	if err != nil {
 		return tape.Engine{}, err
 	}
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v, err := canonValue(k, set[k])
-		if err != nil {
-			return tape.Engine{}, err
-		}
-		m[k] = v
+	if err := applySet(set, func(k, v string) { m[k] = v }); err != nil {
+		return tape.Engine{}, err
 	}
 	return tape.Engine{Profile: profile, Switches: m}, nil
+}
+
+// applySet checks every switch in set and calls apply with its name and
+// canonical value. When several are bad, the error is for the first in
+// name order, whatever the map's iteration order.
+func applySet(set map[string]string, apply func(name, value string)) error {
+	var bad string
+	var badErr error
+	for k, v := range set {
+		c, err := canonValue(k, v)
+		if err != nil {
+			if badErr == nil || k < bad {
+				bad, badErr = k, err
+			}
+			continue
+		}
+		apply(k, c)
+	}
+	return badErr
+}
+
+// resolveConfig is [Resolve] straight into the typed config, without
+// building a switch map.
+func resolveConfig(profile string, set map[string]string) (config, error) {
+	col, err := profileColumn(profile)
+	if err != nil {
+		return config{}, err
+	}
+	c := columnConfig(col)
+	if err := applySet(set, c.set); err != nil {
+		return config{}, err
+	}
+	return c, nil
+}
+
+// columnConfig returns the config of the built-in profile in column col.
+func columnConfig(col int) config {
+	var c config
+	defs := switchDefs()
+	for i := range defs {
+		c.set(defs[i].name, defs[i].value(col))
+	}
+	return c
 }
 
 // config is the resolved, typed form of a switch map.
@@ -196,19 +248,32 @@ func (c config) reshapes() bool {
 		!c.incrementalArgs || c.overlapDedupe
 }
 
-func configFrom(m map[string]string) config {
-	on := func(k string) bool { return m[k] == "on" }
-	n, _ := strconv.Atoi(m[SwStopAfterTools])
-	return config{
-		xmlTools:         on(SwXMLTools),
-		toolBlock:        on(SwToolBlock),
-		holdback:         on(SwHoldback),
-		suppressTail:     on(SwSuppressTail),
-		stopAfter:        n,
-		responsesAdapter: on(SwResponsesAdapter),
-		incrementalArgs:  on(SwIncrementalArgs),
-		overlapDedupe:    on(SwOverlapDedupe),
-		voidArgsTag:      on(SwVoidArgsTag),
+// passthrough reports whether every switch has its passthrough value, so the
+// engine would change nothing in any stream.
+func (c config) passthrough() bool { return c == columnConfig(0) }
+
+// set sets the switch name to its canonical value v.
+func (c *config) set(name, v string) {
+	on := v == "on"
+	switch name {
+	case SwXMLTools:
+		c.xmlTools = on
+	case SwToolBlock:
+		c.toolBlock = on
+	case SwHoldback:
+		c.holdback = on
+	case SwSuppressTail:
+		c.suppressTail = on
+	case SwStopAfterTools:
+		c.stopAfter, _ = strconv.Atoi(v)
+	case SwResponsesAdapter:
+		c.responsesAdapter = on
+	case SwIncrementalArgs:
+		c.incrementalArgs = on
+	case SwOverlapDedupe:
+		c.overlapDedupe = on
+	case SwVoidArgsTag:
+		c.voidArgsTag = on
 	}
 }
 

@@ -55,16 +55,30 @@ func newChoice(i int) *choiceState { return &choiceState{index: i, lastToolEnd: 
 // appendText runs one upstream text fragment through the textual transforms:
 // acceptance (with the historical overlap dedupe), tool-buffer arming,
 // complete-block detection and emission, and the forwarding clamp (tail
-// suppression, buffer, partial-prefix holdback). synth marks XML the engine
-// rendered itself, which skips the dedupe.
-func (c *choiceState) appendText(s *shaper, text string, synth bool) {
-	if s.cfg.overlapDedupe && !synth {
+// suppression, buffer, partial-prefix holdback).
+func (c *choiceState) appendText(s *shaper, text string) {
+	if s.cfg.overlapDedupe {
 		text = dedupe(c.acc.String(), text)
 	}
 	if text == "" {
 		return
 	}
 	c.acc.WriteString(text)
+	c.advance(s)
+}
+
+// appendXML runs XML the engine rendered itself through the textual
+// transforms, as [choiceState.appendText] without the dedupe.
+func (c *choiceState) appendXML(s *shaper, xml []byte) {
+	if len(xml) == 0 {
+		return
+	}
+	c.acc.Write(xml)
+	c.advance(s)
+}
+
+// advance runs the transforms over text just appended to emitted.
+func (c *choiceState) advance(s *shaper) {
 	if s.cfg.toolBlock {
 		c.trackOpen()
 	}
@@ -276,16 +290,14 @@ func (c *choiceState) endTool(s *shaper, index int) {
 	if t == nil {
 		return
 	}
-	xml := renderXML(nil, t.name, string(t.args), s.cfg.voidArgsTag)
+	s.xml = renderXML(s.xml[:0], t.name, string(t.args), s.cfg.voidArgsTag)
 	for i := range c.tools {
 		if c.tools[i].index == index {
 			c.tools = append(c.tools[:i], c.tools[i+1:]...)
 			break
 		}
 	}
-	if len(xml) > 0 {
-		c.appendText(s, string(xml), true)
-	}
+	c.appendXML(s, s.xml)
 }
 
 // jsTrim trims like JavaScript's String.prototype.trim (WhiteSpace and

@@ -1,8 +1,11 @@
 package shape
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/seam-dev/seam/sse"
 )
 
 func TestTextTransforms(t *testing.T) {
@@ -30,7 +33,7 @@ func TestTextTransforms(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			body := textStream("chatcmpl-t", tc.deltas)
-			frames := run(mustEngine(t, ProfileObsidianXML, tc.set), perEvent([]byte(body)))
+			frames := run(mustEngine(t, ProfileObsidianXML, tc.set), sse.SplitEvents([]byte(body)))
 			if got := assemble(t, join(frames)).text[0]; got != tc.want {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
@@ -83,25 +86,9 @@ func TestXMLToolsFromEveryProtocol(t *testing.T) {
 		{"anthropic-sdk-tool-use-response.sse", "I'll check the current weather in Paris for you.<use_tool>\n<name>get_weather</name>\n<location>Paris</location>\n</use_tool>"},
 	} {
 		body := readFile(t, realworld+"/"+tc.file)
-		a := assemble(t, join(run(mustEngine(t, ProfileObsidianXML, nil), perEvent(body))))
+		a := assemble(t, join(run(mustEngine(t, ProfileObsidianXML, nil), sse.SplitEvents(body))))
 		if a.text[0] != tc.want || len(a.tools) != 0 {
 			t.Errorf("%s: got %q %q\nwant %q", tc.file, a.text[0], a.tools, tc.want)
-		}
-	}
-}
-
-func TestJSONString(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"a<b>&c":      `"a<b>&c"`,
-		"q\"\\\n\r\t": `"q\"\\\n\r\t"`,
-		"\x01\x1f":    `"\u0001\u001f"`,
-		"’°\u2028":    "\"’°\u2028\"",
-		"bad\xffutf8": "\"bad\ufffdutf8\"",
-		"":            `""`,
-	} {
-		if got := string(appendJSONString(nil, in)); got != want {
-			t.Errorf("appendJSONString(%q) = %s, want %s", in, got, want)
 		}
 	}
 }
@@ -114,7 +101,7 @@ func TestLongStreamBoundedMemory(t *testing.T) {
 	var deltas []string
 	var want strings.Builder
 	for i := range 20000 {
-		d := "word" + itoa(i) + " "
+		d := "word" + strconv.Itoa(i) + " "
 		if i == 10000 {
 			d = block
 		}
@@ -122,7 +109,7 @@ func TestLongStreamBoundedMemory(t *testing.T) {
 		want.WriteString(d)
 	}
 	e := mustEngine(t, ProfileObsidianXML, map[string]string{SwSuppressTail: "off"})
-	frames := run(e, perEvent([]byte(textStream("chatcmpl-long", deltas))))
+	frames := run(e, sse.SplitEvents([]byte(textStream("chatcmpl-long", deltas))))
 	if got := assemble(t, join(frames)).text[0]; got != want.String() {
 		t.Fatalf("assembled text differs (len %d, want %d)", len(got), want.Len())
 	}

@@ -226,3 +226,22 @@ func TestInvalidUTF8InStringFieldsIsReplaced(t *testing.T) {
 		t.Errorf("text %q, want %q", n.Text, "a\ufffdb")
 	}
 }
+
+// TestAppendJSONString: strings are written byte for byte as JavaScript's
+// JSON.stringify writes them (no HTML escaping, U+2028 kept), with invalid
+// UTF-8 replaced.
+func TestAppendJSONString(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"a<b>&c":      `"a<b>&c"`,
+		"q\"\\\n\r\t": `"q\"\\\n\r\t"`,
+		"\x01\x1f":    `"\u0001\u001f"`,
+		"’°\u2028":    "\"’°\u2028\"",
+		"bad\xffutf8": "\"bad\ufffdutf8\"",
+		"":            `""`,
+	} {
+		if got := string(AppendJSONString([]byte("x"), in)); got != "x"+want {
+			t.Errorf("AppendJSONString(%q) = %s, want x%s", in, got, want)
+		}
+	}
+}
