@@ -79,8 +79,8 @@ func exchangeReport(e *env, path string, n int) (*inspect.ExchangeReport, error)
 	if err != nil {
 		return nil, err
 	}
-	if !hasExchange(c, n) {
-		return nil, fmt.Errorf("%s has no exchange %d (it has %d)", path, n, len(c.Exchanges))
+	if _, err := findExchange(c, n); err != nil {
+		return nil, err
 	}
 	rep := inspect.Inspect(c, inspect.Options{Ex: n, NoDiffs: true})
 	return rep.Exchanges[0], nil

@@ -70,14 +70,9 @@ func runExport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.format == "har" {
 		return tape.WriteHAR(e.stdout, c, version)
 	}
-	var x *tape.Exchange
-	for _, cand := range c.Exchanges {
-		if cand.Ex == o.ex {
-			x = cand
-		}
-	}
-	if x == nil {
-		return fmt.Errorf("%s has no exchange %d (it has %d)", c.Name, o.ex, len(c.Exchanges))
+	x, err := findExchange(c, o.ex)
+	if err != nil {
+		return err
 	}
 	if o.format == "curl" {
 		base := o.upstream

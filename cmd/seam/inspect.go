@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/seam-dev/seam/inspect"
-	"github.com/seam-dev/seam/tape"
 )
 
 type inspectOptions struct {
@@ -92,8 +91,10 @@ func runInspect(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	for _, w := range c.Warnings {
 		fmt.Fprintf(e.stderr, "warning: %v\n", w)
 	}
-	if o.ex != 0 && !hasExchange(c, o.ex) {
-		return fmt.Errorf("%s has no exchange %d (it has %d)", c.Name, o.ex, len(c.Exchanges))
+	if o.ex != 0 {
+		if _, err := findExchange(c, o.ex); err != nil {
+			return err
+		}
 	}
 	rep := inspect.Inspect(c, inspect.Options{Protocol: proto, Ex: o.ex})
 	switch {
@@ -113,15 +114,6 @@ func runInspect(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		}
 	}
 	return nil
-}
-
-func hasExchange(c *tape.Capture, n int) bool {
-	for _, x := range c.Exchanges {
-		if x.Ex == n {
-			return true
-		}
-	}
-	return false
 }
 
 func listDetectors(w io.Writer) error {

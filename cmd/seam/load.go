@@ -89,3 +89,13 @@ func isCapture(head []byte) bool {
 	head = bytes.TrimLeft(head, " \t\r\n")
 	return bytes.HasPrefix(head, []byte(`{"type":"capture"`))
 }
+
+// findExchange returns exchange n of c, or an error naming how many it has.
+func findExchange(c *tape.Capture, n int) (*tape.Exchange, error) {
+	for _, x := range c.Exchanges {
+		if x.Ex == n {
+			return x, nil
+		}
+	}
+	return nil, fmt.Errorf("%s has no exchange %d (it has %d)", c.Name, n, len(c.Exchanges))
+}

@@ -40,8 +40,8 @@ type recordingConfig struct {
 	output   string    // capture file, directory, or "-"
 	stdout   io.Writer // for output "-"
 	fsync    bool
-	upstream *url.URL    // written in the header
-	engine   tape.Engine // written in the header
+	upstream *url.URL                       // written in the header
+	engine   tape.Engine                    // written in the header
 	note     func(legs []*recordLeg) string // a capture-level note, once listening; nil for none
 	legs     []*recordLeg
 	onDone   func(capture.Summary)

@@ -76,8 +76,10 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return &usageError{cmd: "replay", msg: err.Error(), example: example}
 	}
-	if o.ex != 0 && !hasExchange(c, o.ex) {
-		return fmt.Errorf("%s has no exchange %d (it has %d)", c.Name, o.ex, len(c.Exchanges))
+	if o.ex != 0 {
+		if _, err := findExchange(c, o.ex); err != nil {
+			return err
+		}
 	}
 	out := &tape.Capture{Name: c.Name, Header: c.Header}
 	out.Header.Engine = eng
