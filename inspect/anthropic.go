@@ -1,7 +1,8 @@
 package inspect
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -105,7 +106,7 @@ func assembleAnthropic(events []Event, objs []objEvent) *assembly {
 				continue
 			}
 			b.stopped = true
-			if js := b.json.String(); b.typ == "tool_use" && js != "" && !validJSON(js) {
+			if js := b.json.String(); b.typ == "tool_use" && js != "" && !gjson.Valid(js) {
 				a.flag("tool.args-invalid-json", i, clip(js, 120), "tool_use %s input is not valid JSON at content_block_stop", b.name)
 			}
 		case "message_delta":
@@ -136,12 +137,7 @@ func assembleAnthropic(events []Event, objs []objEvent) *assembly {
 	ch := m.choice(0)
 	ch.Role = "assistant"
 	var text, reasoning strings.Builder
-	keys := make([]int, 0, len(blocks))
-	for k := range blocks {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[k]
 		switch b.typ {
 		case "tool_use", "server_tool_use":

@@ -23,6 +23,8 @@ type assembly struct {
 	// terminal is the index of the terminal event ([DONE], message_stop,
 	// response.completed/failed/incomplete), or -1.
 	terminal int
+	// seen holds the ids of the anomalies recorded, for flagOnce.
+	seen map[string]bool
 }
 
 func newAssembly(p Protocol) *assembly {
@@ -30,17 +32,18 @@ func newAssembly(p Protocol) *assembly {
 }
 
 func (a *assembly) flag(id string, ev int, evidence string, format string, args ...any) {
+	if a.seen == nil {
+		a.seen = map[string]bool{}
+	}
+	a.seen[id] = true
 	a.anomalies = append(a.anomalies, anomaly{id: id, event: ev, msg: fmt.Sprintf(format, args...), evidence: evidence})
 }
 
-// flagOnce records an anomaly only the first time its id is seen.
+// flagOnce records an anomaly only if none with its id was recorded yet.
 func (a *assembly) flagOnce(id string, ev int, evidence string, format string, args ...any) {
-	for _, x := range a.anomalies {
-		if x.id == id {
-			return
-		}
+	if !a.seen[id] {
+		a.flag(id, ev, evidence, format, args...)
 	}
-	a.flag(id, ev, evidence, format, args...)
 }
 
 // assemble runs the protocol's assembly rules over a side's events.
@@ -161,6 +164,3 @@ func clip(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// validJSON reports whether s parses as one JSON value.
-func validJSON(s string) bool { return gjson.Valid(s) }

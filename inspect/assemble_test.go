@@ -2,14 +2,15 @@ package inspect
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/seam-dev/seam/tape"
+	"github.com/tidwall/gjson"
 )
 
 // manifestCase holds the expected values that ../shared/realworld/MANIFEST.md
-// copies from each source repository's own tests (see testdata/README.md).
+// copies from each source repository's own tests (see fixtures/README.md).
 type manifestCase struct {
 	file     string
 	protocol Protocol
@@ -59,7 +60,7 @@ func TestManifestExpectedValues(t *testing.T) {
 	t.Parallel()
 	for _, tc := range manifestCases() {
 		for _, chunk := range []int{0, 7, 333} {
-			t.Run(tc.file+"/"+itoa(tc.choice)+"/chunk"+itoa(chunk), func(t *testing.T) {
+			t.Run(tc.file+"/"+strconv.Itoa(tc.choice)+"/chunk"+strconv.Itoa(chunk), func(t *testing.T) {
 				t.Parallel()
 				a, _ := assembleFile(t, tc.file, chunk)
 				checkMessage(t, &a.msg, tc)
@@ -153,4 +154,28 @@ func TestTextSpansPointAtEvents(t *testing.T) {
 	}
 }
 
-var _ = tape.Upstream
+// TestEvidenceIsEscapedJSON: evidence that quotes a payload member is valid
+// JSON whatever the member's value holds.
+func TestEvidenceIsEscapedJSON(t *testing.T) {
+	t.Parallel()
+	role := cc(`{"role":"a\"b\\c\n"}`)
+	call := cc(tool(0, "call_\"1", "re\"ad", "{}"))
+	for _, body := range []string{
+		role + role + ccf(`{}`, "stop") + done,
+		call + call + ccf(`{}`, "tool_calls") + done,
+	} {
+		fs := exInput{client: body}.findings(t)
+		n := 0
+		for _, f := range fs {
+			if f.ID == "chat.repeated-fields" {
+				n++
+				if !gjson.Valid("{" + f.Evidence + "}") {
+					t.Errorf("evidence is not a JSON member: %s", f.Evidence)
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("no chat.repeated-fields; findings: %s", findingIDs(fs))
+		}
+	}
+}

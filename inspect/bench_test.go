@@ -21,8 +21,8 @@ func BenchmarkInspect(b *testing.B) {
 }
 
 // BenchmarkInspectMixed inspects a capture mixing the real recorded streams
-// of testdata (Chat Completions, Responses and Anthropic Messages, see
-// README.md) with the Codex incident stream, each recorded on both sides
+// of fixtures/realworld (Chat Completions, Responses and Anthropic
+// Messages, see fixtures/README.md) with the Codex incident stream, each recorded on both sides
 // and cut into 1 KiB reads as a proxy sees them, repeated.
 func BenchmarkInspectMixed(b *testing.B) {
 	streams := []struct{ file, url string }{

@@ -2,14 +2,16 @@ package inspect
 
 import (
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // chatChoiceState is per-choice assembly state for Chat Completions.
 type chatChoiceState struct {
 	finished   int // event index of finish_reason, or -1
 	tools      map[int]int
-	toolOrder  []int
 	roleEvents int
 	text       strings.Builder
 	reasoning  strings.Builder
@@ -98,7 +100,7 @@ func assembleChat(se *sideEvents) *assembly {
 			if role := d.role; role != "" {
 				s.roleEvents++
 				if s.roleEvents == 2 {
-					a.flag("chat.repeated-fields", i, `"role":"`+role+`"`, "role is repeated in a later delta: openai-python concatenates it (%q)", role+role)
+					a.flag("chat.repeated-fields", i, jsonMember("role", role), "role is repeated in a later delta: openai-python concatenates it (%q)", role+role)
 				}
 				ch.Role = role
 			}
@@ -134,14 +136,13 @@ func assembleChat(se *sideEvents) *assembly {
 				}
 				pos, ok := s.tools[ti]
 				if !ok {
-					if len(s.toolOrder) == 0 && ti != 0 {
+					if n := len(ch.ToolCalls); n == 0 && ti != 0 {
 						a.flag("chat.index-not-zero", i, clip(tc.raw, 120), "first tool call has index %d, not 0: openai-python splits it into two entries", ti)
-					} else if len(s.toolOrder) > 0 && ti != s.toolOrder[len(s.toolOrder)-1]+1 {
-						a.flag("chat.index-not-zero", i, clip(tc.raw, 120), "tool index jumps from %d to %d (a gap)", s.toolOrder[len(s.toolOrder)-1], ti)
+					} else if n > 0 && ti != ch.ToolCalls[n-1].Index+1 {
+						a.flag("chat.index-not-zero", i, clip(tc.raw, 120), "tool index jumps from %d to %d (a gap)", ch.ToolCalls[n-1].Index, ti)
 					}
 					pos = len(ch.ToolCalls)
 					s.tools[ti] = pos
-					s.toolOrder = append(s.toolOrder, ti)
 					ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: ti})
 					s.args = append(s.args, new(strings.Builder))
 				}
@@ -151,15 +152,15 @@ func assembleChat(se *sideEvents) *assembly {
 					case call.ID == "":
 						call.ID = id
 					case call.ID != id:
-						a.flag("chat.index-id-conflict", i, "index "+itoa(ti)+": "+call.ID+" then "+id,
+						a.flag("chat.index-id-conflict", i, "index "+strconv.Itoa(ti)+": "+call.ID+" then "+id,
 							"tool index %d carries a second id: index-keyed SDKs merge two calls, VS Code keeps them apart", ti)
 					default:
-						a.flagOnce("chat.repeated-fields", i, `"id":"`+id+`"`, "tool call id is repeated in a later delta: openai-python concatenates it")
+						a.flagOnce("chat.repeated-fields", i, jsonMember("id", id), "tool call id is repeated in a later delta: openai-python concatenates it")
 					}
 				}
 				if name := tc.name; name != "" {
 					if call.Name != "" {
-						a.flagOnce("chat.repeated-fields", i, `"name":"`+name+`"`, "tool name is sent again in a later delta: openai-python and openai-go concatenate names, node and VS Code overwrite")
+						a.flagOnce("chat.repeated-fields", i, jsonMember("name", name), "tool name is sent again in a later delta: openai-python and openai-go concatenate names, node and VS Code overwrite")
 					}
 					call.Name = name
 				}
@@ -182,7 +183,7 @@ func assembleChat(se *sideEvents) *assembly {
 				}
 				ch.FinishReason = fr
 				if (fr == "length" || fr == "content_filter") && len(ch.ToolCalls) > 0 {
-					a.flag("chat.finish-length-tools", i, `"finish_reason":"`+fr+`"`, "finish_reason %s while tool calls are open: VS Code drops the calls, openai-python raises", fr)
+					a.flag("chat.finish-length-tools", i, jsonMember("finish_reason", fr), "finish_reason %s while tool calls are open: VS Code drops the calls, openai-python raises", fr)
 				}
 			}
 		}
@@ -207,16 +208,12 @@ func assembleChat(se *sideEvents) *assembly {
 			a.flag("chat.finish-missing", last, "", "choice %d has no finish_reason: openai-node throws, VS Code drops tool calls", ch.Index)
 		}
 		for _, tc := range ch.ToolCalls {
-			if tc.Arguments != "" && !validJSON(tc.Arguments) && (s == nil || s.cumulative[tc.Index] < 2) {
+			if tc.Arguments != "" && !gjson.Valid(tc.Arguments) && (s == nil || s.cumulative[tc.Index] < 2) {
 				a.flag("tool.args-invalid-json", last, clip(tc.Arguments, 120), "tool call %d (%s) arguments are not valid JSON", tc.Index, tc.Name)
 			}
 		}
 	}
 	return a
-}
-
-func itoa(i int) string {
-	return strconvItoa(i)
 }
 
 // quoteTail shows the last few bytes of s, quoted, so control characters
@@ -225,5 +222,5 @@ func quoteTail(s string) string {
 	if len(s) > 24 {
 		s = "…" + s[len(s)-24:]
 	}
-	return strconvQuote(s)
+	return strconv.Quote(s)
 }

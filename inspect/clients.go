@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"github.com/seam-dev/seam/tape"
@@ -90,7 +91,9 @@ func emulateClients(s *SideReport) []ClientResult {
 		objs := se.objEvents()
 		vs := vscodeResponses(se.Events, objs)
 		node := sdkResponses(ClientOpenAINode, objs[:terminated])
-		out = append(out, vs, obsidianResult(spec.Text, spec), node, sdkResponses(ClientOpenAIPython, objs[:terminated]))
+		py := node
+		py.Client = ClientOpenAIPython
+		out = append(out, vs, obsidianResult(spec.Text, spec), node, py)
 	case Anthropic:
 		objs := se.objEvents()
 		vs := vscodeAnthropic(se.Events, objs)
@@ -475,7 +478,7 @@ func nodeChat(se *sideEvents, n int) ClientResult {
 			for _, tc := range cs.toolDeltas(d) {
 				i := tc.index
 				if i < 0 {
-					r.Error = joinErr(r.Error, "TypeError: tool_calls index "+itoa(i))
+					r.Error = joinErr(r.Error, "TypeError: tool_calls index "+strconv.Itoa(i))
 					continue
 				}
 				for len(calls) <= i {
@@ -502,7 +505,7 @@ func nodeChat(se *sideEvents, n int) ClientResult {
 	r.Text, r.Refusal = text.String(), refusal.String()
 	for i, c := range calls {
 		if c == nil {
-			r.Error = joinErr(r.Error, "tool_calls["+itoa(i)+"] is a hole (null)")
+			r.Error = joinErr(r.Error, "tool_calls["+strconv.Itoa(i)+"] is a hole (null)")
 			continue
 		}
 		c.Arguments = args[i].String()
@@ -537,7 +540,7 @@ func pythonChat(se *sideEvents, n int) ClientResult {
 			break
 		}
 		if e.Name == "error" || !ck.valid {
-			r.Error = joinErr(r.Error, "APIError or JSONDecodeError on event "+itoa(e.Index))
+			r.Error = joinErr(r.Error, "APIError or JSONDecodeError on event "+strconv.Itoa(e.Index))
 			break
 		}
 		deltas := cs.choiceDeltas(ck)

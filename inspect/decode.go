@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -79,8 +80,6 @@ type jshape struct {
 	k   jkind
 	arr bool
 }
-
-func shapeOf(v jv) jshape { return jshape{k: v.k, arr: v.isArray()} }
 
 func (t jshape) exists() bool  { return t.k != jAbsent }
 func (t jshape) isNull() bool  { return t.k == jNull }
@@ -543,28 +542,10 @@ const (
 	jJSON // object or array
 )
 
-func mkjv(v gjson.Result) jv {
-	switch v.Type {
-	case gjson.String:
-		return jv{s: v.Str, k: jString}
-	case gjson.Null:
-		if !v.Exists() {
-			return jv{}
-		}
-		return jv{k: jNull}
-	case gjson.True, gjson.False:
-		return jv{s: v.Raw, k: jBool}
-	case gjson.Number:
-		return jv{s: v.Raw, k: jNumber}
-	}
-	return jv{s: v.Raw, k: jJSON}
-}
-
 func (v jv) exists() bool    { return v.k != jAbsent }
 func (k jkind) exists() bool { return k != jAbsent }
 func (k jkind) isNull() bool { return k == jNull }
 func (v jv) isString() bool  { return v.k == jString }
-func (v jv) isNull() bool    { return v.k == jNull }
 func (v jv) isArray() bool   { return v.k == jJSON && v.s[0] == '[' }
 func (v jv) isObject() bool  { return v.k == jJSON && v.s[0] == '{' }
 
@@ -584,7 +565,7 @@ func (v jv) result() gjson.Result {
 	case jAbsent:
 		return gjson.Result{}
 	case jString:
-		return gjson.Result{Type: gjson.String, Str: v.s, Raw: strconvQuote(v.s)}
+		return gjson.Result{Type: gjson.String, Str: v.s, Raw: strconv.Quote(v.s)}
 	}
 	return gjson.Parse(v.s)
 }

@@ -169,3 +169,24 @@ func refDecodeObjEvent(o *refObjEvent, data string) {
 		return true
 	})
 }
+
+// mkjv converts a gjson value to a jv, as the scanner reads it.
+func mkjv(v gjson.Result) jv {
+	switch v.Type {
+	case gjson.String:
+		return jv{s: v.Str, k: jString}
+	case gjson.Null:
+		if !v.Exists() {
+			return jv{}
+		}
+		return jv{k: jNull}
+	case gjson.True, gjson.False:
+		return jv{s: v.Raw, k: jBool}
+	case gjson.Number:
+		return jv{s: v.Raw, k: jNumber}
+	}
+	return jv{s: v.Raw, k: jJSON}
+}
+
+// shapeOf keeps only the kind of v.
+func shapeOf(v jv) jshape { return jshape{k: v.k, arr: v.isArray()} }

@@ -50,6 +50,9 @@ func decodeSeeds(t testing.TB) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(files) == 0 {
+		t.Fatalf("no recorded streams in %s", realworld)
+	}
 	for _, f := range files {
 		for _, e := range parseSide(chunksOf(tape.Upstream, readTestdata(t, filepath.Base(f)), 0)).Events {
 			seeds = append(seeds, e.Data)

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -47,4 +48,37 @@ func FuzzPureInsertion(f *testing.F) {
 		f.Add(c[0], c[1])
 	}
 	f.Fuzz(checkPureInsertion)
+}
+
+// TestNoDiffsKeepsFindings: Options.NoDiffs only leaves the diffs out of the
+// report; the detectors that compare the sides still fire (the seam check,
+// demo, replay and diff commands inspect with NoDiffs).
+func TestNoDiffsKeepsFindings(t *testing.T) {
+	t.Parallel()
+	dedupe := exInput{up: chatText("timeand", "date"), client: chatText("timeand", "ate")}
+	r := Inspect(dedupe.capture(), Options{NoDiffs: true})
+	x := r.Exchanges[0]
+	if len(x.Diffs) != 0 {
+		t.Errorf("NoDiffs report holds %d diffs", len(x.Diffs))
+	}
+	ids := map[string]bool{}
+	for _, f := range x.Findings {
+		ids[f.ID] = true
+	}
+	for _, id := range []string{"diff.upstream-client", "diff.boundary-dedupe"} {
+		if !ids[id] {
+			t.Errorf("%s missing with NoDiffs; findings: %s", id, findingIDs(x.Findings))
+		}
+	}
+	for _, tc := range detectorCases() {
+		for _, in := range []exInput{tc.fire, tc.calm} {
+			with := Inspect(in.capture(), Options{})
+			without := Inspect(in.capture(), Options{NoDiffs: true})
+			for i := range with.Exchanges {
+				if a, b := with.Exchanges[i].Findings, without.Exchanges[i].Findings; !reflect.DeepEqual(a, b) {
+					t.Errorf("%s: findings differ with NoDiffs:\n%s\n%s", tc.id, findingIDs(a), findingIDs(b))
+				}
+			}
+		}
+	}
 }

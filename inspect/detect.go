@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/seam-dev/seam/tape"
@@ -145,7 +146,7 @@ func runHTTPStatus(c *exCtx) {
 	for _, s := range c.rep.Sides {
 		if s.Status >= 400 {
 			p := c.sidePointer(s, -1)
-			c.emit("http.status", p, clip(s.Message.Error, 160), "HTTP "+itoa(s.Status)+" on the "+string(s.Side)+" side")
+			c.emit("http.status", p, clip(s.Message.Error, 160), "HTTP "+strconv.Itoa(s.Status)+" on the "+string(s.Side)+" side")
 		}
 	}
 }
@@ -194,7 +195,7 @@ func runComments(c *exCtx) {
 		}
 		cm := s.ev.Comments[0]
 		p := Pointer{Ex: c.x.Ex, Side: s.Side, Event: -1, Chunk: cm.Chunk, Off: cm.Off, T: cm.T}
-		c.emit("sse.comment", p, ": "+clip(cm.Text, 60), itoa(len(s.ev.Comments))+" comment frame(s) in the "+string(s.Side)+" stream")
+		c.emit("sse.comment", p, ": "+clip(cm.Text, 60), strconv.Itoa(len(s.ev.Comments))+" comment frame(s) in the "+string(s.Side)+" stream")
 	}
 }
 
@@ -202,26 +203,24 @@ func runDisagree(c *exCtx) {
 	for _, d := range c.rep.Disagreements {
 		var parts []string
 		for _, v := range d.Values {
-			parts = append(parts, v.Client+"="+strconvQuote(clip(v.Value, 40)))
+			parts = append(parts, v.Client+"="+strconv.Quote(clip(v.Value, 40)))
 		}
 		c.emit("client.disagree", c.reqPointer(), strings.Join(parts, " "), "clients end up with different "+d.Field)
 	}
 }
 
 func runUpstreamClient(c *exCtx) {
-	for _, d := range c.rep.Diffs {
-		if d.Kind != DiffUpstreamClient || d.Equal {
-			continue
-		}
-		h := d.Hunks[0]
-		p := c.reqPointer()
-		if h.At != nil {
-			p = *h.At
-		}
-		c.emit("diff.upstream-client", p, hunkEvidence(h), itoa(len(d.Hunks))+" difference(s) between upstream and client text")
-		up, cl := c.sides[tape.Upstream], c.sides[tape.Client]
-		boundaryDedupe(c, up, cl)
+	d := c.upDiff
+	if d == nil || d.Equal {
+		return
 	}
+	h := d.Hunks[0]
+	p := c.reqPointer()
+	if h.At != nil {
+		p = *h.At
+	}
+	c.emit("diff.upstream-client", p, hunkEvidence(h), strconv.Itoa(len(d.Hunks))+" difference(s) between upstream and client text")
+	boundaryDedupe(c, c.sides[tape.Upstream], c.sides[tape.Client])
 }
 
 func hunkEvidence(h Hunk) string {

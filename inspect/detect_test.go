@@ -155,7 +155,7 @@ func respStream(evs ...respEv) string {
 		if name == "" {
 			name = e.typ
 		}
-		data := `{"type":"` + e.typ + `","sequence_number":` + itoa(i)
+		data := `{"type":"` + e.typ + `","sequence_number":` + strconv.Itoa(i)
 		if e.fields != "" {
 			data += "," + e.fields
 		}

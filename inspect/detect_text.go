@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -42,7 +43,7 @@ func runXML(c *exCtx) {
 			if single {
 				where = "one delta contains it"
 			} else if first := eventAt(ch.spans, i); first >= 0 {
-				where = "it spans events " + itoa(first) + "–" + itoa(ev) + "; no single delta contains it"
+				where = "it spans events " + strconv.Itoa(first) + "–" + strconv.Itoa(ev) + "; no single delta contains it"
 			}
 			return c.sidePointer(s, ev), where
 		}
@@ -67,7 +68,7 @@ func runXML(c *exCtx) {
 			if j == k+len("</use_tool") {
 				j = min(len(text), j+1)
 			}
-			c.emit("xml.unclosed-closer", p, text[k:j], "assembled "+string(s.Side)+" text has "+strconvQuote(text[k:j])+": the closer runs into what follows, so Obsidian merges the calls; born at this event ("+where+")")
+			c.emit("xml.unclosed-closer", p, text[k:j], "assembled "+string(s.Side)+" text has "+strconv.Quote(text[k:j])+": the closer runs into what follows, so Obsidian merges the calls; born at this event ("+where+")")
 		}
 		// <use_tool not followed by '>'.
 		for i := 0; ; {
@@ -82,7 +83,7 @@ func runXML(c *exCtx) {
 			}
 			j := min(len(text), i+12)
 			p, where := at(k, min(len(text), i+1))
-			c.emit("xml.partial-opener", p, text[k:j], "assembled "+string(s.Side)+" text has a partial opener "+strconvQuote(text[k:j])+" ("+where+")")
+			c.emit("xml.partial-opener", p, text[k:j], "assembled "+string(s.Side)+" text has a partial opener "+strconv.Quote(text[k:j])+" ("+where+")")
 		}
 		// Opener/closer nesting, duplicates, unclosed last block, tail.
 		depth, lastClose := 0, -1
@@ -96,7 +97,7 @@ func runXML(c *exCtx) {
 				pos := i + o
 				if depth > 0 {
 					p, where := at(pos, pos+len(xmlOpen))
-					c.emit("xml.nested-opener", p, clip(text[max(openAt, pos-40):pos+len(xmlOpen)], 80), "<use_tool> opens before the block at byte "+itoa(openAt)+" closed ("+where+")")
+					c.emit("xml.nested-opener", p, clip(text[max(openAt, pos-40):pos+len(xmlOpen)], 80), "<use_tool> opens before the block at byte "+strconv.Itoa(openAt)+" closed ("+where+")")
 				}
 				depth, openAt = depth+1, pos
 				i = pos + len(xmlOpen)
@@ -253,8 +254,8 @@ func boundaryDedupe(c *exCtx, up, cl *SideReport) {
 			if n <= 8 && !adjInsert && repeats && (boundary[ao] || boundary[ao+n]) {
 				ev := eventAt(b.spans, max(bo-1, 0))
 				from := max(0, ao-12)
-				c.emit("diff.boundary-dedupe", c.sidePointer(cl, ev), "upstream "+strconvQuote(a.Text[from:min(len(a.Text), ao+n+12)])+" / client "+strconvQuote(b.Text[max(0, bo-12):min(len(b.Text), bo+12)]),
-					"client lost "+strconvQuote(d.Text)+" at an upstream delta boundary (overlap dedupe)")
+				c.emit("diff.boundary-dedupe", c.sidePointer(cl, ev), "upstream "+strconv.Quote(a.Text[from:min(len(a.Text), ao+n+12)])+" / client "+strconv.Quote(b.Text[max(0, bo-12):min(len(b.Text), bo+12)]),
+					"client lost "+strconv.Quote(d.Text)+" at an upstream delta boundary (overlap dedupe)")
 			}
 			ao += n
 		}
@@ -299,16 +300,16 @@ func runRequestLint(c *exCtx) {
 			if prev >= 0 {
 				before = "a " + msgs[prev].role + " message"
 			}
-			c.emit("req.orphan-tool-result", p, "message "+itoa(i)+": tool result "+m.toolCallID+" after "+before,
+			c.emit("req.orphan-tool-result", p, "message "+strconv.Itoa(i)+": tool result "+m.toolCallID+" after "+before,
 				"tool result with no preceding assistant tool_calls: the model cannot tell what it answers (blank continuation)")
 			if prev >= 0 && msgs[prev].role == "user" {
-				c.emit("req.resent-user-prompt", p, "message "+itoa(prev)+": "+strconvQuote(clip(msgs[prev].text, 60)),
+				c.emit("req.resent-user-prompt", p, "message "+strconv.Itoa(prev)+": "+strconv.Quote(clip(msgs[prev].text, 60)),
 					"the user prompt is sent again right before the tool result instead of the assistant's tool call")
 			}
 			continue
 		}
 		if m.toolCallID != "" && !ids[m.toolCallID] {
-			c.emit("req.unknown-tool-call-id", p, "message "+itoa(i)+": tool_call_id "+m.toolCallID, "tool result id matches no tool call in the request")
+			c.emit("req.unknown-tool-call-id", p, "message "+strconv.Itoa(i)+": tool_call_id "+m.toolCallID, "tool result id matches no tool call in the request")
 		}
 	}
 }
@@ -357,9 +358,9 @@ func runSchema(c *exCtx) {
 		if m.role != "assistant" {
 			continue
 		}
-		addText(m.text, "request message "+itoa(i), c.reqPointer())
+		addText(m.text, "request message "+strconv.Itoa(i), c.reqPointer())
 		for _, tc := range m.toolCalls {
-			addJSON(tc, "request message "+itoa(i), c.reqPointer())
+			addJSON(tc, "request message "+strconv.Itoa(i), c.reqPointer())
 		}
 	}
 	for _, k := range calls {
@@ -406,7 +407,7 @@ func runRetrySeam(c *exCtx) {
 	}
 	failed := p.view.Message.Error != "" || (p.view.Outcome != "" && !p.view.Outcome.Success()) || p.view.Status >= 400
 	if failed {
-		c.emit("exchange.retry-seam", c.reqPointer(), "exchange "+itoa(p.x.Ex)+" failed ("+clip(p.view.Message.Error+" "+string(p.view.Outcome), 60)+")",
-			"same request as the failed exchange "+itoa(p.x.Ex)+": a client that keeps its text buffer joins both attempts")
+		c.emit("exchange.retry-seam", c.reqPointer(), "exchange "+strconv.Itoa(p.x.Ex)+" failed ("+clip(p.view.Message.Error+" "+string(p.view.Outcome), 60)+")",
+			"same request as the failed exchange "+strconv.Itoa(p.x.Ex)+": a client that keeps its text buffer joins both attempts")
 	}
 }

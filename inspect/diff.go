@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/seam-dev/seam/tape"
@@ -83,7 +84,7 @@ func DiffExchangeReports(a, b *ExchangeReport) *Diff {
 }
 
 func reportSide(x *ExchangeReport) diffSide {
-	label := "ex " + itoa(x.Ex)
+	label := "ex " + strconv.Itoa(x.Ex)
 	for _, s := range x.Sides {
 		if len(x.Sides) == 1 || s.Side == tape.Client {
 			text := s.Message.Text()
@@ -230,8 +231,8 @@ func addLines(h *Hunk, op, s string) {
 }
 
 // exchangeDiffs computes the diffs an exchange report shows: streamed vs
-// final per side where the stream claims a final output, and upstream vs
-// client when both sides were recorded.
+// final per side where the stream claims a final output, then upstream vs
+// client (ctx.upDiff) when both sides were recorded.
 func exchangeDiffs(ctx *exCtx) []*Diff {
 	var out []*Diff
 	for _, s := range ctx.rep.Sides {
@@ -244,11 +245,21 @@ func exchangeDiffs(ctx *exCtx) []*Diff {
 		final := diffSide{label: string(side) + " final", text: m.Final.Text()}
 		out = append(out, diffSides(DiffStreamedFinal, streamed, final))
 	}
-	up, cl := ctx.sides[tape.Upstream], ctx.sides[tape.Client]
-	if up != nil && cl != nil && cl.Chunks > 0 && up.Chunks > 0 {
-		out = append(out, diffSides(DiffUpstreamClient, textSide(ctx.x.Ex, up), textSide(ctx.x.Ex, cl)))
+	if ctx.upDiff != nil {
+		out = append(out, ctx.upDiff)
 	}
 	return out
+}
+
+// upstreamClientDiff compares the upstream and client text when both sides
+// carry a body, else it returns nil. The detectors use it whether or not
+// the report shows diffs.
+func upstreamClientDiff(ctx *exCtx) *Diff {
+	up, cl := ctx.sides[tape.Upstream], ctx.sides[tape.Client]
+	if up == nil || cl == nil || cl.Chunks == 0 || up.Chunks == 0 {
+		return nil
+	}
+	return diffSides(DiffUpstreamClient, textSide(ctx.x.Ex, up), textSide(ctx.x.Ex, cl))
 }
 
 func textSide(ex int, s *SideReport) diffSide {

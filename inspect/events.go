@@ -62,17 +62,11 @@ type sideEvents struct {
 // chatEvents returns the events decoded as Chat Completions chunks.
 func (s *sideEvents) chatEvents() *chatSide {
 	if s.chat == nil {
-		t, k := s.twin, 0
-		if t != nil && t.chat != nil {
-			k = s.sharedPrefix(t)
+		var pre *chatSide
+		if s.twin != nil {
+			pre = s.twin.chat
 		}
-		if k > 0 && k == len(s.Events) && k == len(t.Events) {
-			s.chat = t.chat
-		} else if k > 0 {
-			s.chat = decodeChat(s.Events, t.chat, k)
-		} else {
-			s.chat = decodeChat(s.Events, nil, 0)
-		}
+		s.chat = decodeWithTwin(s, pre, pre != nil, decodeChat)
 	}
 	return s.chat
 }
@@ -80,19 +74,27 @@ func (s *sideEvents) chatEvents() *chatSide {
 // objEvents returns the events decoded as Responses or Anthropic events.
 func (s *sideEvents) objEvents() []objEvent {
 	if s.obj == nil {
-		t, k := s.twin, 0
-		if t != nil && t.obj != nil {
-			k = s.sharedPrefix(t)
+		var pre []objEvent
+		if s.twin != nil {
+			pre = s.twin.obj
 		}
-		if k > 0 && k == len(s.Events) && k == len(t.Events) {
-			s.obj = t.obj
-		} else if k > 0 {
-			s.obj = decodeObj(s.Events, t.obj, k)
-		} else {
-			s.obj = decodeObj(s.Events, nil, 0)
-		}
+		s.obj = decodeWithTwin(s, pre, pre != nil, decodeObj)
 	}
 	return s.obj
+}
+
+// decodeWithTwin decodes s's events with decode, reusing pre, the payloads
+// the twin side decoded (when havePre), for the leading events both sides
+// share; when they share every event, pre itself is the result.
+func decodeWithTwin[T any](s *sideEvents, pre T, havePre bool, decode func(events []Event, from T, k int) T) T {
+	k := 0
+	if havePre {
+		k = s.sharedPrefix(s.twin)
+	}
+	if k > 0 && k == len(s.Events) && k == len(s.twin.Events) {
+		return pre
+	}
+	return decode(s.Events, pre, k)
 }
 
 // sharedPrefix returns how many leading events s and t have with the same

@@ -27,14 +27,10 @@ func chunksOf(side tape.Side, body []byte, n int) []tape.Chunk {
 const realworld = "../fixtures/realworld"
 
 // readTestdata reads a recorded stream from the repository's copy of the
-// real-world corpus, or a file of this package's testdata.
+// real-world corpus.
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
-	path := filepath.Join(realworld, name)
-	if _, err := os.Stat(path); err != nil {
-		path = filepath.Join("testdata", name)
-	}
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(filepath.Join(realworld, name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/seam-dev/seam/sse"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -41,7 +42,7 @@ func Import(r io.Reader, name string) (*tape.Capture, error) {
 	case bytes.HasPrefix(trim, []byte("{")):
 		addExchange(c, "", "", nil, 200, splitJSONL(b))
 	default:
-		addExchange(c, "", "", nil, 200, splitSSE(b))
+		addExchange(c, "", "", nil, 200, sse.SplitEvents(b))
 	}
 	if len(c.Exchanges) == 0 {
 		return nil, fmt.Errorf("import %s: no exchanges found", name)
@@ -65,22 +66,6 @@ func addExchange(c *tape.Capture, method, url string, reqBody []byte, status int
 	}
 	x.Upstream.End = &tape.End{Ex: ex, Side: tape.Upstream, T: t + 1e6, Outcome: tape.Complete, Bytes: off}
 	c.Exchanges = append(c.Exchanges, x)
-}
-
-// splitSSE cuts a raw body into one piece per event (after each blank
-// line), keeping every byte.
-func splitSSE(b []byte) [][]byte {
-	var out [][]byte
-	for len(b) > 0 {
-		i := bytes.Index(b, []byte("\n\n"))
-		if i < 0 {
-			out = append(out, b)
-			break
-		}
-		out = append(out, b[:i+2])
-		b = b[i+2:]
-	}
-	return out
 }
 
 // splitJSONL wraps each JSON line as an SSE event, named by its type.
@@ -174,7 +159,7 @@ func importCassette(c *tape.Capture, b []byte) error {
 		case string:
 			body = v
 		}
-		addExchange(c, method, uri, reqBody, status, splitSSE([]byte(body)))
+		addExchange(c, method, uri, reqBody, status, sse.SplitEvents([]byte(body)))
 	}
 	return nil
 }

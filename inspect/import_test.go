@@ -2,9 +2,10 @@ package inspect
 
 import (
 	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
-
-	"github.com/seam-dev/seam/tape"
 )
 
 func TestImportCassetteBodiesMatchExtractedSSE(t *testing.T) {
@@ -75,24 +76,96 @@ func TestImportSnapshotJSON(t *testing.T) {
 	}
 }
 
-// TestRealWorldStreamsHaveNoErrors checks that every clean real-world
-// stream inspects without error findings (issue 4, point 3).
-func TestRealWorldStreamsHaveNoErrors(t *testing.T) {
+// TestImportSSELineEndings: a raw SSE body imports as one chunk per event
+// whatever its line endings (LF, CRLF or CR), keeping every byte, and
+// assembles to the same message.
+func TestImportSSELineEndings(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{
-		"openai-chat-parallel-tool-calls.sse", "openai-chat-n3-choices.sse", "openai-chat-finish-length.sse",
-		"openai-chat-long-text.sse", "openai-chat-refusal.sse", "pydantic-ai-openai-responses-stream.1.sse",
-		"pydantic-ai-openai-responses-streaming-usage.sse", "anthropic-sdk-basic-response.sse",
-		"anthropic-sdk-tool-use-response.sse", "anthropic-sdk-incomplete-partial-json-response.sse",
-		"pydantic-ai-openai-responses-streaming-usage.yaml",
-	} {
-		t.Run(name, func(t *testing.T) {
+	lf := cc(chatRole) + cc(`{"content":"Hel"}`) + ccf(`{"content":"lo"}`, "stop") + done
+	for _, eol := range []string{"\n", "\r\n", "\r"} {
+		t.Run(strconv.Quote(eol), func(t *testing.T) {
 			t.Parallel()
-			c, err := Import(bytes.NewReader(readTestdata(t, name)), name)
+			body := strings.ReplaceAll(lf, "\n", eol)
+			c, err := Import(strings.NewReader(body), "body.sse")
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, x := range Inspect(c, Options{}).Exchanges {
+			x := c.Exchanges[0]
+			if got := string(x.Upstream.Body()); got != body {
+				t.Fatalf("body changed: %q", got)
+			}
+			if n := len(x.Upstream.Chunks); n != 4 {
+				t.Errorf("%d chunks, want one per event (4)", n)
+			}
+			for i, ch := range x.Upstream.Chunks {
+				if !strings.HasSuffix(string(ch.Data), eol+eol) {
+					t.Errorf("chunk %d does not end at a blank line: %q", i, ch.Data)
+				}
+			}
+			m := Inspect(c, Options{}).Exchanges[0].Sides[0].Message
+			if m.Text() != "Hello" || m.Status != "done" {
+				t.Errorf("text %q status %q", m.Text(), m.Status)
+			}
+		})
+	}
+}
+
+// TestRealWorldStreamsHaveNoErrors checks that every clean real-world
+// stream imports as one exchange per interaction, assembles in its protocol
+// to a non-empty message that equals assembling the raw stream directly,
+// and inspects without error findings (issue 4, point 3).
+func TestRealWorldStreamsHaveNoErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name     string
+		protocol Protocol
+		// direct names the raw stream of each interaction.
+		direct []string
+	}{
+		{"openai-chat-parallel-tool-calls.sse", Chat, nil},
+		{"openai-chat-n3-choices.sse", Chat, nil},
+		{"openai-chat-finish-length.sse", Chat, nil},
+		{"openai-chat-long-text.sse", Chat, nil},
+		{"openai-chat-refusal.sse", Chat, nil},
+		{"pydantic-ai-openai-responses-stream.1.sse", Responses, nil},
+		{"pydantic-ai-openai-responses-streaming-usage.sse", Responses, nil},
+		{"anthropic-sdk-basic-response.sse", Anthropic, nil},
+		{"anthropic-sdk-tool-use-response.sse", Anthropic, nil},
+		{"anthropic-sdk-incomplete-partial-json-response.sse", Anthropic, nil},
+		{"pydantic-ai-openai-responses-streaming-usage.yaml", Responses, []string{"pydantic-ai-openai-responses-streaming-usage.sse"}},
+		{"pydantic-ai-openai-responses-stream.yaml", Responses, []string{"pydantic-ai-openai-responses-stream.1.sse", "pydantic-ai-openai-responses-stream.2.sse"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			direct := c.direct
+			if direct == nil {
+				direct = []string{c.name}
+			}
+			capture, err := Import(bytes.NewReader(readTestdata(t, c.name)), c.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Inspect(capture, Options{})
+			if len(r.Exchanges) != len(direct) {
+				t.Fatalf("%d exchanges, want %d", len(r.Exchanges), len(direct))
+			}
+			for i, x := range r.Exchanges {
+				if x.Protocol != c.protocol || len(x.Sides) != 1 {
+					t.Fatalf("exchange %d: protocol %s with %d sides, want %s on one side", x.Ex, x.Protocol, len(x.Sides), c.protocol)
+				}
+				m := x.Sides[0].Message
+				if len(m.Choices) == 0 {
+					t.Fatalf("exchange %d: no choices", x.Ex)
+				}
+				if ch := m.Choices[0]; ch.Text == "" && ch.Refusal == "" && len(ch.ToolCalls) == 0 {
+					t.Errorf("exchange %d: no text, refusal or tool calls", x.Ex)
+				}
+				a, _ := assembleFile(t, direct[i], 0)
+				got, _ := json.Marshal(m)
+				want, _ := json.Marshal(&a.msg)
+				if !bytes.Equal(got, want) {
+					t.Errorf("exchange %d differs from assembling %s directly:\n got %s\nwant %s", x.Ex, direct[i], got, want)
+				}
 				for _, f := range x.Findings {
 					if f.Severity == Error {
 						t.Errorf("%s: %s", f.ID, f.Message)
@@ -102,5 +175,3 @@ func TestRealWorldStreamsHaveNoErrors(t *testing.T) {
 		})
 	}
 }
-
-var _ = tape.Client

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,7 +13,8 @@ import (
 )
 
 // codexDeltas returns the 282 agent_message_delta strings of the real Codex
-// event log (testdata/codex-proto-upstream-use-tool.jsonl, see README.md).
+// event log (fixtures/realworld/codex-proto-upstream-use-tool.jsonl, see
+// fixtures/README.md).
 func codexDeltas(t testing.TB) []string {
 	t.Helper()
 	var out []string
@@ -128,7 +130,7 @@ func TestIncidentUnclosedCloser(t *testing.T) {
 	if err := WriteText(&text, r, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"xml.unclosed-closer", `"</use_tool<use_tool>"`, "client event " + itoa(blockEvent), "+ </use_tool<use_tool>"} {
+	for _, want := range []string{"xml.unclosed-closer", `"</use_tool<use_tool>"`, "client event " + strconv.Itoa(blockEvent), "+ </use_tool<use_tool>"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q", want)
 		}

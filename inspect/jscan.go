@@ -178,7 +178,7 @@ func (sc *jscan) str() string {
 	return sc.val().String()
 }
 
-// jv reads a value and returns it as mkjv would.
+// jv reads a value and returns it as the reference decoder's mkjv (decode_ref_test.go) would.
 func (sc *jscan) jv() jv {
 	s := sc.s
 	i := jsWS(s, sc.i)
@@ -236,7 +236,7 @@ func (sc *jscan) skip() {
 	sc.i = end
 }
 
-// jv returns the value as mkjv would.
+// jv returns the value as the reference decoder's mkjv (decode_ref_test.go) would.
 func (v jval) jv() jv {
 	switch v.k {
 	case jString:

@@ -53,9 +53,6 @@ func ParseXMLToolCalls(text string) []XMLToolCall {
 			end, closed = bodyStart+j+len(xmlClose), true
 		}
 		pos = end
-		if pos == start {
-			pos = start + 1
-		}
 		ns := strings.Index(body, "<name>")
 		if ns < 0 {
 			continue
@@ -190,19 +187,18 @@ func StripToolCallXML(text string) string {
 // ending at the first closing tag after its opening tag: what replacing the
 // regexp (?s)<use_tool>.*?</use_tool> with "" does, without the regexp.
 func removeCompleteBlocks(s string) string {
-	const closer = "</use_tool>"
 	var b strings.Builder
 	for {
 		i := strings.Index(s, xmlOpen)
 		if i < 0 {
 			break
 		}
-		j := strings.Index(s[i+len(xmlOpen):], closer)
+		j := strings.Index(s[i+len(xmlOpen):], xmlClose)
 		if j < 0 {
 			break
 		}
 		b.WriteString(s[:i])
-		s = s[i+len(xmlOpen)+j+len(closer):]
+		s = s[i+len(xmlOpen)+j+len(xmlClose):]
 	}
 	if b.Len() == 0 {
 		return s

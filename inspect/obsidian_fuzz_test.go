@@ -8,7 +8,8 @@ import (
 
 // FuzzParseXMLToolCalls: the Obsidian XML parser never panics on any text,
 // is deterministic, finds nothing without an opener, and reports blocks as
-// ordered byte ranges of the text that start with the opener.
+// ordered, non-overlapping byte ranges of the text that start with the
+// opener.
 func FuzzParseXMLToolCalls(f *testing.F) {
 	for _, s := range []string{
 		"<use_tool>\n<name>getFileTree</name>\n</use_tool>",
@@ -27,7 +28,7 @@ func FuzzParseXMLToolCalls(f *testing.F) {
 		if !strings.Contains(text, xmlOpen) && len(calls) > 0 {
 			t.Fatalf("%d calls without an opener", len(calls))
 		}
-		prev := 0
+		prev := 0 // the previous block's end: blocks never overlap
 		for _, c := range calls {
 			if c.Start < prev || c.End < c.Start || c.End > len(text) || !strings.HasPrefix(text[c.Start:], xmlOpen) {
 				t.Fatalf("bad range %d-%d (previous end %d) in %q", c.Start, c.End, prev, text)
@@ -35,7 +36,7 @@ func FuzzParseXMLToolCalls(f *testing.F) {
 			if c.Name == "" {
 				t.Fatalf("a call without a name")
 			}
-			prev = c.Start
+			prev = c.End
 		}
 		_ = StripToolCallXML(text)
 	})

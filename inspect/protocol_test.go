@@ -18,6 +18,9 @@ func TestProtocolPerSide(t *testing.T) {
 	}
 	x := inspect.Inspect(c, inspect.Options{}).Exchanges[0]
 	want := map[tape.Side]inspect.Protocol{tape.Upstream: inspect.Chat, tape.Client: inspect.Responses}
+	if len(x.Sides) != 2 {
+		t.Fatalf("%d sides, want upstream and client", len(x.Sides))
+	}
 	for _, s := range x.Sides {
 		if s.Message.Protocol != want[s.Side] {
 			t.Errorf("%s side assembled as %s, want %s", s.Side, s.Message.Protocol, want[s.Side])

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -42,7 +43,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 	for _, x := range r.Exchanges {
 		fmt.Fprintf(bw, "%s\n", paint(ansiBold, fmt.Sprintf("== exchange %d  %s %s", x.Ex, x.Method, x.Endpoint)))
 		fmt.Fprintf(bw, "   model %s · %s · status %d · %s · ttfb %s · duration %s · %d events\n",
-			orDash(x.Model), x.Protocol, x.Status, orDash(string(x.Outcome)), fmtDur(x.TTFB), fmtDur(x.Dur), x.Events)
+			orDash(x.Model), x.Protocol, x.Status, orDash(string(x.Outcome)), FormatDuration(x.TTFB), FormatDuration(x.Dur), x.Events)
 		for _, s := range x.Sides {
 			m := s.Message
 			fmt.Fprintf(bw, "-- %s: %d chunks, %d events, %d bytes", s.Side, s.Chunks, s.Events, s.Bytes)
@@ -58,11 +59,11 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 					fmt.Fprintf(bw, "   choice %d\n", ch.Index)
 				}
 				if ch.Reasoning != "" {
-					fmt.Fprintf(bw, "   reasoning: %s\n", strconvQuote(clip(ch.Reasoning, 200)))
+					fmt.Fprintf(bw, "   reasoning: %s\n", strconv.Quote(clip(ch.Reasoning, 200)))
 				}
-				fmt.Fprintf(bw, "   text: %s\n", strconvQuote(clip(ch.Text, 400)))
+				fmt.Fprintf(bw, "   text: %s\n", strconv.Quote(clip(ch.Text, 400)))
 				if ch.Refusal != "" {
-					fmt.Fprintf(bw, "   refusal: %s\n", strconvQuote(ch.Refusal))
+					fmt.Fprintf(bw, "   refusal: %s\n", strconv.Quote(ch.Refusal))
 				}
 				for _, tc := range ch.ToolCalls {
 					fmt.Fprintf(bw, "   tool %d %s %s #%s\n", tc.Index, tc.Name, clip(tc.Arguments, 200), tc.ID)
@@ -85,7 +86,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			for _, d := range x.Disagreements {
 				fmt.Fprintf(bw, "   %s:\n", d.Field)
 				for _, v := range d.Values {
-					fmt.Fprintf(bw, "     %-14s %s\n", v.Client, strconvQuote(clip(v.Value, 120)))
+					fmt.Fprintf(bw, "     %-14s %s\n", v.Client, strconv.Quote(clip(v.Value, 120)))
 				}
 			}
 		}
@@ -101,7 +102,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			fmt.Fprintf(bw, "   %s %s  %s\n", paint(code, fmt.Sprintf("%-5s", f.Severity)), f.ID, f.Message)
 			fmt.Fprintf(bw, "         at %s\n", f.Pointer)
 			if f.Evidence != "" {
-				fmt.Fprintf(bw, "         evidence: %s\n", strconvQuote(f.Evidence))
+				fmt.Fprintf(bw, "         evidence: %s\n", strconv.Quote(f.Evidence))
 			}
 		}
 		for _, d := range x.Diffs {
@@ -173,9 +174,9 @@ func WriteClient(w io.Writer, r *Report, client string) error {
 				continue
 			}
 			fmt.Fprintf(bw, "== exchange %d as %s (%s)\n", x.Ex, c.Client, c.Rule)
-			fmt.Fprintf(bw, "text: %s\n", strconvQuote(c.Text))
+			fmt.Fprintf(bw, "text: %s\n", strconv.Quote(c.Text))
 			if c.Display != nil {
-				fmt.Fprintf(bw, "display: %s\n", strconvQuote(*c.Display))
+				fmt.Fprintf(bw, "display: %s\n", strconv.Quote(*c.Display))
 			}
 			for _, tc := range c.ToolCalls {
 				fmt.Fprintf(bw, "tool %d %s %s #%s\n", tc.Index, tc.Name, tc.Arguments, tc.ID)
@@ -204,6 +205,6 @@ func visible(s string) string {
 	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' }) {
 		return s
 	}
-	q := strconvQuote(s)
+	q := strconv.Quote(s)
 	return q[1 : len(q)-1]
 }

@@ -18,7 +18,8 @@ type Options struct {
 	Protocol Protocol
 	// Ex selects one exchange by number; 0 inspects all.
 	Ex int
-	// NoDiffs skips computing diffs.
+	// NoDiffs leaves the diffs out of the report. Detectors that compare
+	// the sides (diff.upstream-client, diff.boundary-dedupe) still run.
 	NoDiffs bool
 }
 
@@ -138,6 +139,9 @@ type exCtx struct {
 	// profile is the engine profile recorded in the capture header.
 	profile string
 	sev     map[string]Severity
+	// upDiff is the upstream-vs-client diff, computed whatever
+	// Options.NoDiffs says, or nil when the exchange lacks a side.
+	upDiff *Diff
 }
 
 func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCtx) *exCtx {
@@ -180,6 +184,7 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		rep.Clients = emulateClients(v)
 		rep.Disagreements = disagreements(rep.Clients)
 	}
+	ctx.upDiff = upstreamClientDiff(ctx)
 	if !opts.NoDiffs {
 		rep.Diffs = exchangeDiffs(ctx)
 	}
@@ -233,7 +238,10 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		}
 		sr.asm = assemble(p, sr.ev)
 	} else {
-		body := string((&tape.SideData{Chunks: sd.Chunks}).Body())
+		body := sr.ev.body // the joined body, when parseSideTwin built it
+		if body == "" {
+			body = string(sd.Body())
+		}
 		if p == Unknown {
 			if p = protocolOfPayload(body); p == Unknown {
 				p = protocolOfURL(url)

@@ -1,7 +1,9 @@
 package inspect
 
 import (
-	"sort"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -39,14 +41,7 @@ func (it *respItem) part(ci int) *respPart {
 	return p
 }
 
-func (it *respItem) sortedParts() []int {
-	keys := make([]int, 0, len(it.parts))
-	for k := range it.parts {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	return keys
-}
+func (it *respItem) sortedParts() []int { return slices.Sorted(maps.Keys(it.parts)) }
 
 // assembleResponses follows protocols.md §3.3: items by output_index, text
 // parts by content_index (item_id is not used for routing, as GitHub
@@ -96,7 +91,7 @@ func assembleResponses(se *sideEvents) *assembly {
 		if r.hasSeq {
 			n := r.seq
 			if lastSeq >= 0 && n != lastSeq+1 {
-				a.flag("responses.sequence", i, "sequence_number "+itoa(int(lastSeq))+" then "+itoa(int(n)), "sequence_number does not increase by one")
+				a.flag("responses.sequence", i, "sequence_number "+strconv.Itoa(int(lastSeq))+" then "+strconv.Itoa(int(n)), "sequence_number does not increase by one")
 			}
 			lastSeq = n
 		}
@@ -226,12 +221,7 @@ func assembleResponses(se *sideEvents) *assembly {
 	ch := m.choice(0)
 	ch.Role = "assistant"
 	var text, reasoning, refusal strings.Builder
-	keys := make([]int, 0, len(items))
-	for k := range items {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(items)) {
 		it := items[k]
 		switch {
 		case it.typ == "function_call" || it.args.Len() > 0 && it.typ == "":
@@ -350,5 +340,5 @@ func diffEvidence(got, want string) string {
 		from--
 	}
 	g, w := got[from:], want[from:]
-	return "deltas: " + strconvQuote(clip(g, 60)) + " / final: " + strconvQuote(clip(w, 60)) + " (at byte " + itoa(i) + ")"
+	return "deltas: " + strconv.Quote(clip(g, 60)) + " / final: " + strconv.Quote(clip(w, 60)) + " (at byte " + strconv.Itoa(i) + ")"
 }

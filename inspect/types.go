@@ -83,7 +83,7 @@ func (p Pointer) String() string {
 		fmt.Fprintf(&b, " %s", p.Side)
 	}
 	if p.Event >= 0 {
-		fmt.Fprintf(&b, " event %d (chunk %d, byte %d, t=%s)", p.Event, p.Chunk, p.Off, fmtDur(p.T))
+		fmt.Fprintf(&b, " event %d (chunk %d, byte %d, t=%s)", p.Event, p.Chunk, p.Off, FormatDuration(p.T))
 	}
 	return b.String()
 }
@@ -138,8 +138,6 @@ type Choice struct {
 
 	// spans maps byte ranges of Text back to the events that added them.
 	spans []span
-	// textNull records that content was never a string (Chat null content).
-	textNull bool
 }
 
 // span says that the bytes of a text from At on were added by event Event.
@@ -207,7 +205,11 @@ func (m *Message) Text() string {
 	return ""
 }
 
-func fmtDur(ns int64) string {
+// FormatDuration renders a duration in nanoseconds compactly, as reports
+// and the TUI show it: microseconds below a millisecond, milliseconds with
+// one decimal below a second, else seconds with two; "-" when negative
+// (unknown).
+func FormatDuration(ns int64) string {
 	switch {
 	case ns < 0:
 		return "-"

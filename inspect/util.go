@@ -3,12 +3,10 @@ package inspect
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"strings"
-)
 
-func strconvItoa(i int) string     { return strconv.Itoa(i) }
-func strconvQuote(s string) string { return strconv.Quote(s) }
+	"github.com/seam-dev/seam/tape"
+)
 
 // marshalArgs renders parsed XML arguments as JSON with sorted keys.
 func marshalArgs(args map[string]any) string {
@@ -19,4 +17,12 @@ func marshalArgs(args map[string]any) string {
 		return "{}"
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// jsonMember renders the JSON object member "key":"val", both escaped, as
+// evidence of a field a payload carried.
+func jsonMember(key, val string) string {
+	b := tape.AppendJSONString(nil, key)
+	b = append(b, ':')
+	return string(tape.AppendJSONString(b, val))
 }
