@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -301,7 +302,7 @@ func jsTrimBytes(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	if len(b) > 0 && (b[0] >= 0x80 || b[len(b)-1] >= 0x80) {
-		return []byte(jsTrim(string(b)))
+		return []byte(shape.TrimJS(string(b)))
 	}
 	return b
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/shape"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -125,7 +126,7 @@ func runXML(c *exCtx) {
 			c.emit("xml.unclosed-block", p, clip(text[openAt:], 80), "the last tool block is never closed: Obsidian parses it best effort and hides everything after <use_tool>")
 		}
 		if lastClose >= 0 && depth == 0 {
-			if tail := jsTrim(text[lastClose:]); tail != "" {
+			if tail := shape.TrimJS(text[lastClose:]); tail != "" {
 				p, _ := at(lastClose, len(text))
 				c.emit("xml.text-after-tools", p, clip(tail, 80), "text after the last </use_tool>: Copilot may hang on \"Calling …\"")
 			}

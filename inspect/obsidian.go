@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/seam-dev/seam/shape"
 )
 
 // XMLToolCall is one tool call as Obsidian Copilot's parseXMLToolCalls
@@ -61,18 +63,18 @@ func ParseXMLToolCalls(text string) []XMLToolCall {
 		if ne < 0 {
 			continue
 		}
-		name := jsTrim(body[ns+6 : ns+6+ne])
+		name := shape.TrimJS(body[ns+6 : ns+6+ne])
 		if name == "" {
 			continue
 		}
 		rest := body[:ns] + body[ns+6+ne+7:]
 		call := XMLToolCall{Name: name, Args: map[string]any{}, Start: start, End: end, Closed: closed}
 		forEachPair(rest, func(tag, inner string) {
-			key := jsTrim(tag)
+			key := shape.TrimJS(tag)
 			if _, dup := call.Args[key]; !dup {
 				call.Keys = append(call.Keys, key)
 			}
-			call.Args[key] = parseParameterContent(key, jsTrim(inner))
+			call.Args[key] = parseParameterContent(key, shape.TrimJS(inner))
 		})
 		calls = append(calls, call)
 		if !closed {
@@ -138,7 +140,7 @@ func parseParameterContent(key, v string) any {
 		var items []any
 		forEachPair(v, func(tag, inner string) {
 			if tag == "item" {
-				items = append(items, parseParameterContent("", jsTrim(inner)))
+				items = append(items, parseParameterContent("", shape.TrimJS(inner)))
 			}
 		})
 		if items != nil {
@@ -147,7 +149,7 @@ func parseParameterContent(key, v string) any {
 	}
 	obj := map[string]any{}
 	forEachPair(v, func(tag, inner string) {
-		obj[jsTrim(tag)] = parseParameterContent(jsTrim(tag), jsTrim(inner))
+		obj[shape.TrimJS(tag)] = parseParameterContent(shape.TrimJS(tag), shape.TrimJS(inner))
 	})
 	if len(obj) == 0 {
 		return v
@@ -180,7 +182,7 @@ func StripToolCallXML(text string) string {
 	if strings.Contains(s, "\n\n\n") {
 		s = manyNewlines.ReplaceAllString(s, "\n\n")
 	}
-	return jsTrim(s)
+	return shape.TrimJS(s)
 }
 
 // removeCompleteBlocks removes every "<use_tool>...</use_tool>" block, each
@@ -205,16 +207,4 @@ func removeCompleteBlocks(s string) string {
 	}
 	b.WriteString(s)
 	return b.String()
-}
-
-// jsTrim trims like JavaScript's String.prototype.trim: Unicode white space,
-// line terminators and U+FEFF, but not U+0085.
-func jsTrim(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		switch r {
-		case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-			return true
-		}
-		return r >= 0x2000 && r <= 0x200A
-	})
 }

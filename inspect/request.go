@@ -3,6 +3,7 @@ package inspect
 import (
 	"strings"
 
+	"github.com/seam-dev/seam/shape"
 	"github.com/tidwall/gjson"
 )
 
@@ -198,7 +199,7 @@ func xmlCatalogue(s string) []*toolSchema {
 		}
 		ts := &toolSchema{name: name, params: map[string]bool{}, strictKw: true, source: "system-prompt"}
 		forEachPair(after[len("<parameters>"):pe], func(tag, _ string) {
-			ts.params[jsTrim(tag)] = false
+			ts.params[shape.TrimJS(tag)] = false
 		})
 		ts.void = len(ts.params) == 0
 		out = append(out, ts)

@@ -18,7 +18,7 @@ import "github.com/tidwall/gjson"
 // With voidArgs (the historical behaviour, bug class P) an empty object
 // renders as <args>{}</args> and empty arguments render nothing at all.
 func renderXML(dst []byte, name, args string, voidArgs bool) []byte {
-	a := jsTrim(args)
+	a := TrimJS(args)
 	if a == "" && voidArgs {
 		return dst
 	}
