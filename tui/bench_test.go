@@ -30,7 +30,7 @@ func openToList(tb testing.TB, path string) string {
 	}
 	defer m.close()
 	m.badging = true // measure the open, not the background badges
-	m.Update(tickSize(120, 35))
+	m.Update(resize(120, 35))
 	drive(tb, m, m.Init())
 	return screen(m)
 }
@@ -50,5 +50,42 @@ func BenchmarkOpenLargeCapture(b *testing.B) {
 		if !strings.Contains(v, "▸ 1 ") {
 			b.Fatalf("no list rendered:\n%s", v)
 		}
+	}
+}
+
+// BenchmarkBadgeUpdates measures the model taking in the background
+// findings badges of a 20 000-exchange capture, one badgeMsg each, as the
+// list is open: with the default sort (rows are not re-filtered) and with a
+// severity filter (every badge re-filters). The inspection itself runs in
+// commands and is not measured.
+func BenchmarkBadgeUpdates(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "many.ndjson")
+	if err := os.WriteFile(path, synthCapture(20000, 2, false), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, filter := range []string{"", "sev:warn"} {
+		b.Run("filter="+filter, func(b *testing.B) {
+			m, err := newModel(context.Background(), Options{Paths: []string{path}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.close()
+			m.badging = true
+			m.Update(resize(120, 35))
+			drive(b, m, m.Init())
+			m.list.filter = filter
+			for b.Loop() {
+				clear(m.badges)
+				m.badging, m.badgeNext = false, 0
+				for i := range m.sums {
+					s := &m.sums[i]
+					m.badging = true
+					m.Update(badgeMsg{key: exKey{s.file, s.ex}, b: badge{rev: s.rev, counts: [3]int{0, 1, 0}, events: 2}})
+				}
+			}
+			if len(m.list.rows) != len(m.sums) {
+				b.Fatalf("%d rows of %d", len(m.list.rows), len(m.sums))
+			}
+		})
 	}
 }

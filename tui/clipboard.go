@@ -43,7 +43,7 @@ func (m *model) copySelection() tea.Cmd {
 				sd := v.x.Side(t.side)
 				if t.event && t.idx < len(v.events[t.side]) {
 					e := v.events[t.side][t.idx]
-					s = string(sliceBody(sd.Chunks, e.off, e.end))
+					s = string(sliceBody(sd.Chunks, e.Off, e.End))
 				} else if !t.event && t.idx < len(sd.Chunks) {
 					s = string(sd.Chunks[t.idx].Data)
 				}

@@ -76,9 +76,7 @@ type detail struct {
 	tlEvents bool
 	cur, off [numTabs]int
 	docs     [numTabs]doc
-	// hunks holds the line of each hunk header in the Diff tab.
-	hunks []int
-	raw   rawTarget
+	raw      rawTarget
 
 	panel    bool
 	panelCur int

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"charm.land/lipgloss/v2"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/tape"
 )
 
 // diffTitle names a diff kind for a section header.
@@ -22,14 +24,47 @@ func diffTitle(d *inspect.Diff) string {
 	return d.Kind
 }
 
-// diffDoc paints inspect's diffs: every diff of the exchange shown, then
+// diffDoc is the Diff tab: the painted diffs, where each hunk header is,
+// and the assembled text under them, whose lines are painted when shown.
+type diffDoc struct {
+	lines staticDoc
+	// hunks holds the line of each hunk header, in order.
+	hunks []int
+	// text are the lines of the assembled text, after lines; tail follows.
+	text []string
+	tail staticDoc
+	mark lipgloss.Style
+}
+
+func (dd *diffDoc) len() int { return len(dd.lines) + len(dd.text) + len(dd.tail) }
+
+func (dd *diffDoc) line(i int) docLine {
+	if i < len(dd.lines) {
+		return dd.lines[i]
+	}
+	i -= len(dd.lines)
+	if i < len(dd.text) {
+		return newLine(visible(dd.text[i], txt(""), dd.mark, false)...)
+	}
+	return dd.tail[i-len(dd.text)]
+}
+
+// diffHunks returns the lines of the Diff tab's hunk headers.
+func (m *model) diffHunks() []int {
+	if dd, ok := m.doc(tabDiff).(*diffDoc); ok {
+		return dd.hunks
+	}
+	return nil
+}
+
+// buildDiff paints inspect's diffs: every diff of the exchange shown, then
 // the recorded-vs-replayed diff after an engine change, then the assembled
 // text as it stands (which grows live while following).
-func (m *model) diffDoc() doc {
+func (m *model) buildDiff() *diffDoc {
 	d, st := m.det, m.st
 	v := d.view()
 	var out staticDoc
-	d.hunks = d.hunks[:0]
+	var hunks []int
 	diffs := slices.Clone(v.rep.Diffs)
 	if d.rp != nil && d.rp.cmp != nil {
 		diffs = append(diffs, d.rp.cmp)
@@ -48,9 +83,9 @@ func (m *model) diffDoc() doc {
 		for hi := range df.Hunks {
 			h := &df.Hunks[hi]
 			head := newLine(sty(fmt.Sprintf("@@ hunk %d/%d · %s @@", hi+1, len(df.Hunks), hunkWhere(h)), st.hunkHead))
-			head.hunk = len(d.hunks)
+			head.hunk = len(hunks)
 			head.ptr = h.At
-			d.hunks = append(d.hunks, len(out))
+			hunks = append(hunks, len(out))
 			out = append(out, head)
 			if d.split {
 				out = append(out, m.splitHunk(h)...)
@@ -59,32 +94,54 @@ func (m *model) diffDoc() doc {
 			}
 		}
 	}
+	dd := &diffDoc{hunks: hunks, mark: st.marker}
 	// The assembled text of the side clients received.
-	side := v.rep.Sides
-	if len(side) > 0 {
-		s := side[len(side)-1]
-		text := s.Message.Text()
-		out = append(out, newLine(), newLine(sty(fmt.Sprintf("━━ %s text, assembled (%d bytes)", s.Side, len(text)), st.header)))
-		lines := strings.Split(text, "\n")
-		if len(lines) > maxTextLines {
-			out = append(out, newLine(sty(fmt.Sprintf("… %d earlier lines (the Timeline and Raw tabs hold every byte)", len(lines)-maxTextLines), st.dim)))
-			lines = lines[len(lines)-maxTextLines:]
+	if t := v.text; t != nil {
+		out = append(out, newLine(), newLine(sty(fmt.Sprintf("━━ %s text, assembled (%d bytes)", t.side, t.bytes), st.header)))
+		if t.omitted > 0 {
+			out = append(out, newLine(sty(fmt.Sprintf("… %d earlier lines (the Timeline and Raw tabs hold every byte)", t.omitted), st.dim)))
 		}
-		for _, l := range lines {
-			out = append(out, newLine(visible(l, txt(""), st.marker, false)...))
-		}
-		if len(s.Message.Choices) > 0 {
-			for _, tc := range s.Message.Choices[0].ToolCalls {
-				out = append(out, newLine(sty("tool call ", st.boundary), txt(fmt.Sprintf("%s(%s)", tc.Name, escapeInline(tc.Arguments)))))
-			}
+		dd.text = t.lines
+		for _, tc := range t.toolCalls {
+			dd.tail = append(dd.tail, newLine(sty("tool call ", st.boundary), txt(fmt.Sprintf("%s(%s)", tc.Name, escapeInline(tc.Arguments)))))
 		}
 	}
-	return out
+	dd.lines = out
+	return dd
 }
 
 // maxTextLines caps the assembled text shown under the diffs; its tail is
 // what a live stream is adding.
 const maxTextLines = 2000
+
+// assembled is the text a side's stream assembles to, split into lines in
+// the command that builds the view.
+type assembled struct {
+	side  tape.Side
+	bytes int
+	// lines are the last maxTextLines lines; omitted counts those before.
+	lines     []string
+	omitted   int
+	toolCalls []inspect.ToolCall
+}
+
+// assembleText returns the assembled text of the side clients received
+// (the last side of the report), or nil when no side was inspected.
+func assembleText(rep *inspect.ExchangeReport) *assembled {
+	if len(rep.Sides) == 0 {
+		return nil
+	}
+	s := rep.Sides[len(rep.Sides)-1]
+	text := s.Message.Text()
+	a := &assembled{side: s.Side, bytes: len(text), lines: strings.Split(text, "\n")}
+	if n := len(a.lines); n > maxTextLines {
+		a.omitted, a.lines = n-maxTextLines, a.lines[n-maxTextLines:]
+	}
+	if len(s.Message.Choices) > 0 {
+		a.toolCalls = s.Message.Choices[0].ToolCalls
+	}
+	return a
+}
 
 // hunkWhere says where a hunk began in the stream.
 func hunkWhere(h *inspect.Hunk) string {
@@ -151,10 +208,12 @@ func (m *model) diffRuns(l inspect.DiffLine, pair *inspect.DiffLine) []run {
 	if pair == nil || l.Op == " " {
 		return append(runs, visible(l.Text, sty("", base), st.marker, false)...)
 	}
+	// Trailing spaces are those of the whole line, not of each piece.
 	a, b := changedSpan(l.Text, pair.Text)
-	runs = append(runs, visible(l.Text[:a], sty("", base), st.marker, false)...)
-	runs = append(runs, visible(l.Text[a:b], sty("", emph), st.marker, false)...)
-	return append(runs, visible(l.Text[b:], sty("", base), st.marker, false)...)
+	trail := len(strings.TrimRight(l.Text, " "))
+	runs = append(runs, visibleTrail(l.Text[:a], trail, sty("", base), st.marker, false)...)
+	runs = append(runs, visibleTrail(l.Text[a:b], trail-a, sty("", emph), st.marker, false)...)
+	return append(runs, visibleTrail(l.Text[b:], trail-b, sty("", base), st.marker, false)...)
 }
 
 func (m *model) unifiedHunk(h *inspect.Hunk) []docLine {

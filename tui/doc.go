@@ -15,9 +15,10 @@
 // only emphasises, inside a hunk, the bytes between the common prefix and
 // suffix of a deleted line and the added line paired with it.
 //
-// Timeline event numbers are those of inspect's pointers: the TUI parses
-// each side with package sse exactly as inspect does, so "client event 282"
-// in a finding is row e282 of the timeline.
+// Timeline event numbers are those of inspect's pointers: the TUI takes
+// each side's events from inspect's report (SideReport.EventList) rather
+// than parsing the stream again, so "client event 282" in a finding is row
+// e282 of the timeline.
 //
 // # Large captures and live captures
 //
@@ -28,8 +29,12 @@
 // all the list needs; a 100 MB capture indexes in well under a second
 // (BenchmarkOpenLargeCapture). An exchange is decoded from its indexed lines
 // with the tape decoder, and inspected, only in a tea.Cmd: when opened, and
-// one at a time in the background for the list's findings badges. Update
-// and View never read files or parse.
+// one at a time in the background for the list's findings badges; the same
+// command describes each event for the timeline, parses and indents the
+// request body and splits the assembled text into lines. Update and View
+// never read files or parse JSON or SSE: they only style what the commands
+// prepared, and a badge re-filters the list only when the sort or the
+// filter reads badges.
 //
 // With Options.Follow the files are re-scanned from their indexed end every
 // 250 ms; new exchanges appear, and the open one is decoded again when it

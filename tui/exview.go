@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -15,18 +16,6 @@ import (
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
-
-// event is one parsed SSE event of a side, numbered as inspect numbers them,
-// so a finding's pointer names the same event here.
-type event struct {
-	name       string
-	data       string
-	chunk      int // chunk holding the first byte
-	endChunk   int // chunk that completed it
-	off, end   int64
-	t          int64
-	terminated bool
-}
 
 // tlRow is one row of the timeline: a chunk or an event of one side.
 type tlRow struct {
@@ -44,9 +33,15 @@ type tlRow struct {
 // exView is everything the detail screen paints for one exchange, built in a
 // command from the decoded exchange and inspect's report.
 type exView struct {
-	x      *tape.Exchange
-	rep    *inspect.ExchangeReport
-	events map[tape.Side][]event
+	x   *tape.Exchange
+	rep *inspect.ExchangeReport
+	// req is the request, parsed for the Request tab.
+	req *reqView
+	// text is the assembled text the Diff tab shows under the diffs.
+	text *assembled
+	// events are inspect's events of each side, so a finding's pointer
+	// indexes them.
+	events map[tape.Side][]inspect.Event
 	rows   []tlRow
 	// flagged maps "side/event" and "side#chunk" keys of the rows findings
 	// point at.
@@ -60,30 +55,31 @@ func chunkKey(s tape.Side, c int) string { return fmt.Sprintf("%s#%d", s, c) }
 func buildView(c *tape.Capture, x *tape.Exchange) *exView {
 	one := &tape.Capture{Name: c.Name, Header: c.Header, Exchanges: []*tape.Exchange{x}}
 	rep := inspect.Inspect(one, inspect.Options{Ex: x.Ex})
-	v := &exView{x: x, events: map[tape.Side][]event{}, flagged: map[string]bool{}}
+	v := &exView{x: x, req: parseRequest(x), events: map[tape.Side][]inspect.Event{}, flagged: map[string]bool{}}
 	if len(rep.Exchanges) > 0 {
 		v.rep = rep.Exchanges[0]
 	} else {
 		v.rep = &inspect.ExchangeReport{Ex: x.Ex}
 	}
+	v.text = assembleText(v.rep)
 	sides := map[tape.Side]*inspect.SideReport{}
 	for _, sr := range v.rep.Sides {
 		sides[sr.Side] = sr
 	}
 	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
 		sd := x.Side(s)
-		evs := eventsOf(sides[s])
+		evs := sides[s].EventList()
 		v.events[s] = evs
 		var evRows []tlRow
 		var prev int64 = -1
 		for i, e := range evs {
-			r := tlRow{side: s, event: true, idx: i, chunk: e.chunk, t: e.t, n: int(e.end - e.off), dt: -1}
+			r := tlRow{side: s, event: true, idx: i, chunk: e.Chunk, t: e.T, n: int(e.End - e.Off), dt: -1}
 			if prev >= 0 {
-				r.dt = e.t - prev
+				r.dt = e.T - prev
 			}
-			prev = e.t
+			prev = e.T
 			r.kind, r.text, r.mark = describeEvent(e)
-			if !e.terminated {
+			if !e.Terminated {
 				r.mark = strings.TrimSpace(r.mark + " unterminated")
 			}
 			evRows = append(evRows, r)
@@ -99,7 +95,7 @@ func buildView(c *tape.Capture, x *tape.Exchange) *exView {
 			prev = ch.T
 			var kinds, marks []string
 			var text strings.Builder
-			for ; next < len(evs) && evs[next].endChunk == i; next++ {
+			for ; next < len(evs) && evs[next].EndChunk == i; next++ {
 				er := evRows[next]
 				kinds = append(kinds, er.kind)
 				text.WriteString(er.text)
@@ -151,24 +147,11 @@ func buildView(c *tape.Capture, x *tape.Exchange) *exView {
 	return v
 }
 
-// eventsOf returns the events inspect parsed on a side, so the timeline's
-// event indexes are the report's pointers.
-func eventsOf(sr *inspect.SideReport) []event {
-	var out []event
-	for _, e := range sr.EventList() {
-		out = append(out, event{
-			name: e.Name, data: e.Data, chunk: e.Chunk, endChunk: e.EndChunk,
-			off: e.Off, end: e.End, t: e.T, terminated: e.Terminated,
-		})
-	}
-	return out
-}
-
 // describeEvent names an event, extracts the text it adds and marks
 // tool-call and XML-block boundaries.
-func describeEvent(e event) (kind, text, mark string) {
-	kind = e.name
-	d := e.data
+func describeEvent(e inspect.Event) (kind, text, mark string) {
+	kind = e.Name
+	d := e.Data
 	if strings.TrimSpace(d) == "[DONE]" {
 		return cmp.Or(kind, "[DONE]"), "", "done"
 	}
@@ -201,7 +184,7 @@ func describeEvent(e event) (kind, text, mark string) {
 			kind = cmp.Or(kind, "role")
 		}
 		if fr := ch.Get("finish_reason").String(); fr != "" {
-			kind = cmp.Or(e.name, "finish")
+			kind = cmp.Or(e.Name, "finish")
 			marks = append(marks, "finish:"+fr)
 			if fr == "tool_calls" {
 				marks = append(marks, "◀tool")
@@ -256,8 +239,7 @@ func xmlMark(s string) string {
 
 // replayed is the exchange replayed through a changed engine.
 type replayed struct {
-	engine tape.Engine
-	view   *exView
+	view *exView
 	// cmp compares the recorded client with the replayed one.
 	cmp  *inspect.Diff
 	desc string
@@ -276,11 +258,21 @@ func replayExchange(ctx context.Context, c *tape.Capture, x *tape.Exchange, rec 
 	v := buildView(&tape.Capture{Name: c.Name, Header: h}, rx)
 	d := inspect.DiffExchangeReports(rec.rep, v.rep)
 	d.A, d.B = "recorded client", "replayed client"
-	desc := res.Describe()
-	if i := strings.Index(desc, ": replayed "); i >= 0 {
-		desc = desc[:i] // the bytes themselves are in the diff
+	return &replayed{view: v, cmp: d, desc: replayOutcome(res)}, nil
+}
+
+// replayOutcome says in a few words how the replayed frames compare with
+// the recorded client chunks; the bytes themselves are in the diff.
+func replayOutcome(res *replay.Result) string {
+	switch {
+	case res.NoClient:
+		return fmt.Sprintf("no client side recorded to compare with (%d frames)", len(res.Frames))
+	case res.Identical():
+		return fmt.Sprintf("identical to the recording (%d frames)", len(res.Frames))
+	case bytes.Equal(res.Body(), (&tape.SideData{Chunks: res.Recorded}).Body()):
+		return fmt.Sprintf("same bytes, other boundaries from frame %d", res.Mismatch)
 	}
-	return &replayed{engine: eng, view: v, cmp: d, desc: desc}, nil
+	return fmt.Sprintf("differs at frame %d", res.Mismatch)
 }
 
 // resolveEngine returns the full switch map of a recorded engine, falling

@@ -5,12 +5,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
+	"github.com/seam-dev/seam/sse"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -53,11 +53,8 @@ func buildIncidentCapture(t testing.TB) []byte {
 		x.Upstream.Response = &tape.Response{Ex: ex, Side: tape.Upstream, T: t0 + 2e6, Status: 200, Headers: sseHeaders}
 		var off int64
 		tt := t0 + 5e6
-		for _, ev := range strings.SplitAfter(string(raw), "\n\n") {
-			if ev == "" {
-				continue
-			}
-			x.Upstream.Chunks = append(x.Upstream.Chunks, tape.Chunk{Ex: ex, Side: tape.Upstream, T: tt, Off: off, Data: []byte(ev)})
+		for _, ev := range sse.SplitEvents(raw) {
+			x.Upstream.Chunks = append(x.Upstream.Chunks, tape.Chunk{Ex: ex, Side: tape.Upstream, T: tt, Off: off, Data: ev})
 			off += int64(len(ev))
 			tt += 5e6
 		}

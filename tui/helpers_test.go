@@ -3,6 +3,8 @@ package tui
 import (
 	"context"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -107,24 +109,46 @@ func typeText(t testing.TB, m *model, s string) {
 // screen is the model's view without styling.
 func screen(m *model) string { return ansi.Strip(m.View().Content) }
 
-func tickSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+// resize is the message a terminal of w×h cells sends.
+func resize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
 
-// screenLine strips the styling of one line.
-func screenLine(l string) string { return ansi.Strip(l) }
-
-// hasSGR reports whether a styled line sets the SGR attribute code (4
-// underline, 9 strikethrough) in some escape sequence.
-func hasSGR(l, code string) bool {
+// sgrParams returns the attribute codes a styled line sets, skipping the
+// arguments of extended colours (38;5;n and 38;2;r;g;b).
+func sgrParams(l string) []int {
+	var out []int
 	for _, seq := range strings.Split(l, "\x1b[")[1:] {
 		end := strings.IndexByte(seq, 'm')
-		if end < 0 {
+		if end < 0 || strings.ContainsAny(seq[:end], "?<>=") {
 			continue
 		}
-		for _, p := range strings.Split(seq[:end], ";") {
-			if p == code {
-				return true
+		ps := strings.Split(seq[:end], ";")
+		for i := 0; i < len(ps); i++ {
+			n, err := strconv.Atoi(ps[i])
+			if err != nil {
+				continue
+			}
+			out = append(out, n)
+			if (n == 38 || n == 48 || n == 58) && i+1 < len(ps) {
+				switch ps[i+1] {
+				case "5":
+					i += 2
+				case "2":
+					i += 4
+				}
 			}
 		}
 	}
-	return false
+	return out
+}
+
+// hasSGR reports whether a styled line sets the SGR attribute code (4
+// underline, 9 strikethrough) in some escape sequence.
+func hasSGR(l string, code int) bool { return slices.Contains(sgrParams(l), code) }
+
+// hasColour reports whether a styled line sets a foreground or background
+// colour.
+func hasColour(l string) bool {
+	return slices.ContainsFunc(sgrParams(l), func(n int) bool {
+		return n >= 30 && n <= 38 || n >= 40 && n <= 48 || n >= 90 && n <= 97 || n >= 100 && n <= 107
+	})
 }

@@ -30,13 +30,11 @@ type exSummary struct {
 	outcome tape.Outcome
 	// firstT is the time of the first chunk of the side clients received
 	// (client when recorded, else upstream); -1 before any chunk.
-	firstT, upFirstT int64
+	firstT int64
 	// endT is the end time of that side; -1 before its end line.
 	endT, upEndT int64
 	upStatus     int
 	upOutcome    tape.Outcome
-	chunks       int
-	bytes        int64
 	clientSeen   bool
 	// lines lists the exchange's lines in file order, merged into spans
 	// where they are adjacent.
@@ -180,7 +178,7 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 	}
 	s := ix.byEx[ex]
 	if s == nil {
-		s = &exSummary{file: ix.file, ex: ex, firstT: -1, upFirstT: -1, endT: -1, upEndT: -1}
+		s = &exSummary{file: ix.file, ex: ex, firstT: -1, endT: -1, upEndT: -1}
 		ix.byEx[ex] = s
 		ix.order = append(ix.order, s)
 	}
@@ -193,7 +191,6 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 	switch kind {
 	case "chunk":
 		side, t := chunkSideT(rest)
-		s.chunks++
 		switch side {
 		case tape.Client:
 			s.clientSeen = true
@@ -201,9 +198,6 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 				s.firstT = t
 			}
 		case tape.Upstream:
-			if s.upFirstT < 0 {
-				s.upFirstT = t
-			}
 			if !s.clientSeen && s.firstT < 0 {
 				s.firstT = t
 			}
@@ -226,15 +220,12 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 			s.upStatus = int(r[1].Int())
 		}
 	case "end":
-		r := gjson.GetManyBytes(line, "side", "t", "outcome", "bytes")
+		r := gjson.GetManyBytes(line, "side", "t", "outcome")
 		if tape.Side(r[0].String()) == tape.Client {
 			s.clientSeen = true
-			s.endT, s.outcome, s.bytes = r[1].Int(), tape.Outcome(r[2].String()), r[3].Int()
+			s.endT, s.outcome = r[1].Int(), tape.Outcome(r[2].String())
 		} else {
 			s.upEndT, s.upOutcome = r[1].Int(), tape.Outcome(r[2].String())
-			if s.bytes == 0 {
-				s.bytes = r[3].Int()
-			}
 		}
 	}
 	if !s.clientSeen {

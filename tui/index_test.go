@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -135,7 +136,7 @@ func TestFollowGrowingFile(t *testing.T) {
 	}
 	t.Cleanup(m.close)
 	m.tick = 0
-	m.Update(tickSize(100, 30))
+	m.Update(resize(100, 30))
 	drive(t, m, m.Init())
 	if len(m.sums) != 2 {
 		t.Fatalf("%d exchanges before growth, want 2", len(m.sums))
@@ -172,17 +173,44 @@ func TestFollowGrowingFile(t *testing.T) {
 }
 
 // TestStreamSource reads a capture from a reader (a pipe from the recorder)
-// and shows its exchanges.
+// and shows its exchanges, whether the reader hands it over at once or in
+// small reads (each into the same buffer).
 func TestStreamSource(t *testing.T) {
 	t.Parallel()
 	data := synthCapture(3, 4, true)
-	m, err := newModel(t.Context(), Options{Stream: bytes.NewReader(data), StreamName: "pipe"})
+	for _, tc := range []struct {
+		name string
+		r    io.Reader
+	}{
+		{"whole", bytes.NewReader(data)},
+		{"small reads", &smallReader{r: bytes.NewReader(data), n: 97}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			streamSource(t, tc.r, data)
+		})
+	}
+}
+
+// smallReader returns at most n bytes per Read.
+type smallReader struct {
+	r io.Reader
+	n int
+}
+
+func (s *smallReader) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), s.n)]) }
+
+func streamSource(t *testing.T, r io.Reader, data []byte) {
+	m, err := newModel(t.Context(), Options{Stream: r, StreamName: "pipe"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.tick = 0
-	m.Update(tickSize(100, 30))
+	m.Update(resize(100, 30))
 	drive(t, m, m.Init())
+	if !bytes.Equal(m.caps[0].mem, data) {
+		t.Fatalf("the stream was kept as %d bytes, not the %d read", len(m.caps[0].mem), len(data))
+	}
 	if len(m.sums) != 3 || len(m.list.rows) != 3 {
 		t.Fatalf("%d exchanges, want 3", len(m.sums))
 	}

@@ -14,6 +14,14 @@ type keyMap struct {
 	Engine, Toggle, Reset               key.Binding
 	Copy, Help, Quit, Interrupt         key.Binding
 	Follow                              key.Binding
+	// Clear drops the search (and, in the list, the filter).
+	Clear key.Binding
+	// Space is the key of PgDown that the list does not page with.
+	Space key.Binding
+	// Decrease lowers a numeric switch in the engine panel.
+	Decrease key.Binding
+	// Accept, Cancel, Erase and EraseAll edit the search and filter line.
+	Accept, Cancel, Erase, EraseAll key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -46,6 +54,13 @@ func newKeyMap() keyMap {
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		Interrupt: key.NewBinding(key.WithKeys("ctrl+c")),
 		Follow:    key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "follow newest")),
+		Clear:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search/filter")),
+		Space:     key.NewBinding(key.WithKeys("space")),
+		Decrease:  key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "decrease")),
+		Accept:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
+		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Erase:     key.NewBinding(key.WithKeys("backspace")),
+		EraseAll:  key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "clear")),
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -59,13 +60,46 @@ func (m *model) applyFilter() {
 			l.rows = append(l.rows, i)
 		}
 	}
-	slices.SortStableFunc(l.rows, func(a, b int) int {
-		c := m.compare(a, b)
-		if l.reverse {
-			c = -c
-		}
-		return c
-	})
+	slices.SortFunc(l.rows, m.order)
+	m.placeCursor(keep, hadSel)
+}
+
+// refilterOne updates the visible rows after exchange i (an index into
+// sums) changed in a way only the filter and sort see, such as its badge:
+// the row leaves the list and, when it matches, goes back in at its place.
+// The other rows keep their order, so this costs no sort.
+func (m *model) refilterOne(i int) {
+	l := &m.list
+	var keep exKey
+	hadSel := l.cursor < len(l.rows)
+	if hadSel {
+		s := m.sums[l.rows[l.cursor]]
+		keep = exKey{s.file, s.ex}
+	}
+	if j := slices.Index(l.rows, i); j >= 0 {
+		l.rows = slices.Delete(l.rows, j, j+1)
+	}
+	if m.matches(i, strings.Fields(l.filter)) {
+		j, _ := slices.BinarySearchFunc(l.rows, i, m.order)
+		l.rows = slices.Insert(l.rows, j, i)
+	}
+	m.placeCursor(keep, hadSel)
+}
+
+// order compares two rows in the list's order; ties are broken by capture
+// and exchange, so it is total.
+func (m *model) order(a, b int) int {
+	c := m.compare(a, b)
+	if m.list.reverse {
+		c = -c
+	}
+	return c
+}
+
+// placeCursor puts the cursor back on the exchange keep after the rows
+// changed (or on the first or newest row, as the list follows).
+func (m *model) placeCursor(keep exKey, hadSel bool) {
+	l := &m.list
 	switch {
 	case l.tail && len(l.rows) > 0:
 		l.cursor = len(l.rows) - 1
@@ -80,6 +114,28 @@ func (m *model) applyFilter() {
 		}
 	}
 	m.clamp()
+}
+
+// usesBadges reports whether the rows shown or their order depend on the
+// findings badges: a findings or model sort (the model may come from the
+// inspected body), or a detector, severity, model or free-text filter term
+// (a row's text holds its finding IDs and model).
+func (l *listState) usesBadges() bool {
+	if l.sortBy == sortFindings || l.sortBy == sortModel {
+		return true
+	}
+	for _, t := range strings.Fields(l.filter) {
+		k, v, ok := strings.Cut(t, ":")
+		if !ok || v == "" {
+			return true
+		}
+		switch strings.ToLower(k) {
+		case "endpoint", "ep", "url", "outcome", "o", "status", "capture", "file":
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // compare orders two summaries by the list's sort key, then by capture and
@@ -193,13 +249,13 @@ type listCols struct {
 }
 
 func (m *model) listColumns() listCols {
-	c := listCols{ex: 4, time: 8, model: 16, status: 3, outcome: 9, ttfb: 6, dur: 6, events: 5, badge: 9}
+	c := listCols{ex: 4, time: 8, model: 16, status: 3, outcome: 9, ttfb: 7, dur: 7, events: 5, badge: 9}
 	if len(m.caps) > 1 {
 		c.capture = 16
 	}
 	if m.w < 100 {
 		// 80 columns: drop the wall clock, keep the rest narrow.
-		c.time, c.model, c.outcome, c.ttfb, c.events, c.badge = 0, 11, 8, 5, 4, 8
+		c.time, c.model, c.outcome, c.ttfb, c.events, c.badge = 0, 11, 8, 7, 4, 8
 		if c.capture > 0 {
 			c.capture, c.ttfb = 10, 0
 		}
@@ -315,10 +371,10 @@ func (m *model) listRow(idx int, c listCols, selected bool) string {
 		sty(fit(outcomeLabel(s.outcome, c.outcome > 10), c.outcome)+sep, stStyle),
 	)
 	if c.ttfb > 0 {
-		runs = append(runs, txt(fit(fmtDur(s.ttfb()), c.ttfb)+sep))
+		runs = append(runs, txt(fit(inspect.FormatDuration(s.ttfb()), c.ttfb)+sep))
 	}
 	runs = append(runs,
-		txt(fit(fmtDur(s.dur()), c.dur)+sep),
+		txt(fit(inspect.FormatDuration(s.dur()), c.dur)+sep),
 		txt(fit(evts, c.events)+sep),
 	)
 	runs = append(runs, m.badgeRuns(b, inspected && b.rev == s.rev)...)

@@ -30,7 +30,8 @@ type capState struct {
 	file     *os.File
 	mem      []byte
 	stream   io.Reader
-	streamed bool // the stream reached EOF
+	readBuf  []byte // reused by every read of stream
+	streamed bool   // the stream reached EOF
 	follow   bool
 	ix       *indexer
 	scanning bool
@@ -39,7 +40,6 @@ type capState struct {
 	err      error
 	warnings []string
 	done     bool // the first full scan finished
-	size     int64
 }
 
 // reader returns a ReaderAt over the source and its current size. For a
@@ -54,12 +54,11 @@ func (c *capState) reader() (io.ReaderAt, int64, bool) {
 // badge is what the list shows of an exchange once it was inspected in the
 // background.
 type badge struct {
-	rev      int
-	counts   [3]int // by inspect.Severity
-	events   int
-	ids      []string
-	model    string
-	protocol inspect.Protocol
+	rev    int
+	counts [3]int // by inspect.Severity
+	events int
+	ids    []string
+	model  string
 }
 
 // Screens and overlays.
@@ -89,6 +88,10 @@ type model struct {
 	byKey   map[exKey]int
 	badges  map[exKey]badge
 	badging bool
+	// badgeNext is the index in sums from which badgeCmd looks for an
+	// exchange without a current badge; every summary before it has one
+	// (or its capture has no header yet).
+	badgeNext int
 
 	list listState
 
@@ -166,7 +169,7 @@ func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	for i, c := range m.caps {
 		if c.stream != nil {
-			cmds = append(cmds, readStream(i, c.stream))
+			cmds = append(cmds, c.readStream(i))
 			continue
 		}
 		cmds = append(cmds, m.scanCmd(i))
@@ -246,12 +249,17 @@ func (m *model) scanCmd(i int) tea.Cmd {
 	}
 }
 
-// readStream reads the next piece of a streamed capture.
-func readStream(i int, r io.Reader) tea.Cmd {
+// readStream reads the next piece of the streamed capture i. One read is
+// outstanding at a time, so every read reuses the source's buffer and the
+// message carries a copy of what was read.
+func (c *capState) readStream(i int) tea.Cmd {
+	if c.readBuf == nil {
+		c.readBuf = make([]byte, 256<<10)
+	}
+	buf, r := c.readBuf, c.stream
 	return func() tea.Msg {
-		buf := make([]byte, 256<<10)
 		n, err := r.Read(buf)
-		return streamMsg{file: i, data: buf[:n], err: err}
+		return streamMsg{file: i, data: bytes.Clone(buf[:n]), err: err}
 	}
 }
 
@@ -261,17 +269,18 @@ func (m *model) badgeCmd() tea.Cmd {
 	if m.badging {
 		return nil
 	}
-	for i := range m.sums {
-		s := &m.sums[i]
+	for ; m.badgeNext < len(m.sums); m.badgeNext++ {
+		s := &m.sums[m.badgeNext]
 		k := exKey{s.file, s.ex}
 		if b, ok := m.badges[k]; ok && b.rev == s.rev {
 			continue
 		}
 		c := m.caps[s.file]
 		if c.header == nil {
-			continue
+			continue // its header resets the cursor
 		}
 		m.badging = true
+		m.badgeNext++
 		r, _, _ := c.reader()
 		name, hdr, lines, rev := c.name, c.hdr, s.lines, s.rev
 		return func() tea.Msg {
@@ -287,7 +296,7 @@ func (m *model) badgeCmd() tea.Cmd {
 					b.counts[min(max(int(f.Severity), 0), 2)]++
 					b.ids = append(b.ids, f.ID)
 				}
-				b.events, b.model, b.protocol = x.Events, x.Model, x.Protocol
+				b.events, b.model = x.Events, x.Model
 			}
 			return badgeMsg{key: k, b: b}
 		}
@@ -358,7 +367,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else {
 			m.badges[msg.key] = badge{rev: msg.b.rev, events: -1}
 		}
-		m.applyFilter()
+		// Rows paint their badge themselves; the rows shown and their
+		// order change only when the sort or the filter reads badges.
+		if i, ok := m.byKey[msg.key]; ok && m.list.usesBadges() {
+			m.refilterOne(i)
+		}
 		return m, m.badgeCmd()
 	case loadedMsg:
 		return m, m.onLoaded(msg)
@@ -389,20 +402,25 @@ func (m *model) onScan(msg scanMsg) tea.Cmd {
 		return nil
 	}
 	if msg.header != nil {
+		if c.header == nil {
+			m.badgeNext = 0 // its exchanges can be badged now
+		}
 		c.header, c.hdr = msg.header, msg.hdr
 	}
-	c.size = max(c.size, msg.size)
 	c.warnings = msg.warnings
 	added := false
 	for _, s := range msg.changed {
 		k := exKey{s.file, s.ex}
-		if i, ok := m.byKey[k]; ok {
+		i, ok := m.byKey[k]
+		if ok {
 			m.sums[i] = s
 		} else {
-			m.byKey[k] = len(m.sums)
+			i = len(m.sums)
+			m.byKey[k] = i
 			m.sums = append(m.sums, s)
 			added = true
 		}
+		m.badgeNext = min(m.badgeNext, i) // new or grown: badge it (again)
 	}
 	if added || len(msg.changed) > 0 {
 		m.applyFilter()
@@ -444,7 +462,7 @@ func (m *model) onStream(msg streamMsg) tea.Cmd {
 			c.mem = append(c.mem, '\n')
 		}
 	} else {
-		cmds = append(cmds, readStream(msg.file, c.stream))
+		cmds = append(cmds, c.readStream(msg.file))
 	}
 	if !c.scanning {
 		cmds = append(cmds, m.scanCmd(msg.file))

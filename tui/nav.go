@@ -76,32 +76,32 @@ func (m *model) next(dir int) {
 	d := m.det
 	switch d.tab {
 	case tabDiff:
-		m.doc(tabDiff)
-		if len(d.hunks) == 0 {
+		hunks := m.diffHunks()
+		if len(hunks) == 0 {
 			m.setStatus("no hunks: the texts are identical")
 			return
 		}
 		cur := d.cur[tabDiff]
 		target := -1
 		if dir > 0 {
-			for _, h := range d.hunks {
+			for _, h := range hunks {
 				if h > cur {
 					target = h
 					break
 				}
 			}
 			if target < 0 {
-				target = d.hunks[0]
+				target = hunks[0]
 			}
 		} else {
-			for i := len(d.hunks) - 1; i >= 0; i-- {
-				if d.hunks[i] < cur {
-					target = d.hunks[i]
+			for i := len(hunks) - 1; i >= 0; i-- {
+				if hunks[i] < cur {
+					target = hunks[i]
 					break
 				}
 			}
 			if target < 0 {
-				target = d.hunks[len(d.hunks)-1]
+				target = hunks[len(hunks)-1]
 			}
 		}
 		d.cur[tabDiff] = target

@@ -42,7 +42,6 @@ type styles struct {
 
 	input  lipgloss.Style
 	notice lipgloss.Style
-	panel  lipgloss.Style
 }
 
 // newStyles builds the styles for a dark or light background. Diff colours
@@ -85,7 +84,6 @@ func newStyles(isDark bool) styles {
 
 		input:  lipgloss.NewStyle().Bold(true),
 		notice: lipgloss.NewStyle().Foreground(yellow),
-		panel:  lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(accent).Padding(0, 1),
 	}
 	return s
 }

@@ -131,7 +131,7 @@ func (m *model) onPanelKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		} else {
 			n, _ := strconv.Atoi(cur)
-			if msg.String() == "-" {
+			if key.Matches(msg, k.Decrease) {
 				n = max(n-1, 0)
 			} else {
 				n++

@@ -1,9 +1,9 @@
 package tui
 
 import (
-	"bytes"
-	"encoding/json"
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
-	"github.com/tidwall/gjson"
 )
 
 // doc returns the content of tab t, building it when needed.
@@ -23,7 +22,7 @@ func (m *model) doc(t int) doc {
 	if d.docs[t] == nil {
 		switch t {
 		case tabDiff:
-			d.docs[t] = m.diffDoc()
+			d.docs[t] = m.buildDiff()
 		case tabTimeline:
 			d.docs[t] = m.timelineDoc()
 		case tabFindings:
@@ -89,20 +88,15 @@ func (m *model) requestDoc() doc {
 	d, st := m.det, m.st
 	v := d.view()
 	var out staticDoc
-	req := v.x.Request
-	if req == nil {
+	req, rv := v.x.Request, v.req
+	if req == nil || rv == nil {
 		return staticDoc{newLine(sty("no request was recorded for this exchange", st.dim))}
 	}
 	out = append(out, newLine(sty(req.Method+" "+req.URL, st.header), sty(fmt.Sprintf("   t=%s  %d bytes", fmtT(req.T), len(req.Body)), st.dim)))
 	if req.BodyTruncated {
 		out = append(out, newLine(sty("body truncated by the recorder", st.notice)))
 	}
-	names := make([]string, 0, len(req.Headers))
-	for k := range req.Headers {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(req.Headers)) {
 		out = append(out, newLine(sty("  "+k+": ", st.dim), txt(strings.Join(req.Headers[k], ", "))))
 	}
 	for _, n := range v.rep.Notes {
@@ -117,86 +111,54 @@ func (m *model) requestDoc() doc {
 		l.finding = i
 		out = append(out, l)
 	}
-	body := req.Body
-	if gjson.ValidBytes(body) {
-		j := gjson.ParseBytes(body)
-		if msgs := j.Get("messages"); msgs.IsArray() {
-			out = append(out, newLine(), newLine(sty(fmt.Sprintf("━━ messages (%d)", len(msgs.Array())), st.header)))
-			for i, msg := range msgs.Array() {
-				out = append(out, m.messageLines(i, msg)...)
-			}
-		} else if in := j.Get("input"); in.IsArray() {
-			out = append(out, newLine(), newLine(sty(fmt.Sprintf("━━ input (%d items)", len(in.Array())), st.header)))
-			for i, it := range in.Array() {
-				out = append(out, m.messageLines(i, it)...)
-			}
-		}
-		if tools := j.Get("tools"); tools.IsArray() {
-			var names []string
-			for _, t := range tools.Array() {
-				names = append(names, cmpOr(t.Get("function.name").String(), t.Get("name").String()))
-			}
-			out = append(out, newLine(sty("  tools: ", st.dim), txt(strings.Join(names, ", "))))
-		}
-		var pretty bytes.Buffer
-		if json.Indent(&pretty, body, "", "  ") == nil {
-			body = pretty.Bytes()
-		}
+	switch rv.list {
+	case "messages":
+		out = append(out, newLine(), newLine(sty(fmt.Sprintf("━━ messages (%d)", len(rv.items)), st.header)))
+	case "input":
+		out = append(out, newLine(), newLine(sty(fmt.Sprintf("━━ input (%d items)", len(rv.items)), st.header)))
+	}
+	for i, it := range rv.items {
+		out = append(out, m.messageLines(i, it)...)
+	}
+	if rv.tools != nil {
+		out = append(out, newLine(sty("  tools: ", st.dim), txt(strings.Join(rv.tools, ", "))))
 	}
 	out = append(out, newLine(), newLine(sty("━━ body", st.header)))
-	out = appendBody(out, body, st)
+	out = appendBody(out, rv.body, st)
 	if up := v.x.UpstreamRequest; up != nil {
 		// A sandwich recording: the request as the proxy under test sent it.
 		out = append(out, newLine(), newLine(sty("━━ as the proxy under test sent it upstream: "+up.Method+" "+up.URL, st.header)))
-		ub := up.Body
-		var pretty bytes.Buffer
-		if json.Indent(&pretty, ub, "", "  ") == nil {
-			ub = pretty.Bytes()
-		}
-		out = appendBody(out, ub, st)
+		out = appendBody(out, rv.upBody, st)
 	}
 	return out
 }
 
-// appendBody adds body's lines with invisible characters made visible.
-func appendBody(out staticDoc, body []byte, st styles) staticDoc {
-	for _, l := range strings.Split(string(body), "\n") {
+// appendBody adds a body's lines with invisible characters made visible.
+func appendBody(out staticDoc, lines []string, st styles) staticDoc {
+	for _, l := range lines {
 		out = append(out, newLine(visible(l, txt(""), st.marker, false)...))
 	}
 	return out
 }
 
-// messageLines summarises one request message: role, a preview of its
+// messageLines paints one request message: role, a preview of its
 // content, and its tool calls or the call it answers.
-func (m *model) messageLines(i int, msg gjson.Result) []docLine {
+func (m *model) messageLines(i int, it reqItem) []docLine {
 	st := m.st
-	role := cmpOr(msg.Get("role").String(), msg.Get("type").String())
-	content := msg.Get("content")
-	text := content.String()
-	if content.IsArray() {
-		var parts []string
-		for _, p := range content.Array() {
-			parts = append(parts, cmpOr(p.Get("text").String(), p.Get("content").String()))
-		}
-		text = strings.Join(parts, " ")
-	}
 	roleSt := st.bold
-	if role == "tool" || role == "function_call_output" {
+	if it.role == "tool" || it.role == "function_call_output" {
 		roleSt = st.boundary
 	}
-	head := []run{txt(fmt.Sprintf("  [%d] ", i)), sty(role, roleSt)}
-	if id := msg.Get("tool_call_id").String(); id != "" {
-		head = append(head, sty(" ("+id+")", st.dim))
-	}
-	if len(text) > 300 {
-		text = text[:300] + "…"
+	head := []run{txt(fmt.Sprintf("  [%d] ", i)), sty(it.role, roleSt)}
+	if it.toolCallID != "" {
+		head = append(head, sty(" ("+it.toolCallID+")", st.dim))
 	}
 	head = append(head, txt(": "))
-	head = append(head, visible(text, txt(""), st.marker, true)...)
+	head = append(head, visible(it.text, txt(""), st.marker, true)...)
 	out := []docLine{newLine(head...)}
-	for _, tc := range msg.Get("tool_calls").Array() {
+	for _, tc := range it.toolCalls {
 		out = append(out, newLine(sty("      → tool call ", st.boundary),
-			txt(fmt.Sprintf("%s %s(%s)", tc.Get("id").String(), tc.Get("function.name").String(), escapeInline(tc.Get("function.arguments").String())))))
+			txt(fmt.Sprintf("%s %s(%s)", tc.id, tc.name, escapeInline(tc.args)))))
 	}
 	return out
 }
@@ -216,8 +178,8 @@ func (m *model) rawDoc() doc {
 			return staticDoc{newLine(sty("no such event", st.dim))}
 		}
 		e := evs[t.idx]
-		data = sliceBody(sd.Chunks, e.off, e.end)
-		head = fmt.Sprintf("%s event %d · type %s · chunks %d–%d · bytes %d–%d · t=%s", t.side, t.idx, cmpOr(e.name, "message (default)"), e.chunk, e.endChunk, e.off, e.end, fmtT(e.t))
+		data = sliceBody(sd.Chunks, e.Off, e.End)
+		head = fmt.Sprintf("%s event %d · type %s · chunks %d–%d · bytes %d–%d · t=%s", t.side, t.idx, cmp.Or(e.Name, "message (default)"), e.Chunk, e.EndChunk, e.Off, e.End, fmtT(e.T))
 	} else {
 		if t.idx >= len(sd.Chunks) {
 			return staticDoc{newLine(sty(fmt.Sprintf("no %s chunks", t.side), st.dim))}

@@ -129,6 +129,13 @@ func lowerASCII(s string) string {
 // characters as their control pictures, and bytes that are not UTF-8 as
 // \xNN. Markers get the marker style; the rest gets base.
 func visible(s string, base run, mark lipgloss.Style, inline bool) []run {
+	return visibleTrail(s, len(strings.TrimRight(s, " ")), base, mark, inline)
+}
+
+// visibleTrail is visible for a piece of a line: spaces at byte trail of s
+// and after are the line's trailing spaces (trail may lie past the end of
+// s, when the line goes on after the piece).
+func visibleTrail(s string, trail int, base run, mark lipgloss.Style, inline bool) []run {
 	var out []run
 	var cur strings.Builder
 	flush := func() {
@@ -143,7 +150,6 @@ func visible(s string, base run, mark lipgloss.Style, inline bool) []run {
 		flush()
 		out = append(out, sty(m, mark))
 	}
-	trail := len(strings.TrimRight(s, " "))
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -212,22 +218,6 @@ func fit(s string, width int) string {
 	return padRight(s, width)
 }
 
-// fmtDur renders a duration in nanoseconds compactly ("-" when unknown).
-func fmtDur(ns int64) string {
-	switch {
-	case ns < 0:
-		return "-"
-	case ns < 1e6:
-		return fmt.Sprintf("%dµs", ns/1e3)
-	case ns < 1e9:
-		return fmt.Sprintf("%.0fms", float64(ns)/1e6)
-	case ns < 100e9:
-		return fmt.Sprintf("%.2fs", float64(ns)/1e9)
-	default:
-		return fmt.Sprintf("%.0fs", float64(ns)/1e9)
-	}
-}
-
 // fmtT renders a capture time (ns since start) as seconds with millis.
 func fmtT(ns int64) string {
 	if ns < 0 {
@@ -246,12 +236,4 @@ func fmtBytes(n int64) string {
 	default:
 		return fmt.Sprintf("%dMB", n/1_000_000)
 	}
-}
-
-// cmpOr returns a, or b when a is empty.
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

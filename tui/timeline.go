@@ -49,7 +49,7 @@ func (t *timelineDoc) line(i int) docLine {
 	}
 	dt := "-"
 	if r.dt >= 0 {
-		dt = "+" + fmtDur(r.dt)
+		dt = "+" + inspect.FormatDuration(r.dt)
 	}
 	var runs []run
 	if flagged {
@@ -58,7 +58,7 @@ func (t *timelineDoc) line(i int) docLine {
 		runs = append(runs, txt(flag))
 	}
 	runs = append(runs,
-		sty(side, sideSt), txt(" "+fit(id, 6)+" "+fit(fmtT(r.t), 9)+" "+fit(dt, 7)+" "+fit(fmtBytes(int64(r.n)), 6)+" "),
+		sty(side, sideSt), txt(" "+fit(id, 6)+" "+fit(fmtT(r.t), 9)+" "+fit(dt, 8)+" "+fit(fmtBytes(int64(r.n)), 6)+" "),
 	)
 	runs = append(runs, sty(fit(r.kind, 14), st.dim), txt(" "))
 	if r.mark != "" {
@@ -68,7 +68,7 @@ func (t *timelineDoc) line(i int) docLine {
 	switch {
 	case r.text != "":
 	case r.event:
-		preview = t.v.events[r.side][r.idx].data
+		preview = t.v.events[r.side][r.idx].Data
 	default:
 		preview = string(t.chunkData(r))
 	}

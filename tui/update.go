@@ -45,7 +45,7 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.move(1)
 	case key.Matches(msg, k.PgUp):
 		m.move(-m.bodyHeight())
-	case key.Matches(msg, k.PgDown) && !(m.screen == screenList && msg.String() == "space"):
+	case key.Matches(msg, k.PgDown) && !(m.screen == screenList && key.Matches(msg, k.Space)):
 		m.move(m.bodyHeight())
 	case key.Matches(msg, k.Top):
 		m.move(-1 << 30)
@@ -88,7 +88,7 @@ func (m *model) onListKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.move(1 << 30)
 			m.setStatus("following the newest exchange")
 		}
-	case msg.String() == "esc":
+	case key.Matches(msg, k.Clear):
 		if l.filter != "" || m.search != "" {
 			l.filter, m.search = "", ""
 			m.applyFilter()
@@ -100,7 +100,7 @@ func (m *model) onListKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *model) onDetailKey(msg tea.KeyPressMsg) tea.Cmd {
 	k, d := m.keys, m.det
 	switch {
-	case msg.String() == "esc" && m.search != "":
+	case key.Matches(msg, k.Clear) && m.search != "":
 		m.search = ""
 	case key.Matches(msg, k.Back):
 		m.screen, m.det = screenList, nil
@@ -181,10 +181,11 @@ func (m *model) open(panel bool) tea.Cmd {
 
 // onInputKey edits the search or filter line.
 func (m *model) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "esc":
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Cancel):
 		m.input = inputNone
-	case "enter":
+	case key.Matches(msg, k.Accept):
 		switch m.input {
 		case inputSearch:
 			m.search = m.inputBuf
@@ -198,11 +199,11 @@ func (m *model) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.list.cursor = 0
 			m.applyFilter()
 		}
-	case "backspace":
+	case key.Matches(msg, k.Erase):
 		if r := []rune(m.inputBuf); len(r) > 0 {
 			m.inputBuf = string(r[:len(r)-1])
 		}
-	case "ctrl+u":
+	case key.Matches(msg, k.EraseAll):
 		m.inputBuf = ""
 	default:
 		if msg.Text != "" {

@@ -8,11 +8,15 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -211,15 +215,20 @@ func TestDiffSearchAndCopy(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("y gave no command")
 	}
-	if msg := cmd(); !strings.Contains(strings.ToLower(typeName(msg)), "clipboard") {
-		t.Errorf("y gave %T, want a clipboard message", msg)
+	// Bubble Tea's clipboard message is an unexported string type holding
+	// the text it writes with OSC 52.
+	msg := cmd()
+	v := reflect.ValueOf(msg)
+	if !strings.Contains(strings.ToLower(fmt.Sprintf("%T", msg)), "clipboard") || v.Kind() != reflect.String {
+		t.Fatalf("y gave %T, want a clipboard message", msg)
+	}
+	if got := v.String(); !strings.Contains(got, "+ </use_tool<use_tool>\n") || !strings.HasPrefix(got, "@@ hunk 1/1") {
+		t.Errorf("copied %q, want the hunk holding </use_tool<use_tool>", got)
 	}
 	if !strings.Contains(m.status, "copied") {
 		t.Errorf("status %q", m.status)
 	}
 }
-
-func typeName(v any) string { return fmt.Sprintf("%T", v) }
 
 func TestMouseAndResize(t *testing.T) {
 	t.Parallel()
@@ -245,7 +254,7 @@ func TestMouseAndResize(t *testing.T) {
 		t.Errorf("wheel moved to %d", m.det.cur[tabTimeline])
 	}
 	// Resize to the minimum: every line fits.
-	m.Update(tickSize(80, 24))
+	m.Update(resize(80, 24))
 	lines := strings.Split(screen(m), "\n")
 	if len(lines) != 24 {
 		t.Errorf("%d lines at 80×24", len(lines))
@@ -258,27 +267,59 @@ func TestMouseAndResize(t *testing.T) {
 }
 
 // TestNoColorKeepsMeaning checks the styled diff: changed bytes carry
-// underline (added) and strikethrough (deleted), which survive NO_COLOR.
+// underline (added) and strikethrough (deleted), and with NO_COLOR (the
+// Ascii profile) those and the +/- gutters remain while colours go.
 func TestNoColorKeepsMeaning(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(t, 120, 35, incidentPath)
 	press(t, m, "enter", "n")
-	v := m.View().Content
-	if !strings.Contains(v, "\x1b[") {
-		t.Fatal("no styling at all")
-	}
-	var add, del bool
-	for _, l := range strings.Split(v, "\n") {
-		plain := screenLine(l)
-		if strings.Contains(plain, "+ </use_tool<use_tool>") && hasSGR(l, "4") {
-			add = true
-		}
-		if strings.Contains(plain, "- </use_tool>") {
-			del = true
-		}
-	}
-	if !add || !del {
-		t.Errorf("added bytes underlined %v, deleted line present %v", add, del)
+	// The incident's deleted line "</use_tool>" is a prefix of the added
+	// one, so it has no deleted bytes to strike; a pair that replaces bytes
+	// is painted with the same styles.
+	del := inspect.DiffLine{Op: "-", Text: "the tail was lost"}
+	add := inspect.DiffLine{Op: "+", Text: "the tail was kept"}
+	pairLines := paint(m.diffRuns(del, &add), 120, "", m.st.match) + "\n" +
+		paint(m.diffRuns(add, &del), 120, "", m.st.match)
+	frame := m.View().Content + "\n" + pairLines
+	for _, tc := range []struct {
+		name    string
+		profile colorprofile.Profile
+	}{
+		{"colour", colorprofile.TrueColor},
+		{"NO_COLOR", colorprofile.Ascii},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var buf bytes.Buffer
+			w := &colorprofile.Writer{Forward: &buf, Profile: tc.profile}
+			if _, err := w.WriteString(frame); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			var underlined, struck, minus, plus bool
+			for _, l := range strings.Split(out, "\n") {
+				plain := ansi.Strip(l)
+				if strings.Contains(plain, "+ </use_tool<use_tool>") && hasSGR(l, 4) {
+					underlined = true
+				}
+				if strings.Contains(plain, "- </use_tool>") {
+					minus = true
+				}
+				if strings.HasPrefix(plain, "+ the tail was kept") && hasSGR(l, 4) {
+					plus = true
+				}
+				if strings.HasPrefix(plain, "- the tail was lost") && hasSGR(l, 9) {
+					struck = true
+				}
+				if tc.profile == colorprofile.Ascii && hasColour(l) {
+					t.Errorf("colour under NO_COLOR: %q", l)
+				}
+			}
+			if !underlined || !minus || !plus || !struck {
+				t.Errorf("added bytes underlined %v, \"- \" gutter kept %v, pair: added underlined %v, deleted struck through %v",
+					underlined, minus, plus, struck)
+			}
+		})
 	}
 }
 
@@ -311,8 +352,21 @@ func TestManyCaptures(t *testing.T) {
 		t.Fatalf("%d rows, want 5", len(m.list.rows))
 	}
 	s := screen(m)
-	if !strings.Contains(s, "2 captures in") || !strings.Contains(s, " b  ") && !strings.Contains(s, "b ") {
-		t.Errorf("screen:\n%s", s)
+	if !strings.Contains(s, "2 captures in") {
+		t.Errorf("title does not count the captures:\n%s", s)
+	}
+	// Each row names its capture in the second column.
+	rows := map[string]int{}
+	for _, l := range strings.Split(s, "\n") {
+		f := strings.Fields(strings.TrimPrefix(l, "▸"))
+		if len(f) >= 2 && (f[1] == "a" || f[1] == "b") {
+			if _, err := strconv.Atoi(f[0]); err == nil {
+				rows[f[1]]++
+			}
+		}
+	}
+	if rows["a"] != 2 || rows["b"] != 3 {
+		t.Errorf("rows by capture %v, want a:2 b:3:\n%s", rows, s)
 	}
 	press(t, m, "f")
 	typeText(t, m, "capture:b")
@@ -360,5 +414,63 @@ func TestNotACapture(t *testing.T) {
 				t.Errorf("screen lacks %q:\n%s", tc.want, s)
 			}
 		})
+	}
+}
+
+// TestFilterBeforeBadges sets the filter before the background badges
+// arrive: terms that read badges are applied as each badge comes in, and
+// the others are not disturbed by them.
+func TestFilterBeforeBadges(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		filter string
+		sortBy int
+		badges bool
+		want   []int
+	}{
+		{"detector:unclosed-closer", sortEx, true, []int{1, 2}},
+		{"sev:error", sortEx, true, []int{1, 2, 4}},
+		{"status:429", sortEx, false, []int{4}},
+		{"ep:/v1/chat", sortEx, false, []int{1, 2, 3, 4}},
+		{"", sortFindings, true, []int{2, 1, 4, 3}},
+	} {
+		t.Run(tc.filter+"/"+sortNames[tc.sortBy], func(t *testing.T) {
+			t.Parallel()
+			m, err := newModel(context.Background(), Options{Paths: []string{incidentPath}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(m.close)
+			m.list.filter, m.list.sortBy = tc.filter, tc.sortBy
+			if got := m.list.usesBadges(); got != tc.badges {
+				t.Errorf("usesBadges = %v, want %v", got, tc.badges)
+			}
+			m.Update(resize(100, 30))
+			drive(t, m, m.Init())
+			var got []int
+			for _, r := range m.list.rows {
+				got = append(got, m.sums[r].ex)
+			}
+			if !equalInts(got, tc.want) {
+				t.Errorf("rows %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestEngineNumericSwitch raises a numeric switch with + and lowers it
+// with -, replaying each time, and never below zero.
+func TestEngineNumericSwitch(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, 140, 40, incidentPath)
+	press(t, m, "enter", "e", "j", "j", "j", "j")
+	for _, step := range []struct {
+		key  string
+		want string
+	}{{"+", "1"}, {"+", "2"}, {"-", "1"}, {"-", "0"}, {"-", "0"}} {
+		press(t, m, step.key)
+		if got := m.det.engine.Switches["stop-after-tools"]; got != step.want {
+			t.Fatalf("after %s: stop-after-tools=%s, want %s", step.key, got, step.want)
+		}
 	}
 }

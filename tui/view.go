@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 )
@@ -106,7 +107,7 @@ func (m *model) detailView() []string {
 		stStyle = st.failText
 	}
 	title = append(title, sty(fmt.Sprintf("  %d %s", s.status, s.outcome), stStyle),
-		sty(fmt.Sprintf("  ttfb %s  dur %s", fmtDur(s.ttfb()), fmtDur(s.dur())), st.dim))
+		sty(fmt.Sprintf("  ttfb %s  dur %s", inspect.FormatDuration(s.ttfb()), inspect.FormatDuration(s.dur())), st.dim))
 	lines := []string{paint(title, m.w, "", st.match)}
 
 	var tabs []string
@@ -193,7 +194,7 @@ func (m *model) tabView(h int) []string {
 	}
 	curHunk := -1
 	if d.tab == tabDiff {
-		for i, l := range d.hunks {
+		for i, l := range m.diffHunks() {
 			if l <= d.cur[tabDiff] {
 				curHunk = i
 			}
