@@ -278,7 +278,11 @@ func (x *exchange) finishClient(w *clientWriter) {
 	case tape.UpstreamError, tape.Timeout:
 		outcome, errText = x.upOutcome, x.upErr
 	default:
-		gone := w.writeErr != nil || x.req.Context().Err() != nil ||
+		// A cancelled request context means the client left only while the
+		// upstream was still sending: a client that hangs up after the last
+		// byte (or a server closing its connections) aborted nothing.
+		upstreamDone := x.upOutcome == tape.Complete || x.upOutcome == tape.Truncated
+		gone := w.writeErr != nil || (x.req.Context().Err() != nil && !upstreamDone) ||
 			x.upOutcome == tape.ClientAborted || x.upOutcome == tape.ClientClosedAfterDone
 		switch {
 		case gone && w.watch.terminal:

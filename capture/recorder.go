@@ -11,6 +11,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -132,11 +133,15 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		req:   req,
 		upEnd: make(chan struct{}),
 	}
+	// The proxy gets a copy of req: the server inspects the request it
+	// handed over (its body type decides whether the connection is reused).
+	out := req.WithContext(contextWith(req, x))
 	x.body = newBodyTap(req.Body, req.ContentLength, r.opts.MaxRequestBody)
+	x.body.expectContinue = strings.EqualFold(req.Header.Get("Expect"), "100-continue")
 	if req.Body != nil && req.Body != http.NoBody {
 		// The request line is written once the body has gone upstream.
 		x.body.done = x.writeRequest
-		req.Body = x.body
+		out.Body = x.body
 	} else {
 		x.writeRequest()
 	}
@@ -148,12 +153,13 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	cw := &clientWriter{ResponseWriter: w, x: x}
 	defer func() {
 		v := recover()
+		x.body.settle()
 		x.finishClient(cw)
 		if v != nil {
 			panic(v) // http.ErrAbortHandler: let the server abort the response
 		}
 	}()
-	r.proxy.ServeHTTP(cw, req.WithContext(contextWith(req, x)))
+	r.proxy.ServeHTTP(cw, out)
 }
 
 func (r *Recorder) rewrite(pr *httputil.ProxyRequest) {
@@ -203,6 +209,7 @@ func (r *Recorder) modifyResponse(resp *http.Response) error {
 // error body that SDKs show as the error message.
 func (r *Recorder) errorHandler(w http.ResponseWriter, req *http.Request, err error) {
 	x := exchangeFrom(req)
+	x.body.settle()
 	x.writeRequest()
 	outcome := upstreamOutcome(req, err, false)
 	x.endUpstream(outcome, err, newStreamWatch(false))
@@ -231,13 +238,23 @@ func isEventStream(contentType string) bool {
 }
 
 // bodyTap passes a request body through to the upstream while keeping a copy
-// of its first max bytes for the capture. When the body has been sent (EOF,
-// all Content-Length bytes, or Close) it calls done once.
+// of its first max bytes for the capture. When the body has been read (EOF,
+// all Content-Length bytes, or settled) it calls done once.
+//
+// Reads are serialised, and [bodyTap.settle] ends them: once the handler
+// returns, the server owns the connection again, and a transport still
+// writing the request upstream must not read it (net/http panics with
+// "invalid concurrent Body.Read call" under full duplex).
 type bodyTap struct {
 	rc   io.ReadCloser
 	max  int
 	size int64 // Content-Length, or -1
 	done func()
+
+	expectContinue bool // the client sends the body only after "100 Continue"
+
+	readMu  sync.Mutex // held across rc.Read
+	settled bool       // the handler has returned; rc is the server's again
 
 	mu        sync.Mutex
 	buf       []byte
@@ -255,7 +272,19 @@ func newBodyTap(rc io.ReadCloser, size int64, max int) *bodyTap {
 	return t
 }
 
+// errSettled is what a late reader of a settled request body gets.
+var errSettled = errors.New("seam: the exchange has ended; request body no longer readable")
+
 func (t *bodyTap) Read(p []byte) (int, error) {
+	t.readMu.Lock()
+	defer t.readMu.Unlock()
+	if t.settled {
+		return 0, errSettled
+	}
+	return t.readLocked(p)
+}
+
+func (t *bodyTap) readLocked(p []byte) (int, error) {
 	n, err := t.rc.Read(p)
 	t.mu.Lock()
 	room := t.max - len(t.buf)
@@ -277,10 +306,44 @@ func (t *bodyTap) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (t *bodyTap) Close() error {
-	err := t.rc.Close()
+// Close does not close the server's request body: the server does that
+// after the handler, and [bodyTap.settle] still reads what the transport
+// left unread, so the capture keeps the request the client sent even when
+// the upstream never took it.
+func (t *bodyTap) Close() error { return nil }
+
+// settle runs when the handler is about to return. It reads what the
+// transport has not yet sent of the body (the upstream may answer before it
+// reads the request, as a 4xx or 5xx often does), so the capture keeps the
+// whole request and the server sees the body end while the handler still
+// owns it; then it turns away any later read or close.
+func (t *bodyTap) settle() {
+	t.readMu.Lock()
+	defer t.readMu.Unlock()
+	if t.settled {
+		return
+	}
+	t.settled = true
+	t.mu.Lock()
+	complete, started := t.complete, t.read > 0
+	t.mu.Unlock()
+	if complete {
+		return
+	}
+	if t.expectContinue && !started {
+		// The client waits for "100 Continue", which it will not get now
+		// that the final response has been sent: it sends no body.
+		t.finish()
+		return
+	}
+	buf := copyBuffers{}.Get()
+	defer copyBuffers{}.Put(buf)
+	for {
+		if _, err := t.readLocked(buf); err != nil {
+			break
+		}
+	}
 	t.finish()
-	return err
 }
 
 func (t *bodyTap) finish() {

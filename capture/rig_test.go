@@ -3,6 +3,7 @@ package capture_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,8 +23,16 @@ type rig struct {
 	buf      *bytes.Buffer
 	rec      *capture.Recorder
 
-	mu   sync.Mutex
-	sums []capture.Summary
+	mu        sync.Mutex
+	sums      []capture.Summary
+	serverLog bytes.Buffer // what the front server logged, guarded by mu
+}
+
+// Write collects the front server's log (a handler panic shows up there).
+func (r *rig) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.serverLog.Write(p)
 }
 
 // newRig starts upstream (nil means an unreachable upstream) and a recorder
@@ -37,10 +46,7 @@ func newRig(t *testing.T, upstream http.Handler, modify func(*capture.Options)) 
 		t.Cleanup(r.upstream.Close)
 		upURL, _ = url.Parse(r.upstream.URL)
 	} else {
-		// A port that was just listening and is now closed: connection refused.
-		dead := httptest.NewServer(http.NotFoundHandler())
-		upURL, _ = url.Parse(dead.URL)
-		dead.Close()
+		upURL = deadUpstream(t)
 	}
 	r.writer = tape.NewWriter(r.buf, tape.WriterOptions{})
 	r.writer.Header(tape.Header{V: tape.Version, Seam: "test", ID: t.Name(), Upstream: upURL.String()})
@@ -61,7 +67,9 @@ func newRig(t *testing.T, upstream http.Handler, modify func(*capture.Options)) 
 		t.Fatal(err)
 	}
 	r.rec = rec
-	r.front = httptest.NewServer(rec)
+	r.front = httptest.NewUnstartedServer(rec)
+	r.front.Config.ErrorLog = log.New(r, "", 0)
+	r.front.Start()
 	t.Cleanup(r.front.Close)
 	return r
 }
@@ -71,6 +79,11 @@ func (r *rig) finish() *tape.Capture {
 	r.t.Helper()
 	r.front.Close()
 	r.rec.Wait()
+	r.mu.Lock()
+	if r.serverLog.Len() > 0 {
+		r.t.Errorf("the front server logged:\n%s", r.serverLog.Bytes())
+	}
+	r.mu.Unlock()
 	if err := r.writer.Close(); err != nil {
 		r.t.Fatal(err)
 	}
