@@ -29,6 +29,12 @@
 //   - BenchmarkStreams50: one op is a whole 100-event stream, 50 streams at a
 //     time, events back to back; reports streams/s, the stream duration
 //     (stream-p50-ns, stream-p99-ns) and the event latency under that load.
+//   - BenchmarkHeldStreams: one op is a batch of 1,000 or 5,000 streams
+//     started together and held open at once (60 events, one every 100 ms),
+//     every byte checked; path=seam-record runs the real seam binary as its
+//     own process, for the file descriptors. Reports the peak number of
+//     streams open at one moment, event latency under that load, and the
+//     proxy's peak RSS; it fails if the capture lost an exchange or a byte.
 //
 // Run them from the repository root, for example:
 //
