@@ -187,11 +187,7 @@ func (s *chatSide) decodeChunk(c *chatChunk, data string) {
 	v := c
 	v.d0 = int32(s.nd + d0)
 	if sc.open('{') {
-		for n := 0; ; {
-			k, ok := sc.member(&n)
-			if !ok {
-				break
-			}
+		for k := range sc.members() {
 			switch k {
 			case "id":
 				v.id = sc.str()
@@ -233,10 +229,7 @@ func (s *chatSide) decodeChoices(sc *jscan) jkind {
 		}
 	case '{':
 		sc.i++
-		for {
-			if _, ok := sc.member(&n); !ok {
-				break
-			}
+		for range sc.members() {
 			s.deltas = append(s.deltas, chatDelta{})
 			s.decodeDelta(sc, &s.deltas[len(s.deltas)-1])
 		}
@@ -253,11 +246,7 @@ func (s *chatSide) decodeChoices(sc *jscan) jkind {
 func (s *chatSide) decodeDelta(sc *jscan, d *chatDelta) {
 	t0 := len(s.tools)
 	if sc.open('{') {
-		for n := 0; ; {
-			k, ok := sc.member(&n)
-			if !ok {
-				break
-			}
+		for k := range sc.members() {
 			switch k {
 			case "index":
 				d.index = int(sc.int())
@@ -284,11 +273,7 @@ func (s *chatSide) decodeDelta(sc *jscan, d *chatDelta) {
 // decodeDeltaFields reads the members of a choice's "delta" object. The
 // tools of the last "tool_calls" array seen win, as in a ForEach pass.
 func (s *chatSide) decodeDeltaFields(sc *jscan, d *chatDelta, t0 int) {
-	for n := 0; ; {
-		k, ok := sc.member(&n)
-		if !ok {
-			return
-		}
+	for k := range sc.members() {
 		switch k {
 		case "role":
 			d.role = sc.str()
@@ -324,11 +309,7 @@ func decodeTool(sc *jscan) chatToolDelta {
 	var t chatToolDelta
 	start := jsWS(sc.s, sc.i)
 	if sc.open('{') {
-		for n := 0; ; {
-			k, ok := sc.member(&n)
-			if !ok {
-				break
-			}
+		for k := range sc.members() {
 			switch k {
 			case "index":
 				t.index, t.hasIndex = int(sc.int()), true
@@ -339,11 +320,7 @@ func decodeTool(sc *jscan) chatToolDelta {
 					sc.skip()
 					break
 				}
-				for m := 0; ; {
-					k, ok := sc.member(&m)
-					if !ok {
-						break
-					}
+				for k := range sc.members() {
 					switch k {
 					case "name":
 						t.name = sc.str()
@@ -443,11 +420,7 @@ func decodeObjEvent(o *objEvent, data string) {
 	sc := jscan{s: data}
 	var v objEvent
 	if sc.open('{') {
-		for n := 0; ; {
-			k, ok := sc.member(&n)
-			if !ok {
-				break
-			}
+		for k := range sc.members() {
 			switch k {
 			case "type":
 				v.typ = sc.str()
@@ -503,11 +476,7 @@ func decodeObjEvent(o *objEvent, data string) {
 
 // decodeObjDelta reads the members of an object "delta".
 func decodeObjDelta(sc *jscan, o *objEvent) {
-	for n := 0; ; {
-		k, ok := sc.member(&n)
-		if !ok {
-			return
-		}
+	for k := range sc.members() {
 		switch k {
 		case "type":
 			o.dtype = sc.str()

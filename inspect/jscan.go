@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"iter"
 	"math/bits"
 	"strconv"
 	"unicode/utf16"
@@ -57,6 +58,20 @@ func (sc *jscan) open(c byte) bool {
 		return true
 	}
 	return false
+}
+
+// members yields the key of each member of the object being read, with
+// the position at that member's value, which the loop body must consume
+// (read or skip). It stops at the closing brace or on error.
+func (sc *jscan) members() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for n := 0; ; {
+			k, ok := sc.member(&n)
+			if !ok || !yield(k) {
+				return
+			}
+		}
+	}
 }
 
 // member advances to the next member of the object being read, returning
@@ -614,11 +629,10 @@ func getFields(v gjson.Result, keys []string, dst []gjson.Result) {
 		return
 	}
 	left := len(keys)
-	for n := 0; left > 0; {
-		k, ok := sc.member(&n)
-		if !ok {
-			return
-		}
+	if left == 0 {
+		return
+	}
+	for k := range sc.members() {
 		hit := false
 		for i, key := range keys {
 			if k == key && dst[i].Type == gjson.Null && dst[i].Raw == "" {
@@ -630,6 +644,9 @@ func getFields(v gjson.Result, keys []string, dst []gjson.Result) {
 		}
 		if !hit {
 			sc.skip()
+		}
+		if left == 0 {
+			return
 		}
 	}
 }
