@@ -42,6 +42,17 @@
 // streams. Options.Stream reads a capture from any reader the same way
 // (for "seam record --tui").
 //
+// A directory in Options.Paths stands for its *.ndjson files, sorted by
+// name. With Follow each tick also lists the directories given (one
+// readdir each, in a command; never their subdirectories) and opens the
+// *.ndjson files not seen before, so every run "seam record -o DIR/"
+// starts shows up: its exchanges join the list like those of a growing
+// file, the new capture ordered among the directory's others by name. A
+// file that is deleted or renamed stays loaded (its descriptor stays open),
+// and one renamed within the directory is recognised and not opened twice.
+// A followed directory may start empty; the list then says it is waiting
+// for captures in it.
+//
 // # Colour
 //
 // Styles come from lipgloss.LightDark after the terminal reports its

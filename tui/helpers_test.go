@@ -57,7 +57,7 @@ func drive(t testing.TB, m *model, cmd tea.Cmd) {
 			continue
 		}
 		switch msg.(type) {
-		case scanMsg, streamMsg, badgeMsg, loadedMsg, replayMsg, tea.KeyPressMsg, tea.WindowSizeMsg:
+		case scanMsg, streamMsg, dirMsg, openedMsg, badgeMsg, loadedMsg, replayMsg, tea.KeyPressMsg, tea.WindowSizeMsg:
 		default:
 			continue
 		}

@@ -138,8 +138,9 @@ func (l *listState) usesBadges() bool {
 	return false
 }
 
-// compare orders two summaries by the list's sort key, then by capture and
-// exchange number.
+// compare orders two summaries by the list's sort key, then by capture (in
+// the order of Options.Paths, a directory's files by name) and exchange
+// number.
 func (m *model) compare(a, b int) int {
 	sa, sb := &m.sums[a], &m.sums[b]
 	c := 0
@@ -159,8 +160,8 @@ func (m *model) compare(a, b int) int {
 	case sortStatus:
 		c = cmp.Compare(sb.status, sa.status)
 	}
-	if c == 0 {
-		c = cmp.Compare(sa.file, sb.file)
+	if c == 0 && sa.file != sb.file {
+		c = cmp.Compare(m.rank[sa.file], m.rank[sb.file])
 	}
 	if c == 0 {
 		c = cmp.Compare(sa.ex, sb.ex)
@@ -315,6 +316,8 @@ func (m *model) listView(height int) []string {
 	if len(l.rows) == 0 {
 		msg := "no exchanges yet"
 		switch {
+		case len(m.caps) == 0 && len(m.dirs) > 0:
+			msg = "waiting for captures in " + m.waitingFor() + ": new *.ndjson files show here as they are written"
 		case len(m.sums) > 0:
 			msg = fmt.Sprintf("no exchange matches filter %q (f to change, esc to clear)", l.filter)
 		case !m.allScanned():

@@ -33,6 +33,13 @@ type capState struct {
 	readBuf  []byte // reused by every read of stream
 	streamed bool   // the stream reached EOF
 	follow   bool
+	// arg is the capture's index in Options.Paths (after them for the
+	// stream); the list orders captures by it, then by name.
+	arg int
+	// info identifies the file of a followed capture, so one renamed in a
+	// followed directory is not opened twice.
+	info     os.FileInfo
+	warned   bool // the user was told it is not a readable capture
 	ix       *indexer
 	scanning bool
 	header   *tape.Header
@@ -83,7 +90,12 @@ type model struct {
 	isDark bool
 	w, h   int
 
-	caps    []*capState
+	caps []*capState
+	// rank is the place of each capture (by index in caps) in the list's
+	// order: new files of a followed directory sort among its others.
+	rank []int
+	// dirs are the followed directories of Options.Paths.
+	dirs    []*dirState
 	sums    []exSummary
 	byKey   map[exKey]int
 	badges  map[exKey]badge
@@ -124,25 +136,70 @@ func newModel(ctx context.Context, o Options) (*model, error) {
 	}
 	m.st = newStyles(true)
 	m.help.Styles = help.DefaultStyles(true)
-	for i, p := range o.Paths {
-		f, err := os.Open(p)
-		if err != nil {
+	for arg, p := range o.Paths {
+		if err := m.openPath(arg, p, o.Follow); err != nil {
 			m.close()
-			return nil, fmt.Errorf("open capture: %w", err)
+			return nil, err
 		}
-		m.caps = append(m.caps, &capState{name: p, file: f, follow: o.Follow, ix: newIndexer(p, i)})
 	}
 	if o.Stream != nil {
 		name := o.StreamName
 		if name == "" {
 			name = "-"
 		}
-		m.caps = append(m.caps, &capState{name: name, stream: o.Stream, follow: true, ix: newIndexer(name, len(m.caps))})
+		m.caps = append(m.caps, &capState{name: name, stream: o.Stream, follow: true, arg: len(o.Paths), ix: newIndexer(name, len(m.caps))})
 	}
-	if len(m.caps) == 0 {
+	if len(m.caps) == 0 && len(m.dirs) == 0 {
 		return nil, errors.New("no capture to show")
 	}
+	m.rerank()
 	return m, nil
+}
+
+// openPath opens the capture file p, or the *.ndjson files of directory p
+// in name order. With follow, a directory is remembered to be listed again
+// every tick, and may be empty.
+func (m *model) openPath(arg int, p string, follow bool) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return fmt.Errorf("open capture: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil || !st.IsDir() {
+		c := &capState{name: p, file: f, arg: arg, follow: follow, ix: newIndexer(p, len(m.caps))}
+		if follow && err == nil {
+			c.info = st // its identity, for files appearing in followed directories
+		}
+		m.caps = append(m.caps, c)
+		return nil
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("list %s: %w", p, err)
+	}
+	names := captureNames(ents)
+	if len(names) == 0 && !follow {
+		return fmt.Errorf("%s: no *.ndjson captures in this directory", p)
+	}
+	d := &dirState{path: p, arg: arg, seen: map[string]bool{}}
+	for _, n := range names {
+		path := filepath.Join(p, n)
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("open capture: %w", err)
+		}
+		c := &capState{name: path, file: f, arg: arg, follow: follow, ix: newIndexer(path, len(m.caps))}
+		if follow {
+			c.info, _ = f.Stat() // nil on error: only renames go unnoticed
+		}
+		m.caps = append(m.caps, c)
+		d.seen[n] = true
+	}
+	if follow {
+		m.dirs = append(m.dirs, d)
+	}
+	return nil
 }
 
 // close releases the open files.
@@ -156,6 +213,9 @@ func (m *model) close() {
 
 // following reports whether any source is followed.
 func (m *model) following() bool {
+	if len(m.dirs) > 0 {
+		return true
+	}
 	for _, c := range m.caps {
 		if c.follow && !(c.stream != nil && c.streamed) {
 			return true
@@ -189,6 +249,7 @@ type (
 		hdr      span
 		more     bool
 		size     int64
+		scanned  int64 // the offset past the last complete line indexed
 		warnings []string
 		err      error
 	}
@@ -240,7 +301,7 @@ func (m *model) scanCmd(i int) tea.Cmd {
 			size = st.Size()
 		}
 		changed, more, err := ix.scan(r, size, scanStep)
-		msg := scanMsg{file: i, changed: changed, more: more, size: size, err: err}
+		msg := scanMsg{file: i, changed: changed, more: more, size: size, scanned: ix.scanned, err: err}
 		if ix.header != nil {
 			msg.header, msg.hdr = ix.header, ix.hdr
 		}
@@ -349,12 +410,19 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onScan(msg)
 	case streamMsg:
 		return m, m.onStream(msg)
+	case dirMsg:
+		return m, m.onDir(msg)
+	case openedMsg:
+		return m, m.onOpened(msg)
 	case tickMsg:
 		var cmds []tea.Cmd
 		for i, c := range m.caps {
 			if c.follow && c.file != nil && c.done {
 				cmds = append(cmds, m.scanCmd(i))
 			}
+		}
+		for i := range m.dirs {
+			cmds = append(cmds, m.listCmd(i))
 		}
 		if m.following() {
 			cmds = append(cmds, m.followTick())
@@ -430,7 +498,9 @@ func (m *model) onScan(msg scanMsg) tea.Cmd {
 	case msg.more, c.stream != nil && int64(len(c.mem)) > msg.size:
 		cmds = append(cmds, m.scanCmd(msg.file))
 	default:
-		if !c.done && c.header == nil && msg.size > 0 {
+		// A followed file may be caught before its header line is whole.
+		if !c.warned && c.header == nil && msg.size > 0 && (!c.follow || msg.scanned > 0) {
+			c.warned = true
 			why := "no capture header line"
 			if len(c.warnings) > 0 {
 				why = c.warnings[0]

@@ -44,8 +44,13 @@ func (m *model) bodyOrOverlay(body []string, h int) []string {
 // titleBar is the first line of the list screen.
 func (m *model) titleBar() string {
 	st := m.st
-	name := m.caps[0].name
-	if len(m.caps) > 1 {
+	var name string
+	switch {
+	case len(m.caps) == 0:
+		name = m.waitingFor()
+	case len(m.caps) == 1:
+		name = m.caps[0].name
+	default:
 		name = fmt.Sprintf("%d captures in %s", len(m.caps), filepath.Dir(m.caps[0].name))
 	}
 	parts := []string{fmt.Sprintf("%d exchange(s)", len(m.sums))}

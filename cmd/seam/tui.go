@@ -30,14 +30,19 @@ taking effect. Press "?" for every key.
 
 Large captures open at once: exchanges are indexed by a byte scan and each
 one is decoded when opened. With --follow the files are tailed as they grow
-(a capture being recorded) and the open exchange streams in live.
+(a capture being recorded) and the open exchange streams in live, and each
+directory given is listed again four times a second (not its
+subdirectories): a capture that appears in it, such as the file a new run of
+"seam record -o DIR/" writes, is opened and its exchanges join the list. A
+followed directory may be empty at start; the TUI then waits for captures
+in it. Without --follow a directory is read once, and must hold captures.
 
 The TUI needs a terminal on stdout; for a plain-text report use "seam
 inspect". NO_COLOR (any non-empty value) turns colour off.`,
 		example: "seam tui captures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &tuiOptions{}
-			fs.BoolVar(&o.follow, "follow", false, "tail the captures as they grow and show exchanges as they arrive")
+			fs.BoolVar(&o.follow, "follow", false, "tail the captures as they grow and pick up new ones in the directories given")
 			return o
 		},
 		run: runTUI,
@@ -57,11 +62,17 @@ func runTUI(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if !tui.IsTerminal(e.stdout) {
 		return fmt.Errorf("tui: stdout is not a terminal; for a text report run: seam inspect %s", strings.Join(fs.Args(), " "))
 	}
-	paths, err := captureFiles(fs.Args())
-	if err != nil {
-		return err
+	// With --follow the TUI lists directories itself, again on every tick,
+	// so captures written into them later show up; without it they are
+	// expanded here once, and one without captures is an error.
+	paths := fs.Args()
+	if !o.follow {
+		var err error
+		if paths, err = captureFiles(paths); err != nil {
+			return err
+		}
 	}
-	err = tui.Run(ctx, tui.Options{
+	err := tui.Run(ctx, tui.Options{
 		Paths:   paths,
 		Follow:  o.follow,
 		In:      e.stdin,
