@@ -6,13 +6,59 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/seam-dev/seam/tape"
 )
+
+// Mode says what a [Server] does with a request, in the vocabulary of VCR
+// (the Ruby library that records HTTP interactions to "cassettes").
+type Mode string
+
+// The modes. Forwarding means handing the request to [ServerOptions.Miss];
+// whether what it forwards is recorded is up to that handler.
+const (
+	// ModeNone replays strictly: a request that matches no recorded
+	// exchange gets a 404 naming the closest exchange and why it differs.
+	// The empty Mode means ModeNone.
+	ModeNone Mode = "none"
+	// ModeOnce replays strictly when any exchange was loaded, and forwards
+	// every request when none was (the capture does not exist yet).
+	ModeOnce Mode = "once"
+	// ModeNewEpisodes replays the requests that match and forwards the
+	// rest.
+	ModeNewEpisodes Mode = "new_episodes"
+	// ModeAll forwards every request and never replays (to record afresh).
+	ModeAll Mode = "all"
+	// ModePassthrough forwards every request and never replays (with a Miss
+	// handler that records nothing).
+	ModePassthrough Mode = "passthrough"
+)
+
+// Modes lists the modes in the order help shows them.
+func Modes() []Mode {
+	return []Mode{ModeNone, ModeOnce, ModeNewEpisodes, ModeAll, ModePassthrough}
+}
+
+// ParseMode parses a mode name as written on the command line.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range Modes() {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	names := make([]string, 0, 5)
+	for _, m := range Modes() {
+		names = append(names, string(m))
+	}
+	return "", fmt.Errorf("unknown mode %q (modes: %s)", s, strings.Join(names, ", "))
+}
 
 // ServerOptions configures a [Server].
 type ServerOptions struct {
@@ -24,33 +70,93 @@ type ServerOptions struct {
 	// Seed seeds the choices faults make (which event, where to split);
 	// the same seed gives the same bytes.
 	Seed uint64
+	// Mode says which requests are replayed and which are forwarded to
+	// Miss. The zero value is ModeNone.
+	Mode Mode
+	// Miss handles the requests Mode forwards, typically a recording
+	// reverse proxy to the real upstream. Its request body is intact. When
+	// Miss is nil such requests get a 502.
+	Miss http.Handler
+	// Ignore names top-level request fields that matching ignores, in
+	// addition to those of [DefaultIgnore].
+	Ignore []string
 }
 
 // Server is a mock upstream: it answers each request with the upstream side
 // of the recorded exchange it matches, chunk by chunk, flushing each chunk
-// at its recorded time. A request that matches no exchange gets a 404 whose
-// JSON body names the closest exchange and why it did not match.
+// at its recorded time. A request matches an exchange with the same method,
+// path and canonical body (see [Canonical]). When several exchanges match
+// (the same request recorded more than once), they answer in recorded order,
+// the last one repeating once all have been served. A request that matches
+// no exchange gets a 404 whose JSON body names the closest exchange and why
+// it did not match, or goes to [ServerOptions.Miss], as the mode says.
+// A Server is safe for concurrent use.
 type Server struct {
-	opts      ServerOptions
-	exchanges []*tape.Exchange
+	opts    ServerOptions
+	ignore  map[string]bool
+	entries []*entry
+	byKey   map[string][]*entry
+
+	mu     sync.Mutex
+	served map[string]int // per key, how many of its entries were served
+}
+
+// entry is one recorded exchange ready for matching.
+type entry struct {
+	x            *tape.Exchange
+	label        string // "exchange 4", or "exchange 4 of name.ndjson"
+	method, path string
+	req          *request
 }
 
 // NewServer returns a Server answering from the exchanges of caps. Exchanges
 // without a recorded request or upstream response are skipped.
 func NewServer(caps []*tape.Capture, opts ServerOptions) *Server {
-	s := &Server{opts: opts}
+	if opts.Mode == "" {
+		opts.Mode = ModeNone
+	}
+	s := &Server{opts: opts, ignore: ignoreSet(opts.Ignore), byKey: map[string][]*entry{}, served: map[string]int{}}
 	for _, c := range caps {
 		for _, x := range c.Exchanges {
-			if x.Request != nil && x.Upstream.Response != nil {
-				s.exchanges = append(s.exchanges, x)
+			if x.Request == nil || x.Upstream.Response == nil {
+				continue
 			}
+			path, _, _ := strings.Cut(x.Request.URL, "?")
+			e := &entry{x: x, label: fmt.Sprintf("exchange %d", x.Ex), method: x.Request.Method, path: path,
+				req: newRequest(x.Request.Body, s.ignore)}
+			if len(caps) > 1 {
+				e.label += " of " + filepath.Base(c.Name)
+			}
+			s.entries = append(s.entries, e)
+			k := matchKey(e.method, e.path, e.req)
+			s.byKey[k] = append(s.byKey[k], e)
 		}
 	}
 	return s
 }
 
+func matchKey(method, path string, r *request) string {
+	return method + " " + path + "\n" + r.key
+}
+
+// mode is the mode in effect: ModeOnce turns into ModeNone or ModeAll.
+func (s *Server) mode() Mode {
+	if s.opts.Mode == ModeOnce {
+		if len(s.entries) > 0 {
+			return ModeNone
+		}
+		return ModeAll
+	}
+	return s.opts.Mode
+}
+
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	mode := s.mode()
+	if mode == ModeAll || mode == ModePassthrough {
+		s.forward(w, r, mode)
+		return
+	}
 	var body bytes.Buffer
 	if r.Body != nil {
 		// Request bodies are small JSON documents; matching needs all of one.
@@ -60,49 +166,69 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	x, why := s.match(r.Method, r.URL.Path, body.Bytes())
-	if x == nil {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusNotFound)
-		json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{
-			"message": "seam: no recorded exchange matches " + r.Method + " " + r.URL.Path + ": " + why,
-			"type":    "seam_no_match",
-		}})
+	if x != nil {
+		s.play(r.Context(), w, x)
 		return
 	}
-	s.play(r.Context(), w, x)
+	if mode == ModeNewEpisodes {
+		r.Body = io.NopCloser(bytes.NewReader(body.Bytes()))
+		s.forward(w, r, mode)
+		return
+	}
+	writeError(w, http.StatusNotFound, "seam_no_match",
+		"seam: no recorded exchange matches "+r.Method+" "+r.URL.Path+": "+why)
 }
 
-// match finds the exchange recorded for method, path and body: the same
-// method and path, and a body equal as JSON (or byte for byte).
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, mode Mode) {
+	if s.opts.Miss == nil {
+		writeError(w, http.StatusBadGateway, "seam_no_upstream",
+			"seam: mode "+string(mode)+" forwards "+r.Method+" "+r.URL.Path+" upstream, but no upstream is set")
+		return
+	}
+	s.opts.Miss.ServeHTTP(w, r)
+}
+
+func writeError(w http.ResponseWriter, status int, typ, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"message": msg, "type": typ}})
+}
+
+// match finds the exchange recorded for method, path and body. Among equal
+// matches it takes the first not yet served, then repeats the last. On a
+// miss it says which exchange came closest and why it differs.
 func (s *Server) match(method, path string, body []byte) (*tape.Exchange, string) {
-	why, sameEndpoint := "no exchanges loaded", false
-	for _, x := range s.exchanges {
-		req := x.Request
-		rpath, _, _ := strings.Cut(req.URL, "?")
-		switch {
-		case req.Method != method || rpath != path:
-			if why == "no exchanges loaded" {
-				why = fmt.Sprintf("no exchange has that endpoint; exchange %d is %s %s", x.Ex, req.Method, rpath)
-			}
-		case sameJSON(req.Body, body):
-			return x, ""
-		case !sameEndpoint:
-			sameEndpoint = true
-			why = fmt.Sprintf("exchange %d has the same endpoint but another request body", x.Ex)
+	req := newRequest(body, s.ignore)
+	k := matchKey(method, path, req)
+	if es := s.byKey[k]; len(es) > 0 {
+		s.mu.Lock()
+		i := s.served[k]
+		if i < len(es)-1 {
+			s.served[k] = i + 1
+		} else {
+			i = len(es) - 1
+		}
+		s.mu.Unlock()
+		return es[i].x, ""
+	}
+	if len(s.entries) == 0 {
+		return nil, "no exchanges loaded"
+	}
+	var best *entry
+	var bestC closeness
+	for _, e := range s.entries {
+		if e.method != method || e.path != path {
+			continue
+		}
+		if c := compare(req, e.req); best == nil || c.better(bestC) {
+			best, bestC = e, c
 		}
 	}
-	return nil, why
-}
-
-func sameJSON(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true
+	if best == nil {
+		e := s.entries[0]
+		return nil, fmt.Sprintf("no exchange has that endpoint; %s is %s %s", e.label, e.method, e.path)
 	}
-	var ca, cb bytes.Buffer
-	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
-		return false
-	}
-	return bytes.Equal(ca.Bytes(), cb.Bytes())
+	return nil, explain(best.label, req, best.req)
 }
 
 // skipHeaders are not replayed: they describe the original connection, or

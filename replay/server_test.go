@@ -2,10 +2,16 @@ package replay_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/seam-dev/seam/fixtures"
@@ -39,11 +45,12 @@ func TestServerPlaysMatchedExchange(t *testing.T) {
 }
 
 func TestServerMissNamesClosest(t *testing.T) {
+	t.Parallel()
 	c, _ := fixtures.Load("openai-chat-tools.ndjson")
 	srv := httptest.NewServer(replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{}))
 	defer srv.Close()
 	for path, want := range map[string]string{
-		"/v1/chat/completions": "exchange 1 has the same endpoint but another request body",
+		"/v1/chat/completions": `closest is exchange 1 (other model, no messages vs recorded 2); model \"other\" vs recorded \"gpt-4o-2024-08-06\"`,
 		"/v1/messages":         "no exchange has that endpoint; exchange 1 is POST /v1/chat/completions",
 	} {
 		resp, err := http.Post(srv.URL+path, "application/json", strings.NewReader(`{"model":"other"}`))
@@ -52,8 +59,169 @@ func TestServerMissNamesClosest(t *testing.T) {
 		}
 		got, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 404 || !strings.Contains(string(got), want) {
-			t.Errorf("%s: %d %s, want 404 saying %q", path, resp.StatusCode, got, want)
+		if resp.StatusCode != 404 || !strings.Contains(string(got), want) || !strings.Contains(string(got), `"type":"seam_no_match"`) {
+			t.Errorf("%s: %d %s, want 404 saying %s", path, resp.StatusCode, got, want)
 		}
+	}
+}
+
+// TestServerMatchesReorderedRealRequest sends each recorded request of real
+// fixtures as another client would: keys in another order, stream_options and
+// user changed, and (for the Responses tool turn) a different call id used
+// consistently. Each gets the recorded upstream bytes.
+func TestServerMatchesReorderedRealRequest(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"openai-chat-tools.ndjson", "openai-responses-tool-then-text.ndjson", "anthropic-tool-use.ndjson"} {
+		c, err := fixtures.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{}))
+		defer srv.Close()
+		for _, x := range c.Exchanges {
+			var doc map[string]any
+			if err := json.Unmarshal(bytes.ReplaceAll(x.Request.Body, []byte("call_kL0PCQV7M2WMoVX8V8OtYSAL"), []byte("call_other")), &doc); err != nil {
+				t.Fatal(err)
+			}
+			doc["stream_options"] = map[string]any{"include_usage": false}
+			doc["user"] = "someone-else"
+			body, _ := json.Marshal(doc) // sorted keys: another order than recorded
+			if bytes.Equal(body, x.Request.Body) {
+				t.Fatal("the request was not changed")
+			}
+			resp, err := http.Post(srv.URL+x.Request.URL, "application/json", bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != x.Upstream.Response.Status || !bytes.Equal(got, x.Upstream.Body()) {
+				t.Errorf("%s exchange %d: %d, %d bytes, want the recorded %d bytes: %.300s", name, x.Ex, resp.StatusCode, len(got), len(x.Upstream.Body()), got)
+			}
+		}
+	}
+}
+
+// synthetic returns a capture whose exchanges answer the given request
+// bodies, in order, with bodies "answer 1", "answer 2", ...
+func synthetic(bodies ...string) *tape.Capture {
+	c := &tape.Capture{Name: "synthetic.ndjson"}
+	for i, b := range bodies {
+		ex := i + 1
+		c.Exchanges = append(c.Exchanges, &tape.Exchange{
+			Ex:      ex,
+			Request: &tape.Request{Ex: ex, Method: "POST", URL: "/v1/chat/completions", Body: []byte(b)},
+			Upstream: tape.SideData{
+				Response: &tape.Response{Ex: ex, Side: tape.Upstream, Status: 200, Headers: tape.Headers{"content-type": {"text/event-stream"}}},
+				Chunks:   []tape.Chunk{{Ex: ex, Side: tape.Upstream, Data: []byte(fmt.Sprintf("answer %d", ex))}},
+			},
+		})
+	}
+	return c
+}
+
+func post(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(got)
+}
+
+// TestServerAnswersDuplicatesInOrder: the same request recorded twice (a
+// retry, a regenerate) answers with the first recording, then the second,
+// then the second again; another request is unaffected.
+func TestServerAnswersDuplicatesInOrder(t *testing.T) {
+	t.Parallel()
+	hi := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	hiAgain := `{"messages":[{"content":"hi","role":"user"}],"user":"retry","model":"m"}`
+	bye := `{"model":"m","messages":[{"role":"user","content":"bye"}]}`
+	srv := httptest.NewServer(replay.NewServer([]*tape.Capture{synthetic(hi, bye, hiAgain)}, replay.ServerOptions{}))
+	defer srv.Close()
+	for i, step := range []struct{ body, want string }{
+		{hi, "answer 1"}, {bye, "answer 2"}, {hi, "answer 3"}, {hiAgain, "answer 3"}, {bye, "answer 2"},
+	} {
+		if code, got := post(t, srv.URL, step.body); code != 200 || got != step.want {
+			t.Errorf("request %d: %d %q, want %q", i+1, code, got, step.want)
+		}
+	}
+}
+
+// TestServerModes runs each mode against a stand-in upstream behind the Miss
+// handler, counting what reaches it and checking the body arrives intact.
+func TestServerModes(t *testing.T) {
+	t.Parallel()
+	hit := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	miss := `{"model":"m","messages":[{"role":"user","content":"something new"}]}`
+	tests := []struct {
+		mode       replay.Mode
+		empty      bool // no exchanges loaded
+		noUpstream bool
+		hit, miss  string // expected answers
+		upstream   int    // requests that reached the upstream
+	}{
+		{mode: "", hit: "answer 1", miss: "404", upstream: 0},
+		{mode: replay.ModeNone, hit: "answer 1", miss: "404", upstream: 0},
+		{mode: replay.ModeOnce, hit: "answer 1", miss: "404", upstream: 0},
+		{mode: replay.ModeOnce, empty: true, hit: "upstream:" + hit, miss: "upstream:" + miss, upstream: 2},
+		{mode: replay.ModeNewEpisodes, hit: "answer 1", miss: "upstream:" + miss, upstream: 1},
+		{mode: replay.ModeNewEpisodes, noUpstream: true, hit: "answer 1", miss: "502", upstream: 0},
+		{mode: replay.ModeAll, hit: "upstream:" + hit, miss: "upstream:" + miss, upstream: 2},
+		{mode: replay.ModePassthrough, hit: "upstream:" + hit, miss: "upstream:" + miss, upstream: 2},
+	}
+	for _, tt := range tests {
+		name := fmt.Sprintf("%s/empty=%v/upstream=%v", tt.mode, tt.empty, !tt.noUpstream)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var reached atomic.Int64
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				reached.Add(1)
+				b, _ := io.ReadAll(r.Body)
+				fmt.Fprintf(w, "upstream:%s", b)
+			}))
+			defer up.Close()
+			opts := replay.ServerOptions{Mode: tt.mode}
+			if !tt.noUpstream {
+				u, _ := url.Parse(up.URL)
+				opts.Miss = httputil.NewSingleHostReverseProxy(u)
+			}
+			c := synthetic(hit)
+			if tt.empty {
+				c = synthetic()
+			}
+			srv := httptest.NewServer(replay.NewServer([]*tape.Capture{c}, opts))
+			defer srv.Close()
+			for _, step := range []struct{ body, want string }{{hit, tt.hit}, {miss, tt.miss}} {
+				code, got := post(t, srv.URL, step.body)
+				switch step.want {
+				case "404", "502":
+					if strconv.Itoa(code) != step.want || !strings.Contains(got, `"message":"seam: `) {
+						t.Errorf("%.30s: %d %s, want a %s JSON error", step.body, code, got, step.want)
+					}
+				default:
+					if code != 200 || got != step.want {
+						t.Errorf("%.30s: %d %q, want %q", step.body, code, got, step.want)
+					}
+				}
+			}
+			if n := reached.Load(); n != int64(tt.upstream) {
+				t.Errorf("%d requests reached the upstream, want %d", n, tt.upstream)
+			}
+		})
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	t.Parallel()
+	for _, m := range replay.Modes() {
+		if got, err := replay.ParseMode(string(m)); err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %q, %v", m, got, err)
+		}
+	}
+	if _, err := replay.ParseMode("new-episodes"); err == nil || !strings.Contains(err.Error(), "new_episodes") {
+		t.Errorf("ParseMode of an unknown mode: %v, want an error listing the modes", err)
 	}
 }

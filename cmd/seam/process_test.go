@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -298,5 +299,83 @@ func TestSandwichRecord(t *testing.T) {
 	msg, _ := exec.Command("seam", "replay", out).CombinedOutput()
 	if !strings.Contains(string(msg), "shaped by an external proxy") {
 		t.Errorf("replay of a sandwich capture: %s", msg)
+	}
+}
+
+// TestServeModes runs "seam serve" as a test suite would use it: the first
+// run in --mode once records a conversation from the upstream (here another
+// seam serve playing a fixture), the next run replays it with the upstream
+// gone, byte for byte, and --mode new_episodes forwards only what it has not
+// recorded.
+func TestServeModes(t *testing.T) {
+	fixture := filepath.Join(fixturesDir, "openai-chat-tools.ndjson")
+	src, err := tape.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := src.Exchanges[0].Request
+	up, upAddr := startSeam(t, `on http://(\S+)`, "serve", "--listen", "127.0.0.1:0", "--speed", "0", fixture)
+	post := func(addr, body string) (int, string) {
+		t.Helper()
+		resp, err := http.Post("http://"+addr+req.URL, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	stop := func(cmd *exec.Cmd) {
+		t.Helper()
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}
+
+	cassette := filepath.Join(t.TempDir(), "chat.ndjson")
+	first, addr := startSeam(t, `on http://(\S+)`, "serve", "--mode", "once", "--upstream", "http://"+upAddr, "--listen", "127.0.0.1:0", "-q", cassette)
+	status, recorded := post(addr, string(req.Body))
+	if status != 200 || recorded != string(src.Exchanges[0].Upstream.Body()) {
+		t.Fatalf("first run: %d, %d bytes, want the upstream's %d", status, len(recorded), len(src.Exchanges[0].Upstream.Body()))
+	}
+	stop(first)
+	stop(up) // the upstream is gone from here on
+
+	second, addr := startSeam(t, `on http://(\S+)`, "serve", "--mode", "once", "--speed", "0", "--listen", "127.0.0.1:0", cassette)
+	// Reordered keys and a different stream_options still match.
+	var body map[string]any
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	body["stream_options"] = map[string]any{"include_usage": false}
+	reordered, _ := json.Marshal(body)
+	if status, replayed := post(addr, string(reordered)); status != 200 || replayed != recorded {
+		t.Errorf("replay run: %d %q, want the recorded body", status, replayed)
+	}
+	if status, miss := post(addr, `{"model":"other","messages":[]}`); status != 404 || !strings.Contains(miss, "closest is exchange 1") {
+		t.Errorf("a miss: %d %s", status, miss)
+	}
+	stop(second)
+
+	// new_episodes: the recorded request replays; a new one is forwarded to
+	// an upstream and recorded.
+	newUp := blockingUpstream(t, 2)
+	episodes := filepath.Join(t.TempDir(), "episodes.ndjson")
+	third, addr := startSeam(t, `on http://(\S+)`, "serve", "--mode", "new_episodes", "--upstream", newUp.URL, "-o", episodes, "--speed", "0", "--listen", "127.0.0.1:0", "-q", cassette)
+	if status, replayed := post(addr, string(req.Body)); status != 200 || replayed != recorded {
+		t.Errorf("new_episodes, recorded request: %d, %d bytes", status, len(replayed))
+	}
+	resp, err := http.Post("http://"+addr+req.URL, "application/json", strings.NewReader(`{"model":"new","messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readEvents(t, resp.Body, 2)
+	resp.Body.Close()
+	stop(third)
+	c, err := tape.ReadFile(episodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Exchanges) != 1 || !strings.Contains(string(c.Exchanges[0].Request.Body), `"model":"new"`) {
+		t.Errorf("new_episodes recorded %d exchanges, want only the new request", len(c.Exchanges))
 	}
 }

@@ -23,6 +23,9 @@ type recordLeg struct {
 	ln       net.Listener
 	rec      *capture.Recorder
 	srv      *http.Server
+	// handler, if set, makes the leg's HTTP handler from its recorder
+	// (seam serve answers from captures and hands only misses to it).
+	handler func(*capture.Recorder) http.Handler
 }
 
 // recording is a running recording proxy: its legs (one, or two around a
@@ -39,6 +42,7 @@ type recording struct {
 type recordingConfig struct {
 	output   string    // capture file, directory, or "-"
 	stdout   io.Writer // for output "-"
+	discard  bool      // record nothing: the capture goes nowhere
 	fsync    bool
 	upstream *url.URL                       // written in the header
 	engine   tape.Engine                    // written in the header
@@ -61,7 +65,9 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 			return nil, fmt.Errorf("listen: %w", err)
 		}
 	}
-	if r.out, r.path, err = openCapture(cfg.output, cfg.stdout, time.Now()); err != nil {
+	if cfg.discard {
+		r.out = nopCloser{io.Discard}
+	} else if r.out, r.path, err = openCapture(cfg.output, cfg.stdout, time.Now()); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -87,7 +93,11 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 		}
 	}
 	for _, l := range r.legs {
-		l.srv = &http.Server{Handler: l.rec, ReadHeaderTimeout: 30 * time.Second}
+		var h http.Handler = l.rec
+		if l.handler != nil {
+			h = l.handler(l.rec)
+		}
+		l.srv = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
 		go func() { r.errs <- l.srv.Serve(l.ln) }()
 	}
 	return r, nil

@@ -2,21 +2,33 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/replay"
+	"github.com/seam-dev/seam/tape"
 )
 
 type serveOptions struct {
-	listen string
-	speed  float64
-	faults faultFlag
-	seed   uint64
+	listen   string
+	speed    float64
+	faults   faultFlag
+	seed     uint64
+	mode     string
+	upstream string
+	output   string
+	ignore   listFlag
+	quiet    bool
 }
 
 // faultFlag collects repeated --fault flags.
@@ -39,23 +51,63 @@ func (f *faultFlag) Set(v string) error {
 	return nil
 }
 
+// serveModeHelp is one line per mode, for the help text.
+const serveModeHelp = `
+  none          strict replay (default): a request that matches nothing gets
+                a 404 naming the closest exchange and why it differs
+  once          one CAPTURE: if it does not exist yet (or is a directory with
+                no captures), forward everything to --upstream and record it
+                there; if it exists, replay it strictly as none
+  new_episodes  replay what matches; forward the rest to --upstream and
+                record it to -o (new episodes answer from the next run on)
+  all           forward and record everything to -o; replay nothing
+  passthrough   forward everything to --upstream; replay and record nothing`
+
 func serveCommand() *command {
 	return &command{
 		name:    "serve",
 		summary: "serve captures as a mock upstream, at recorded timing",
-		usage:   "seam serve [--listen ADDR] [--speed N] [--fault F]... CAPTURE|DIR...",
+		usage:   "seam serve [--mode M] [--upstream URL] [-o FILE|DIR] [--listen ADDR] [--speed N] [--fault F]... [CAPTURE|DIR...]",
 		help: `
-Answers OpenAI- and Anthropic-style requests from recorded exchanges: a
-request with the same method, path and JSON body as a recorded one gets that
-exchange's upstream response, chunk by chunk with the recorded boundaries and
-timing (scaled by --speed; 0 sends at once). A request that matches nothing
-gets a 404 whose JSON error names the closest exchange and why it did not
-match. Point any proxy or client at it to replay a capture against it.
+Answers OpenAI- and Anthropic-style requests from recorded exchanges, with the
+upstream side of the exchange a request matches, chunk by chunk with the
+recorded boundaries and timing (scaled by --speed; 0 sends at once). Point any
+client or proxy at it, e.g. OPENAI_BASE_URL=http://127.0.0.1:8081/v1.
 
---fault injects a departure from the recording into every response, to see
-how a client or proxy copes; repeat it to combine faults, applied in order.
-Faults that pick a position (which event, where to split) draw from --seed,
-so the same seed gives the same bytes. Faults: ` + strings.Join(replay.FaultKinds(), ", ") + `.`,
+Matching: same method and path, and the same JSON body once made canonical.
+Object keys may come in any order. These top-level fields are ignored (add
+more with --ignore):
+  ` + strings.Join(replay.DefaultIgnore(), ", ") + `
+Ids the upstream made up and the client sends back (Chat tool call id and
+tool_call_id, Anthropic tool_use id and tool_use_id, Responses call_id and
+item ids, previous_response_id) compare by order of first appearance: which
+result answers which call still counts, the id values do not. The model,
+every message in order (role, content, tool calls, tool results) and every
+other field count. A request recorded several times (a retry) answers with
+each recording in turn, then repeats the last. A miss gets a 404 whose JSON
+error names the closest exchange on that endpoint (same model first, then
+the longest equal message history) and the first difference.
+
+Modes (--mode), in VCR's vocabulary:` + serveModeHelp + `
+
+Recordings are new capture files, as seam record writes them (-o defaults to
+./captures/seam-<UTC time>.ndjson); a summary line per forwarded exchange goes
+to stderr unless -q.
+
+--fault injects a departure from the recording into every replayed response,
+to see how a client or proxy copes; repeat it to combine faults, applied in
+order. Faults that pick a position (which event, where to split) draw from
+--seed, so the same seed gives the same bytes. Faults: ` + strings.Join(replay.FaultKinds(), ", ") + `.
+
+Examples:
+  # replay strictly, as fast as the client reads
+  seam serve --speed 0 captures/
+  # record a test's conversation on the first run, replay it on every later one
+  seam serve --mode once --upstream https://api.openai.com captures/chat.ndjson
+  # replay what was recorded, record what is new into the same directory
+  seam serve --mode new_episodes --upstream https://api.openai.com -o captures/ captures/
+  # see how a client copes with a split UTF-8 rune and rate limiting
+  seam serve --fault split-rune --fault status=429:2 captures/`,
 		example: "seam serve --speed 0 captures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &serveOptions{}
@@ -63,38 +115,237 @@ so the same seed gives the same bytes. Faults: ` + strings.Join(replay.FaultKind
 			fs.Float64Var(&o.speed, "speed", 1, "playback speed of the recorded timing (0 sends at once)")
 			fs.Var(&o.faults, "fault", "inject `fault` into every response, e.g. split-rune, drop-delta=3, status=429:2 (repeatable)")
 			fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
+			fs.StringVar(&o.mode, "mode", string(replay.ModeNone), "`mode`: none, once, new_episodes, all or passthrough (see above)")
+			fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` for the modes that forward")
+			fs.StringVar(&o.output, "o", "", "capture `file` or directory for recordings (default ./captures/seam-<UTC time>.ndjson; - for stdout)")
+			fs.Var(&o.ignore, "ignore", "also ignore the top-level request `field` when matching (repeatable)")
+			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per forwarded exchange")
 			return o
 		},
-		run: func(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-			o := opts.(*serveOptions)
-			if fs.NArg() == 0 {
-				return &usageError{cmd: "serve", msg: "no capture given", example: "seam serve captures/"}
+		run: runServe,
+	}
+}
+
+// listFlag collects a repeated string flag.
+type listFlag []string
+
+func (f *listFlag) String() string { return strings.Join(*f, ",") }
+
+func (f *listFlag) Set(v string) error {
+	*f = append(*f, v)
+	return nil
+}
+
+// servePlan is what a serve run does, decided from its flags and arguments.
+type servePlan struct {
+	mode     replay.Mode
+	caps     []*tape.Capture
+	upstream *url.URL // nil when nothing is forwarded
+	record   string   // capture spec for recordings; "" with record false
+	recordOn bool
+}
+
+// planServe checks the flags against the mode and loads the captures.
+func planServe(e *env, o *serveOptions, args []string) (*servePlan, error) {
+	mode, err := replay.ParseMode(o.mode)
+	if err != nil {
+		return nil, &usageError{cmd: "serve", msg: "--mode: " + err.Error(), example: "seam serve --mode new_episodes --upstream https://api.openai.com captures/"}
+	}
+	p := &servePlan{mode: mode}
+	upEx := map[replay.Mode]string{
+		replay.ModeOnce:        "seam serve --mode once --upstream https://api.openai.com captures/chat.ndjson",
+		replay.ModeNewEpisodes: "seam serve --mode new_episodes --upstream https://api.openai.com captures/",
+		replay.ModeAll:         "seam serve --mode all --upstream https://api.openai.com -o captures/",
+		replay.ModePassthrough: "seam serve --mode passthrough --upstream https://api.openai.com",
+	}[mode]
+	usage := func(msg, example string) error { return &usageError{cmd: "serve", msg: msg, example: example} }
+	needUpstream := false
+	switch mode {
+	case replay.ModeNone:
+		if len(args) == 0 {
+			return nil, usage("no capture given", "seam serve captures/")
+		}
+		if o.upstream != "" {
+			return nil, usage("--mode none never forwards, so --upstream does not apply; to forward what matches nothing use --mode new_episodes", "seam serve --mode new_episodes --upstream https://api.openai.com captures/")
+		}
+		if o.output != "" {
+			return nil, usage("--mode none records nothing, so -o does not apply", "seam serve captures/")
+		}
+	case replay.ModeOnce:
+		if len(args) != 1 {
+			return nil, usage("--mode once takes exactly one capture file or directory: recorded if it does not exist, replayed if it does", upEx)
+		}
+		if o.output != "" {
+			return nil, usage("--mode once records to the capture given, so -o does not apply", upEx)
+		}
+		exists, err := captureExists(args[0])
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			needUpstream, p.recordOn, p.record = true, true, args[0]
+			args = nil
+		}
+	case replay.ModeNewEpisodes:
+		if len(args) == 0 {
+			return nil, usage("no capture given (--mode all records everything without one)", upEx)
+		}
+		needUpstream, p.recordOn, p.record = true, true, o.output
+	case replay.ModeAll, replay.ModePassthrough:
+		if len(args) > 0 {
+			return nil, usage(fmt.Sprintf("--mode %s replays nothing, so it takes no capture (recordings go to -o)", mode), upEx)
+		}
+		needUpstream = true
+		if mode == replay.ModeAll {
+			p.recordOn, p.record = true, o.output
+		} else if o.output != "" {
+			return nil, usage("--mode passthrough records nothing, so -o does not apply; --mode all records", upEx)
+		}
+	}
+	if needUpstream {
+		if o.upstream == "" {
+			what := "--mode " + string(mode)
+			if mode == replay.ModeOnce {
+				what += " with a capture that does not exist yet"
 			}
-			if o.speed < 0 {
-				return &usageError{cmd: "serve", msg: "--speed must be 0 or more", example: "seam serve --speed 1 captures/"}
-			}
-			caps, err := loadCaptures(e, fs.Args())
-			if err != nil {
-				return err
-			}
-			ln, err := net.Listen("tcp", o.listen)
-			if err != nil {
-				return fmt.Errorf("listen: %w", err)
-			}
-			srv := &http.Server{Handler: replay.NewServer(caps, replay.ServerOptions{Speed: o.speed, Faults: o.faults, Seed: o.seed}), ReadHeaderTimeout: 30 * time.Second}
-			fmt.Fprintf(e.stderr, "serving %d exchanges from %d captures on http://%s (speed %g)\n", countExchanges(caps), len(caps), ln.Addr(), o.speed)
-			if len(o.faults) > 0 {
-				fmt.Fprintf(e.stderr, "injecting faults %s (seed %d)\n", o.faults.String(), o.seed)
-			}
-			done := make(chan error, 1)
-			go func() { done <- srv.Serve(ln) }()
-			select {
-			case err := <-done:
-				return fmt.Errorf("serve: %w", err)
-			case <-ctx.Done():
-				srv.Close()
-				return errInterrupted
+			return nil, usage(what+" needs --upstream", upEx)
+		}
+		if p.upstream, err = parseUpstream(o.upstream); err != nil {
+			return nil, usage(err.Error(), upEx)
+		}
+	}
+	if len(args) > 0 {
+		if p.caps, err = loadCaptures(e, args); err != nil {
+			return nil, err
+		}
+		if mode == replay.ModeOnce && countExchanges(p.caps) == 0 {
+			return nil, fmt.Errorf("%s exists but holds no exchanges; delete it to record it again with --mode once", args[0])
+		}
+	}
+	return p, nil
+}
+
+// captureExists reports whether path holds captures for --mode once: "-"
+// (stdin), an existing file, or a directory with *.ndjson files in it.
+func captureExists(path string) (bool, error) {
+	if path == "-" {
+		return true, nil // stdin: replay it
+	}
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("open capture: %w", err)
+	}
+	if !st.IsDir() {
+		return true, nil
+	}
+	found, err := filepath.Glob(filepath.Join(path, "*.ndjson"))
+	return len(found) > 0, err
+}
+
+func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
+	o := opts.(*serveOptions)
+	if o.speed < 0 {
+		return &usageError{cmd: "serve", msg: "--speed must be 0 or more", example: "seam serve --speed 1 captures/"}
+	}
+	p, err := planServe(e, o, fs.Args())
+	if err != nil {
+		return err
+	}
+	sopts := replay.ServerOptions{Speed: o.speed, Faults: o.faults, Seed: o.seed, Mode: p.mode, Ignore: o.ignore}
+	announce := func(addr net.Addr, path string) {
+		// The first line names the address: scripts and tests read it.
+		fmt.Fprintf(e.stderr, "serving %d exchanges from %d captures on http://%s (mode %s, speed %g)\n",
+			countExchanges(p.caps), len(p.caps), addr, p.mode, o.speed)
+		fmt.Fprintln(e.stderr, describeServe(p, path))
+		if len(o.faults) > 0 {
+			fmt.Fprintf(e.stderr, "injecting faults %s (seed %d)\n", o.faults.String(), o.seed)
+		}
+	}
+	if p.upstream == nil {
+		return serveReplay(ctx, o.listen, replay.NewServer(p.caps, sopts), announce)
+	}
+
+	// Misses go to a recording proxy like seam record's (for passthrough
+	// one whose capture goes nowhere).
+	eng, err := (&engineFlags{}).resolve(nil)
+	if err != nil {
+		return err
+	}
+	var count atomic.Int64
+	leg := &recordLeg{addr: o.listen, upstream: p.upstream, leg: capture.Whole,
+		handler: func(rec *capture.Recorder) http.Handler {
+			sopts.Miss = rec
+			return replay.NewServer(p.caps, sopts)
+		}}
+	r, err := startRecording(recordingConfig{
+		output: p.record, stdout: e.stdout, discard: !p.recordOn,
+		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg},
+		onDone: func(s capture.Summary) {
+			count.Add(1)
+			if !o.quiet {
+				fmt.Fprintln(e.stderr, s.String())
 			}
 		},
+	})
+	if err != nil {
+		return err
 	}
+	announce(leg.ln.Addr(), r.path)
+	var runErr error
+	select {
+	case err := <-r.errs:
+		runErr = fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+		runErr = errInterrupted
+	}
+	// Forwarded streams get the same grace as seam record's.
+	stopErr := r.stop(shutdownGrace, e.stderr)
+	if p.recordOn {
+		fmt.Fprintf(e.stderr, "%d exchanges recorded to %s\n", count.Load(), r.path)
+	}
+	return errors.Join(runErr, stopErr)
+}
+
+// serveReplay answers from captures alone on addr until ctx ends.
+func serveReplay(ctx context.Context, addr string, h http.Handler, announce func(net.Addr, string)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
+	announce(ln.Addr(), "")
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+		srv.Close()
+		return errInterrupted
+	}
+}
+
+// describeServe says in one line what the mode does in this run.
+func describeServe(p *servePlan, path string) string {
+	up := ""
+	if p.upstream != nil {
+		up = redactURL(p.upstream)
+	}
+	switch p.mode {
+	case replay.ModeOnce:
+		if p.recordOn {
+			return "mode once: " + p.record + " does not exist yet: forwarding every request to " + up + " and recording to " + path
+		}
+		return "mode once: the capture exists: strict replay, a request that matches nothing gets a 404"
+	case replay.ModeNewEpisodes:
+		return "mode new_episodes: replaying what matches; forwarding the rest to " + up + " and recording it to " + path
+	case replay.ModeAll:
+		return "mode all: forwarding every request to " + up + " and recording to " + path
+	case replay.ModePassthrough:
+		return "mode passthrough: forwarding every request to " + up + ", recording nothing"
+	}
+	return "mode none: strict replay, a request that matches nothing gets a 404"
 }

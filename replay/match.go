@@ -1,0 +1,460 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultIgnore returns the top-level request fields matching ignores by
+// default. None of them changes what a model generates; each is set per
+// client, per user or per run:
+//
+//   - stream_options: asks for a usage chunk (include_usage) and the like;
+//   - user, safety_identifier: the end user, for abuse monitoring;
+//   - metadata: caller tags (Anthropic's metadata.user_id, OpenAI's
+//     key-value tags);
+//   - store: whether OpenAI keeps the completion;
+//   - prompt_cache_key, prompt_cache_retention: prompt cache routing;
+//   - service_tier: latency and price tier.
+//
+// [ServerOptions.Ignore] adds to this list.
+func DefaultIgnore() []string {
+	return []string{
+		"stream_options", "user", "safety_identifier", "metadata", "store",
+		"prompt_cache_key", "prompt_cache_retention", "service_tier",
+	}
+}
+
+// idKeys are the fields, inside the message history, that hold ids the
+// upstream generated and the client sends back: tool call ids (Chat
+// tool_calls[].id and tool_call_id; Anthropic tool_use.id and
+// tool_result.tool_use_id; Responses call_id) and item ids (Responses
+// input items' id). previous_response_id, at the top level, is one too.
+var idKeys = map[string]bool{"id": true, "tool_call_id": true, "tool_use_id": true, "call_id": true}
+
+// idPrefix marks an id replaced by its order of first appearance.
+const idPrefix = "seam-id-"
+
+// historyKeys are the top-level fields holding the conversation: messages
+// for Chat Completions and Anthropic Messages, input for Responses.
+var historyKeys = []string{"messages", "input"}
+
+// Canonical returns body in the form matching compares: for a JSON object,
+// object keys sorted, the top-level fields in ignore (and those of
+// [DefaultIgnore]) removed, and the ids in the message history that the
+// upstream generated replaced by their order of first appearance, so that
+// which tool result answers which call still matters but the ids' values do
+// not. A body that is not a JSON object is returned unchanged.
+func Canonical(body []byte, ignore []string) []byte {
+	doc, ok := parseBody(body, ignoreSet(ignore))
+	if !ok {
+		return body
+	}
+	return encodeCanonical(doc)
+}
+
+func ignoreSet(extra []string) map[string]bool {
+	set := map[string]bool{}
+	for _, f := range DefaultIgnore() {
+		set[f] = true
+	}
+	for _, f := range extra {
+		set[f] = true
+	}
+	return set
+}
+
+// parseBody decodes body as one JSON object, drops the ignored top-level
+// fields and renumbers the ids. It reports false for anything else.
+func parseBody(body []byte, ignore map[string]bool) (map[string]any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil || doc == nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, false // trailing data after the object
+	}
+	for k := range doc {
+		if ignore[k] {
+			delete(doc, k)
+		}
+	}
+	ids := map[string]string{}
+	// Keys in sorted order: the numbering follows the canonical form, so two
+	// bodies that differ only in key order and id values number alike.
+	for _, k := range sortedKeys(doc) {
+		switch {
+		case slices.Contains(historyKeys, k):
+			doc[k] = renumber(doc[k], ids)
+		case k == "previous_response_id":
+			doc[k] = renumberID(doc[k], ids)
+		}
+	}
+	return doc, true
+}
+
+func renumber(v any, ids map[string]string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			if idKeys[k] {
+				v[k] = renumberID(v[k], ids)
+			} else {
+				v[k] = renumber(v[k], ids)
+			}
+		}
+	case []any:
+		for i := range v {
+			v[i] = renumber(v[i], ids)
+		}
+	}
+	return v
+}
+
+func renumberID(v any, ids map[string]string) any {
+	s, ok := v.(string)
+	if !ok || s == "" {
+		return v
+	}
+	n, seen := ids[s]
+	if !seen {
+		n = idPrefix + strconv.Itoa(len(ids)+1)
+		ids[s] = n
+	}
+	return n
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// encodeCanonical encodes v with sorted keys (encoding/json sorts map keys)
+// and numbers as written.
+func encodeCanonical(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil // cannot happen for decoded JSON
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// request is a request body as matching sees it.
+type request struct {
+	json    bool
+	doc     map[string]any // canonical document, when json
+	key     string         // canonical body: the matching key with method and path
+	history []string       // canonical form of each message or input item
+	histKey string         // "messages" or "input", "" when the body has neither
+}
+
+func newRequest(body []byte, ignore map[string]bool) *request {
+	doc, ok := parseBody(body, ignore)
+	if !ok {
+		return &request{key: string(body)}
+	}
+	r := &request{json: true, doc: doc, key: string(encodeCanonical(doc))}
+	for _, k := range historyKeys {
+		h, present := doc[k]
+		if !present {
+			continue
+		}
+		r.histKey = k
+		switch h := h.(type) {
+		case []any:
+			for _, m := range h {
+				r.history = append(r.history, string(encodeCanonical(m)))
+			}
+		default: // Responses accepts a plain string as the input
+			r.history = []string{string(encodeCanonical(h))}
+		}
+		break
+	}
+	return r
+}
+
+func (r *request) model() (string, bool) {
+	m, ok := r.doc["model"].(string)
+	return m, ok
+}
+
+func (r *request) historyItem(i int) any {
+	switch h := r.doc[r.histKey].(type) {
+	case []any:
+		return h[i]
+	default:
+		return h
+	}
+}
+
+// noun names the history items: messages, or input items for Responses.
+func (r *request) noun(n int) string {
+	s := "message"
+	if r.histKey == "input" {
+		s = "input item"
+	}
+	if n != 1 {
+		s += "s"
+	}
+	return s
+}
+
+// closeness ranks a recorded request against a new one: same model first,
+// then the longer common history prefix, then the nearer history length.
+type closeness struct {
+	sameModel bool
+	prefix    int
+	lenGap    int
+}
+
+func (c closeness) better(d closeness) bool {
+	if c.sameModel != d.sameModel {
+		return c.sameModel
+	}
+	if c.prefix != d.prefix {
+		return c.prefix > d.prefix
+	}
+	return c.lenGap < d.lenGap
+}
+
+func compare(got, rec *request) closeness {
+	gm, _ := got.model()
+	rm, _ := rec.model()
+	c := closeness{sameModel: gm == rm}
+	for c.prefix < len(got.history) && c.prefix < len(rec.history) && got.history[c.prefix] == rec.history[c.prefix] {
+		c.prefix++
+	}
+	c.lenGap = len(got.history) - len(rec.history)
+	if c.lenGap < 0 {
+		c.lenGap = -c.lenGap
+	}
+	return c
+}
+
+// explain says, on one line, how got differs from the recorded rec, named
+// label: "closest is exchange 4 (same model, first 6 of 7 messages equal);
+// message 7 differs: role "tool" vs recorded "user"".
+func explain(label string, got, rec *request) string {
+	if !got.json || !rec.json {
+		return "closest is " + label + "; the request body differs (not a JSON object)"
+	}
+	c := compare(got, rec)
+	_, gok := got.model()
+	_, rok := rec.model()
+	var parts []string
+	if gok || rok {
+		if c.sameModel {
+			parts = append(parts, "same model")
+		} else {
+			parts = append(parts, "other model")
+		}
+	}
+	if len(got.history) > 0 || len(rec.history) > 0 {
+		n := len(got.history)
+		noun := got.noun(n)
+		if got.histKey == "" {
+			noun = rec.noun(n)
+		}
+		switch {
+		case n == 0:
+			parts = append(parts, fmt.Sprintf("no %s vs recorded %d", rec.noun(0), len(rec.history)))
+		case c.prefix == n && n == len(rec.history) && n == 1:
+			parts = append(parts, "the one "+noun+" equal")
+		case c.prefix == n && n == len(rec.history):
+			parts = append(parts, fmt.Sprintf("all %d %s equal", n, noun))
+		default:
+			parts = append(parts, fmt.Sprintf("first %d of %d %s equal", c.prefix, n, noun))
+		}
+	}
+	head := "closest is " + label
+	if len(parts) > 0 {
+		head += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return head + "; " + reason(got, rec, c)
+}
+
+// reason names the first difference that matters most: the model, then the
+// history, then any other field.
+func reason(got, rec *request, c closeness) string {
+	if !c.sameModel {
+		return "model " + showModel(got) + " vs recorded " + showModel(rec)
+	}
+	item := func(r *request, i int) string { return r.noun(1) + " " + strconv.Itoa(i+1) }
+	switch {
+	case c.prefix < len(got.history) && c.prefix < len(rec.history):
+		return item(got, c.prefix) + " differs: " + firstDiff("", got.historyItem(c.prefix), rec.historyItem(c.prefix))
+	case c.prefix < len(got.history):
+		s := item(got, c.prefix) + " is not in the recording"
+		if role, ok := roleOf(got.historyItem(c.prefix)); ok {
+			s += " (role " + show(role) + ")"
+		}
+		return s
+	case c.prefix < len(rec.history):
+		more := len(rec.history) - c.prefix
+		s := fmt.Sprintf("the recording has %d more %s", more, rec.noun(more))
+		if c.prefix > 0 {
+			s += " after " + item(got, c.prefix-1)
+		}
+		return s
+	}
+	for _, k := range unionKeys(got.doc, rec.doc) {
+		g, gok := got.doc[k]
+		r, rok := rec.doc[k]
+		if gok && rok && string(encodeCanonical(g)) == string(encodeCanonical(r)) {
+			continue
+		}
+		return diffMissing(k, g, gok, r, rok)
+	}
+	return "the bodies differ" // not reached: equal canonical bodies match
+}
+
+func showModel(r *request) string {
+	if m, ok := r.model(); ok {
+		return show(m)
+	}
+	return "(none)"
+}
+
+func roleOf(v any) (string, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	if role, ok := m["role"].(string); ok {
+		return role, true
+	}
+	t, ok := m["type"].(string)
+	return t, ok
+}
+
+// firstDiff describes the first difference between a (the request) and b
+// (the recording), at path, e.g. `tool_calls[0].function.arguments "{}" vs
+// recorded "{\"a\":1}"`. Object fields are visited role and type first.
+func firstDiff(path string, a, b any) string {
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		for _, k := range unionKeys(a, b) {
+			av, aok := a[k]
+			bv, bok := b[k]
+			if aok && bok {
+				if string(encodeCanonical(av)) != string(encodeCanonical(bv)) {
+					return firstDiff(join(path, k), av, bv)
+				}
+				continue
+			}
+			return diffMissing(join(path, k), av, aok, bv, bok)
+		}
+	case []any:
+		b, ok := b.([]any)
+		if !ok {
+			break
+		}
+		for i := 0; i < len(a) && i < len(b); i++ {
+			if string(encodeCanonical(a[i])) != string(encodeCanonical(b[i])) {
+				return firstDiff(path+"["+strconv.Itoa(i)+"]", a[i], b[i])
+			}
+		}
+		return fmt.Sprintf("%s has %d items vs recorded %d", name(path), len(a), len(b))
+	case string:
+		if bs, ok := b.(string); ok && strings.HasPrefix(a, idPrefix) && strings.HasPrefix(bs, idPrefix) {
+			return fmt.Sprintf("%s is %s vs recorded %s (ids compare by order of first appearance)", name(path), show(a), show(bs))
+		}
+	}
+	return name(path) + " " + show(a) + " vs recorded " + show(b)
+}
+
+func diffMissing(path string, a any, aok bool, b any, bok bool) string {
+	if !bok {
+		return path + " " + show(a) + " is not in the recording"
+	}
+	if !aok {
+		return path + " is missing (recorded " + show(b) + ")"
+	}
+	return firstDiff(path, a, b)
+}
+
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+func name(path string) string {
+	if path == "" {
+		return "content"
+	}
+	return path
+}
+
+// unionKeys lists the keys of a and b: role and type first, then the rest
+// sorted.
+func unionKeys(a, b map[string]any) []string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, m := range []map[string]any{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	rank := func(k string) int {
+		switch k {
+		case "role":
+			return 0
+		case "type":
+			return 1
+		}
+		return 2
+	}
+	slices.SortFunc(keys, func(x, y string) int {
+		if rx, ry := rank(x), rank(y); rx != ry {
+			return rx - ry
+		}
+		return strings.Compare(x, y)
+	})
+	return keys
+}
+
+// show renders a JSON value briefly for a one-line message: strings quoted
+// and cut to 40 characters, objects and arrays by their size.
+func show(v any) string {
+	switch v := v.(type) {
+	case string:
+		if strings.HasPrefix(v, idPrefix) {
+			return "id #" + strings.TrimPrefix(v, idPrefix)
+		}
+		if utf8.RuneCountInString(v) > 40 {
+			r := []rune(v)
+			return strconv.Quote(string(r[:40])) + "…"
+		}
+		return strconv.Quote(v)
+	case map[string]any:
+		return fmt.Sprintf("an object of %d fields", len(v))
+	case []any:
+		return fmt.Sprintf("%d items", len(v))
+	case nil:
+		return "null"
+	default:
+		return string(encodeCanonical(v))
+	}
+}
