@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,7 +51,7 @@ var historyKeys = []string{"messages", "input"}
 // [DefaultIgnore]) removed, and the ids in the message history that the
 // upstream generated replaced by their order of first appearance, so that
 // which tool result answers which call still matters but the ids' values do
-// not. A body that is not a JSON object is returned unchanged.
+// not, and numbers written one way per value (1.0 as 1). A body that is not a JSON object is returned unchanged.
 func Canonical(body []byte, ignore []string) []byte {
 	doc, ok := parseBody(body, ignoreSet(ignore))
 	if !ok {
@@ -78,14 +80,15 @@ func parseBody(body []byte, ignore map[string]bool) (map[string]any, bool) {
 	if err := dec.Decode(&doc); err != nil || doc == nil {
 		return nil, false
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, false // trailing data after the object
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false // trailing data after the object, valid or not
 	}
 	for k := range doc {
 		if ignore[k] {
 			delete(doc, k)
 		}
 	}
+	normNumbers(doc)
 	ids := map[string]string{}
 	// Keys in sorted order: the numbering follows the canonical form, so two
 	// bodies that differ only in key order and id values number alike.
@@ -100,13 +103,22 @@ func parseBody(body []byte, ignore map[string]bool) (map[string]any, bool) {
 	return doc, true
 }
 
+// dataKeys hold what a tool was called with or returned (Anthropic
+// tool_use input, Responses function_call_output output, arguments sent as
+// an object): data, whose "id" fields are values that count, not ids the
+// upstream made up.
+var dataKeys = map[string]bool{"input": true, "output": true, "arguments": true}
+
 func renumber(v any, ids map[string]string) any {
 	switch v := v.(type) {
 	case map[string]any:
 		for _, k := range sortedKeys(v) {
-			if idKeys[k] {
+			switch {
+			case idKeys[k]:
 				v[k] = renumberID(v[k], ids)
-			} else {
+			case dataKeys[k]:
+				// left as sent
+			default:
 				v[k] = renumber(v[k], ids)
 			}
 		}
@@ -116,6 +128,43 @@ func renumber(v any, ids map[string]string) any {
 		}
 	}
 	return v
+}
+
+// normNumbers rewrites, in place, every number in v in one form per value,
+// so that 1, 1.0 and 1e0 (as different JSON encoders write them) compare
+// equal. Integers too large for a float64 to hold exactly keep every digit.
+func normNumbers(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = normNumbers(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = normNumbers(x)
+		}
+	case json.Number:
+		return normNumber(v)
+	}
+	return v
+}
+
+func normNumber(n json.Number) json.Number {
+	s := string(n)
+	if !strings.ContainsAny(s, ".eE") {
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return json.Number(strconv.FormatInt(i, 10)) // -0 becomes 0
+		}
+		return n // an integer beyond int64: as written
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return n
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return json.Number(strconv.FormatInt(int64(f), 10))
+	}
+	return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
 }
 
 func renumberID(v any, ids map[string]string) any {
@@ -141,7 +190,7 @@ func sortedKeys(m map[string]any) []string {
 }
 
 // encodeCanonical encodes v with sorted keys (encoding/json sorts map keys)
-// and numbers as written.
+// and numbers as normNumbers left them.
 func encodeCanonical(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -55,6 +55,14 @@ func TestCanonical(t *testing.T) {
 		{"anthropic results swapped", chat("", user, anthCall2, anthRes2), chat("", user, anthCall2, anthSwap), nil, false},
 		{"responses call_id, item id and previous_response_id renumbered", responses("call_1", "fc_1", "resp_1"), responses("call_9", "fc_9", "resp_9"), nil, true},
 		{"responses output linked to another call", responses("call_1", "fc_1", "resp_1"), strings.Replace(responses("call_1", "fc_1", "resp_1"), `"call_id":"call_1","output"`, `"call_id":"call_2","output"`, 1), nil, false},
+		{"anthropic tool input ids are data", chat("", user, strings.Replace(anthCall, `{"c":"Paris"}`, `{"id":"user_1"}`, 1)), chat("", user, strings.Replace(anthCall, `{"c":"Paris"}`, `{"id":"user_2"}`, 1)), nil, false},
+		{"responses tool output ids are data", `{"model":"m","input":[{"type":"function_call_output","call_id":"c1","output":{"id":"order_1"}}]}`, `{"model":"m","input":[{"type":"function_call_output","call_id":"c1","output":{"id":"order_2"}}]}`, nil, false},
+		{"numbers compare by value", chat(`,"temperature":1,"top_p":100`, user), chat(`,"temperature":1.0,"top_p":1e2`, user), nil, true},
+		{"numbers with other values differ", chat(`,"temperature":1`, user), chat(`,"temperature":1.01`, user), nil, false},
+		{"large integers keep every digit", chat(`,"seed":9007199254740993`, user), chat(`,"seed":9007199254740992`, user), nil, false},
+		{"unicode escapes", chat("", `{"role":"user","content":"caf\u00e9 \u003c"}`), chat("", `{"role":"user","content":"café <"}`), nil, true},
+		{"trailing garbage is not JSON", `{"model":"m"}garbage`, `{"model":"m"}`, nil, false},
+		{"trailing bracket is not JSON", `{"model":"m"}}`, `{"model":"m"}`, nil, false},
 		{"not JSON: bytes", `hello`, `hello`, nil, true},
 		{"not JSON: other bytes", `hello`, `hello!`, nil, false},
 	}
@@ -75,7 +83,7 @@ func TestCanonicalForm(t *testing.T) {
 	for _, want := range []string{
 		`{"messages":[{"content":"weather in Paris and Rome?","role":"user"}`,
 		`"id":"seam-id-1"`, `"id":"seam-id-2"`, `"tool_call_id":"seam-id-1"`,
-		`"temperature":1.50`, // numbers as written
+		`"temperature":1.5`, // numbers by value
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("canonical form lacks %s:\n%s", want, got)

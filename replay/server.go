@@ -96,6 +96,7 @@ type Server struct {
 	ignore  map[string]bool
 	entries []*entry
 	byKey   map[string][]*entry
+	loaded  int // exchanges in the captures, replayable or not
 
 	mu     sync.Mutex
 	served map[string]int // per key, how many of its entries were served
@@ -117,6 +118,7 @@ func NewServer(caps []*tape.Capture, opts ServerOptions) *Server {
 	}
 	s := &Server{opts: opts, ignore: ignoreSet(opts.Ignore), byKey: map[string][]*entry{}, served: map[string]int{}}
 	for _, c := range caps {
+		s.loaded += len(c.Exchanges)
 		for _, x := range c.Exchanges {
 			if x.Request == nil || x.Upstream.Response == nil {
 				continue
@@ -140,9 +142,11 @@ func matchKey(method, path string, r *request) string {
 }
 
 // mode is the mode in effect: ModeOnce turns into ModeNone or ModeAll.
+// Any exchange loaded counts, even one that cannot be replayed (it has no
+// upstream response): the capture exists, so once does not record it again.
 func (s *Server) mode() Mode {
 	if s.opts.Mode == ModeOnce {
-		if len(s.entries) > 0 {
+		if s.loaded > 0 {
 			return ModeNone
 		}
 		return ModeAll
@@ -212,6 +216,9 @@ func (s *Server) match(method, path string, body []byte) (*tape.Exchange, string
 		return es[i].x, ""
 	}
 	if len(s.entries) == 0 {
+		if s.loaded > 0 {
+			return nil, fmt.Sprintf("none of the %d exchanges loaded has a recorded upstream response to replay", s.loaded)
+		}
 		return nil, "no exchanges loaded"
 	}
 	var best *entry
@@ -228,7 +235,11 @@ func (s *Server) match(method, path string, body []byte) (*tape.Exchange, string
 		e := s.entries[0]
 		return nil, fmt.Sprintf("no exchange has that endpoint; %s is %s %s", e.label, e.method, e.path)
 	}
-	return nil, explain(best.label, req, best.req)
+	why := explain(best.label, req, best.req)
+	if best.x.Request.BodyTruncated {
+		why += " (its recorded request body was truncated by the recorder, so no request can match it)"
+	}
+	return nil, why
 }
 
 // skipHeaders are not replayed: they describe the original connection, or

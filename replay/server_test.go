@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -159,6 +160,7 @@ func TestServerModes(t *testing.T) {
 	tests := []struct {
 		mode       replay.Mode
 		empty      bool // no exchanges loaded
+		failed     bool // exchanges loaded, none with an upstream response
 		noUpstream bool
 		hit, miss  string // expected answers
 		upstream   int    // requests that reached the upstream
@@ -167,13 +169,18 @@ func TestServerModes(t *testing.T) {
 		{mode: replay.ModeNone, hit: "answer 1", miss: "404", upstream: 0},
 		{mode: replay.ModeOnce, hit: "answer 1", miss: "404", upstream: 0},
 		{mode: replay.ModeOnce, empty: true, hit: "upstream:" + hit, miss: "upstream:" + miss, upstream: 2},
+		// A capture whose exchanges all failed upstream exists: once replays
+		// it strictly rather than recording over it (or, with no upstream,
+		// blaming mode all).
+		{mode: replay.ModeOnce, failed: true, hit: "404", miss: "404", upstream: 0},
+		{mode: replay.ModeOnce, failed: true, noUpstream: true, hit: "404", miss: "404", upstream: 0},
 		{mode: replay.ModeNewEpisodes, hit: "answer 1", miss: "upstream:" + miss, upstream: 1},
 		{mode: replay.ModeNewEpisodes, noUpstream: true, hit: "answer 1", miss: "502", upstream: 0},
 		{mode: replay.ModeAll, hit: "upstream:" + hit, miss: "upstream:" + miss, upstream: 2},
 		{mode: replay.ModePassthrough, hit: "upstream:" + hit, miss: "upstream:" + miss, upstream: 2},
 	}
 	for _, tt := range tests {
-		name := fmt.Sprintf("%s/empty=%v/upstream=%v", tt.mode, tt.empty, !tt.noUpstream)
+		name := fmt.Sprintf("%s/empty=%v/failed=%v/upstream=%v", tt.mode, tt.empty, tt.failed, !tt.noUpstream)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var reached atomic.Int64
@@ -191,6 +198,9 @@ func TestServerModes(t *testing.T) {
 			c := synthetic(hit)
 			if tt.empty {
 				c = synthetic()
+			}
+			if tt.failed {
+				c.Exchanges[0].Upstream = tape.SideData{}
 			}
 			srv := httptest.NewServer(replay.NewServer([]*tape.Capture{c}, opts))
 			defer srv.Close()
@@ -223,5 +233,47 @@ func TestParseMode(t *testing.T) {
 	}
 	if _, err := replay.ParseMode("new-episodes"); err == nil || !strings.Contains(err.Error(), "new_episodes") {
 		t.Errorf("ParseMode of an unknown mode: %v, want an error listing the modes", err)
+	}
+}
+
+// TestServerMissOnTruncatedRecording: a recorded request body the recorder
+// cut short can never match; the 404 says so instead of blaming a field.
+func TestServerMissOnTruncatedRecording(t *testing.T) {
+	t.Parallel()
+	full := `{"model":"m","messages":[{"role":"user","content":"a long prompt"}]}`
+	c := synthetic(full[:30])
+	c.Exchanges[0].Request.BodyTruncated = true
+	srv := httptest.NewServer(replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{}))
+	defer srv.Close()
+	code, got := post(t, srv.URL, full)
+	if code != 404 || !strings.Contains(got, "truncated") {
+		t.Errorf("%d %s, want a 404 saying the recorded body was truncated", code, got)
+	}
+}
+
+// TestServerDuplicatesConcurrently: a request recorded three times and sent
+// by many clients at once gets each recording once before the last repeats.
+func TestServerDuplicatesConcurrently(t *testing.T) {
+	t.Parallel()
+	hi := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	srv := httptest.NewServer(replay.NewServer([]*tape.Capture{synthetic(hi, hi, hi)}, replay.ServerOptions{}))
+	defer srv.Close()
+	const n = 16
+	answers := make(chan string, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			_, got := post(t, srv.URL, hi)
+			answers <- got
+		})
+	}
+	wg.Wait()
+	close(answers)
+	count := map[string]int{}
+	for a := range answers {
+		count[a]++
+	}
+	if count["answer 1"] != 1 || count["answer 2"] != 1 || count["answer 3"] != n-2 {
+		t.Errorf("answers %v, want answer 1 and 2 once, answer 3 %d times", count, n-2)
 	}
 }

@@ -59,7 +59,8 @@ const serveModeHelp = `
                 no captures), forward everything to --upstream and record it
                 there; if it exists, replay it strictly as none
   new_episodes  replay what matches; forward the rest to --upstream and
-                record it to -o (new episodes answer from the next run on)
+                record it to -o, a new file or a directory such as the one
+                replayed (new episodes answer from the next run on)
   all           forward and record everything to -o; replay nothing
   passthrough   forward everything to --upstream; replay and record nothing`
 
