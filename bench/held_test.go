@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,7 +140,7 @@ func startSeamRecord(b *testing.B, upstream string) *seamProcess {
 	b.Helper()
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "seam")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "github.com/seam-dev/seam/cmd/seam")
+	build := exec.Command("go", "build", "-o", bin, "github.com/seam-dev/seam/cmd/seam")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build seam: %v\n%s", err, out)
 	}

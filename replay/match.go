@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -362,7 +363,7 @@ func reason(got, rec *request, c closeness) string {
 	for _, k := range unionKeys(got.doc, rec.doc) {
 		g, gok := got.doc[k]
 		r, rok := rec.doc[k]
-		if gok && rok && string(encodeCanonical(g)) == string(encodeCanonical(r)) {
+		if gok && rok && reflect.DeepEqual(g, r) {
 			continue
 		}
 		return diffMissing(k, g, gok, r, rok)
@@ -403,7 +404,7 @@ func firstDiff(path string, a, b any) string {
 			av, aok := a[k]
 			bv, bok := b[k]
 			if aok && bok {
-				if string(encodeCanonical(av)) != string(encodeCanonical(bv)) {
+				if !reflect.DeepEqual(av, bv) {
 					return firstDiff(join(path, k), av, bv)
 				}
 				continue
@@ -416,7 +417,7 @@ func firstDiff(path string, a, b any) string {
 			break
 		}
 		for i := 0; i < len(a) && i < len(b); i++ {
-			if string(encodeCanonical(a[i])) != string(encodeCanonical(b[i])) {
+			if !reflect.DeepEqual(a[i], b[i]) {
 				return firstDiff(path+"["+strconv.Itoa(i)+"]", a[i], b[i])
 			}
 		}

@@ -175,8 +175,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if mode == ModeNewEpisodes {
-		r.Body = io.NopCloser(bytes.NewReader(body.Bytes()))
-		s.forward(w, r, mode)
+		// Miss gets a copy of r with the body read for matching: the server
+		// still owns r and its body.
+		fwd := r.WithContext(r.Context())
+		fwd.Body = io.NopCloser(bytes.NewReader(body.Bytes()))
+		s.forward(w, fwd, mode)
 		return
 	}
 	writeError(w, http.StatusNotFound, "seam_no_match",

@@ -62,18 +62,10 @@ func runTUI(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if !tui.IsTerminal(e.stdout) {
 		return fmt.Errorf("tui: stdout is not a terminal; for a text report run: seam inspect %s", strings.Join(fs.Args(), " "))
 	}
-	// With --follow the TUI lists directories itself, again on every tick,
-	// so captures written into them later show up; without it they are
-	// expanded here once, and one without captures is an error.
-	paths := fs.Args()
-	if !o.follow {
-		var err error
-		if paths, err = captureFiles(paths); err != nil {
-			return err
-		}
-	}
+	// The TUI expands directories itself: with --follow it lists them again
+	// on every tick, so captures written into them later show up.
 	err := tui.Run(ctx, tui.Options{
-		Paths:   paths,
+		Paths:   fs.Args(),
 		Follow:  o.follow,
 		In:      e.stdin,
 		Out:     e.stdout,
