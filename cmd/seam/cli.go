@@ -126,7 +126,7 @@ func run(ctx context.Context, args []string, e *env) error {
 	if c.flags != nil {
 		opts = c.flags(fs)
 	}
-	if err := fs.Parse(rest); err != nil {
+	if err := parseInterspersed(fs, rest); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(e.stdout, c)
 			return nil
@@ -138,6 +138,32 @@ func run(ctx context.Context, args []string, e *env) error {
 		return errInterrupted
 	}
 	return err
+}
+
+// parseInterspersed parses flags wherever they stand among the arguments
+// (seam inspect FILE --json is seam inspect --json FILE), as users type
+// them. A lone "-" is an argument (stdin or stdout); after "--" everything
+// is an argument. The arguments end up in fs.Args, in their order.
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		// Parse stops at the first argument, or after a "--" it removes.
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	// Parsing "--" alone sets nothing but the arguments.
+	return fs.Parse(append([]string{"--"}, pos...))
 }
 
 func unknownCommand(name string) error {
@@ -163,7 +189,8 @@ Commands:
 	fmt.Fprint(w, `
 Run "seam help <command>" or "seam <command> -h" for a command's flags,
 and "seam help switches" for the shaping engine's profiles and switches.
-Flags go before arguments. "-" means stdin or stdout.
+Flags may come before or after arguments; "--" ends them. "-" means stdin
+or stdout.
 `)
 }
 

@@ -82,7 +82,7 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	o := opts.(*recordOptions)
 	ex := "seam record --upstream https://api.openai.com"
 	if fs.NArg() > 0 {
-		return &usageError{cmd: "record", msg: fmt.Sprintf("unexpected argument %q (flags go before arguments)", fs.Arg(0)), example: ex}
+		return &usageError{cmd: "record", msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0)), example: ex}
 	}
 	if o.upstream == "" {
 		return &usageError{cmd: "record", msg: "--upstream is required", example: ex}
