@@ -234,8 +234,7 @@ func boundaryDedupe(c *exCtx, up, cl *SideReport) {
 	if pureInsertion(a.Text, b.Text) {
 		return // the diff below would have no deletion
 	}
-	dmp := diffmatchpatch.New()
-	diffs := dmp.DiffMain(a.Text, b.Text, false)
+	diffs := textDiff(a.Text, b.Text)
 	boundary := map[int]bool{}
 	for _, s := range a.spans {
 		boundary[s.At] = true

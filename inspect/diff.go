@@ -119,8 +119,7 @@ func diffSides(kind string, a, b diffSide) *Diff {
 	// (it would, when the inserted text repeats what precedes it).
 	pre := commonPrefix(a.text, b.text)
 	suf := commonSuffix(a.text[pre:], b.text[pre:])
-	dmp := diffmatchpatch.New()
-	mid := dmp.DiffCleanupSemantic(dmp.DiffMain(a.text[pre:len(a.text)-suf], b.text[pre:len(b.text)-suf], false))
+	mid := diffmatchpatch.New().DiffCleanupSemantic(textDiff(a.text[pre:len(a.text)-suf], b.text[pre:len(b.text)-suf]))
 	diffs := make([]diffmatchpatch.Diff, 0, len(mid)+2)
 	diffs = append(diffs, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: a.text[:pre]})
 	diffs = append(diffs, mid...)
