@@ -7,10 +7,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
@@ -174,8 +176,11 @@ func findingLines(fs []inspect.Finding) []string {
 		line := fmt.Sprintf("%s %s %s", f.Severity, f.ID, where)
 		if f.Evidence != "" {
 			ev := f.Evidence
-			if len(ev) > 80 {
-				ev = ev[:80] + "…"
+			if n := 80; len(ev) > n {
+				for n > 0 && !utf8.RuneStart(ev[n]) {
+					n--
+				}
+				ev = ev[:n] + "…"
 			}
 			line += ": " + visibleEscapes.Replace(ev)
 		}
@@ -187,6 +192,30 @@ func findingLines(fs []inspect.Finding) []string {
 
 // visibleEscapes keeps a golden line on one line.
 var visibleEscapes = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`)
+
+// countDiff compares two lists of lines as multisets: a line expected twice
+// and found once is missing once. It returns "- line" for each missing
+// occurrence and "+ line" for each extra one, in line order.
+func countDiff(want, got []string) []string {
+	n := map[string]int{}
+	for _, l := range want {
+		n[l]++
+	}
+	for _, l := range got {
+		n[l]--
+	}
+	keys := slices.Sorted(maps.Keys(n))
+	var missing, extra []string
+	for _, l := range keys {
+		for k := n[l]; k > 0; k-- {
+			missing = append(missing, "- "+l)
+		}
+		for k := n[l]; k < 0; k++ {
+			extra = append(extra, "+ "+l)
+		}
+	}
+	return append(missing, extra...)
+}
 
 // compareGolden lists the differences between the expected and the found
 // findings, exchange by exchange, as -/+ lines.
@@ -211,18 +240,7 @@ func compareGolden(want, got golden) []string {
 	slices.Sort(exs)
 	var problems []string
 	for _, ex := range exs {
-		var lines []string
-		for _, l := range w[ex] {
-			if !slices.Contains(g[ex], l) {
-				lines = append(lines, "- "+l)
-			}
-		}
-		for _, l := range g[ex] {
-			if !slices.Contains(w[ex], l) {
-				lines = append(lines, "+ "+l)
-			}
-		}
-		if len(lines) > 0 {
+		if lines := countDiff(w[ex], g[ex]); len(lines) > 0 {
 			problems = append(problems, fmt.Sprintf("exchange %d: findings differ from the golden (- expected, + found):\n%s", ex, strings.Join(lines, "\n")))
 		}
 	}
