@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seam-dev/seam/internal/goldenfile"
 	"github.com/tidwall/gjson"
 )
 
@@ -106,26 +107,12 @@ func fixtureBodies(t testing.TB) map[string]string {
 	return m
 }
 
-// TestFixturesUpToDate checks fixtures/incident against the generator; with
-// SEAM_GEN=1 it rewrites them instead.
+// TestFixturesUpToDate checks fixtures/incident against the generator
+// (SEAM_GEN=1 regenerates them).
 func TestFixturesUpToDate(t *testing.T) {
 	t.Parallel()
-	gen := os.Getenv("SEAM_GEN") == "1"
 	for name, body := range fixtureBodies(t) {
-		path := filepath.Join(incidentDir, name)
-		if gen {
-			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run SEAM_GEN=1 go test ./shape/ -run TestFixturesUpToDate)", err)
-		}
-		if string(got) != body {
-			t.Errorf("%s is stale (run SEAM_GEN=1 go test ./shape/ -run TestFixturesUpToDate)", path)
-		}
+		goldenfile.Check(t, filepath.Join(incidentDir, name), []byte(body), "SEAM_GEN=1 go test ./shape -run TestFixturesUpToDate")
 	}
 }
 

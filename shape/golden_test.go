@@ -1,10 +1,10 @@
 package shape
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/seam-dev/seam/internal/goldenfile"
 	"github.com/seam-dev/seam/sse"
 )
 
@@ -28,21 +28,6 @@ func TestClientGoldens(t *testing.T) {
 		body := readFile(t, filepath.Join(incidentDir, tc.fixture+".upstream.sse"))
 		got := join(run(mustEngine(t, tc.profile, tc.set), sse.SplitEvents(body)))
 		path := filepath.Join("testdata", "golden", tc.golden+".client.sse")
-		if os.Getenv("SEAM_GEN") == "1" {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run SEAM_GEN=1 go test ./shape/ -run TestClientGoldens)", err)
-		}
-		if string(got) != string(want) {
-			t.Errorf("%s: client stream changed (%d bytes, golden %d); if intended, SEAM_GEN=1 rewrites it", tc.golden, len(got), len(want))
-		}
+		goldenfile.Check(t, path, got, "SEAM_GEN=1 go test ./shape -run TestClientGoldens")
 	}
 }

@@ -1,13 +1,13 @@
 package tui
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/seam-dev/seam/internal/goldenfile"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/sse"
@@ -114,20 +114,8 @@ func appendExchange(out []byte, x *tape.Exchange) []byte {
 }
 
 // TestIncidentCaptureUpToDate checks that testdata/incident.ndjson is what
-// the generator produces (SEAM_GEN=1 rewrites it).
+// the generator produces (SEAM_GEN=1 regenerates it).
 func TestIncidentCaptureUpToDate(t *testing.T) {
 	// Reads ../fixtures/incident, which is part of this repository.
-	want := buildIncidentCapture(t)
-	if os.Getenv("SEAM_GEN") != "" {
-		if err := os.WriteFile(incidentPath, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(incidentPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale; regenerate with SEAM_GEN=1 go test ./tui -run TestIncidentCaptureUpToDate", incidentPath)
-	}
+	goldenfile.Check(t, incidentPath, buildIncidentCapture(t), "SEAM_GEN=1 go test ./tui -run TestIncidentCaptureUpToDate")
 }
