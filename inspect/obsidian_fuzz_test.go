@@ -9,7 +9,8 @@ import (
 // FuzzParseXMLToolCalls: the Obsidian XML parser never panics on any text,
 // is deterministic, finds nothing without an opener, and reports blocks as
 // ordered, non-overlapping byte ranges of the text that start with the
-// opener.
+// opener. The chat view's strip never lengthens the text and, short of
+// fences, leaves nothing of a block.
 func FuzzParseXMLToolCalls(f *testing.F) {
 	for _, s := range []string{
 		"<use_tool>\n<name>getFileTree</name>\n</use_tool>",
@@ -38,6 +39,21 @@ func FuzzParseXMLToolCalls(f *testing.F) {
 			}
 			prev = c.End
 		}
-		_ = StripToolCallXML(text)
+		shown := StripToolCallXML(text)
+		if len(shown) > len(text) {
+			t.Fatalf("stripping made the text longer: %d > %d bytes", len(shown), len(text))
+		}
+		if !strings.Contains(text, "`") {
+			// Without fences (whose removal can join the pieces of a new
+			// tag, as Obsidian's regexps would), nothing of a block is
+			// left: no complete block and no opener, and stripping again
+			// changes nothing.
+			if strings.Contains(shown, xmlOpen) {
+				t.Fatalf("%q still holds %q after stripping %q", shown, xmlOpen, text)
+			}
+			if again := StripToolCallXML(shown); again != shown {
+				t.Fatalf("stripping is not idempotent: %q then %q", shown, again)
+			}
+		}
 	})
 }

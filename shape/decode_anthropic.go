@@ -58,6 +58,11 @@ func (d *anthropicDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		case "thinking_delta":
 			return appendDelta(dst, KindReasoning, 0, delta.Get("thinking").Str)
 		case "input_json_delta":
+			if !d.tools.has(0, idx) {
+				// Arguments for a block that is not an open tool call: no
+				// client can place them; forward them as they came.
+				return append(dst, opaque(ev))
+			}
 			return appendDelta(dst, KindToolArgs, idx, delta.Get("partial_json").Str)
 		}
 	case "content_block_stop":

@@ -1,6 +1,7 @@
 package shape
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -74,7 +75,8 @@ func events(body []byte) []sse.Event {
 	return out
 }
 
-// assembled is what a client assembles from a stream: the text of each
+// assembled is what a client assembles from a stream (its terminated
+// events with JSON payloads): the text of each
 // choice (Chat Completions delta.content; Responses output_text.delta;
 // Anthropic text_delta) and the tool calls as "name(args)".
 type assembled struct {
@@ -87,6 +89,9 @@ func assemble(t testing.TB, body []byte) assembled {
 	a := assembled{text: map[int]string{}}
 	text := map[int]*strings.Builder{}
 	add := func(ci int, s string) {
+		if s == "" {
+			return
+		}
 		b := text[ci]
 		if b == nil {
 			b = &strings.Builder{}
@@ -108,7 +113,9 @@ func assemble(t testing.TB, body []byte) assembled {
 	}
 	for _, ev := range events(body) {
 		d := ev.Data
-		if d == "[DONE]" || !strings.HasPrefix(d, "{") {
+		// A client discards an event no blank line ended, and cannot read
+		// a payload that is not JSON.
+		if !ev.Terminated || d == "[DONE]" || !gjson.Valid(d) {
 			continue
 		}
 		r := gjson.Parse(d)
@@ -116,24 +123,30 @@ func assemble(t testing.TB, body []byte) assembled {
 		case typ == "response.output_text.delta":
 			add(0, r.Get("delta").Str)
 		case typ == "response.output_item.added" && r.Get("item.type").Str == "function_call":
-			get(r.Get("output_index").Raw).name = r.Get("item.name").Str
+			get(fmt.Sprint(r.Get("output_index").Int())).name = r.Get("item.name").Str
 		case typ == "response.function_call_arguments.delta":
-			get(r.Get("output_index").Raw).args += r.Get("delta").Str
+			get(fmt.Sprint(r.Get("output_index").Int())).args += r.Get("delta").Str
+		case typ == "content_block_start" && r.Get("content_block.type").Str == "text":
+			add(0, r.Get("content_block.text").Str) // the SDKs start the block with it
 		case typ == "content_block_start" && r.Get("content_block.type").Str == "tool_use":
-			get(r.Get("index").Raw).name = r.Get("content_block.name").Str
+			c := get(fmt.Sprint(r.Get("index").Int()))
+			c.name = r.Get("content_block.name").Str
+			if in := r.Get("content_block.input"); in.IsObject() && in.Raw != "{}" {
+				c.args += in.Raw
+			}
 		case typ == "content_block_delta":
 			switch r.Get("delta.type").Str {
 			case "text_delta":
 				add(0, r.Get("delta.text").Str)
 			case "input_json_delta":
-				get(r.Get("index").Raw).args += r.Get("delta.partial_json").Str
+				get(fmt.Sprint(r.Get("index").Int())).args += r.Get("delta.partial_json").Str
 			}
 		case typ == "":
 			r.Get("choices").ForEach(func(_, c gjson.Result) bool {
 				ci := int(c.Get("index").Int())
 				add(ci, c.Get("delta.content").Str)
 				c.Get("delta.tool_calls").ForEach(func(_, x gjson.Result) bool {
-					k := c.Get("index").Raw + "/" + x.Get("index").Raw
+					k := fmt.Sprint(c.Get("index").Int(), "/", x.Get("index").Int())
 					cl := get(k)
 					cl.name += x.Get("function.name").Str
 					cl.args += x.Get("function.arguments").Str
@@ -143,11 +156,16 @@ func assemble(t testing.TB, body []byte) assembled {
 			})
 		}
 	}
+	// A client decodes invalid UTF-8 as U+FFFD per byte, as an encoder
+	// re-writing the JSON does.
+	valid := func(s string) string { return string([]rune(s)) }
 	for ci, b := range text {
-		a.text[ci] = b.String()
+		a.text[ci] = valid(b.String())
 	}
 	for _, k := range order {
-		a.tools = append(a.tools, calls[k].name+"("+calls[k].args+")")
+		if c := calls[k]; c.name != "" || c.args != "" {
+			a.tools = append(a.tools, valid(c.name+"("+c.args+")"))
+		}
 	}
 	return a
 }

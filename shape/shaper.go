@@ -2,6 +2,7 @@ package shape
 
 import (
 	"github.com/seam-dev/seam/sse"
+	"github.com/tidwall/gjson"
 )
 
 // sniffLimit bounds the bytes held while waiting for the first upstream
@@ -42,6 +43,13 @@ type shaper struct {
 	xml []byte // reusable buffer for rendering a structured call as XML
 
 	chatUp bool // the upstream speaks Chat Completions
+
+	// partial is the upstream's last event when the stream ended before
+	// the blank line that would have dispatched it (a cut stream). A client
+	// discards such an event, so it is not decoded; its fields are written
+	// last, unterminated, so the client side ends cut as the upstream did.
+	partial    sse.Event
+	hasPartial bool
 
 	choices []*choiceState
 }
@@ -99,6 +107,12 @@ func (s *shaper) Close(dst [][]byte) [][]byte {
 			}
 			c.flush(s)
 		}
+		if s.hasPartial && s.state == stateDecoding {
+			// The event's lines without the blank line that would end it.
+			ev := sse.AppendEvent(nil, s.partial)
+			s.out.buf = append(s.out.buf, ev[:len(ev)-1]...)
+			s.out.end()
+		}
 	}
 	return s.out.appendTo(dst)
 }
@@ -130,12 +144,33 @@ func (s *shaper) onEvent(ev sse.Event) {
 	if s.state == stateRaw || s.state == stateStopped {
 		return
 	}
+	if !ev.Terminated {
+		// Only Close dispatches an unterminated event. While sniffing,
+		// the held bytes are given back as they came.
+		if s.state == stateDecoding {
+			s.partial, s.hasPartial = ev, true
+		}
+		return
+	}
 	s.cur = ev
 	if s.state == stateSniffing && !s.begin() {
 		return
 	}
+	if malformedJSON(s.cur.Data) {
+		// gjson reads broken JSON leniently; a client cannot read it at
+		// all. Forward it as it came instead of decoding a guess.
+		s.tmp = opaque(&s.cur)
+		s.process(&s.tmp)
+		return
+	}
 	s.evs = s.dec.decode(s.evs[:0], &s.cur, &s.meta)
 	s.processAll()
+}
+
+// malformedJSON reports whether data looks like a JSON object but does not
+// parse as one.
+func malformedJSON(data string) bool {
+	return len(data) > 0 && data[0] == '{' && !gjson.Valid(data)
 }
 
 // begin ends sniffing at the first event (in s.cur): it picks the codecs, or
