@@ -18,6 +18,32 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// self is the command line that runs this seam, for hints a user can
+	// paste: "seam" when it is on PATH, "go run ./cmd/seam" under go run,
+	// else the executable's path.
+	self string
+}
+
+// hint returns a command line running seam with args, each quoted for a
+// POSIX shell.
+func (e *env) hint(args ...string) string {
+	self := e.self
+	if self == "" {
+		self = "seam"
+	}
+	for _, a := range args {
+		self += " " + shellQuote(a)
+	}
+	return self
+}
+
+// shellQuote returns s as one word for a POSIX shell: unchanged when it is
+// made of characters no shell treats specially, else in single quotes.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,:/=@+%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // command is one seam subcommand.

@@ -108,7 +108,7 @@ func showIncident(ctx context.Context, e *env, c *tape.Capture, path string) err
 	if err := inspect.WriteDiff(w, d, false); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nnext:\n  seam inspect %s\n  seam replay --set holdback=on %s\n", path, path)
+	fmt.Fprintf(w, "\nnext:\n  %s\n  %s\n  %s\n", e.hint("inspect", path), e.hint("replay", "--set", "holdback=on", path), e.hint("tui", path))
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/seam-dev/seam/tape"
 )
@@ -17,14 +18,58 @@ func versionCommand() *command {
 		name:    "version",
 		summary: "print seam's version and the capture format it writes",
 		usage:   "seam version",
-		help:    "Prints the seam version, the capture format version and the Go toolchain.",
+		help: `
+Prints the seam version, the capture format version, the Go toolchain and,
+when the binary was built from a git checkout (go install ./cmd/seam, go
+build, go run), the commit it was built from and whether the working tree
+had uncommitted changes ("modified"). Include it in a bug report.`,
 		example: "seam version",
 		run: func(_ context.Context, e *env, fs *flag.FlagSet, _ any) error {
 			if fs.NArg() > 0 {
 				return &usageError{cmd: "version", msg: "takes no arguments", example: "seam version"}
 			}
 			fmt.Fprintf(e.stdout, "seam %s (capture format v%d, %s)\n", version, tape.Version, runtime.Version())
+			if s := buildRevision(); s != "" {
+				fmt.Fprintf(e.stdout, "built from %s\n", s)
+			}
 			return nil
 		},
 	}
+}
+
+// buildRevision describes the commit the binary was built from, as the go
+// command recorded it ("355df1e5a0b2 2026-11-24T20:46:58Z, modified"), or ""
+// when it recorded none (a test binary, a build outside git).
+func buildRevision() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, at string
+	modified := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return describeRevision(rev, at, modified)
+}
+
+func describeRevision(rev, at string, modified bool) string {
+	if rev == "" {
+		return ""
+	}
+	s := rev[:min(len(rev), 12)]
+	if at != "" {
+		s += " " + at
+	}
+	if modified {
+		s += ", modified"
+	}
+	return s
 }
