@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -35,6 +36,15 @@ func (e *env) hint(args ...string) string {
 		self += " " + shellQuote(a)
 	}
 	return self
+}
+
+// plural returns "1 exchange", "2 exchanges": n and the noun, with an s
+// unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // shellQuote returns s as one word for a POSIX shell: unchanged when it is

@@ -42,7 +42,7 @@ The format is told from the content. Chunks are synthesised one per event.`,
 				return err
 			}
 			if o.output != "-" {
-				fmt.Fprintf(e.stderr, "imported %d exchanges\n", len(c.Exchanges))
+				fmt.Fprintf(e.stderr, "imported %s\n", plural(len(c.Exchanges), "exchange"))
 			}
 			return nil
 		},

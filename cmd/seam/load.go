@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,7 +26,7 @@ func captureFiles(args []string) ([]string, error) {
 		}
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, fmt.Errorf("open capture: %w", err)
+			return nil, pathError(err)
 		}
 		if !st.IsDir() {
 			paths = append(paths, a)
@@ -71,7 +73,7 @@ func openInput(e *env, path string) (*tape.Capture, error) {
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, fmt.Errorf("open: %w", err)
+			return nil, pathError(err)
 		}
 		defer f.Close()
 		r = f
@@ -82,6 +84,16 @@ func openInput(e *env, path string) (*tape.Capture, error) {
 		return tape.Read(br, path)
 	}
 	return inspect.Import(br, path)
+}
+
+// pathError words a file system error as "PATH: what went wrong" (the
+// operation, such as stat or open, says nothing to a user).
+func pathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
 }
 
 // isCapture reports whether head starts a seam capture file.

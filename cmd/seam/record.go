@@ -162,11 +162,11 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	case err := <-r.errs:
 		runErr = fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
-		runErr = errInterrupted
+		// ctrl-c is how a recording ends: not an error.
 	case err := <-tuiDone:
 		tuiDone = nil
 		if errors.Is(err, tui.ErrInterrupted) {
-			err = errInterrupted
+			err = nil // ctrl-c in the TUI ends the recording too
 		}
 		runErr = err
 	}
@@ -175,7 +175,7 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		<-tuiDone
 	}
 	stopErr := r.stop(shutdownGrace, e.stderr)
-	fmt.Fprintf(e.stderr, "%d exchanges recorded to %s\n", count.Load(), path)
+	fmt.Fprintf(e.stderr, "%s recorded to %s\n", plural(int(count.Load()), "exchange"), path)
 	return errors.Join(runErr, stopErr)
 }
 

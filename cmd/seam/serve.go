@@ -258,8 +258,8 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	sopts := replay.ServerOptions{Speed: o.speed, Faults: o.faults, Seed: o.seed, Mode: p.mode, Ignore: o.ignore}
 	announce := func(addr net.Addr, path string) {
 		// The first line names the address: scripts and tests read it.
-		fmt.Fprintf(e.stderr, "serving %d exchanges from %d captures on http://%s (mode %s, speed %g)\n",
-			countExchanges(p.caps), len(p.caps), addr, p.mode, o.speed)
+		fmt.Fprintf(e.stderr, "serving %s from %s on http://%s (mode %s, speed %g)\n",
+			plural(countExchanges(p.caps), "exchange"), plural(len(p.caps), "capture"), addr, p.mode, o.speed)
 		fmt.Fprintln(e.stderr, describeServe(p, path))
 		if len(o.faults) > 0 {
 			fmt.Fprintf(e.stderr, "injecting faults %s (seed %d)\n", o.faults.String(), o.seed)
@@ -300,12 +300,12 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	case err := <-r.errs:
 		runErr = fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
-		runErr = errInterrupted
+		// ctrl-c is how a server stops: not an error.
 	}
 	// Forwarded streams get the same grace as seam record's.
 	stopErr := r.stop(shutdownGrace, e.stderr)
 	if p.recordOn {
-		fmt.Fprintf(e.stderr, "%d exchanges recorded to %s\n", count.Load(), r.path)
+		fmt.Fprintf(e.stderr, "%s recorded to %s\n", plural(int(count.Load()), "exchange"), r.path)
 	}
 	return errors.Join(runErr, stopErr)
 }
@@ -324,8 +324,8 @@ func serveReplay(ctx context.Context, addr string, h http.Handler, announce func
 	case err := <-done:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
-		srv.Close()
-		return errInterrupted
+		// ctrl-c is how a server stops: not an error.
+		return srv.Close()
 	}
 }
 
