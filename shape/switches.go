@@ -63,9 +63,9 @@ func switchDefs() [9]switchDef {
 		{SwSuppressTail, "bool", "drop narrative after the last complete <use_tool> block", "off", "on", "off"},
 		{SwStopAfterTools, "int", "end the turn after N tool blocks (0 = never)", "0", "0", "0"},
 		{SwResponsesAdapter, "bool", "encode a Chat Completions upstream as Responses events for the client", "off", "off", "on"},
-		{SwIncrementalArgs, "bool", "send structured tool arguments as increments (off: cumulative snapshots, bug class F)", "on", "on", "on"},
-		{SwOverlapDedupe, "bool", "historical: drop text overlapping the end of the text so far (bug class C, timeanddate→timeandate)", "off", "off", "off"},
-		{SwVoidArgsTag, "bool", "historical: render a parameter-less tool call as <args>{}</args> (bug class P)", "off", "off", "off"},
+		{SwIncrementalArgs, "bool", "send structured tool arguments as increments (off: each delta repeats all arguments so far, a historical proxy bug that corrupts them)", "on", "on", "on"},
+		{SwOverlapDedupe, "bool", "historical proxy bug: drop text that repeats the end of the text so far, eating real letters (timeanddate → timeandate)", "off", "off", "off"},
+		{SwVoidArgsTag, "bool", "historical proxy bug: render a parameter-less tool call as <args>{}</args>, which Obsidian reads as a parameter", "off", "off", "off"},
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -116,13 +116,37 @@ to start from a built-in profile, then one "switch = value" per line.
 
 Switches (defaults per profile: %s):
 `, strings.Join(profiles, " / "))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	width := 0
+	for _, s := range shape.Switches() {
+		width = max(width, len(s.Name))
+	}
 	for _, s := range shape.Switches() {
 		var defs []string
 		for _, p := range profiles {
 			defs = append(defs, s.Defaults[p])
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Name, strings.Join(defs, " / "), s.Doc)
+		fmt.Fprintf(w, "  %-*s  %s\n", width, s.Name, strings.Join(defs, " / "))
+		fmt.Fprint(w, wrap(s.Doc, 78, "      "))
 	}
-	tw.Flush()
+}
+
+// wrap breaks text into lines of at most width columns (a longer word
+// stands alone), each starting with indent and ending in a newline.
+func wrap(text string, width int, indent string) string {
+	var b strings.Builder
+	line := indent
+	for _, word := range strings.Fields(text) {
+		if line != indent && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += word
+	}
+	if line != indent {
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }
