@@ -1,32 +1,34 @@
-package inspect
+package protocol
 
-import "github.com/tidwall/gjson"
+import (
+	"github.com/tidwall/gjson"
+)
 
 // The gjson-based decoders that decode.go replaced, kept as the reference
 // the single-pass scanner is checked against (decode_test.go).
 
-func (s *chatSide) refDecodeChunk(c *chatChunk, data string) {
-	if isDone(data) {
-		c.done = true
+func (s *ChatSide) refDecodeChunk(c *ChatChunk, data string) {
+	if IsDone(data) {
+		c.Done = true
 		return
 	}
 	if !gjson.Valid(data) {
 		return
 	}
-	c.valid = true
+	c.Valid = true
 	c.d0 = int32(len(s.deltas))
 	gjson.Parse(data).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "id":
-			c.id = v.String()
+			c.ID = v.String()
 		case "model":
-			c.model = v.String()
+			c.Model = v.String()
 		case "error":
-			c.errv = mkjv(v)
+			c.Err = mkjv(v)
 		case "usage":
-			c.usage = mkjv(v)
+			c.Usage = mkjv(v)
 		case "choices":
-			c.choices = mkjv(v).k
+			c.Choices = mkjv(v).k
 			v.ForEach(func(_, ch gjson.Result) bool {
 				s.deltas = append(s.deltas, s.refDecodeDelta(ch))
 				return true
@@ -37,21 +39,21 @@ func (s *chatSide) refDecodeChunk(c *chatChunk, data string) {
 	c.d1 = int32(len(s.deltas))
 }
 
-func (s *chatSide) refDecodeDelta(ch gjson.Result) chatDelta {
-	var d chatDelta
+func (s *ChatSide) refDecodeDelta(ch gjson.Result) ChatDelta {
+	var d ChatDelta
 	var tcs gjson.Result
 	ch.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "index":
-			d.index = int(v.Int())
+			d.Index = int(v.Int())
 		case "finish_reason":
-			d.finishReason = v.String()
+			d.FinishReason = v.String()
 		case "delta":
-			d.delta = v.Raw
+			d.Delta = v.Raw
 			v.ForEach(func(k, v gjson.Result) bool {
 				switch k.Str {
 				case "role":
-					d.role = v.String()
+					d.Role = v.String()
 				case "content":
 					d.set(dContent, mkjv(v))
 				case "reasoning_content":
@@ -61,9 +63,9 @@ func (s *chatSide) refDecodeDelta(ch gjson.Result) chatDelta {
 				case "refusal":
 					d.set(dRefusal, mkjv(v))
 				case "cot_summary", "reasoning_text", "thinking":
-					d.vscodeReasoning = true
+					d.VSCodeReasoning = true
 				case "tool_calls":
-					d.toolCalls = shapeOf(mkjv(v))
+					d.ToolCalls = shapeOf(mkjv(v))
 					if v.IsArray() {
 						tcs = v
 					}
@@ -76,20 +78,20 @@ func (s *chatSide) refDecodeDelta(ch gjson.Result) chatDelta {
 	d.t0 = int32(len(s.tools))
 	if tcs.Exists() {
 		tcs.ForEach(func(_, tc gjson.Result) bool {
-			t := chatToolDelta{raw: tc.Raw}
+			t := ChatToolDelta{Raw: tc.Raw}
 			tc.ForEach(func(k, v gjson.Result) bool {
 				switch k.Str {
 				case "index":
-					t.index, t.hasIndex = int(v.Int()), true
+					t.Index, t.HasIndex = int(v.Int()), true
 				case "id":
-					t.id = v.String()
+					t.ID = v.String()
 				case "function":
 					v.ForEach(func(k, v gjson.Result) bool {
 						switch k.Str {
 						case "name":
-							t.name = v.String()
+							t.Name = v.String()
 						case "arguments":
-							t.args = mkjv(v)
+							t.Args = mkjv(v)
 						}
 						return true
 					})
@@ -107,42 +109,42 @@ func (s *chatSide) refDecodeDelta(ch gjson.Result) chatDelta {
 // refObjEvent is objEvent as the gjson decoder filled it, with the nested
 // values as gjson.Results.
 type refObjEvent struct {
-	objEvent
+	ObjEvent
 	delta, item, response, errv, contentBlock, message, usage, text, arguments, refusal gjson.Result
 }
 
 func refDecodeObjEvent(o *refObjEvent, data string) {
-	if isDone(data) || !gjson.Valid(data) {
+	if IsDone(data) || !gjson.Valid(data) {
 		return
 	}
-	o.valid = true
+	o.Valid = true
 	gjson.Parse(data).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type":
-			o.typ = v.String()
+			o.Type = v.String()
 		case "index":
-			o.index = int(v.Int())
+			o.Index = int(v.Int())
 		case "output_index":
-			o.outputIndex = int(v.Int())
+			o.OutputIndex = int(v.Int())
 		case "content_index":
-			o.contentIndex, o.hasContentIx = int(v.Int()), true
+			o.ContentIndex, o.HasContentIndex = int(v.Int()), true
 		case "item_id":
-			o.itemID = v.String()
+			o.ItemID = v.String()
 		case "sequence_number":
-			o.seq, o.hasSeq = v.Int(), true
+			o.Seq, o.HasSeq = v.Int(), true
 		case "delta":
 			o.delta = v
 			if v.IsObject() {
 				v.ForEach(func(k, v gjson.Result) bool {
 					switch k.Str {
 					case "type":
-						o.dtype = v.String()
+						o.DeltaType = v.String()
 					case "text":
-						o.dText = v.String()
+						o.DeltaText = v.String()
 					case "thinking":
-						o.dThinking = v.String()
+						o.DeltaThinking = v.String()
 					case "partial_json":
-						o.dPartial = v.String()
+						o.DeltaPartial = v.String()
 					}
 					return true
 				})
@@ -171,22 +173,22 @@ func refDecodeObjEvent(o *refObjEvent, data string) {
 }
 
 // mkjv converts a gjson value to a jv, as the scanner reads it.
-func mkjv(v gjson.Result) jv {
+func mkjv(v gjson.Result) Value {
 	switch v.Type {
 	case gjson.String:
-		return jv{s: v.Str, k: jString}
+		return Value{s: v.Str, k: jString}
 	case gjson.Null:
 		if !v.Exists() {
-			return jv{}
+			return Value{}
 		}
-		return jv{k: jNull}
+		return Value{k: jNull}
 	case gjson.True, gjson.False:
-		return jv{s: v.Raw, k: jBool}
+		return Value{s: v.Raw, k: jBool}
 	case gjson.Number:
-		return jv{s: v.Raw, k: jNumber}
+		return Value{s: v.Raw, k: jNumber}
 	}
-	return jv{s: v.Raw, k: jJSON}
+	return Value{s: v.Raw, k: jJSON}
 }
 
 // shapeOf keeps only the kind of v.
-func shapeOf(v jv) jshape { return jshape{k: v.k, arr: v.isArray()} }
+func shapeOf(v Value) Shape { return Shape{k: v.k, arr: v.IsArray()} }

@@ -1,4 +1,4 @@
-package inspect
+package protocol
 
 import (
 	"iter"
@@ -25,7 +25,7 @@ type jscan struct {
 
 // jval is one value read by jscan.
 type jval struct {
-	k   jkind
+	k   Kind
 	raw string
 	str string // the unescaped value of a string
 	off int    // offset of raw in the document
@@ -194,20 +194,20 @@ func (sc *jscan) str() string {
 }
 
 // jv reads a value and returns it as the reference decoder's mkjv (decode_ref_test.go) would.
-func (sc *jscan) jv() jv {
+func (sc *jscan) jv() Value {
 	s := sc.s
 	i := jsWS(s, sc.i)
 	if i < len(s) && s[i] == '"' {
 		end, esc, ok := jsString(s, i)
 		if !ok {
 			sc.fail()
-			return jv{}
+			return Value{}
 		}
 		sc.i = end
 		if esc {
-			return jv{s: unescapeJSON(s[i+1 : end-1]), k: jString}
+			return Value{s: unescapeJSON(s[i+1 : end-1]), k: jString}
 		}
-		return jv{s: s[i+1 : end-1], k: jString}
+		return Value{s: s[i+1 : end-1], k: jString}
 	}
 	sc.i = i
 	return sc.val().jv()
@@ -230,7 +230,7 @@ func (sc *jscan) int() int64 {
 }
 
 // raw reads any value and returns its raw text.
-func (sc *jscan) raw() jraw {
+func (sc *jscan) raw() RawJSON {
 	i := jsWS(sc.s, sc.i)
 	end, _, _, ok := jsSkip(sc.s, i)
 	if !ok {
@@ -238,7 +238,7 @@ func (sc *jscan) raw() jraw {
 		return ""
 	}
 	sc.i = end
-	return jraw(sc.s[i:end])
+	return RawJSON(sc.s[i:end])
 }
 
 // skip reads and discards any value.
@@ -252,14 +252,14 @@ func (sc *jscan) skip() {
 }
 
 // jv returns the value as the reference decoder's mkjv (decode_ref_test.go) would.
-func (v jval) jv() jv {
+func (v jval) jv() Value {
 	switch v.k {
 	case jString:
-		return jv{s: v.str, k: jString}
+		return Value{s: v.str, k: jString}
 	case jNull:
-		return jv{k: jNull}
+		return Value{k: jNull}
 	}
-	return jv{s: v.raw, k: v.k}
+	return Value{s: v.raw, k: v.k}
 }
 
 // String returns what gjson's Result.String returns for the value.
@@ -451,7 +451,7 @@ func jsDigits(s string, i int) int {
 
 // jsScalar validates the non-container value at i and returns its end and
 // kind.
-func jsScalar(s string, i int) (end int, k jkind, esc, ok bool) {
+func jsScalar(s string, i int) (end int, k Kind, esc, ok bool) {
 	if i >= len(s) {
 		return i, jAbsent, false, false
 	}
@@ -478,7 +478,7 @@ func jsScalar(s string, i int) (end int, k jkind, esc, ok bool) {
 // returns its end and kind, and for a string whether it has escapes.
 // Nesting is tracked on a stack of expected closing brackets, not by
 // recursion, so depth is bounded only by the data.
-func jsSkip(s string, i int) (end int, k jkind, esc, ok bool) {
+func jsSkip(s string, i int) (end int, k Kind, esc, ok bool) {
 	if i >= len(s) {
 		return i, jAbsent, false, false
 	}

@@ -1,82 +1,88 @@
-package inspect
+package protocol
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/tidwall/gjson"
 )
 
-// anomaly is something an assembler noticed while following a protocol's
+// Anomaly is something an assembler noticed while following a protocol's
 // rules; the detector with the same id turns it into a finding.
-type anomaly struct {
-	id       string
-	event    int
-	msg      string
-	evidence string
+type Anomaly struct {
+	// ID is the detector id, e.g. "stream.no-terminal".
+	ID string
+	// Event is the index of the event it points at, -1 for none.
+	Event int
+	// Msg is a one-line description and Evidence a short excerpt.
+	Msg      string
+	Evidence string
 }
 
-// assembly is the result of assembling one side.
-type assembly struct {
-	msg       Message
-	anomalies []anomaly
-	// terminal is the index of the terminal event ([DONE], message_stop,
+// Assembly is the result of assembling one side.
+type Assembly struct {
+	// Message is the assembled message.
+	Message Message
+	// Anomalies are what the assembler noticed, in event order.
+	Anomalies []Anomaly
+	// Terminal is the index of the terminal event ([DONE], message_stop,
 	// response.completed/failed/incomplete), or -1.
-	terminal int
+	Terminal int
 	// seen holds the ids of the anomalies recorded, for flagOnce.
 	seen map[string]bool
 }
 
-func newAssembly(p Protocol) *assembly {
-	return &assembly{msg: Message{Protocol: p}, terminal: -1}
+func newAssembly(p Protocol) *Assembly {
+	return &Assembly{Message: Message{Protocol: p}, Terminal: -1}
 }
 
-func (a *assembly) flag(id string, ev int, evidence string, format string, args ...any) {
+func (a *Assembly) flag(id string, ev int, evidence string, format string, args ...any) {
 	if a.seen == nil {
 		a.seen = map[string]bool{}
 	}
 	a.seen[id] = true
-	a.anomalies = append(a.anomalies, anomaly{id: id, event: ev, msg: fmt.Sprintf(format, args...), evidence: evidence})
+	a.Anomalies = append(a.Anomalies, Anomaly{ID: id, Event: ev, Msg: fmt.Sprintf(format, args...), Evidence: evidence})
 }
 
 // flagOnce records an anomaly only if none with its id was recorded yet.
-func (a *assembly) flagOnce(id string, ev int, evidence string, format string, args ...any) {
+func (a *Assembly) flagOnce(id string, ev int, evidence string, format string, args ...any) {
 	if !a.seen[id] {
 		a.flag(id, ev, evidence, format, args...)
 	}
 }
 
-// assemble runs the protocol's assembly rules over a side's events.
-func assemble(p Protocol, se *sideEvents) *assembly {
+// Assemble runs the protocol's assembly rules over a side's events.
+func Assemble(p Protocol, se *Side) *Assembly {
 	switch p {
 	case Chat:
 		return assembleChat(se)
 	case Responses:
 		return assembleResponses(se)
 	case Anthropic:
-		return assembleAnthropic(se.Events, se.objEvents())
+		return AssembleAnthropic(se.Events, se.ObjEvents())
 	}
 	return newAssembly(Unknown)
 }
 
-// assembleBody assembles a non-stream JSON body (chat.completion, a
+// AssembleBody assembles a non-stream JSON body (chat.completion, a
 // Responses response object, or an Anthropic message). The result's Final
 // is the message itself, as the body is what the server claims.
-func assembleBody(p Protocol, body string) *assembly {
+func AssembleBody(p Protocol, body string) *Assembly {
 	a := newAssembly(p)
 	if !gjson.Valid(body) {
-		a.flag("payload.invalid-json", -1, clip(body, 120), "response body is not valid JSON")
+		a.flag("payload.invalid-json", -1, excerpt.Clip(body, 120), "response body is not valid JSON")
 		return a
 	}
 	r := gjson.Parse(body)
 	if e := r.Get("error"); e.Exists() {
-		a.msg.Error = errorText(e)
+		a.Message.Error = ErrorText(e)
 	}
 	switch p {
 	case Chat:
-		a.msg.ID, a.msg.Model = r.Get("id").String(), r.Get("model").String()
+		a.Message.ID, a.Message.Model = r.Get("id").String(), r.Get("model").String()
 		r.Get("choices").ForEach(func(_, c gjson.Result) bool {
-			ch := a.msg.choice(int(c.Get("index").Int()))
+			ch := a.Message.choice(int(c.Get("index").Int()))
 			m := c.Get("message")
 			ch.Role = m.Get("role").String()
 			ch.Text = m.Get("content").String()
@@ -90,12 +96,12 @@ func assembleBody(p Protocol, body string) *assembly {
 			})
 			return true
 		})
-		a.msg.Usage = chatUsage(r.Get("usage"))
+		a.Message.Usage = chatUsage(r.Get("usage"))
 	case Responses:
-		a.msg = *responsesFinal(r)
+		a.Message = *ResponsesFinal(r)
 	case Anthropic:
-		a.msg.ID, a.msg.Model = r.Get("id").String(), r.Get("model").String()
-		ch := a.msg.choice(0)
+		a.Message.ID, a.Message.Model = r.Get("id").String(), r.Get("model").String()
+		ch := a.Message.choice(0)
 		ch.Role = "assistant"
 		r.Get("content").ForEach(func(k, b gjson.Result) bool {
 			switch b.Get("type").String() {
@@ -111,14 +117,14 @@ func assembleBody(p Protocol, body string) *assembly {
 		})
 		ch.FinishReason = r.Get("stop_reason").String()
 		if u := r.Get("usage"); u.Exists() {
-			a.msg.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
+			a.Message.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
 				CacheRead: int(u.Get("cache_read_input_tokens").Int()), CacheCreation: int(u.Get("cache_creation_input_tokens").Int())}
 		}
 	}
-	a.msg.Status = "body"
-	final := a.msg
+	a.Message.Status = "body"
+	final := a.Message
 	final.Final = nil
-	a.msg.Final = &final
+	a.Message.Final = &final
 	return a
 }
 
@@ -135,8 +141,8 @@ func chatUsage(u gjson.Result) *Usage {
 	}
 }
 
-// errorText renders an error object (or string) of any of the protocols.
-func errorText(e gjson.Result) string {
+// ErrorText renders an error object (or string) of any of the protocols.
+func ErrorText(e gjson.Result) string {
 	if e.Type == gjson.String {
 		return e.String()
 	}
@@ -147,20 +153,7 @@ func errorText(e gjson.Result) string {
 		}
 	}
 	if len(parts) == 0 {
-		return clip(e.Raw, 200)
+		return excerpt.Clip(e.Raw, 200)
 	}
 	return strings.Join(parts, ": ")
 }
-
-// clip shortens s to at most n bytes (on a rune boundary), marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,10 +1,12 @@
-package inspect
+package protocol
 
 import (
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
 
@@ -25,11 +27,11 @@ type chatChoiceState struct {
 // calls by tool index (arguments concatenated, id and name set from the first
 // delta that carries them), content, refusal and reasoning fields
 // concatenated, usage from the usage chunk (choices: []), [DONE] terminal.
-func assembleChat(se *sideEvents) *assembly {
+func assembleChat(se *Side) *Assembly {
 	events := se.Events
-	cs := se.chatEvents()
+	cs := se.ChatEvents()
 	a := newAssembly(Chat)
-	m := &a.msg
+	m := &a.Message
 	st := map[int]*chatChoiceState{}
 	state := func(i int) *chatChoiceState {
 		s := st[i]
@@ -52,13 +54,13 @@ func assembleChat(se *sideEvents) *assembly {
 	}
 	for i := range events {
 		e := &events[i]
-		ck := cs.chunk(i)
-		if a.terminal >= 0 {
-			a.flag("stream.after-terminal", i, clip(e.Data, 120), "event after [DONE]: clients stop reading at [DONE], so this is lost")
+		ck := cs.Chunk(i)
+		if a.Terminal >= 0 {
+			a.flag("stream.after-terminal", i, excerpt.Clip(e.Data, 120), "event after [DONE]: clients stop reading at [DONE], so this is lost")
 			continue
 		}
-		if ck.done {
-			a.terminal = i
+		if ck.Done {
+			a.Terminal = i
 			m.Status = "done"
 			continue
 		}
@@ -66,80 +68,80 @@ func assembleChat(se *sideEvents) *assembly {
 			a.flag("chat.bad-done", i, e.Data, "the terminator is quoted (\"[DONE]\"): clients do not recognise it")
 			continue
 		}
-		if !ck.valid {
-			a.flag("payload.invalid-json", i, clip(e.Data, 120), "event data is not valid JSON: clients skip or fail on it")
+		if !ck.Valid {
+			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "event data is not valid JSON: clients skip or fail on it")
 			continue
 		}
 		if m.ID == "" {
-			m.ID = ck.id
+			m.ID = ck.ID
 		}
 		if m.Model == "" {
-			m.Model = ck.model
+			m.Model = ck.Model
 		}
-		if ck.errv.exists() && !ck.choices.exists() || e.Name == "error" {
-			m.Error = errorText(ck.errv.result())
-			a.flag("stream.error-event", i, clip(e.Data, 160), "the stream carries an error: %s", m.Error)
+		if ck.Err.Exists() && !ck.Choices.Exists() || e.Name == "error" {
+			m.Error = ErrorText(ck.Err.Result())
+			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
 			continue
 		}
-		deltas := cs.choiceDeltas(ck)
-		if ck.usage.isObject() {
-			m.Usage = chatUsage(ck.usage.result())
+		deltas := cs.ChoiceDeltas(ck)
+		if ck.Usage.IsObject() {
+			m.Usage = chatUsage(ck.Usage.Result())
 			if !allFinished() && len(deltas) == 0 {
 				a.flag("chat.usage-before-finish", i, "", "usage chunk arrives before every choice has a finish_reason")
 			}
 		}
 		for k := range deltas {
 			d := &deltas[k]
-			idx := d.index
+			idx := d.Index
 			ch := m.choice(idx)
 			s := state(idx)
-			tcs := cs.toolDeltas(d)
-			if s.finished >= 0 && (d.content().str() != "" || len(tcs) > 0) {
-				a.flag("chat.after-finish", i, clip(d.delta, 120), "choice %d gets content after its finish_reason (event %d): VS Code ignores it", idx, s.finished)
+			tcs := cs.ToolDeltas(d)
+			if s.finished >= 0 && (d.Content().Str() != "" || len(tcs) > 0) {
+				a.flag("chat.after-finish", i, excerpt.Clip(d.Delta, 120), "choice %d gets content after its finish_reason (event %d): VS Code ignores it", idx, s.finished)
 			}
-			if role := d.role; role != "" {
+			if role := d.Role; role != "" {
 				s.roleEvents++
 				if s.roleEvents == 2 {
 					a.flag("chat.repeated-fields", i, jsonMember("role", role), "role is repeated in a later delta: openai-python concatenates it (%q)", role+role)
 				}
 				ch.Role = role
 			}
-			if d.content().isString() {
-				txt := d.content().s
+			if d.Content().IsString() {
+				txt := d.Content().s
 				if txt != "" {
-					ch.spans = append(ch.spans, span{At: s.text.Len(), Event: i})
+					ch.Spans = append(ch.Spans, Span{At: s.text.Len(), Event: i})
 					s.text.WriteString(txt)
 				}
 				if strings.HasSuffix(txt, "\r") {
 					a.flag("chat.trailing-cr", i, quoteTail(txt), "content delta ends in \\r: VS Code strips it, so its text differs")
 				}
-				if d.toolCalls.exists() && txt != "" {
-					a.flag("chat.content-with-tool-calls", i, clip(d.delta, 160), "content and tool_calls in one delta: VS Code drops the content %q", clip(txt, 40))
+				if d.ToolCalls.Exists() && txt != "" {
+					a.flag("chat.content-with-tool-calls", i, excerpt.Clip(d.Delta, 160), "content and tool_calls in one delta: VS Code drops the content %q", excerpt.Clip(txt, 40))
 				}
 			}
-			if d.reasoningContent().isString() {
-				s.reasoning.WriteString(d.reasoningContent().s)
+			if d.ReasoningContent().IsString() {
+				s.reasoning.WriteString(d.ReasoningContent().s)
 			}
-			if d.reasoning().isString() {
-				s.reasoning.WriteString(d.reasoning().s)
+			if d.Reasoning().IsString() {
+				s.reasoning.WriteString(d.Reasoning().s)
 			}
-			if d.refusal().isString() {
-				s.refusal.WriteString(d.refusal().s)
+			if d.Refusal().IsString() {
+				s.refusal.WriteString(d.Refusal().s)
 			}
 			for t := range tcs {
 				tc := &tcs[t]
 				ti := 0
-				if tc.hasIndex {
-					ti = tc.index
+				if tc.HasIndex {
+					ti = tc.Index
 				} else {
-					a.flagOnce("chat.tool-index-missing", i, clip(tc.raw, 120), "tool call delta has no index: SDKs file it under 0")
+					a.flagOnce("chat.tool-index-missing", i, excerpt.Clip(tc.Raw, 120), "tool call delta has no index: SDKs file it under 0")
 				}
 				pos, ok := s.tools[ti]
 				if !ok {
 					if n := len(ch.ToolCalls); n == 0 && ti != 0 {
-						a.flag("chat.index-not-zero", i, clip(tc.raw, 120), "first tool call has index %d, not 0: openai-python splits it into two entries", ti)
+						a.flag("chat.index-not-zero", i, excerpt.Clip(tc.Raw, 120), "first tool call has index %d, not 0: openai-python splits it into two entries", ti)
 					} else if n > 0 && ti != ch.ToolCalls[n-1].Index+1 {
-						a.flag("chat.index-not-zero", i, clip(tc.raw, 120), "tool index jumps from %d to %d (a gap)", ch.ToolCalls[n-1].Index, ti)
+						a.flag("chat.index-not-zero", i, excerpt.Clip(tc.Raw, 120), "tool index jumps from %d to %d (a gap)", ch.ToolCalls[n-1].Index, ti)
 					}
 					pos = len(ch.ToolCalls)
 					s.tools[ti] = pos
@@ -147,7 +149,7 @@ func assembleChat(se *sideEvents) *assembly {
 					s.args = append(s.args, new(strings.Builder))
 				}
 				call := &ch.ToolCalls[pos]
-				if id := tc.id; id != "" {
+				if id := tc.ID; id != "" {
 					switch {
 					case call.ID == "":
 						call.ID = id
@@ -158,26 +160,26 @@ func assembleChat(se *sideEvents) *assembly {
 						a.flagOnce("chat.repeated-fields", i, jsonMember("id", id), "tool call id is repeated in a later delta: openai-python concatenates it")
 					}
 				}
-				if name := tc.name; name != "" {
+				if name := tc.Name; name != "" {
 					if call.Name != "" {
 						a.flagOnce("chat.repeated-fields", i, jsonMember("name", name), "tool name is sent again in a later delta: openai-python and openai-go concatenate names, node and VS Code overwrite")
 					}
 					call.Name = name
 				}
-				if tc.args.isString() {
-					frag := tc.args.s
+				if tc.Args.IsString() {
+					frag := tc.Args.s
 					// A snapshot repeats the previous fragment and extends it.
 					if prev := s.lastFrag[ti]; prev != "" && len(frag) > len(prev) && strings.HasPrefix(frag, prev) {
 						s.cumulative[ti]++
 						if s.cumulative[ti] == 2 {
-							a.flag("chat.cumulative-args", i, clip(frag, 80), "tool %d arguments look cumulative (each delta repeats the previous ones): clients concatenate them into invalid JSON", ti)
+							a.flag("chat.cumulative-args", i, excerpt.Clip(frag, 80), "tool %d arguments look cumulative (each delta repeats the previous ones): clients concatenate them into invalid JSON", ti)
 						}
 					}
 					s.lastFrag[ti] = frag
 					s.args[pos].WriteString(frag)
 				}
 			}
-			if fr := d.finishReason; fr != "" {
+			if fr := d.FinishReason; fr != "" {
 				if s.finished < 0 {
 					s.finished = i
 				}
@@ -199,7 +201,7 @@ func assembleChat(se *sideEvents) *assembly {
 	}
 	sort.Slice(m.Choices, func(i, j int) bool { return m.Choices[i].Index < m.Choices[j].Index })
 	last := len(events) - 1
-	if a.terminal < 0 && len(events) > 0 {
+	if a.Terminal < 0 && len(events) > 0 {
 		a.flag("stream.no-terminal", last, "", "no data: [DONE] at the end of the stream")
 	}
 	for _, ch := range m.Choices {
@@ -209,7 +211,7 @@ func assembleChat(se *sideEvents) *assembly {
 		}
 		for _, tc := range ch.ToolCalls {
 			if tc.Arguments != "" && !gjson.Valid(tc.Arguments) && (s == nil || s.cumulative[tc.Index] < 2) {
-				a.flag("tool.args-invalid-json", last, clip(tc.Arguments, 120), "tool call %d (%s) arguments are not valid JSON", tc.Index, tc.Name)
+				a.flag("tool.args-invalid-json", last, excerpt.Clip(tc.Arguments, 120), "tool call %d (%s) arguments are not valid JSON", tc.Index, tc.Name)
 			}
 		}
 	}
@@ -223,4 +225,12 @@ func quoteTail(s string) string {
 		s = "…" + s[len(s)-24:]
 	}
 	return strconv.Quote(s)
+}
+
+// jsonMember renders the JSON object member "key":"val", both escaped, as
+// evidence of a field a payload carried.
+func jsonMember(key, val string) string {
+	b := tape.AppendJSONString(nil, key)
+	b = append(b, ':')
+	return string(tape.AppendJSONString(b, val))
 }

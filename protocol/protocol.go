@@ -1,4 +1,4 @@
-package inspect
+package protocol
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // Protocol names a streaming wire protocol.
 type Protocol string
 
-// Protocols inspect assembles.
+// The protocols this package assembles.
 const (
 	// Unknown is a stream whose protocol could not be told.
 	Unknown Protocol = "unknown"
@@ -22,10 +22,10 @@ const (
 	Anthropic Protocol = "anthropic-messages"
 )
 
-// ParseProtocol parses a protocol name as given to --protocol. It accepts
+// ParseName parses a protocol name as given to --protocol. It accepts
 // the canonical names and the short forms chat, responses and anthropic
 // (or messages). The empty string and "auto" give Unknown, meaning detect.
-func ParseProtocol(s string) (Protocol, error) {
+func ParseName(s string) (Protocol, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":
 		return Unknown, nil
@@ -39,29 +39,29 @@ func ParseProtocol(s string) (Protocol, error) {
 	return Unknown, fmt.Errorf("unknown protocol %q (want chat, responses or anthropic)", s)
 }
 
-// detectProtocol tells the protocol of a stream from its events (event
+// Detect tells the protocol of a stream from its events (event
 // names and payload shapes) and, when they say nothing, from the request
 // URL. The events come first because a proxy may answer in another protocol
 // than the URL names: a Responses endpoint served from a Chat Completions
 // upstream has Chat chunks on its upstream side and Responses events on its
 // client side.
-func detectProtocol(url string, events []Event) Protocol {
+func Detect(url string, events []Event) Protocol {
 	for i, e := range events {
 		if i > 20 {
 			break
 		}
-		if p := protocolOfName(e.Name); p != Unknown {
+		if p := FromEventName(e.Name); p != Unknown {
 			return p
 		}
-		if p := protocolOfPayload(e.Data); p != Unknown {
+		if p := FromPayload(e.Data); p != Unknown {
 			return p
 		}
 	}
-	return protocolOfURL(url)
+	return FromURL(url)
 }
 
-// protocolOfURL tells the protocol from the request path.
-func protocolOfURL(url string) Protocol {
+// FromURL tells the protocol from the request path.
+func FromURL(url string) Protocol {
 	path, _, _ := strings.Cut(url, "?")
 	switch {
 	case strings.HasSuffix(path, "/chat/completions"):
@@ -74,7 +74,8 @@ func protocolOfURL(url string) Protocol {
 	return Unknown
 }
 
-func protocolOfName(name string) Protocol {
+// FromEventName tells the protocol from an SSE event name.
+func FromEventName(name string) Protocol {
 	switch {
 	case strings.HasPrefix(name, "response."):
 		return Responses
@@ -84,9 +85,9 @@ func protocolOfName(name string) Protocol {
 	return Unknown
 }
 
-// protocolOfPayload tells the protocol from one JSON payload (a stream event
+// FromPayload tells the protocol from one JSON payload (a stream event
 // or a whole non-stream body).
-func protocolOfPayload(data string) Protocol {
+func FromPayload(data string) Protocol {
 	if !gjson.Valid(data) {
 		return Unknown
 	}
@@ -98,7 +99,7 @@ func protocolOfPayload(data string) Protocol {
 		return Chat
 	case obj == "response", strings.HasPrefix(typ, "response."):
 		return Responses
-	case typ == "message" && r.Get("content").IsArray(), protocolOfName(typ) != Unknown:
+	case typ == "message" && r.Get("content").IsArray(), FromEventName(typ) != Unknown:
 		return Anthropic
 	case r.Get("choices").IsArray():
 		return Chat

@@ -1,11 +1,13 @@
-package inspect
+package protocol
 
 import (
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/tidwall/gjson"
 )
 
@@ -26,7 +28,7 @@ type respItem struct {
 type respPart struct {
 	text    strings.Builder
 	refusal strings.Builder
-	spans   []span
+	spans   []Span
 }
 
 func (it *respItem) part(ci int) *respPart {
@@ -48,10 +50,10 @@ func (it *respItem) sortedParts() []int { return slices.Sorted(maps.Keys(it.part
 // Copilot rotates it), function-call arguments joined, reasoning summary
 // joined. Each *.done, output_item.done and response.completed payload is
 // checked against what the deltas built; response.completed becomes Final.
-func assembleResponses(se *sideEvents) *assembly {
-	events, objs := se.Events, se.objEvents()
+func assembleResponses(se *Side) *Assembly {
+	events, objs := se.Events, se.ObjEvents()
 	a := newAssembly(Responses)
-	m := &a.msg
+	m := &a.Message
 	items := map[int]*respItem{}
 	item := func(oi int) *respItem {
 		it := items[oi]
@@ -65,39 +67,39 @@ func assembleResponses(se *sideEvents) *assembly {
 	rotations := 0
 	for i := range events {
 		e, r := &events[i], &objs[i]
-		if a.terminal >= 0 {
-			a.flag("stream.after-terminal", i, clip(e.Data, 120), "event after the terminal response event")
+		if a.Terminal >= 0 {
+			a.flag("stream.after-terminal", i, excerpt.Clip(e.Data, 120), "event after the terminal response event")
 			continue
 		}
-		if isDone(e.Data) {
+		if IsDone(e.Data) {
 			a.flag("responses.untyped-data", i, e.Data, "data: [DONE] in a Responses stream (a Chat Completions terminator; Responses has none)")
 			continue
 		}
-		if !r.valid {
-			a.flag("payload.invalid-json", i, clip(e.Data, 120), "event data is not valid JSON: VS Code rejects the whole response")
+		if !r.Valid {
+			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "event data is not valid JSON: VS Code rejects the whole response")
 			continue
 		}
-		typ := r.typ
+		typ := r.Type
 		if typ == "" {
-			a.flag("responses.untyped-data", i, clip(e.Data, 120), "payload without a type in a Responses stream (protocol mixing)")
-			if r.errv.Exists() {
-				m.Error = errorText(r.errv.res())
+			a.flag("responses.untyped-data", i, excerpt.Clip(e.Data, 120), "payload without a type in a Responses stream (protocol mixing)")
+			if r.Err.Exists() {
+				m.Error = ErrorText(r.Err.Result())
 			}
 			continue
 		}
 		if e.Name != "" && e.Name != "message" && e.Name != typ {
 			a.flagOnce("stream.event-name-mismatch", i, "event: "+e.Name+" / type: "+typ, "SSE event name differs from the JSON type")
 		}
-		if r.hasSeq {
-			n := r.seq
+		if r.HasSeq {
+			n := r.Seq
 			if lastSeq >= 0 && n != lastSeq+1 {
 				a.flag("responses.sequence", i, "sequence_number "+strconv.Itoa(int(lastSeq))+" then "+strconv.Itoa(int(n)), "sequence_number does not increase by one")
 			}
 			lastSeq = n
 		}
-		oi := r.outputIndex
+		oi := r.OutputIndex
 		checkID := func(it *respItem) {
-			if id := r.itemID; id != "" && it.id != "" && id != it.id {
+			if id := r.ItemID; id != "" && it.id != "" && id != it.id {
 				rotations++
 				if rotations == 1 {
 					a.flag("responses.item-id-rotation", i, it.id+" then "+id, "item_id changes between events of one item: route by output_index (strict openai-node throws)")
@@ -107,16 +109,16 @@ func assembleResponses(se *sideEvents) *assembly {
 		switch typ {
 		case "response.created", "response.in_progress", "response.queued":
 			if m.ID == "" {
-				m.ID = r.response.Get("id").String()
+				m.ID = r.Response.Get("id").String()
 			}
 			if m.Model == "" {
-				m.Model = r.response.Get("model").String()
+				m.Model = r.Response.Get("model").String()
 			}
 		case "response.output_item.added":
 			it := item(oi)
 			it.added = true
 			var f [4]gjson.Result
-			getFields(r.item.res(), []string{"type", "id", "call_id", "name"}, f[:])
+			getFields(r.Item.Result(), []string{"type", "id", "call_id", "name"}, f[:])
 			it.typ = f[0].String()
 			it.id = f[1].String()
 			it.callID = f[2].String()
@@ -124,31 +126,31 @@ func assembleResponses(se *sideEvents) *assembly {
 		case "response.content_part.added":
 			it := item(oi)
 			checkID(it)
-			it.part(r.contentIndex)
+			it.part(r.ContentIndex)
 		case "response.output_text.delta", "response.refusal.delta":
 			it := item(oi)
 			if !it.added {
-				a.flagOnce("responses.nonstandard-shape", i, clip(e.Data, 120), "text delta for an output item that was never added (no output_item.added)")
+				a.flagOnce("responses.nonstandard-shape", i, excerpt.Clip(e.Data, 120), "text delta for an output item that was never added (no output_item.added)")
 				it.typ = "message"
 			}
-			if !r.hasContentIx {
-				a.flagOnce("responses.nonstandard-shape", i, clip(e.Data, 120), "text delta without content_index")
+			if !r.HasContentIndex {
+				a.flagOnce("responses.nonstandard-shape", i, excerpt.Clip(e.Data, 120), "text delta without content_index")
 			}
 			checkID(it)
-			p := it.part(r.contentIndex)
-			d := r.delta.String()
+			p := it.part(r.ContentIndex)
+			d := r.Delta.String()
 			if typ == "response.refusal.delta" {
 				p.refusal.WriteString(d)
 			} else if d != "" {
-				p.spans = append(p.spans, span{At: p.text.Len(), Event: i})
+				p.spans = append(p.spans, Span{At: p.text.Len(), Event: i})
 				p.text.WriteString(d)
 			}
 		case "response.output_text.done", "response.refusal.done":
 			it := item(oi)
-			p := it.part(r.contentIndex)
-			v, got := r.text, p.text.String()
+			p := it.part(r.ContentIndex)
+			v, got := r.Text, p.text.String()
 			if typ == "response.refusal.done" {
-				v, got = r.refusal, p.refusal.String()
+				v, got = r.Refusal, p.refusal.String()
 			}
 			if v.Exists() && v.String() != got {
 				a.flag("final.mismatch", i, diffEvidence(got, v.String()), "%s differs from the joined deltas of output %d", typ, oi)
@@ -156,10 +158,10 @@ func assembleResponses(se *sideEvents) *assembly {
 		case "response.function_call_arguments.delta":
 			it := item(oi)
 			checkID(it)
-			it.args.WriteString(r.delta.String())
+			it.args.WriteString(r.Delta.String())
 		case "response.function_call_arguments.done":
 			it := item(oi)
-			if v := r.arguments; v.Exists() && v.String() != it.args.String() {
+			if v := r.Arguments; v.Exists() && v.String() != it.args.String() {
 				a.flag("final.mismatch", i, diffEvidence(it.args.String(), v.String()), "function_call_arguments.done differs from the joined deltas of output %d", oi)
 			}
 		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
@@ -167,13 +169,13 @@ func assembleResponses(se *sideEvents) *assembly {
 			if it.typ == "" {
 				it.typ = "reasoning"
 			}
-			it.reason.WriteString(r.delta.String())
+			it.reason.WriteString(r.Delta.String())
 		case "response.output_item.done":
 			it := item(oi)
 			it.done = true
-			compareItem(a, i, it, r.item.res())
+			compareItem(a, i, it, r.Item.Result())
 			var f [3]gjson.Result
-			getFields(r.item.res(), []string{"type", "name", "call_id"}, f[:])
+			getFields(r.Item.Result(), []string{"type", "name", "call_id"}, f[:])
 			if it.typ == "" {
 				it.typ = f[0].String()
 			}
@@ -184,8 +186,8 @@ func assembleResponses(se *sideEvents) *assembly {
 				it.callID = f[2].String()
 			}
 		case "response.completed", "response.incomplete", "response.failed":
-			a.terminal = i
-			fin := responsesFinal(r.response.res())
+			a.Terminal = i
+			fin := ResponsesFinal(r.Response.Result())
 			m.Status = fin.Status
 			m.Usage = fin.Usage
 			if m.Model == "" {
@@ -197,9 +199,9 @@ func assembleResponses(se *sideEvents) *assembly {
 			m.Final = fin
 			if typ != "response.completed" {
 				m.Error = fin.Error
-				a.flag("responses.failed", i, clip(r.response.Get("error").Raw+r.response.Get("incomplete_details").Raw, 160), "stream ended with %s (status %s)", typ, fin.Status)
+				a.flag("responses.failed", i, excerpt.Clip(r.Response.Get("error").Raw+r.Response.Get("incomplete_details").Raw, 160), "stream ended with %s (status %s)", typ, fin.Status)
 			}
-			fr := r.response.Get("output")
+			fr := r.Response.Get("output")
 			fr.ForEach(func(k, o gjson.Result) bool {
 				if it, ok := items[int(k.Int())]; ok {
 					compareItem(a, i, it, o)
@@ -207,14 +209,14 @@ func assembleResponses(se *sideEvents) *assembly {
 				return true
 			})
 		case "error":
-			m.Error = errorText(r.errv.res())
+			m.Error = ErrorText(r.Err.Result())
 			if m.Error == "" {
-				m.Error = errorText(gjson.Parse(e.Data))
+				m.Error = ErrorText(gjson.Parse(e.Data))
 			}
-			a.flag("stream.error-event", i, clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
+			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
 		}
 	}
-	if a.terminal < 0 && len(events) > 0 {
+	if a.Terminal < 0 && len(events) > 0 {
 		a.flag("stream.no-terminal", len(events)-1, "", "no response.completed, response.incomplete or response.failed event")
 	}
 	// Build the message in output order.
@@ -232,7 +234,7 @@ func assembleResponses(se *sideEvents) *assembly {
 			for _, ci := range it.sortedParts() {
 				p := it.parts[ci]
 				for _, s := range p.spans {
-					ch.spans = append(ch.spans, span{At: text.Len() + s.At, Event: s.Event})
+					ch.Spans = append(ch.Spans, Span{At: text.Len() + s.At, Event: s.Event})
 				}
 				text.WriteString(p.text.String())
 				refusal.WriteString(p.refusal.String())
@@ -247,7 +249,7 @@ func assembleResponses(se *sideEvents) *assembly {
 
 // compareItem checks an item payload (output_item.done or an entry of
 // response.completed output) against the item assembled from deltas.
-func compareItem(a *assembly, ev int, it *respItem, o gjson.Result) {
+func compareItem(a *Assembly, ev int, it *respItem, o gjson.Result) {
 	var f [3]gjson.Result
 	getFields(o, []string{"type", "arguments", "content"}, f[:])
 	content := f[2]
@@ -273,20 +275,20 @@ func compareItem(a *assembly, ev int, it *respItem, o gjson.Result) {
 		}
 		content.ForEach(func(_, c gjson.Result) bool {
 			if t := c.Get("type").String(); t != "output_text" && t != "refusal" {
-				a.flagOnce("responses.nonstandard-shape", ev, clip(c.Raw, 120), "message content holds a %q part, which is not a Responses API content type", t)
+				a.flagOnce("responses.nonstandard-shape", ev, excerpt.Clip(c.Raw, 120), "message content holds a %q part, which is not a Responses API content type", t)
 			}
 			return true
 		})
 	}
 }
 
-// responsesFinal builds a Message from a Responses response object.
-func responsesFinal(r gjson.Result) *Message {
+// ResponsesFinal builds a Message from a Responses response object.
+func ResponsesFinal(r gjson.Result) *Message {
 	var f [7]gjson.Result
 	getFields(r, []string{"id", "model", "status", "error", "incomplete_details", "output", "usage"}, f[:])
 	m := &Message{Protocol: Responses, ID: f[0].String(), Model: f[1].String(), Status: f[2].String()}
 	if e := f[3]; e.IsObject() {
-		m.Error = errorText(e)
+		m.Error = ErrorText(e)
 	}
 	if reason := f[4].Get("reason").String(); reason != "" {
 		m.Error = "incomplete: " + reason
@@ -336,9 +338,9 @@ func diffEvidence(got, want string) string {
 	if from < 0 {
 		from = 0
 	}
-	for from > 0 && !isRuneStart(got[from]) {
+	for from > 0 && !utf8.RuneStart(got[from]) {
 		from--
 	}
 	g, w := got[from:], want[from:]
-	return "deltas: " + strconv.Quote(clip(g, 60)) + " / final: " + strconv.Quote(clip(w, 60)) + " (at byte " + strconv.Itoa(i) + ")"
+	return "deltas: " + strconv.Quote(excerpt.Clip(g, 60)) + " / final: " + strconv.Quote(excerpt.Clip(w, 60)) + " (at byte " + strconv.Itoa(i) + ")"
 }

@@ -1,4 +1,4 @@
-package inspect
+package protocol
 
 import (
 	"path/filepath"
@@ -54,7 +54,7 @@ func decodeSeeds(t testing.TB) []string {
 		t.Fatalf("no recorded streams in %s", realworld)
 	}
 	for _, f := range files {
-		for _, e := range parseSide(chunksOf(tape.Upstream, readTestdata(t, filepath.Base(f)), 0)).Events {
+		for _, e := range ParseSide(chunksOf(tape.Upstream, readTestdata(t, filepath.Base(f)), 0), nil).Events {
 			seeds = append(seeds, e.Data)
 		}
 	}
@@ -67,7 +67,7 @@ func decodeSeeds(t testing.TB) []string {
 func checkDecode(t *testing.T, data string) {
 	t.Helper()
 	const prev = `{"choices":[{"delta":{"tool_calls":[{"index":0}]}}]}`
-	got, want := &chatSide{chunks: make([]chatChunk, 2)}, &chatSide{chunks: make([]chatChunk, 2)}
+	got, want := &ChatSide{chunks: make([]ChatChunk, 2)}, &ChatSide{chunks: make([]ChatChunk, 2)}
 	for i, d := range []string{prev, data} {
 		got.decodeChunk(&got.chunks[i], d)
 		want.refDecodeChunk(&want.chunks[i], d)
@@ -81,34 +81,34 @@ func checkDecode(t *testing.T, data string) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("chat decode of %q:\n got %+v\nwant %+v", data, got, want)
 	}
-	var og objEvent
+	var og ObjEvent
 	var ow refObjEvent
 	decodeObjEvent(&og, data)
 	refDecodeObjEvent(&ow, data)
 	raws := []struct {
 		name string
-		got  jraw
+		got  RawJSON
 		want gjson.Result
 	}{
-		{"delta", og.delta, ow.delta}, {"item", og.item, ow.item}, {"response", og.response, ow.response},
-		{"error", og.errv, ow.errv}, {"content_block", og.contentBlock, ow.contentBlock},
-		{"message", og.message, ow.message}, {"usage", og.usage, ow.usage}, {"text", og.text, ow.text},
-		{"arguments", og.arguments, ow.arguments}, {"refusal", og.refusal, ow.refusal},
+		{"delta", og.Delta, ow.delta}, {"item", og.Item, ow.item}, {"response", og.Response, ow.response},
+		{"error", og.Err, ow.errv}, {"content_block", og.ContentBlock, ow.contentBlock},
+		{"message", og.Message, ow.message}, {"usage", og.Usage, ow.usage}, {"text", og.Text, ow.text},
+		{"arguments", og.Arguments, ow.arguments}, {"refusal", og.Refusal, ow.refusal},
 	}
 	for _, r := range raws {
-		g, w := r.got.res(), r.want
+		g, w := r.got.Result(), r.want
 		w.Index = 0
 		if !reflect.DeepEqual(g, w) || r.got.String() != w.String() || r.got.Exists() != w.Exists() || r.got.IsObject() != w.IsObject() {
 			t.Errorf("object decode of %q: %s = %+v, want %+v", data, r.name, g, w)
 		}
 	}
-	og.delta, og.item, og.response, og.errv, og.contentBlock = "", "", "", "", ""
-	og.message, og.usage, og.text, og.arguments, og.refusal = "", "", "", "", ""
-	if !reflect.DeepEqual(og, ow.objEvent) {
-		t.Errorf("object decode of %q:\n got %+v\nwant %+v", data, og, ow.objEvent)
+	og.Delta, og.Item, og.Response, og.Err, og.ContentBlock = "", "", "", "", ""
+	og.Message, og.Usage, og.Text, og.Arguments, og.Refusal = "", "", "", "", ""
+	if !reflect.DeepEqual(og, ow.ObjEvent) {
+		t.Errorf("object decode of %q:\n got %+v\nwant %+v", data, og, ow.ObjEvent)
 	}
-	if got.chunks[1].valid != (!isDone(data) && gjson.Valid(data)) {
-		t.Errorf("valid(%q) = %v, gjson.Valid says otherwise", data, got.chunks[1].valid)
+	if got.chunks[1].Valid != (!IsDone(data) && gjson.Valid(data)) {
+		t.Errorf("valid(%q) = %v, gjson.Valid says otherwise", data, got.chunks[1].Valid)
 	}
 }
 

@@ -1,4 +1,4 @@
-package inspect
+package protocol
 
 import (
 	"bytes"
@@ -8,17 +8,17 @@ import (
 	"github.com/seam-dev/seam/tape"
 )
 
-// parseSide parses a side's chunks with the sse package's spec parser and
+// ParseSide parses a side's chunks with the sse package's spec parser and
 // maps every event to the chunk holding its first byte (Chunk), the chunk
 // that completed it (EndChunk) and that chunk's time (T). Comment lines are
 // collected with their positions.
-func parseSide(chunks []tape.Chunk) *sideEvents { return parseSideTwin(chunks, nil) }
-
-// parseSideTwin is parseSide given the other side of the exchange, if
-// parsed already: the events' data in the body prefix both sides share is
-// taken from the twin's body string instead of a new copy.
-func parseSideTwin(chunks []tape.Chunk, twin *sideEvents) *sideEvents {
-	se := &sideEvents{chunks: chunks}
+//
+// twin is the other side of the exchange, if parsed already (else nil): the
+// events' data in the body prefix both sides share is taken from the twin's
+// body string instead of a new copy, and the payloads the twin decoded are
+// reused for the events both sides share.
+func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
+	se := &Side{Chunks: chunks, twin: twin}
 	if len(chunks) == 0 {
 		return se
 	}
@@ -38,7 +38,7 @@ func parseSideTwin(chunks []tape.Chunk, twin *sideEvents) *sideEvents {
 	// holds the rest, from offset shared on.
 	shared, ci := 0, 0
 	if twin != nil {
-		tb := twin.body
+		tb := twin.Body
 		for ; ci < len(chunks); ci++ {
 			d := chunks[ci].Data
 			if len(d) > len(tb)-shared || string(d) != tb[shared:shared+len(d)] {
@@ -50,7 +50,7 @@ func parseSideTwin(chunks []tape.Chunk, twin *sideEvents) *sideEvents {
 	if shared == size && sameSplit(chunks, twin) {
 		// The same bytes in the same chunks: the same events, but for the
 		// times of this side's chunks.
-		se.body = twin.body[:shared]
+		se.Body = twin.Body[:shared]
 		se.Events = append(se.Events, twin.Events...)
 		for i := range se.Events {
 			se.Events[i].T = chunks[se.Events[i].EndChunk].T
@@ -64,14 +64,14 @@ func parseSideTwin(chunks []tape.Chunk, twin *sideEvents) *sideEvents {
 	}
 	own := sb.String()
 	if shared == 0 {
-		se.body = own
+		se.Body = own
 	} else if shared == size {
-		se.body = twin.body[:shared]
+		se.Body = twin.Body[:shared]
 	}
 	block := func(start, end int64) string {
 		switch {
 		case end <= int64(shared):
-			return twin.body[start:end]
+			return twin.Body[start:end]
 		case start >= int64(shared):
 			return own[start-int64(shared) : end-int64(shared)]
 		}
@@ -142,12 +142,12 @@ func dataString(block string, data []byte) string {
 // sameSplit reports whether chunks, whose bytes are those of twin's, are
 // cut at the same offsets, and twin has no comments (their times depend on
 // the chunk a comment line ended in, which Comment does not record).
-func sameSplit(chunks []tape.Chunk, twin *sideEvents) bool {
-	if twin == nil || len(twin.Comments) > 0 || len(chunks) != len(twin.chunks) {
+func sameSplit(chunks []tape.Chunk, twin *Side) bool {
+	if twin == nil || len(twin.Comments) > 0 || len(chunks) != len(twin.Chunks) {
 		return false
 	}
 	for i := range chunks {
-		if chunks[i].Off != twin.chunks[i].Off || len(chunks[i].Data) != len(twin.chunks[i].Data) {
+		if chunks[i].Off != twin.Chunks[i].Off || len(chunks[i].Data) != len(twin.Chunks[i].Data) {
 			return false
 		}
 	}

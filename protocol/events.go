@@ -1,4 +1,4 @@
-package inspect
+package protocol
 
 import (
 	"sort"
@@ -33,7 +33,8 @@ type Event struct {
 	Quirks string `json:"quirks,omitempty"`
 }
 
-// Comment is one SSE comment line (": text").
+// Comment is one SSE comment line (": text") with the body offset of its
+// first byte, the chunk holding it and the time of the chunk that ended it.
 type Comment struct {
 	Text  string `json:"text"`
 	Off   int64  `json:"off"`
@@ -41,28 +42,31 @@ type Comment struct {
 	T     int64  `json:"t"`
 }
 
-// sideEvents is the parsed event list of one side.
-type sideEvents struct {
+// Side is the parsed event list of one side.
+type Side struct {
+	// Events are the side's events in body order; Comments its comment
+	// lines.
 	Events   []Event
 	Comments []Comment
-	chunks   []tape.Chunk
-	// body is the side's body as one string when it is a single string
-	// (see parseSideTwin), else "".
-	body string
+	// Chunks are the side's chunks the events point into.
+	Chunks []tape.Chunk
+	// Body is the side's body as one string when ParseSide built it, else
+	// "".
+	Body string
 
-	// chat and obj cache the decoded payloads (decode.go), filled on first
-	// use for the side's protocol.
-	chat *chatSide
-	obj  []objEvent
+	// chat and obj cache the decoded payloads (decode_chat.go,
+	// decode_obj.go), filled on first use for the side's protocol.
+	chat *ChatSide
+	obj  []ObjEvent
 	// twin is the other side of the exchange, whose decoded payloads are
-	// reused when its event data is the same (sameData).
-	twin *sideEvents
+	// reused for the leading events whose data is the same.
+	twin *Side
 }
 
-// chatEvents returns the events decoded as Chat Completions chunks.
-func (s *sideEvents) chatEvents() *chatSide {
+// ChatEvents returns the events decoded as Chat Completions chunks.
+func (s *Side) ChatEvents() *ChatSide {
 	if s.chat == nil {
-		var pre *chatSide
+		var pre *ChatSide
 		if s.twin != nil {
 			pre = s.twin.chat
 		}
@@ -71,10 +75,10 @@ func (s *sideEvents) chatEvents() *chatSide {
 	return s.chat
 }
 
-// objEvents returns the events decoded as Responses or Anthropic events.
-func (s *sideEvents) objEvents() []objEvent {
+// ObjEvents returns the events decoded as Responses or Anthropic events.
+func (s *Side) ObjEvents() []ObjEvent {
 	if s.obj == nil {
-		var pre []objEvent
+		var pre []ObjEvent
 		if s.twin != nil {
 			pre = s.twin.obj
 		}
@@ -86,7 +90,7 @@ func (s *sideEvents) objEvents() []objEvent {
 // decodeWithTwin decodes s's events with decode, reusing pre, the payloads
 // the twin side decoded (when havePre), for the leading events both sides
 // share; when they share every event, pre itself is the result.
-func decodeWithTwin[T any](s *sideEvents, pre T, havePre bool, decode func(events []Event, from T, k int) T) T {
+func decodeWithTwin[T any](s *Side, pre T, havePre bool, decode func(events []Event, from T, k int) T) T {
 	k := 0
 	if havePre {
 		k = s.sharedPrefix(s.twin)
@@ -100,7 +104,7 @@ func decodeWithTwin[T any](s *sideEvents, pre T, havePre bool, decode func(event
 // sharedPrefix returns how many leading events s and t have with the same
 // data: the payloads decoded for t (read-only once decoded) serve s for
 // those.
-func (s *sideEvents) sharedPrefix(t *sideEvents) int {
+func (s *Side) sharedPrefix(t *Side) int {
 	n := min(len(s.Events), len(t.Events))
 	for i := 0; i < n; i++ {
 		if s.Events[i].Data != t.Events[i].Data {
@@ -119,14 +123,5 @@ func chunkAt(chunks []tape.Chunk, off int64) int {
 	return i
 }
 
-// pointer returns a pointer for event i of this side.
-func (s *sideEvents) pointer(ex int, side tape.Side, i int) Pointer {
-	if i < 0 || i >= len(s.Events) {
-		return Pointer{Ex: ex, Side: side, Event: -1, Chunk: -1, Off: -1, T: -1}
-	}
-	e := s.Events[i]
-	return Pointer{Ex: ex, Side: side, Event: i, Chunk: e.Chunk, Off: e.Off, T: e.T}
-}
-
-// isDone reports whether data is the Chat Completions terminator.
-func isDone(data string) bool { return strings.TrimSpace(data) == "[DONE]" }
+// IsDone reports whether data is the Chat Completions terminator.
+func IsDone(data string) bool { return strings.TrimSpace(data) == "[DONE]" }
