@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
@@ -29,12 +31,12 @@ func Clients() []string {
 type ClientResult struct {
 	Client string `json:"client"`
 	// Rule summarises the assembly rule the emulator follows.
-	Rule         string     `json:"rule"`
-	Text         string     `json:"text"`
-	Reasoning    string     `json:"reasoning,omitempty"`
-	Refusal      string     `json:"refusal,omitempty"`
-	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
-	FinishReason string     `json:"finish_reason,omitempty"`
+	Rule         string              `json:"rule"`
+	Text         string              `json:"text"`
+	Reasoning    string              `json:"reasoning,omitempty"`
+	Refusal      string              `json:"refusal,omitempty"`
+	ToolCalls    []protocol.ToolCall `json:"tool_calls,omitempty"`
+	FinishReason string              `json:"finish_reason,omitempty"`
 	// Error is what the client reports instead of (or besides) a result.
 	Error string `json:"error,omitempty"`
 	// XMLCalls and Display are set for Obsidian: the calls parseXMLToolCalls
@@ -65,7 +67,7 @@ func emulateClients(s *SideReport) []ClientResult {
 	}
 	se := s.ev
 	if se == nil {
-		se = &sideEvents{}
+		se = &protocol.Side{}
 	}
 	// Spec-following SDK parsers discard an unterminated last event.
 	terminated := len(se.Events)
@@ -85,18 +87,18 @@ func emulateClients(s *SideReport) []ClientResult {
 		return out
 	}
 	switch m.Protocol {
-	case Chat:
+	case protocol.Chat:
 		node := nodeChat(se, terminated)
 		out = append(out, vscodeChat(se), obsidianResult(node.Text, spec), node, pythonChat(se, terminated))
-	case Responses:
-		objs := se.objEvents()
+	case protocol.Responses:
+		objs := se.ObjEvents()
 		vs := vscodeResponses(se.Events, objs)
 		node := sdkResponses(ClientOpenAINode, objs[:terminated])
 		py := node
 		py.Client = ClientOpenAIPython
 		out = append(out, vs, obsidianResult(spec.Text, spec), node, py)
-	case Anthropic:
-		objs := se.objEvents()
+	case protocol.Anthropic:
+		objs := se.ObjEvents()
 		vs := vscodeAnthropic(se.Events, objs)
 		node := sdkAnthropic(ClientOpenAINode, se.Events[:terminated], objs[:terminated])
 		py := node
@@ -123,7 +125,7 @@ func obsidianResult(text string, spec ClientResult) ClientResult {
 	d := StripToolCallXML(r.Text)
 	r.Display = &d
 	for _, c := range r.XMLCalls {
-		r.ToolCalls = append(r.ToolCalls, ToolCall{Index: len(r.ToolCalls), Name: c.Name, Arguments: marshalArgs(c.Args)})
+		r.ToolCalls = append(r.ToolCalls, protocol.ToolCall{Index: len(r.ToolCalls), Name: c.Name, Arguments: marshalArgs(c.Args)})
 	}
 	return r
 }
@@ -143,20 +145,20 @@ func obsidianResult(text string, spec ClientResult) ClientResult {
 // A line whose payload is exactly the data of the event it belongs to (the
 // common case) reuses that event's decoded chunk; any other line is decoded
 // on its own.
-func vscodeChat(se *sideEvents) ClientResult {
+func vscodeChat(se *protocol.Side) ClientResult {
 	r := ClientResult{Client: ClientVSCode, Rule: "protocols.md §2.1–§2.5: SSEProcessor, line based, tool calls by id"}
 	finished := false
-	var calls []ToolCall
+	var calls []protocol.ToolCall
 	var text, reasoning, refusal strings.Builder
 	var args []*strings.Builder
 	sawDone := false
 	events := se.Events
-	var cs *chatSide
+	var cs *protocol.ChatSide
 	if len(events) > 0 {
-		cs = se.chatEvents()
+		cs = se.ChatEvents()
 	}
 	k := 0
-	forEachLine(se.chunks, func(line []byte, off int64) bool {
+	forEachLine(se.Chunks, func(line []byte, off int64) bool {
 		if len(line) == 0 || line[0] == ':' {
 			return true
 		}
@@ -173,31 +175,31 @@ func vscodeChat(se *sideEvents) ClientResult {
 		for k < len(events) && events[k].End <= off {
 			k++
 		}
-		side, ck := cs, (*chatChunk)(nil)
+		side, ck := cs, (*protocol.ChatChunk)(nil)
 		if k < len(events) && events[k].Off <= off && events[k].Data == string(payload) {
-			ck = cs.chunk(k)
+			ck = cs.Chunk(k)
 		} else {
-			side, ck = decodeChatData(string(payload))
+			side, ck = protocol.DecodeChatData(string(payload))
 		}
-		if !ck.valid {
+		if !ck.Valid {
 			return true
 		}
-		if !ck.choices.exists() || ck.choices.isNull() {
-			if ck.errv.exists() {
-				r.Error, r.FinishReason = errorText(ck.errv.result()), "error"
+		if !ck.Choices.Exists() || ck.Choices.IsNull() {
+			if ck.Err.Exists() {
+				r.Error, r.FinishReason = protocol.ErrorText(ck.Err.Result()), "error"
 				finished = true
 			}
 			return true
 		}
-		deltas := side.choiceDeltas(ck)
+		deltas := side.ChoiceDeltas(ck)
 		for n := range deltas {
 			d := &deltas[n]
-			if d.index != 0 || finished {
+			if d.Index != 0 || finished {
 				continue
 			}
-			if d.toolCalls.exists() && !d.toolCalls.isNull() {
-				for _, tc := range side.toolDeltas(d) {
-					id, name := tc.id, tc.name
+			if d.ToolCalls.Exists() && !d.ToolCalls.IsNull() {
+				for _, tc := range side.ToolDeltas(d) {
+					id, name := tc.ID, tc.Name
 					cur := -1
 					if id != "" {
 						for i := range calls {
@@ -212,7 +214,7 @@ func vscodeChat(se *sideEvents) ClientResult {
 						if len(calls) == 0 && name != "" && text.Len() > 0 {
 							text.WriteByte(' ')
 						}
-						calls = append(calls, ToolCall{Index: len(calls)})
+						calls = append(calls, protocol.ToolCall{Index: len(calls)})
 						args = append(args, new(strings.Builder))
 						cur = len(calls) - 1
 					}
@@ -222,18 +224,18 @@ func vscodeChat(se *sideEvents) ClientResult {
 					if name != "" {
 						calls[cur].Name = name
 					}
-					args[cur].WriteString(tc.args.str())
+					args[cur].WriteString(tc.Args.Str())
 				}
-			} else if t := d.content().str(); t != "" {
+			} else if t := d.Content().Str(); t != "" {
 				text.WriteString(strings.TrimSuffix(t, "\r"))
 			}
-			if d.vscodeReasoning {
+			if d.VSCodeReasoning {
 				for _, k := range []string{"cot_summary", "reasoning_text", "thinking"} {
-					reasoning.WriteString(gjson.Get(d.delta, k).String())
+					reasoning.WriteString(gjson.Get(d.Delta, k).String())
 				}
 			}
-			refusal.WriteString(d.refusal().str())
-			if fr := d.finishReason; fr != "" {
+			refusal.WriteString(d.Refusal().Str())
+			if fr := d.FinishReason; fr != "" {
 				r.FinishReason = fr
 				finished = true
 			}
@@ -321,7 +323,7 @@ func asciiSpace(c byte) bool {
 // output_item.done items; response.completed re-reads the text from
 // response.output; failed or incomplete responses produce no completion; a
 // JSON parse error rejects the whole response.
-func vscodeResponses(events []Event, objs []objEvent) ClientResult {
+func vscodeResponses(events []protocol.Event, objs []protocol.ObjEvent) ClientResult {
 	r := ClientResult{Client: ClientVSCode, Rule: "protocols.md §2.7: text from all output_text deltas, then response.output; calls from output_item.done"}
 	completed := false
 	var text strings.Builder
@@ -330,24 +332,24 @@ func vscodeResponses(events []Event, objs []objEvent) ClientResult {
 			break
 		}
 		p := &objs[i]
-		if !p.valid {
+		if !p.Valid {
 			return ClientResult{Client: r.Client, Rule: r.Rule, Error: "response rejected: invalid JSON in event data"}
 		}
-		switch p.typ {
+		switch p.Type {
 		case "response.output_text.delta":
-			text.WriteString(p.delta.String())
+			text.WriteString(p.Delta.String())
 		case "response.output_item.done":
-			if it := p.item; it.Get("type").String() == "function_call" {
-				r.ToolCalls = append(r.ToolCalls, ToolCall{Index: p.outputIndex, ID: it.Get("call_id").String(), Name: it.Get("name").String(), Arguments: it.Get("arguments").String()})
+			if it := p.Item; it.Get("type").String() == "function_call" {
+				r.ToolCalls = append(r.ToolCalls, protocol.ToolCall{Index: p.OutputIndex, ID: it.Get("call_id").String(), Name: it.Get("name").String(), Arguments: it.Get("arguments").String()})
 			}
 		case "response.completed":
 			completed = true
 			r.FinishReason = "stop"
-			fin := responsesFinal(p.response.res())
+			fin := protocol.ResponsesFinal(p.Response.Result())
 			text.Reset()
 			text.WriteString(fin.Text() + fin.Choices[0].Refusal)
 		case "error":
-			r.Error = joinErr(r.Error, errorText(p.errv.res()))
+			r.Error = joinErr(r.Error, protocol.ErrorText(p.Err.Result()))
 		}
 	}
 	r.Text = text.String()
@@ -363,10 +365,10 @@ func vscodeResponses(events []Event, objs []objEvent) ClientResult {
 // tool_use block starts after text; empty partial_json skipped; each tool call
 // emitted at content_block_stop with the raw joined arguments ("" when none);
 // the completion is returned at message_stop only.
-func vscodeAnthropic(events []Event, objs []objEvent) ClientResult {
+func vscodeAnthropic(events []protocol.Event, objs []protocol.ObjEvent) ClientResult {
 	r := ClientResult{Client: ClientVSCode, Rule: "protocols.md §2.8: Messages processor, raw arguments, completion at message_stop"}
 	type blk struct {
-		tc   ToolCall
+		tc   protocol.ToolCall
 		args strings.Builder
 		tool bool
 	}
@@ -376,36 +378,36 @@ func vscodeAnthropic(events []Event, objs []objEvent) ClientResult {
 	var text, reasoning strings.Builder
 	for i := range events {
 		e := &events[i]
-		if !e.Terminated || isDone(e.Data) || e.Data == "" {
+		if !e.Terminated || protocol.IsDone(e.Data) || e.Data == "" {
 			continue
 		}
 		p := &objs[i]
-		if !p.valid {
+		if !p.Valid {
 			return ClientResult{Client: r.Client, Rule: r.Rule, Error: "response rejected: invalid JSON in event data"}
 		}
-		typ := p.typ
+		typ := p.Type
 		if typ == "" {
 			typ = e.Name
 		}
-		idx := p.index
+		idx := p.Index
 		switch typ {
 		case "content_block_start":
-			cb := p.contentBlock
+			cb := p.ContentBlock
 			if cb.Get("type").String() == "tool_use" {
 				if text.Len() > 0 {
 					text.WriteByte(' ')
 				}
-				blocks[idx] = &blk{tc: ToolCall{Index: idx, ID: cb.Get("id").String(), Name: cb.Get("name").String()}, tool: true}
+				blocks[idx] = &blk{tc: protocol.ToolCall{Index: idx, ID: cb.Get("id").String(), Name: cb.Get("name").String()}, tool: true}
 			}
 		case "content_block_delta":
-			switch p.dtype {
+			switch p.DeltaType {
 			case "text_delta":
-				text.WriteString(p.dText)
+				text.WriteString(p.DeltaText)
 			case "thinking_delta":
-				reasoning.WriteString(p.dThinking)
+				reasoning.WriteString(p.DeltaThinking)
 			case "input_json_delta":
 				if b := blocks[idx]; b != nil {
-					b.args.WriteString(p.dPartial)
+					b.args.WriteString(p.DeltaPartial)
 				}
 			}
 		case "content_block_stop":
@@ -415,13 +417,13 @@ func vscodeAnthropic(events []Event, objs []objEvent) ClientResult {
 				b.tool = false
 			}
 		case "message_delta":
-			if s := p.delta.Get("stop_reason").String(); s != "" {
+			if s := p.Delta.Get("stop_reason").String(); s != "" {
 				stop = s
 			}
 		case "message_stop":
 			stopped = true
 		case "error":
-			r.Error = joinErr(r.Error, errorText(p.errv.res()))
+			r.Error = joinErr(r.Error, protocol.ErrorText(p.Err.Result()))
 		}
 	}
 	r.Text, r.Reasoning = text.String(), reasoning.String()
@@ -445,39 +447,39 @@ func vscodeAnthropic(events []Event, objs []objEvent) ClientResult {
 // joined (also beside tool_calls); tool calls in a sparse array by index,
 // id and name overwritten, arguments joined; a missing finish_reason throws
 // at finalisation.
-func nodeChat(se *sideEvents, n int) ClientResult {
+func nodeChat(se *protocol.Side, n int) ClientResult {
 	r := ClientResult{Client: ClientOpenAINode, Rule: "protocols.md §3.2: openai-node, tool calls keyed by index, name/id overwritten"}
-	var calls []*ToolCall
+	var calls []*protocol.ToolCall
 	var args []*strings.Builder
 	var text, refusal strings.Builder
 	events := se.Events[:n]
-	var cs *chatSide
+	var cs *protocol.ChatSide
 	if n > 0 {
-		cs = se.chatEvents()
+		cs = se.ChatEvents()
 	}
 	for i := range events {
-		e, ck := &events[i], cs.chunk(i)
-		if ck.done {
+		e, ck := &events[i], cs.Chunk(i)
+		if ck.Done {
 			break
 		}
 		if e.Name == "error" {
-			r.Error = joinErr(r.Error, "APIError: "+clip(e.Data, 120))
+			r.Error = joinErr(r.Error, "APIError: "+excerpt.Clip(e.Data, 120))
 			break
 		}
-		if !ck.valid {
+		if !ck.Valid {
 			r.Error = joinErr(r.Error, "SyntaxError: could not parse event data")
 			break
 		}
-		deltas := cs.choiceDeltas(ck)
+		deltas := cs.ChoiceDeltas(ck)
 		for k := range deltas {
 			d := &deltas[k]
-			if d.index != 0 {
+			if d.Index != 0 {
 				continue
 			}
-			text.WriteString(d.content().str())
-			refusal.WriteString(d.refusal().str())
-			for _, tc := range cs.toolDeltas(d) {
-				i := tc.index
+			text.WriteString(d.Content().Str())
+			refusal.WriteString(d.Refusal().Str())
+			for _, tc := range cs.ToolDeltas(d) {
+				i := tc.Index
 				if i < 0 {
 					r.Error = joinErr(r.Error, "TypeError: tool_calls index "+strconv.Itoa(i))
 					continue
@@ -487,18 +489,18 @@ func nodeChat(se *sideEvents, n int) ClientResult {
 					args = append(args, nil)
 				}
 				if calls[i] == nil {
-					calls[i] = &ToolCall{Index: i}
+					calls[i] = &protocol.ToolCall{Index: i}
 					args[i] = &strings.Builder{}
 				}
-				if tc.id != "" {
-					calls[i].ID = tc.id
+				if tc.ID != "" {
+					calls[i].ID = tc.ID
 				}
-				if tc.name != "" {
-					calls[i].Name = tc.name
+				if tc.Name != "" {
+					calls[i].Name = tc.Name
 				}
-				args[i].WriteString(tc.args.str())
+				args[i].WriteString(tc.Args.Str())
 			}
-			if fr := d.finishReason; fr != "" {
+			if fr := d.FinishReason; fr != "" {
 				r.FinishReason = fr
 			}
 		}
@@ -525,42 +527,42 @@ func nodeChat(se *sideEvents, n int) ClientResult {
 // index, so indexes that do not start at 0 split one call into two
 // entries. finish_reason length or content_filter makes
 // get_final_completion() raise.
-func pythonChat(se *sideEvents, n int) ClientResult {
+func pythonChat(se *protocol.Side, n int) ClientResult {
 	r := ClientResult{Client: ClientOpenAIPython, Rule: "protocols.md §3.2: openai-python accumulate_delta, strings concatenated, list insert by position"}
 	var calls []*pyCall
 	haveList := false
 	var text, refusal strings.Builder
 	events := se.Events[:n]
-	var cs *chatSide
+	var cs *protocol.ChatSide
 	if n > 0 {
-		cs = se.chatEvents()
+		cs = se.ChatEvents()
 	}
 	for i := range events {
-		e, ck := &events[i], cs.chunk(i)
+		e, ck := &events[i], cs.Chunk(i)
 		if strings.HasPrefix(e.Data, "[DONE]") {
 			break
 		}
-		if e.Name == "error" || !ck.valid {
+		if e.Name == "error" || !ck.Valid {
 			r.Error = joinErr(r.Error, "APIError or JSONDecodeError on event "+strconv.Itoa(e.Index))
 			break
 		}
-		deltas := cs.choiceDeltas(ck)
+		deltas := cs.ChoiceDeltas(ck)
 		for k := range deltas {
 			d := &deltas[k]
-			if d.index != 0 {
+			if d.Index != 0 {
 				continue
 			}
-			text.WriteString(d.content().str())
-			refusal.WriteString(d.refusal().str())
-			tcs := cs.toolDeltas(d)
-			if d.toolCalls.isArray() && !haveList {
+			text.WriteString(d.Content().Str())
+			refusal.WriteString(d.Refusal().Str())
+			tcs := cs.ToolDeltas(d)
+			if d.ToolCalls.IsArray() && !haveList {
 				haveList = true
 				for _, tc := range tcs {
 					calls = append(calls, new(pyCall).add(tc))
 				}
-			} else if d.toolCalls.isArray() {
+			} else if d.ToolCalls.IsArray() {
 				for _, tc := range tcs {
-					i := tc.index
+					i := tc.Index
 					if i < len(calls) && i >= 0 {
 						calls[i].add(tc)
 					} else {
@@ -569,14 +571,14 @@ func pythonChat(se *sideEvents, n int) ClientResult {
 					}
 				}
 			}
-			if fr := d.finishReason; fr != "" {
+			if fr := d.FinishReason; fr != "" {
 				r.FinishReason = fr
 			}
 		}
 	}
 	r.Text, r.Refusal = text.String(), refusal.String()
 	for _, c := range calls {
-		r.ToolCalls = append(r.ToolCalls, ToolCall{Index: c.index, ID: c.id.String(), Name: c.name.String(), Arguments: c.args.String()})
+		r.ToolCalls = append(r.ToolCalls, protocol.ToolCall{Index: c.index, ID: c.id.String(), Name: c.name.String(), Arguments: c.args.String()})
 	}
 	if r.FinishReason == "length" || r.FinishReason == "content_filter" {
 		r.Error = joinErr(r.Error, "get_final_completion() raises (finish_reason "+r.FinishReason+")")
@@ -590,11 +592,11 @@ type pyCall struct {
 	id, name, args strings.Builder
 }
 
-func (c *pyCall) add(tc chatToolDelta) *pyCall {
-	c.index = tc.index
-	c.id.WriteString(tc.id)
-	c.name.WriteString(tc.name)
-	c.args.WriteString(tc.args.str())
+func (c *pyCall) add(tc protocol.ChatToolDelta) *pyCall {
+	c.index = tc.Index
+	c.id.WriteString(tc.ID)
+	c.name.WriteString(tc.Name)
+	c.args.WriteString(tc.Args.Str())
 	return c
 }
 
@@ -602,21 +604,21 @@ func (c *pyCall) add(tc chatToolDelta) *pyCall {
 // accumulators (protocols.md §3.3): the result is the response.completed
 // payload; without it there is none ("Didn't receive a response.completed
 // event").
-func sdkResponses(client string, objs []objEvent) ClientResult {
+func sdkResponses(client string, objs []protocol.ObjEvent) ClientResult {
 	r := ClientResult{Client: client, Rule: "protocols.md §3.3: the final response is response.completed.response"}
 	for i := range objs {
 		p := &objs[i]
-		if !p.valid {
+		if !p.Valid {
 			continue
 		}
-		switch p.typ {
+		switch p.Type {
 		case "response.completed":
-			fin := responsesFinal(p.response.res())
+			fin := protocol.ResponsesFinal(p.Response.Result())
 			c := fin.Choices[0]
 			r.Text, r.Reasoning, r.Refusal, r.ToolCalls, r.FinishReason = c.Text, c.Reasoning, c.Refusal, c.ToolCalls, c.FinishReason
 			return r
 		case "error":
-			r.Error = joinErr(r.Error, errorText(p.errv.res()))
+			r.Error = joinErr(r.Error, protocol.ErrorText(p.Err.Result()))
 		}
 	}
 	r.Error = joinErr(r.Error, "didn't receive a response.completed event")
@@ -628,20 +630,20 @@ func sdkResponses(client string, objs []objEvent) ClientResult {
 // their SSE event name, so events without a known name are dropped; the
 // unterminated last event is not dispatched (the caller passes only the
 // dispatched events).
-func sdkAnthropic(client string, events []Event, objs []objEvent) ClientResult {
-	named := make([]Event, 0, len(events))
-	namedObjs := make([]objEvent, 0, len(events))
+func sdkAnthropic(client string, events []protocol.Event, objs []protocol.ObjEvent) ClientResult {
+	named := make([]protocol.Event, 0, len(events))
+	namedObjs := make([]protocol.ObjEvent, 0, len(events))
 	for i, e := range events {
-		if protocolOfName(e.Name) == Anthropic || e.Name == "ping" || e.Name == "error" {
+		if protocol.FromEventName(e.Name) == protocol.Anthropic || e.Name == "ping" || e.Name == "error" {
 			named = append(named, e)
 			namedObjs = append(namedObjs, objs[i])
 		}
 	}
-	a := assembleAnthropic(named, namedObjs)
-	r := ClientResult{Client: client, Rule: "protocols.md §3.4: Anthropic SDK, routed by SSE event name", Error: a.msg.Error}
-	c := a.msg.Choices[0]
+	a := protocol.AssembleAnthropic(named, namedObjs)
+	r := ClientResult{Client: client, Rule: "protocols.md §3.4: Anthropic SDK, routed by SSE event name", Error: a.Message.Error}
+	c := a.Message.Choices[0]
 	r.Text, r.Reasoning, r.ToolCalls, r.FinishReason = c.Text, c.Reasoning, c.ToolCalls, c.FinishReason
-	if a.terminal < 0 {
+	if a.Terminal < 0 {
 		r.Error = joinErr(r.Error, "stream ended without message_stop")
 	}
 	return r
@@ -683,7 +685,7 @@ func disagreements(rs []ClientResult) []Disagreement {
 	return out
 }
 
-func renderCalls(cs []ToolCall) string {
+func renderCalls(cs []protocol.ToolCall) string {
 	var b strings.Builder
 	for i, c := range cs {
 		if i > 0 {

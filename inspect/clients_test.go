@@ -3,6 +3,8 @@ package inspect
 import (
 	"strings"
 	"testing"
+
+	"github.com/seam-dev/seam/protocol"
 )
 
 // clientResults inspects a client-side Chat Completions body and returns
@@ -34,7 +36,7 @@ func TestToolIndexStartingAtOne(t *testing.T) {
 		cc(tool(1, "", "", `"a.txt"}`)) +
 		ccf(`{}`, "tool_calls") + done
 	rs := clientResults(t, body)
-	whole := ToolCall{Index: 1, ID: "call_1", Name: "read", Arguments: `{"path": "a.txt"}`}
+	whole := protocol.ToolCall{Index: 1, ID: "call_1", Name: "read", Arguments: `{"path": "a.txt"}`}
 
 	if got := rs[ClientSpec].ToolCalls; len(got) != 1 || got[0] != whole {
 		t.Errorf("spec = %+v, want [%+v]", got, whole)
@@ -47,7 +49,7 @@ func TestToolIndexStartingAtOne(t *testing.T) {
 		t.Errorf("openai-node calls = %+v, want [%+v] beside the hole", node.ToolCalls, whole)
 	}
 	py := rs[ClientOpenAIPython]
-	wantPy := []ToolCall{
+	wantPy := []protocol.ToolCall{
 		{Index: 1, ID: "call_1", Name: "read", Arguments: ""},
 		{Index: 1, Arguments: `{"path": "a.txt"}`},
 	}
@@ -247,7 +249,7 @@ func TestVSCodeLinesAcrossChunks(t *testing.T) {
 	body := []byte(chatText("Hello", " wor\r", "ld") + cc(`{"content":" late"}`))
 	var want ClientResult
 	for i, n := range []int{0, 1, 3, 7, 64} {
-		se := parseSide(chunksOf("client", body, n))
+		se := protocol.ParseSide(chunksOf("client", body, n), nil)
 		got := vscodeChat(se)
 		if i == 0 {
 			want = got

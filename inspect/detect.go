@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -115,8 +116,8 @@ func runDetectors(c *exCtx) {
 		if s.asm == nil {
 			continue
 		}
-		for _, a := range s.asm.anomalies {
-			c.emit(a.id, s.ev.pointer(c.x.Ex, s.Side, a.event), a.evidence, a.msg)
+		for _, a := range s.asm.Anomalies {
+			c.emit(a.ID, eventPointer(s.ev, c.x.Ex, s.Side, a.Event), a.Evidence, a.Msg)
 		}
 	}
 	for _, d := range reg {
@@ -139,14 +140,14 @@ func (c *exCtx) reqPointer() Pointer {
 }
 
 func (c *exCtx) sidePointer(s *SideReport, ev int) Pointer {
-	return s.ev.pointer(c.x.Ex, s.Side, ev)
+	return eventPointer(s.ev, c.x.Ex, s.Side, ev)
 }
 
 func runHTTPStatus(c *exCtx) {
 	for _, s := range c.rep.Sides {
 		if s.Status >= 400 {
 			p := c.sidePointer(s, -1)
-			c.emit("http.status", p, clip(s.Message.Error, 160), "HTTP "+strconv.Itoa(s.Status)+" on the "+string(s.Side)+" side")
+			c.emit("http.status", p, excerpt.Clip(s.Message.Error, 160), "HTTP "+strconv.Itoa(s.Status)+" on the "+string(s.Side)+" side")
 		}
 	}
 }
@@ -164,7 +165,7 @@ func runUnterminated(c *exCtx) {
 	for _, s := range c.rep.Sides {
 		n := len(s.ev.Events)
 		if n > 0 && !s.ev.Events[n-1].Terminated {
-			c.emit("sse.unterminated-event", c.sidePointer(s, n-1), clip(s.ev.Events[n-1].Data, 80),
+			c.emit("sse.unterminated-event", c.sidePointer(s, n-1), excerpt.Clip(s.ev.Events[n-1].Data, 80),
 				"the last event is not ended by a blank line: spec clients discard it")
 		}
 	}
@@ -195,7 +196,7 @@ func runComments(c *exCtx) {
 		}
 		cm := s.ev.Comments[0]
 		p := Pointer{Ex: c.x.Ex, Side: s.Side, Event: -1, Chunk: cm.Chunk, Off: cm.Off, T: cm.T}
-		c.emit("sse.comment", p, ": "+clip(cm.Text, 60), strconv.Itoa(len(s.ev.Comments))+" comment frame(s) in the "+string(s.Side)+" stream")
+		c.emit("sse.comment", p, ": "+excerpt.Clip(cm.Text, 60), strconv.Itoa(len(s.ev.Comments))+" comment frame(s) in the "+string(s.Side)+" stream")
 	}
 }
 
@@ -203,7 +204,7 @@ func runDisagree(c *exCtx) {
 	for _, d := range c.rep.Disagreements {
 		var parts []string
 		for _, v := range d.Values {
-			parts = append(parts, v.Client+"="+strconv.Quote(clip(v.Value, 40)))
+			parts = append(parts, v.Client+"="+strconv.Quote(excerpt.Clip(v.Value, 40)))
 		}
 		c.emit("client.disagree", c.reqPointer(), strings.Join(parts, " "), "clients end up with different "+d.Field)
 	}
@@ -227,7 +228,7 @@ func hunkEvidence(h Hunk) string {
 	var parts []string
 	for _, l := range h.Lines {
 		if l.Op != " " {
-			parts = append(parts, l.Op+clip(l.Text, 60))
+			parts = append(parts, l.Op+excerpt.Clip(l.Text, 60))
 		}
 		if len(parts) == 4 {
 			break

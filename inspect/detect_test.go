@@ -423,8 +423,9 @@ func findingIDs(fs []Finding) string {
 	return strings.Join(ids, ", ")
 }
 
-// TestEmittedIDsAreRegistered reads the package source: every call that
-// raises a finding (assembly.flag, assembly.flagOnce, exCtx.emit) must name
+// TestEmittedIDsAreRegistered reads the source of this package and of the
+// protocol package, whose assemblers raise anomalies: every call that
+// raises a finding (Assembly.flag, Assembly.flagOnce, exCtx.emit) must name
 // its detector with a string literal that is registered, and every
 // registered detector must be raised somewhere.
 func TestEmittedIDsAreRegistered(t *testing.T) {
@@ -433,6 +434,11 @@ func TestEmittedIDsAreRegistered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	more, err := filepath.Glob("../protocol/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, more...)
 	fset := token.NewFileSet()
 	emitted := map[string]bool{}
 	for _, name := range files {

@@ -6,7 +6,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/shape"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
@@ -24,9 +27,9 @@ func (c *exCtx) textSides() []*SideReport {
 
 // bornAt returns the event after which the text first contains text[i:j]
 // (the event that added byte j-1), and whether one event added all of it.
-func bornAt(spans []span, i, j int) (ev int, single bool) {
-	ev = eventAt(spans, j-1)
-	return ev, eventAt(spans, i) == ev
+func bornAt(spans []protocol.Span, i, j int) (ev int, single bool) {
+	ev = protocol.EventAt(spans, j-1)
+	return ev, protocol.EventAt(spans, i) == ev
 }
 
 // runXML checks the assembled text of each side the way Obsidian Copilot's
@@ -39,11 +42,11 @@ func runXML(c *exCtx) {
 			continue
 		}
 		at := func(i, j int) (Pointer, string) {
-			ev, single := bornAt(ch.spans, i, j)
+			ev, single := bornAt(ch.Spans, i, j)
 			where := "no single delta contains it"
 			if single {
 				where = "one delta contains it"
-			} else if first := eventAt(ch.spans, i); first >= 0 {
+			} else if first := protocol.EventAt(ch.Spans, i); first >= 0 {
 				where = "it spans events " + strconv.Itoa(first) + "–" + strconv.Itoa(ev) + "; no single delta contains it"
 			}
 			return c.sidePointer(s, ev), where
@@ -98,7 +101,7 @@ func runXML(c *exCtx) {
 				pos := i + o
 				if depth > 0 {
 					p, where := at(pos, pos+len(xmlOpen))
-					c.emit("xml.nested-opener", p, clip(text[max(openAt, pos-40):pos+len(xmlOpen)], 80), "<use_tool> opens before the block at byte "+strconv.Itoa(openAt)+" closed ("+where+")")
+					c.emit("xml.nested-opener", p, excerpt.Clip(text[max(openAt, pos-40):pos+len(xmlOpen)], 80), "<use_tool> opens before the block at byte "+strconv.Itoa(openAt)+" closed ("+where+")")
 				}
 				depth, openAt = depth+1, pos
 				i = pos + len(xmlOpen)
@@ -109,7 +112,7 @@ func runXML(c *exCtx) {
 					for _, b := range bodies {
 						if b == body {
 							p, _ := at(openAt, pos+len(xmlClose))
-							c.emit("xml.duplicate-block", p, clip(body, 80), "the same tool block appears twice")
+							c.emit("xml.duplicate-block", p, excerpt.Clip(body, 80), "the same tool block appears twice")
 							break
 						}
 					}
@@ -123,18 +126,18 @@ func runXML(c *exCtx) {
 		}
 		if depth > 0 {
 			p, _ := at(openAt, len(text))
-			c.emit("xml.unclosed-block", p, clip(text[openAt:], 80), "the last tool block is never closed: Obsidian parses it best effort and hides everything after <use_tool>")
+			c.emit("xml.unclosed-block", p, excerpt.Clip(text[openAt:], 80), "the last tool block is never closed: Obsidian parses it best effort and hides everything after <use_tool>")
 		}
 		if lastClose >= 0 && depth == 0 {
 			if tail := shape.TrimJS(text[lastClose:]); tail != "" {
 				p, _ := at(lastClose, len(text))
-				c.emit("xml.text-after-tools", p, clip(tail, 80), "text after the last </use_tool>: Copilot may hang on \"Calling …\"")
+				c.emit("xml.text-after-tools", p, excerpt.Clip(tail, 80), "text after the last </use_tool>: Copilot may hang on \"Calling …\"")
 			}
 		}
 		for _, call := range ParseXMLToolCalls(text) {
 			if _, ok := call.Args["args"]; ok {
 				p, _ := at(call.Start, call.End)
-				c.emit("xml.args-param", p, clip(text[call.Start:call.End], 100), "tool "+call.Name+" gets its arguments in <args>: Obsidian reads {\"args\": …}, not the parameters")
+				c.emit("xml.args-param", p, excerpt.Clip(text[call.Start:call.End], 100), "tool "+call.Name+" gets its arguments in <args>: Obsidian reads {\"args\": …}, not the parameters")
 			}
 			body := text[call.Start:call.End]
 			for _, tag := range unclosedTags(body) {
@@ -184,7 +187,7 @@ func runProtocolDump(c *exCtx) {
 		ch := s.Message.Choices[0]
 		for _, needle := range []string{`"type":"agent_`, `"type": "agent_`, `{"type":"response.`, "data: {\"", `"object":"chat.completion`} {
 			if i := strings.Index(ch.Text, needle); i >= 0 {
-				c.emit("text.protocol-dump", c.sidePointer(s, eventAt(ch.spans, i)), clip(ch.Text[i:], 80), "assembled "+string(s.Side)+" text contains raw protocol JSON")
+				c.emit("text.protocol-dump", c.sidePointer(s, protocol.EventAt(ch.Spans, i)), excerpt.Clip(ch.Text[i:], 80), "assembled "+string(s.Side)+" text contains raw protocol JSON")
 				break
 			}
 		}
@@ -200,7 +203,7 @@ func runDuplicateCalls(c *exCtx) {
 		for i := range calls {
 			for j := i + 1; j < len(calls); j++ {
 				if calls[i].Name == calls[j].Name && sameJSON(calls[i].Arguments, calls[j].Arguments) && calls[i].ID != calls[j].ID {
-					c.emit("tool.duplicate-call", c.sidePointer(s, -1), calls[i].Name+"("+clip(calls[i].Arguments, 60)+") #"+calls[i].ID+" and #"+calls[j].ID, "the same call is made twice with different ids")
+					c.emit("tool.duplicate-call", c.sidePointer(s, -1), calls[i].Name+"("+excerpt.Clip(calls[i].Arguments, 60)+") #"+calls[i].ID+" and #"+calls[j].ID, "the same call is made twice with different ids")
 				}
 			}
 		}
@@ -236,7 +239,7 @@ func boundaryDedupe(c *exCtx, up, cl *SideReport) {
 	}
 	diffs := textDiff(a.Text, b.Text)
 	boundary := map[int]bool{}
-	for _, s := range a.spans {
+	for _, s := range a.Spans {
 		boundary[s.At] = true
 	}
 	ao, bo := 0, 0
@@ -252,7 +255,7 @@ func boundaryDedupe(c *exCtx, up, cl *SideReport) {
 			adjInsert := (k > 0 && diffs[k-1].Type == diffmatchpatch.DiffInsert) || (k+1 < len(diffs) && diffs[k+1].Type == diffmatchpatch.DiffInsert)
 			repeats := (ao >= n && a.Text[ao-n:ao] == d.Text) || (ao+2*n <= len(a.Text) && a.Text[ao+n:ao+2*n] == d.Text)
 			if n <= 8 && !adjInsert && repeats && (boundary[ao] || boundary[ao+n]) {
-				ev := eventAt(b.spans, max(bo-1, 0))
+				ev := protocol.EventAt(b.Spans, max(bo-1, 0))
 				from := max(0, ao-12)
 				c.emit("diff.boundary-dedupe", c.sidePointer(cl, ev), "upstream "+strconv.Quote(a.Text[from:min(len(a.Text), ao+n+12)])+" / client "+strconv.Quote(b.Text[max(0, bo-12):min(len(b.Text), bo+12)]),
 					"client lost "+strconv.Quote(d.Text)+" at an upstream delta boundary (overlap dedupe)")
@@ -267,11 +270,11 @@ func boundaryDedupe(c *exCtx, up, cl *SideReport) {
 // deletion: after the common prefix and suffix nothing of a is left.
 func pureInsertion(a, b string) bool {
 	p := commonPrefix(a, b)
-	for p > 0 && p < len(b) && !isRuneStart(b[p]) {
+	for p > 0 && p < len(b) && !utf8.RuneStart(b[p]) {
 		p--
 	}
 	rest := a[p:]
-	return (rest == "" || isRuneStart(rest[0])) && len(b)-p >= len(rest) && strings.HasSuffix(b, rest)
+	return (rest == "" || utf8.RuneStart(rest[0])) && len(b)-p >= len(rest) && strings.HasSuffix(b, rest)
 }
 
 // runRequestLint checks the captured request's message history (seeds/003).
@@ -303,7 +306,7 @@ func runRequestLint(c *exCtx) {
 			c.emit("req.orphan-tool-result", p, "message "+strconv.Itoa(i)+": tool result "+m.toolCallID+" after "+before,
 				"tool result with no preceding assistant tool_calls: the model cannot tell what it answers (blank continuation)")
 			if prev >= 0 && msgs[prev].role == "user" {
-				c.emit("req.resent-user-prompt", p, "message "+strconv.Itoa(prev)+": "+strconv.Quote(clip(msgs[prev].text, 60)),
+				c.emit("req.resent-user-prompt", p, "message "+strconv.Itoa(prev)+": "+strconv.Quote(excerpt.Clip(msgs[prev].text, 60)),
 					"the user prompt is sent again right before the tool result instead of the assistant's tool call")
 			}
 			continue
@@ -335,7 +338,7 @@ func runSchema(c *exCtx) {
 			calls = append(calls, callToCheck{name: x.Name, keys: x.Keys, where: where, p: p})
 		}
 	}
-	addJSON := func(tc ToolCall, where string, p Pointer) {
+	addJSON := func(tc protocol.ToolCall, where string, p Pointer) {
 		var obj map[string]json.RawMessage
 		_ = json.Unmarshal([]byte(tc.Arguments), &obj)
 		keys := make([]string, 0, len(obj))
@@ -348,7 +351,7 @@ func runSchema(c *exCtx) {
 	if v := c.view; v != nil && len(v.Message.Choices) > 0 {
 		ch := v.Message.Choices[0]
 		for _, x := range ParseXMLToolCalls(ch.Text) {
-			calls = append(calls, callToCheck{name: x.Name, keys: x.Keys, where: "response text", p: c.sidePointer(v, eventAt(ch.spans, max(x.End-1, 0)))})
+			calls = append(calls, callToCheck{name: x.Name, keys: x.Keys, where: "response text", p: c.sidePointer(v, protocol.EventAt(ch.Spans, max(x.End-1, 0)))})
 		}
 		for _, tc := range ch.ToolCalls {
 			addJSON(tc, "response tool call", c.sidePointer(v, -1))
@@ -407,7 +410,7 @@ func runRetrySeam(c *exCtx) {
 	}
 	failed := p.view.Message.Error != "" || (p.view.Outcome != "" && !p.view.Outcome.Success()) || p.view.Status >= 400
 	if failed {
-		c.emit("exchange.retry-seam", c.reqPointer(), "exchange "+strconv.Itoa(p.x.Ex)+" failed ("+clip(p.view.Message.Error+" "+string(p.view.Outcome), 60)+")",
+		c.emit("exchange.retry-seam", c.reqPointer(), "exchange "+strconv.Itoa(p.x.Ex)+" failed ("+excerpt.Clip(p.view.Message.Error+" "+string(p.view.Outcome), 60)+")",
 			"same request as the failed exchange "+strconv.Itoa(p.x.Ex)+": a client that keeps its text buffer joins both attempts")
 	}
 }

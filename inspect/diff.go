@@ -3,7 +3,9 @@ package inspect
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
@@ -51,7 +53,7 @@ type DiffLine struct {
 type diffSide struct {
 	label string
 	text  string
-	spans []span
+	spans []protocol.Span
 	ptr   func(ev int) Pointer
 }
 
@@ -63,7 +65,7 @@ func (d diffSide) pointerAt(off int) *Pointer {
 	if at >= len(d.text) {
 		at = len(d.text) - 1
 	}
-	ev := eventAt(d.spans, at)
+	ev := protocol.EventAt(d.spans, at)
 	if ev < 0 {
 		return nil
 	}
@@ -88,21 +90,22 @@ func reportSide(x *ExchangeReport) diffSide {
 	for _, s := range x.Sides {
 		if len(x.Sides) == 1 || s.Side == tape.Client {
 			text := s.Message.Text()
-			if calls := s.Message.toolCalls(); calls != "" {
+			if calls := toolCallsText(s.Message); calls != "" {
 				text += "\n[tool calls] " + calls
 			}
-			var spans []span
+			var spans []protocol.Span
 			if len(s.Message.Choices) > 0 {
-				spans = s.Message.Choices[0].spans
+				spans = s.Message.Choices[0].Spans
 			}
 			ev, side := s.ev, s.Side
-			return diffSide{label: label + " " + string(s.Side), text: text, spans: spans, ptr: func(i int) Pointer { return ev.pointer(x.Ex, side, i) }}
+			return diffSide{label: label + " " + string(s.Side), text: text, spans: spans, ptr: func(i int) Pointer { return eventPointer(ev, x.Ex, side, i) }}
 		}
 	}
 	return diffSide{label: label}
 }
 
-func (m *Message) toolCalls() string {
+// toolCallsText renders the tool calls of choice 0.
+func toolCallsText(m *protocol.Message) string {
 	if m == nil || len(m.Choices) == 0 {
 		return ""
 	}
@@ -187,7 +190,7 @@ func commonPrefix(a, b string) int {
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++
 	}
-	for n > 0 && n < len(a) && !isRuneStart(a[n]) {
+	for n > 0 && n < len(a) && !utf8.RuneStart(a[n]) {
 		n--
 	}
 	return n
@@ -200,7 +203,7 @@ func commonSuffix(a, b string) int {
 	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
 		n++
 	}
-	for n > 0 && !isRuneStart(a[len(a)-n]) {
+	for n > 0 && !utf8.RuneStart(a[len(a)-n]) {
 		n--
 	}
 	return n
@@ -240,7 +243,7 @@ func exchangeDiffs(ctx *exCtx) []*Diff {
 			continue
 		}
 		ev, side, ex := s.ev, s.Side, ctx.x.Ex
-		streamed := diffSide{label: string(side) + " deltas", text: m.Text(), spans: m.Choices[0].spans, ptr: func(i int) Pointer { return ev.pointer(ex, side, i) }}
+		streamed := diffSide{label: string(side) + " deltas", text: m.Text(), spans: m.Choices[0].Spans, ptr: func(i int) Pointer { return eventPointer(ev, ex, side, i) }}
 		final := diffSide{label: string(side) + " final", text: m.Final.Text()}
 		out = append(out, diffSides(DiffStreamedFinal, streamed, final))
 	}
@@ -264,9 +267,9 @@ func upstreamClientDiff(ctx *exCtx) *Diff {
 func textSide(ex int, s *SideReport) diffSide {
 	ds := diffSide{label: string(s.Side), text: s.Message.Text()}
 	if len(s.Message.Choices) > 0 {
-		ds.spans = s.Message.Choices[0].spans
+		ds.spans = s.Message.Choices[0].Spans
 	}
 	ev, side := s.ev, s.Side
-	ds.ptr = func(i int) Pointer { return ev.pointer(ex, side, i) }
+	ds.ptr = func(i int) Pointer { return eventPointer(ev, ex, side, i) }
 	return ds
 }

@@ -1,10 +1,9 @@
-// Package inspect turns a capture into an answer: it parses each side's
-// chunks into SSE events (mapped back to chunk, byte offset and time),
-// assembles them per protocol (Chat Completions, Responses, Anthropic
-// Messages; protocols.md §3), emulates what real clients end up with
-// (VS Code Copilot Chat, Obsidian Copilot's XML era, openai-node,
-// openai-python), diffs streamed against final and upstream against client,
-// and runs a registry of detectors. It returns data; WriteText and
+// Package inspect turns a capture into an answer: it has each side's chunks
+// parsed and assembled by package protocol (events mapped back to chunk,
+// byte offset and time; one assembly per provider protocol), emulates what
+// real clients end up with (VS Code Copilot Chat, Obsidian Copilot's XML
+// era, openai-node, openai-python), diffs streamed against final and
+// upstream against client, and runs a registry of detectors. It returns data; WriteText and
 // WriteJSON render it to an io.Writer.
 //
 // # JSON schema (version 1, SchemaVersion)
@@ -43,20 +42,16 @@
 //
 // # Decisions
 //
-//   - An event's Chunk is the chunk holding its first byte; its T is the time
-//     of the chunk that completed it (when a client could first see it).
 //   - A finding on assembled text points at the event after which the text
 //     first contains the offending bytes (the event adding its last byte).
-//   - Truth assembly keys Chat tool calls by index, as the protocol says;
-//     index/id conflicts are reported rather than "fixed".
-//   - Unterminated last events are assembled (they show intent) and
-//     reported; the SDK emulators drop them as those clients do.
+//   - Unterminated last events are assembled by package protocol (they show
+//     intent) and reported; the SDK emulators drop them as those clients do.
 //   - Diffs strip the common prefix and suffix before semantic cleanup, so
 //     a hunk starts at the first byte where the texts really differ.
-//   - Each event payload is decoded once per side, one pass per JSON level
-//     (decode.go); the assembler, the client emulators and the detectors
-//     share the decoded records, and text is joined in builders, so the
-//     cost stays linear in the capture size.
+//   - Each event payload is decoded once per side (package protocol); the
+//     assembler, the client emulators and the detectors share the decoded
+//     records, and text is joined in builders, so the cost stays linear in
+//     the capture size.
 //   - Import of JSONL names each event by its payload "type", restoring the
 //     event: lines the Anthropic and Responses wire formats carry.
 package inspect

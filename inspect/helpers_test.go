@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -38,8 +39,8 @@ func readTestdata(t testing.TB, name string) []byte {
 }
 
 // assembleFile parses and assembles a raw SSE body.
-func assembleFile(t testing.TB, name string, chunk int) (*assembly, *sideEvents) {
+func assembleFile(t testing.TB, name string, chunk int) (*protocol.Assembly, *protocol.Side) {
 	t.Helper()
-	se := parseSide(chunksOf(tape.Upstream, readTestdata(t, name), chunk))
-	return assemble(detectProtocol("", se.Events), se), se
+	se := protocol.ParseSide(chunksOf(tape.Upstream, readTestdata(t, name), chunk), nil)
+	return protocol.Assemble(protocol.Detect("", se.Events), se), se
 }

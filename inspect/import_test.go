@@ -3,9 +3,12 @@ package inspect
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/seam-dev/seam/protocol"
 )
 
 func TestImportCassetteBodiesMatchExtractedSSE(t *testing.T) {
@@ -47,8 +50,16 @@ func TestImportJSONLVercelToolNoArgs(t *testing.T) {
 	}
 	r := Inspect(c, Options{})
 	m := r.Exchanges[0].Sides[0].Message
-	checkMessage(t, m, manifestCase{protocol: Anthropic, finish: "tool_use", text: "I'll update the issue list for you.",
-		tools: []ToolCall{{Index: 1, ID: "toolu_01QE1WLsSVp5hy5Q3GmGTmjP", Name: "updateIssueList", Arguments: "{}"}}})
+	want := protocol.Choice{Index: 0, Role: "assistant", Text: "I'll update the issue list for you.", FinishReason: "tool_use",
+		ToolCalls: []protocol.ToolCall{{Index: 1, ID: "toolu_01QE1WLsSVp5hy5Q3GmGTmjP", Name: "updateIssueList", Arguments: "{}"}}}
+	if m.Protocol != protocol.Anthropic || len(m.Choices) != 1 {
+		t.Fatalf("protocol %s, %d choices", m.Protocol, len(m.Choices))
+	}
+	got := m.Choices[0]
+	got.Spans = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("choice = %+v\nwant %+v", got, want)
+	}
 	if m.ID != "msg_01GE2RKp1VYsPzdFs3sS9z5S" || m.Usage.Output != 48 {
 		t.Errorf("id %s usage %+v", m.ID, m.Usage)
 	}
@@ -62,7 +73,7 @@ func TestImportSnapshotJSON(t *testing.T) {
 	}
 	r := Inspect(c, Options{})
 	x := r.Exchanges[0]
-	if x.Protocol != Responses || x.Events == 0 {
+	if x.Protocol != protocol.Responses || x.Events == 0 {
 		t.Fatalf("protocol %s events %d", x.Protocol, x.Events)
 	}
 	found := false
@@ -118,22 +129,22 @@ func TestRealWorldStreamsHaveNoErrors(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name     string
-		protocol Protocol
+		protocol protocol.Protocol
 		// direct names the raw stream of each interaction.
 		direct []string
 	}{
-		{"openai-chat-parallel-tool-calls.sse", Chat, nil},
-		{"openai-chat-n3-choices.sse", Chat, nil},
-		{"openai-chat-finish-length.sse", Chat, nil},
-		{"openai-chat-long-text.sse", Chat, nil},
-		{"openai-chat-refusal.sse", Chat, nil},
-		{"pydantic-ai-openai-responses-stream.1.sse", Responses, nil},
-		{"pydantic-ai-openai-responses-streaming-usage.sse", Responses, nil},
-		{"anthropic-sdk-basic-response.sse", Anthropic, nil},
-		{"anthropic-sdk-tool-use-response.sse", Anthropic, nil},
-		{"anthropic-sdk-incomplete-partial-json-response.sse", Anthropic, nil},
-		{"pydantic-ai-openai-responses-streaming-usage.yaml", Responses, []string{"pydantic-ai-openai-responses-streaming-usage.sse"}},
-		{"pydantic-ai-openai-responses-stream.yaml", Responses, []string{"pydantic-ai-openai-responses-stream.1.sse", "pydantic-ai-openai-responses-stream.2.sse"}},
+		{"openai-chat-parallel-tool-calls.sse", protocol.Chat, nil},
+		{"openai-chat-n3-choices.sse", protocol.Chat, nil},
+		{"openai-chat-finish-length.sse", protocol.Chat, nil},
+		{"openai-chat-long-text.sse", protocol.Chat, nil},
+		{"openai-chat-refusal.sse", protocol.Chat, nil},
+		{"pydantic-ai-openai-responses-stream.1.sse", protocol.Responses, nil},
+		{"pydantic-ai-openai-responses-streaming-usage.sse", protocol.Responses, nil},
+		{"anthropic-sdk-basic-response.sse", protocol.Anthropic, nil},
+		{"anthropic-sdk-tool-use-response.sse", protocol.Anthropic, nil},
+		{"anthropic-sdk-incomplete-partial-json-response.sse", protocol.Anthropic, nil},
+		{"pydantic-ai-openai-responses-streaming-usage.yaml", protocol.Responses, []string{"pydantic-ai-openai-responses-streaming-usage.sse"}},
+		{"pydantic-ai-openai-responses-stream.yaml", protocol.Responses, []string{"pydantic-ai-openai-responses-stream.1.sse", "pydantic-ai-openai-responses-stream.2.sse"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -162,7 +173,7 @@ func TestRealWorldStreamsHaveNoErrors(t *testing.T) {
 				}
 				a, _ := assembleFile(t, direct[i], 0)
 				got, _ := json.Marshal(m)
-				want, _ := json.Marshal(&a.msg)
+				want, _ := json.Marshal(&a.Message)
 				if !bytes.Equal(got, want) {
 					t.Errorf("exchange %d differs from assembling %s directly:\n got %s\nwant %s", x.Ex, direct[i], got, want)
 				}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/seam-dev/seam/fixtures"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -17,7 +18,7 @@ func TestProtocolPerSide(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := inspect.Inspect(c, inspect.Options{}).Exchanges[0]
-	want := map[tape.Side]inspect.Protocol{tape.Upstream: inspect.Chat, tape.Client: inspect.Responses}
+	want := map[tape.Side]protocol.Protocol{tape.Upstream: protocol.Chat, tape.Client: protocol.Responses}
 	if len(x.Sides) != 2 {
 		t.Fatalf("%d sides, want upstream and client", len(x.Sides))
 	}

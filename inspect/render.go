@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/seam-dev/seam/internal/excerpt"
 )
 
 // WriteJSON writes r as one indented JSON document (schema in doc.go).
@@ -59,14 +61,14 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 					fmt.Fprintf(bw, "   choice %d\n", ch.Index)
 				}
 				if ch.Reasoning != "" {
-					fmt.Fprintf(bw, "   reasoning: %s\n", strconv.Quote(clip(ch.Reasoning, 200)))
+					fmt.Fprintf(bw, "   reasoning: %s\n", strconv.Quote(excerpt.Clip(ch.Reasoning, 200)))
 				}
-				fmt.Fprintf(bw, "   text: %s\n", strconv.Quote(clip(ch.Text, 400)))
+				fmt.Fprintf(bw, "   text: %s\n", strconv.Quote(excerpt.Clip(ch.Text, 400)))
 				if ch.Refusal != "" {
 					fmt.Fprintf(bw, "   refusal: %s\n", strconv.Quote(ch.Refusal))
 				}
 				for _, tc := range ch.ToolCalls {
-					fmt.Fprintf(bw, "   tool %d %s %s #%s\n", tc.Index, tc.Name, clip(tc.Arguments, 200), tc.ID)
+					fmt.Fprintf(bw, "   tool %d %s %s #%s\n", tc.Index, tc.Name, excerpt.Clip(tc.Arguments, 200), tc.ID)
 				}
 				fmt.Fprintf(bw, "   finish: %s\n", orDash(ch.FinishReason))
 			}
@@ -86,7 +88,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			for _, d := range x.Disagreements {
 				fmt.Fprintf(bw, "   %s:\n", d.Field)
 				for _, v := range d.Values {
-					fmt.Fprintf(bw, "     %-14s %s\n", v.Client, strconv.Quote(clip(v.Value, 120)))
+					fmt.Fprintf(bw, "     %-14s %s\n", v.Client, strconv.Quote(excerpt.Clip(v.Value, 120)))
 				}
 			}
 		}
@@ -153,7 +155,7 @@ func writeDiff(w io.Writer, d *Diff, indent string, paint func(code, s string) s
 		}
 		fmt.Fprintf(w, "%s@@ a byte %d, b byte %d%s @@\n", indent, h.AOff, h.BOff, at)
 		for _, l := range h.Lines {
-			line := l.Op + " " + visible(clip(l.Text, 200))
+			line := l.Op + " " + visible(excerpt.Clip(l.Text, 200))
 			switch l.Op {
 			case "-":
 				line = paint(ansiRed, line)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -15,7 +16,7 @@ const SchemaVersion = 1
 // Options tune Inspect.
 type Options struct {
 	// Protocol overrides protocol detection when not Unknown.
-	Protocol Protocol
+	Protocol protocol.Protocol
 	// Ex selects one exchange by number; 0 inspects all.
 	Ex int
 	// NoDiffs leaves the diffs out of the report. Detectors that compare
@@ -40,10 +41,10 @@ type ExchangeReport struct {
 	Ex     int    `json:"ex"`
 	Method string `json:"method,omitempty"`
 	// URL is the request URL (path and query) and Endpoint its path.
-	URL      string   `json:"url,omitempty"`
-	Endpoint string   `json:"endpoint,omitempty"`
-	Model    string   `json:"model,omitempty"`
-	Protocol Protocol `json:"protocol"`
+	URL      string            `json:"url,omitempty"`
+	Endpoint string            `json:"endpoint,omitempty"`
+	Model    string            `json:"model,omitempty"`
+	Protocol protocol.Protocol `json:"protocol"`
 	// Status and Outcome describe the side clients received (client when
 	// recorded, else upstream).
 	Status  int           `json:"status"`
@@ -77,16 +78,16 @@ type SideReport struct {
 	TTFB     int64        `json:"ttfb_ns"`
 	Dur      int64        `json:"duration_ns"`
 	// Stream is false for a non-stream (JSON) body.
-	Stream  bool     `json:"stream"`
-	Message *Message `json:"message"`
+	Stream  bool              `json:"stream"`
+	Message *protocol.Message `json:"message"`
 
-	ev  *sideEvents
-	asm *assembly
+	ev  *protocol.Side
+	asm *protocol.Assembly
 }
 
 // EventList returns the side's events as inspect parsed them; finding and
 // hunk pointers index into it.
-func (s *SideReport) EventList() []Event {
+func (s *SideReport) EventList() []protocol.Event {
 	if s == nil || s.ev == nil {
 		return nil
 	}
@@ -163,7 +164,7 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		if sd.Response == nil && len(sd.Chunks) == 0 && sd.End == nil {
 			continue
 		}
-		var twin *sideEvents
+		var twin *protocol.Side
 		if up := ctx.sides[tape.Upstream]; up != nil {
 			twin = up.ev
 		}
@@ -204,7 +205,7 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 // inspectSide parses and assembles one side. twin is the other side's
 // parsed events, if already done: when both sides carry the same event
 // data (a pass-through proxy), the decoded payloads are shared.
-func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, twin *sideEvents) *SideReport {
+func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, twin *protocol.Side) *SideReport {
 	sr := &SideReport{Side: s, Chunks: len(sd.Chunks), TTFB: -1, Dur: -1}
 	ct := ""
 	if sd.Response != nil {
@@ -224,40 +225,39 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 			sr.Bytes = last.Off + int64(len(last.Data))
 		}
 	}
-	sr.ev = parseSideTwin(sd.Chunks, twin)
-	sr.ev.twin = twin
+	sr.ev = protocol.ParseSide(sd.Chunks, twin)
 	sr.Events, sr.Comments = len(sr.ev.Events), len(sr.ev.Comments)
 	sr.Stream = !isJSONBody(ct, sd.Chunks, sr.ev)
 	p := opts.Protocol
 	if p == "" {
-		p = Unknown
+		p = protocol.Unknown
 	}
 	if sr.Stream {
-		if p == Unknown {
-			p = detectProtocol(url, sr.ev.Events)
+		if p == protocol.Unknown {
+			p = protocol.Detect(url, sr.ev.Events)
 		}
-		sr.asm = assemble(p, sr.ev)
+		sr.asm = protocol.Assemble(p, sr.ev)
 	} else {
-		body := sr.ev.body // the joined body, when parseSideTwin built it
+		body := sr.ev.Body // the joined body, when parseSideTwin built it
 		if body == "" {
 			body = string(sd.Body())
 		}
-		if p == Unknown {
-			if p = protocolOfPayload(body); p == Unknown {
-				p = protocolOfURL(url)
+		if p == protocol.Unknown {
+			if p = protocol.FromPayload(body); p == protocol.Unknown {
+				p = protocol.FromURL(url)
 			}
 		}
-		sr.asm = assembleBody(p, body)
-		sr.ev = &sideEvents{chunks: sd.Chunks}
+		sr.asm = protocol.AssembleBody(p, body)
+		sr.ev = &protocol.Side{Chunks: sd.Chunks}
 		sr.Events = 0
 	}
-	sr.Message = &sr.asm.msg
+	sr.Message = &sr.asm.Message
 	return sr
 }
 
 // isJSONBody reports whether a side is a non-stream JSON body rather than
 // an event stream.
-func isJSONBody(ct string, chunks []tape.Chunk, ev *sideEvents) bool {
+func isJSONBody(ct string, chunks []tape.Chunk, ev *protocol.Side) bool {
 	if strings.Contains(ct, "event-stream") {
 		return false
 	}

@@ -3,6 +3,7 @@ package inspect
 import (
 	"strings"
 
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/shape"
 	"github.com/tidwall/gjson"
 )
@@ -11,7 +12,7 @@ import (
 type reqMsg struct {
 	role       string
 	text       string
-	toolCalls  []ToolCall
+	toolCalls  []protocol.ToolCall
 	toolCallID string // for tool results
 }
 
@@ -51,7 +52,7 @@ func parseRequest(body []byte) *requestInfo {
 	r.Get("messages").ForEach(func(_, m gjson.Result) bool {
 		msg := reqMsg{role: m.Get("role").String(), text: contentText(m.Get("content")), toolCallID: m.Get("tool_call_id").String()}
 		m.Get("tool_calls").ForEach(func(k, tc gjson.Result) bool {
-			msg.toolCalls = append(msg.toolCalls, ToolCall{Index: int(k.Int()), ID: tc.Get("id").String(), Name: tc.Get("function.name").String(), Arguments: tc.Get("function.arguments").String()})
+			msg.toolCalls = append(msg.toolCalls, protocol.ToolCall{Index: int(k.Int()), ID: tc.Get("id").String(), Name: tc.Get("function.name").String(), Arguments: tc.Get("function.arguments").String()})
 			return true
 		})
 		// Anthropic content blocks: tool_use in assistant turns, tool_result in user turns.
@@ -59,7 +60,7 @@ func parseRequest(body []byte) *requestInfo {
 		m.Get("content").ForEach(func(k, b gjson.Result) bool {
 			switch b.Get("type").String() {
 			case "tool_use":
-				msg.toolCalls = append(msg.toolCalls, ToolCall{Index: int(k.Int()), ID: b.Get("id").String(), Name: b.Get("name").String(), Arguments: b.Get("input").Raw})
+				msg.toolCalls = append(msg.toolCalls, protocol.ToolCall{Index: int(k.Int()), ID: b.Get("id").String(), Name: b.Get("name").String(), Arguments: b.Get("input").Raw})
 			case "tool_result":
 				results = append(results, reqMsg{role: "tool", toolCallID: b.Get("tool_use_id").String(), text: contentText(b.Get("content"))})
 			}
@@ -80,11 +81,11 @@ func parseRequest(body []byte) *requestInfo {
 	in.ForEach(func(_, it gjson.Result) bool {
 		switch it.Get("type").String() {
 		case "function_call":
-			tc := ToolCall{ID: it.Get("call_id").String(), Name: it.Get("name").String(), Arguments: it.Get("arguments").String()}
+			tc := protocol.ToolCall{ID: it.Get("call_id").String(), Name: it.Get("name").String(), Arguments: it.Get("arguments").String()}
 			if n := len(ri.messages); n > 0 && ri.messages[n-1].role == "assistant" {
 				ri.messages[n-1].toolCalls = append(ri.messages[n-1].toolCalls, tc)
 			} else {
-				ri.messages = append(ri.messages, reqMsg{role: "assistant", toolCalls: []ToolCall{tc}})
+				ri.messages = append(ri.messages, reqMsg{role: "assistant", toolCalls: []protocol.ToolCall{tc}})
 			}
 		case "function_call_output":
 			ri.messages = append(ri.messages, reqMsg{role: "tool", toolCallID: it.Get("call_id").String(), text: it.Get("output").String()})

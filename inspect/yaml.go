@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/seam-dev/seam/internal/excerpt"
 )
 
 // parseYAML is a minimal YAML reader, enough for VCR cassettes: block
@@ -234,7 +236,7 @@ func unquoteYAML(v string) (any, error) {
 	case strings.HasPrefix(v, `"`):
 		s, err := strconv.Unquote(v)
 		if err != nil {
-			return nil, fmt.Errorf("yaml: bad double-quoted scalar %s: %w", clip(v, 40), err)
+			return nil, fmt.Errorf("yaml: bad double-quoted scalar %s: %w", excerpt.Clip(v, 40), err)
 		}
 		return s, nil
 	case strings.HasPrefix(v, "'"):

@@ -8,6 +8,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -122,7 +123,7 @@ type assembled struct {
 	// lines are the last maxTextLines lines; omitted counts those before.
 	lines     []string
 	omitted   int
-	toolCalls []inspect.ToolCall
+	toolCalls []protocol.ToolCall
 }
 
 // assembleText returns the assembled text of the side clients received

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -41,7 +42,7 @@ type exView struct {
 	text *assembled
 	// events are inspect's events of each side, so a finding's pointer
 	// indexes them.
-	events map[tape.Side][]inspect.Event
+	events map[tape.Side][]protocol.Event
 	rows   []tlRow
 	// flagged maps "side/event" and "side#chunk" keys of the rows findings
 	// point at.
@@ -55,7 +56,7 @@ func chunkKey(s tape.Side, c int) string { return fmt.Sprintf("%s#%d", s, c) }
 func buildView(c *tape.Capture, x *tape.Exchange) *exView {
 	one := &tape.Capture{Name: c.Name, Header: c.Header, Exchanges: []*tape.Exchange{x}}
 	rep := inspect.Inspect(one, inspect.Options{Ex: x.Ex})
-	v := &exView{x: x, req: parseRequest(x), events: map[tape.Side][]inspect.Event{}, flagged: map[string]bool{}}
+	v := &exView{x: x, req: parseRequest(x), events: map[tape.Side][]protocol.Event{}, flagged: map[string]bool{}}
 	if len(rep.Exchanges) > 0 {
 		v.rep = rep.Exchanges[0]
 	} else {
@@ -149,7 +150,7 @@ func buildView(c *tape.Capture, x *tape.Exchange) *exView {
 
 // describeEvent names an event, extracts the text it adds and marks
 // tool-call and XML-block boundaries.
-func describeEvent(e inspect.Event) (kind, text, mark string) {
+func describeEvent(e protocol.Event) (kind, text, mark string) {
 	kind = e.Name
 	d := e.Data
 	if strings.TrimSpace(d) == "[DONE]" {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -25,7 +26,7 @@ func printInspectSummary(w io.Writer, r *inspect.Report) {
 
 // assembled says briefly what the client side of x assembled to.
 func assembled(x *inspect.ExchangeReport) string {
-	var m *inspect.Message
+	var m *protocol.Message
 	for _, s := range x.Sides {
 		if s.Side == tape.Client || m == nil {
 			m = s.Message

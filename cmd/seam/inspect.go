@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/protocol"
 )
 
 type inspectOptions struct {
@@ -71,7 +72,7 @@ func runInspect(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if fs.NArg() != 1 {
 		return &usageError{cmd: "inspect", msg: "want exactly one capture or raw recording", example: ex}
 	}
-	proto, err := inspect.ParseProtocol(o.protocol)
+	proto, err := protocol.ParseName(o.protocol)
 	if err != nil {
 		return &usageError{cmd: "inspect", msg: err.Error(), example: "seam inspect --protocol chat body.sse"}
 	}

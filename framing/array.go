@@ -1,0 +1,182 @@
+package framing
+
+import "strconv"
+
+// arrayParser reads a JSON array element by element as the body grows.
+type arrayParser struct {
+	problem func(Problem)
+	off     int64 // bytes fed before the current Feed
+	st      arrayState
+	closed  bool
+
+	// The element being read.
+	start   int64
+	carry   []byte // its bytes from earlier Feeds
+	depth   int
+	inStr   bool
+	esc     bool
+	scalar  bool // a string, number or literal at the top level
+	elems   int
+	junkAt  int64 // first byte that is not the array (aJunk, aNotArray)
+	junkLen int64
+}
+
+type arrayState uint8
+
+const (
+	aBefore   arrayState = iota // before '['
+	aFirst                      // after '[': an element or ']'
+	aElem                       // after ',': an element
+	aValue                      // inside an element
+	aAfter                      // after an element: ',' or ']'
+	aDone                       // after ']': whitespace only
+	aJunk                       // bytes after ']' were seen
+	aNotArray                   // the body does not start with '['
+)
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func (p *arrayParser) Feed(b []byte, emit Emit) {
+	if p.closed {
+		return
+	}
+	base := p.off
+	p.off += int64(len(b))
+	from := 0 // first byte of b belonging to the element being read
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch p.st {
+		case aBefore:
+			if isJSONSpace(c) {
+				continue
+			}
+			if c == '[' {
+				p.st = aFirst
+				continue
+			}
+			p.st, p.junkAt = aNotArray, base+int64(i)
+			p.junkLen = int64(len(b) - i)
+			return
+		case aFirst, aElem:
+			if isJSONSpace(c) {
+				continue
+			}
+			if c == ']' && p.st == aFirst {
+				p.st = aDone
+				continue
+			}
+			if c == ']' || c == ',' {
+				p.junk(base+int64(i), "an array element is missing before "+strconv.QuoteRune(rune(c)))
+				if c == ']' {
+					p.st = aDone
+				}
+				continue
+			}
+			p.st, p.start, from = aValue, base+int64(i), i
+			p.depth, p.inStr, p.esc, p.scalar = 0, false, false, c != '{' && c != '['
+			if !p.scalar {
+				p.depth = 1
+				continue
+			}
+			if c == '"' {
+				p.inStr = true
+			}
+		case aValue:
+			if p.inStr {
+				switch {
+				case p.esc:
+					p.esc = false
+				case c == '\\':
+					p.esc = true
+				case c == '"':
+					p.inStr = false
+				}
+				continue
+			}
+			if p.scalar {
+				if c == ',' || c == ']' || isJSONSpace(c) {
+					p.finish(b[from:i], emit)
+					i-- // the delimiter is read in aAfter
+				}
+				continue
+			}
+			switch c {
+			case '"':
+				p.inStr = true
+			case '{', '[':
+				p.depth++
+			case '}', ']':
+				p.depth--
+				if p.depth == 0 {
+					p.finish(b[from:i+1], emit)
+				}
+			}
+		case aAfter:
+			switch {
+			case isJSONSpace(c):
+			case c == ',':
+				p.st = aElem
+			case c == ']':
+				p.st = aDone
+			default:
+				p.junk(base+int64(i), "array elements are not separated by ','")
+				p.st = aElem
+				i--
+			}
+		case aDone, aJunk:
+			if isJSONSpace(c) {
+				continue
+			}
+			if p.st == aDone {
+				p.st, p.junkAt = aJunk, base+int64(i)
+			}
+			p.junkLen = base + int64(i) + 1 - p.junkAt
+		case aNotArray:
+			p.junkLen += int64(len(b) - i)
+			return
+		}
+	}
+	if p.st == aValue {
+		p.carry = append(p.carry, b[from:]...)
+	}
+}
+
+// finish emits the element whose last bytes (in the current Feed) are tail.
+func (p *arrayParser) finish(tail []byte, emit Emit) {
+	data := tail
+	if len(p.carry) > 0 {
+		p.carry = append(p.carry, tail...)
+		data = p.carry
+	}
+	p.elems++
+	emit(Frame{Start: p.start, End: p.start + int64(len(data)), Terminated: true}, data)
+	if cap(p.carry) > shrinkCap {
+		p.carry = nil
+	} else {
+		p.carry = p.carry[:0]
+	}
+	p.st = aAfter
+}
+
+func (p *arrayParser) junk(at int64, msg string) {
+	p.problem(Problem{Kind: Corrupt, Off: at, Len: 1, Msg: msg})
+}
+
+func (p *arrayParser) Close(emit Emit) {
+	if p.closed {
+		return
+	}
+	p.closed = true
+	switch p.st {
+	case aValue:
+		p.problem(Problem{Kind: Cut, Off: p.off, Msg: "the body ends inside array element " + strconv.Itoa(p.elems) + " (no closing ']')"})
+		emit(Frame{Start: p.start, End: p.start + int64(len(p.carry)), Terminated: false}, p.carry)
+		p.carry = nil
+	case aFirst, aElem, aAfter:
+		p.problem(Problem{Kind: Cut, Off: p.off, Msg: "the body ends before the array's closing ']'"})
+	case aJunk:
+		p.problem(Problem{Kind: Corrupt, Off: p.junkAt, Len: p.junkLen, Msg: strconv.FormatInt(p.junkLen, 10) + " bytes after the array's closing ']'"})
+	case aNotArray:
+		p.problem(Problem{Kind: Corrupt, Off: p.junkAt, Len: p.junkLen, Msg: "the body is not a JSON array"})
+	}
+}

@@ -1,0 +1,241 @@
+package framing
+
+import (
+	"mime"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/seam-dev/seam/sse"
+)
+
+// Kind names a framing.
+type Kind uint8
+
+// The framings. The zero value is Unknown.
+const (
+	// Unknown is a body whose framing was not told.
+	Unknown Kind = iota
+	// SSE is a text/event-stream body.
+	SSE
+	// NDJSON is one JSON text per line (application/x-ndjson).
+	NDJSON
+	// JSONArray is one JSON array whose elements are the events.
+	JSONArray
+	// EventStream is AWS event-stream binary messages.
+	EventStream
+)
+
+var kindNames = [...]string{"unknown", "sse", "ndjson", "json-array", "eventstream"}
+
+// String returns the framing's name.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// ContentType returns the media type a body of this framing is served
+// with, "" for Unknown. A JSON array stream is served as application/json.
+func (k Kind) ContentType() string {
+	switch k {
+	case SSE:
+		return "text/event-stream"
+	case NDJSON:
+		return "application/x-ndjson"
+	case JSONArray:
+		return "application/json"
+	case EventStream:
+		return "application/vnd.amazon.eventstream"
+	}
+	return ""
+}
+
+// FromContentType tells the framing a Content-Type header value declares.
+// application/json declares no stream framing (a single document, or a
+// JSON array stream told only by its bytes): it gives Unknown.
+func FromContentType(ct string) Kind {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		mt = strings.ToLower(strings.TrimSpace(ct))
+	}
+	switch mt {
+	case "text/event-stream":
+		return SSE
+	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines", "application/jsonlines":
+		return NDJSON
+	case "application/vnd.amazon.eventstream":
+		return EventStream
+	}
+	return Unknown
+}
+
+// Sniff tells the framing from the first bytes of a body: an event-stream
+// prelude whose CRC holds, a JSON array ('[' first), JSON lines ('{'
+// first), and anything else is SSE. It returns Unknown for an empty head.
+func Sniff(head []byte) Kind {
+	if _, _, ok := prelude(head); ok {
+		return EventStream
+	}
+	for _, c := range head {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '[':
+			return JSONArray
+		case '{':
+			return NDJSON
+		}
+		return SSE
+	}
+	return Unknown
+}
+
+// Choose picks the framing to read a body with from its Content-Type and
+// its first bytes. The bytes win when they clearly are another framing
+// than the header declares (an event-stream prelude, or JSON where SSE is
+// declared), and mismatch then says so: the body is not what its
+// Content-Type says. Bytes that look like JSON under a JSON-ish or absent
+// Content-Type are no mismatch.
+func Choose(contentType string, head []byte) (k Kind, mismatch bool) {
+	declared := FromContentType(contentType)
+	sniffed := Sniff(head)
+	switch {
+	case sniffed == Unknown:
+		return declared, false
+	case declared == Unknown:
+		return sniffed, false
+	case declared == sniffed:
+		return declared, false
+	case sniffed == EventStream, declared == SSE && (sniffed == NDJSON || sniffed == JSONArray):
+		return sniffed, true
+	case declared == EventStream:
+		// Not even a prelude: read it as the bytes suggest.
+		return sniffed, true
+	}
+	return declared, false
+}
+
+// Frame is one event of a body.
+type Frame struct {
+	// Name is the SSE event field, or the event-stream :event-type header
+	// (:exception-type for an exception message); "" otherwise.
+	Name string
+	// MessageType is the event-stream :message-type header ("event",
+	// "exception" or "error"); "" for the other framings.
+	MessageType string
+	// Headers are an event-stream message's headers, in wire order.
+	Headers eventstream.Headers
+	// Start and End are the offsets of the frame's bytes in the body: the
+	// SSE block, the NDJSON line (without its line ending), the array
+	// element, or the whole event-stream message.
+	Start, End int64
+	// Terminated is false for a last frame the end of the body cut short:
+	// an SSE block without its blank line, an NDJSON line without its LF,
+	// an array element never closed.
+	Terminated bool
+	// Quirks are the SSE spec departures of the block (SSE only).
+	Quirks sse.Quirk
+}
+
+// Header returns the string value of the event-stream header name, or "".
+func (f *Frame) Header(name string) string {
+	for _, h := range f.Headers {
+		if h.Name == name {
+			if v, ok := h.Value.(eventstream.StringValue); ok {
+				return string(v)
+			}
+			return h.Value.String()
+		}
+	}
+	return ""
+}
+
+// ProblemKind classifies a Problem.
+type ProblemKind uint8
+
+// The problem kinds.
+const (
+	// Corrupt is bytes the framing cannot read: a bad CRC, a bad header,
+	// bytes that are not the framing.
+	Corrupt ProblemKind = iota + 1
+	// Cut is a body that ends inside a frame.
+	Cut
+)
+
+// String returns "corrupt" or "cut".
+func (k ProblemKind) String() string {
+	if k == Cut {
+		return "cut"
+	}
+	return "corrupt"
+}
+
+// Problem is bytes of the body a parser could not read as its framing.
+type Problem struct {
+	Kind ProblemKind
+	// Off is the offset of the first unreadable byte; Len how many bytes
+	// were skipped from there (0 when not known).
+	Off, Len int64
+	// Msg says what was wrong.
+	Msg string
+}
+
+// Emit receives one frame and its data as a view valid only until it
+// returns: the SSE data, the NDJSON line, the array element's JSON text,
+// or the event-stream payload.
+type Emit func(f Frame, data []byte)
+
+// Parser is a push parser for one framing. Feed it the body in any split;
+// Close it at the end of the body. A Parser is not safe for concurrent use.
+type Parser interface {
+	// Feed parses b, the next bytes of the body, emitting each frame they
+	// complete.
+	Feed(b []byte, emit Emit)
+	// Close ends the body, emitting a last frame it cut short (Terminated
+	// false) and reporting the cut.
+	Close(emit Emit)
+}
+
+// New returns a parser for kind (SSE for Unknown), reporting what it cannot
+// read to onProblem when that is not nil.
+func New(kind Kind, onProblem func(Problem)) Parser {
+	if onProblem == nil {
+		onProblem = func(Problem) {}
+	}
+	switch kind {
+	case NDJSON:
+		return &ndjsonParser{problem: onProblem}
+	case JSONArray:
+		return &arrayParser{problem: onProblem}
+	case EventStream:
+		return &eventStreamParser{problem: onProblem}
+	}
+	return &sseParser{}
+}
+
+// sseParser adapts sse.Parser to Parser.
+type sseParser struct {
+	p    sse.Parser
+	emit Emit
+	fn   func(sse.Event, []byte)
+}
+
+func (s *sseParser) Feed(b []byte, emit Emit) {
+	s.bind(emit)
+	s.p.FeedView(b, s.fn)
+}
+
+func (s *sseParser) Close(emit Emit) {
+	s.bind(emit)
+	s.p.CloseView(s.fn)
+}
+
+func (s *sseParser) bind(emit Emit) {
+	s.emit = emit
+	if s.fn == nil {
+		s.fn = func(e sse.Event, data []byte) {
+			s.emit(Frame{Name: e.Type, Start: e.Start, End: e.End, Terminated: e.Terminated, Quirks: e.Quirks}, data)
+		}
+	}
+}

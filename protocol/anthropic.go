@@ -1,0 +1,170 @@
+package protocol
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/tidwall/gjson"
+)
+
+type antBlock struct {
+	index   int
+	typ     string
+	id      string
+	name    string
+	input   string          // input from content_block_start
+	json    strings.Builder // joined partial_json
+	text    strings.Builder
+	think   strings.Builder
+	spans   []Span
+	stopped bool
+}
+
+// AssembleAnthropic follows protocols.md §3.4: blocks by index; text,
+// thinking and input_json_delta fragments joined; tool input parsed at
+// content_block_stop (an empty join keeps the start block's input, {});
+// stop_reason and cumulative usage from message_delta; message_stop is
+// terminal; ping is ignored; error events are reported.
+func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
+	a := newAssembly(Anthropic)
+	m := &a.Message
+	blocks := map[int]*antBlock{}
+	started := false
+	for i := range events {
+		e, r := &events[i], &objs[i]
+		if a.Terminal >= 0 {
+			a.flag("stream.after-terminal", i, excerpt.Clip(e.Data, 120), "event after message_stop")
+			continue
+		}
+		if IsDone(e.Data) {
+			a.flag("stream.after-terminal", i, e.Data, "data: [DONE] in an Anthropic stream")
+			continue
+		}
+		if !r.Valid {
+			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "event data is not valid JSON")
+			continue
+		}
+		typ := r.Type
+		switch {
+		case e.Name == "" || e.Name == "message":
+			a.flagOnce("anthropic.event-name", i, excerpt.Clip(e.Data, 80), "events have no SSE event: name; the Anthropic SDKs route by name and produce nothing")
+		case e.Name != typ:
+			a.flagOnce("anthropic.event-name", i, "event: "+e.Name+" / type: "+typ, "SSE event name differs from the JSON type: SDKs follow the name, VS Code the type")
+		}
+		if typ != "message_start" && typ != "ping" && typ != "error" && !started {
+			a.flagOnce("anthropic.order", i, typ, "%s before message_start: the SDKs throw", typ)
+		}
+		idx := r.Index
+		switch typ {
+		case "message_start":
+			if started {
+				a.flag("anthropic.order", i, "", "a second message_start in one stream")
+			}
+			started = true
+			m.ID = r.Message.Get("id").String()
+			m.Model = r.Message.Get("model").String()
+			if u := r.Message.Get("usage"); u.IsObject() {
+				m.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
+					CacheRead: int(u.Get("cache_read_input_tokens").Int()), CacheCreation: int(u.Get("cache_creation_input_tokens").Int())}
+			}
+		case "content_block_start":
+			if _, dup := blocks[idx]; dup {
+				a.flag("anthropic.order", i, excerpt.Clip(e.Data, 100), "block %d started twice", idx)
+			}
+			cb := r.ContentBlock
+			b := &antBlock{index: idx, typ: cb.Get("type").String(), id: cb.Get("id").String(), name: cb.Get("name").String(),
+				input: cb.Get("input").Raw}
+			b.text.WriteString(cb.Get("text").String())
+			b.think.WriteString(cb.Get("thinking").String())
+			blocks[idx] = b
+		case "content_block_delta":
+			b := blocks[idx]
+			if b == nil {
+				a.flag("anthropic.order", i, excerpt.Clip(e.Data, 100), "delta for block %d, which never started", idx)
+				b = &antBlock{index: idx}
+				blocks[idx] = b
+			}
+			if b.stopped {
+				a.flag("anthropic.order", i, excerpt.Clip(e.Data, 100), "delta for block %d after its content_block_stop", idx)
+			}
+			switch r.DeltaType {
+			case "text_delta":
+				if t := r.DeltaText; t != "" {
+					b.spans = append(b.spans, Span{At: b.text.Len(), Event: i})
+					b.text.WriteString(t)
+				}
+			case "thinking_delta":
+				b.think.WriteString(r.DeltaThinking)
+			case "input_json_delta":
+				b.json.WriteString(r.DeltaPartial)
+			}
+		case "content_block_stop":
+			b := blocks[idx]
+			if b == nil {
+				a.flag("anthropic.order", i, excerpt.Clip(e.Data, 100), "stop for block %d, which never started", idx)
+				continue
+			}
+			b.stopped = true
+			if js := b.json.String(); b.typ == "tool_use" && js != "" && !gjson.Valid(js) {
+				a.flag("tool.args-invalid-json", i, excerpt.Clip(js, 120), "tool_use %s input is not valid JSON at content_block_stop", b.name)
+			}
+		case "message_delta":
+			if sr := r.Delta.Get("stop_reason").String(); sr != "" {
+				m.choice(0).FinishReason = sr
+			}
+			if u := r.Usage; u.IsObject() {
+				if m.Usage == nil {
+					m.Usage = &Usage{}
+				}
+				m.Usage.Output = int(u.Get("output_tokens").Int())
+				if v := u.Get("input_tokens"); v.Exists() && v.Type != gjson.Null {
+					m.Usage.Input = int(v.Int())
+				}
+			}
+		case "message_stop":
+			a.Terminal = i
+			m.Status = "done"
+		case "ping":
+		case "error":
+			m.Error = ErrorText(r.Err.Result())
+			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
+		}
+	}
+	if a.Terminal < 0 && len(events) > 0 {
+		a.flag("stream.no-terminal", len(events)-1, "", "no message_stop at the end of the stream")
+	}
+	ch := m.choice(0)
+	ch.Role = "assistant"
+	var text, reasoning strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(blocks)) {
+		b := blocks[k]
+		switch b.typ {
+		case "tool_use", "server_tool_use":
+			args := b.json.String()
+			if args == "" {
+				args = b.input
+				if args == "" {
+					args = "{}"
+				}
+			}
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: b.id, Name: b.name, Arguments: args})
+			if !b.stopped {
+				a.flag("anthropic.block-unclosed", len(events)-1, excerpt.Clip(args, 80), "tool_use block %d (%s) never got content_block_stop (stop_reason %q): its input is partial", k, b.name, ch.FinishReason)
+			}
+		case "thinking":
+			reasoning.WriteString(b.think.String())
+		default:
+			for _, s := range b.spans {
+				ch.Spans = append(ch.Spans, Span{At: text.Len() + s.At, Event: s.Event})
+			}
+			text.WriteString(b.text.String())
+			if !b.stopped {
+				a.flag("anthropic.block-unclosed", len(events)-1, "", "block %d never got content_block_stop", k)
+			}
+		}
+	}
+	ch.Text, ch.Reasoning = text.String(), reasoning.String()
+	return a
+}

@@ -1,0 +1,159 @@
+package protocol
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/tidwall/gjson"
+)
+
+// Anomaly is something an assembler noticed while following a protocol's
+// rules; the detector with the same id turns it into a finding.
+type Anomaly struct {
+	// ID is the detector id, e.g. "stream.no-terminal".
+	ID string
+	// Event is the index of the event it points at, -1 for none.
+	Event int
+	// Msg is a one-line description and Evidence a short excerpt.
+	Msg      string
+	Evidence string
+}
+
+// Assembly is the result of assembling one side.
+type Assembly struct {
+	// Message is the assembled message.
+	Message Message
+	// Anomalies are what the assembler noticed, in event order.
+	Anomalies []Anomaly
+	// Terminal is the index of the terminal event ([DONE], message_stop,
+	// response.completed/failed/incomplete), or -1.
+	Terminal int
+	// seen holds the ids of the anomalies recorded, for flagOnce.
+	seen map[string]bool
+}
+
+func newAssembly(p Protocol) *Assembly {
+	return &Assembly{Message: Message{Protocol: p}, Terminal: -1}
+}
+
+func (a *Assembly) flag(id string, ev int, evidence string, format string, args ...any) {
+	if a.seen == nil {
+		a.seen = map[string]bool{}
+	}
+	a.seen[id] = true
+	a.Anomalies = append(a.Anomalies, Anomaly{ID: id, Event: ev, Msg: fmt.Sprintf(format, args...), Evidence: evidence})
+}
+
+// flagOnce records an anomaly only if none with its id was recorded yet.
+func (a *Assembly) flagOnce(id string, ev int, evidence string, format string, args ...any) {
+	if !a.seen[id] {
+		a.flag(id, ev, evidence, format, args...)
+	}
+}
+
+// Assemble runs the protocol's assembly rules over a side's events.
+func Assemble(p Protocol, se *Side) *Assembly {
+	switch p {
+	case Chat:
+		return assembleChat(se)
+	case Responses:
+		return assembleResponses(se)
+	case Anthropic:
+		return AssembleAnthropic(se.Events, se.ObjEvents())
+	}
+	return newAssembly(Unknown)
+}
+
+// AssembleBody assembles a non-stream JSON body (chat.completion, a
+// Responses response object, or an Anthropic message). The result's Final
+// is the message itself, as the body is what the server claims.
+func AssembleBody(p Protocol, body string) *Assembly {
+	a := newAssembly(p)
+	if !gjson.Valid(body) {
+		a.flag("payload.invalid-json", -1, excerpt.Clip(body, 120), "response body is not valid JSON")
+		return a
+	}
+	r := gjson.Parse(body)
+	if e := r.Get("error"); e.Exists() {
+		a.Message.Error = ErrorText(e)
+	}
+	switch p {
+	case Chat:
+		a.Message.ID, a.Message.Model = r.Get("id").String(), r.Get("model").String()
+		r.Get("choices").ForEach(func(_, c gjson.Result) bool {
+			ch := a.Message.choice(int(c.Get("index").Int()))
+			m := c.Get("message")
+			ch.Role = m.Get("role").String()
+			ch.Text = m.Get("content").String()
+			ch.Refusal = m.Get("refusal").String()
+			ch.Reasoning = m.Get("reasoning_content").String() + m.Get("reasoning").String()
+			ch.FinishReason = c.Get("finish_reason").String()
+			m.Get("tool_calls").ForEach(func(k, t gjson.Result) bool {
+				ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: t.Get("id").String(),
+					Name: t.Get("function.name").String(), Arguments: t.Get("function.arguments").String()})
+				return true
+			})
+			return true
+		})
+		a.Message.Usage = chatUsage(r.Get("usage"))
+	case Responses:
+		a.Message = *ResponsesFinal(r)
+	case Anthropic:
+		a.Message.ID, a.Message.Model = r.Get("id").String(), r.Get("model").String()
+		ch := a.Message.choice(0)
+		ch.Role = "assistant"
+		r.Get("content").ForEach(func(k, b gjson.Result) bool {
+			switch b.Get("type").String() {
+			case "text":
+				ch.Text += b.Get("text").String()
+			case "thinking":
+				ch.Reasoning += b.Get("thinking").String()
+			case "tool_use":
+				ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: b.Get("id").String(),
+					Name: b.Get("name").String(), Arguments: b.Get("input").Raw})
+			}
+			return true
+		})
+		ch.FinishReason = r.Get("stop_reason").String()
+		if u := r.Get("usage"); u.Exists() {
+			a.Message.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
+				CacheRead: int(u.Get("cache_read_input_tokens").Int()), CacheCreation: int(u.Get("cache_creation_input_tokens").Int())}
+		}
+	}
+	a.Message.Status = "body"
+	final := a.Message
+	final.Final = nil
+	a.Message.Final = &final
+	return a
+}
+
+func chatUsage(u gjson.Result) *Usage {
+	if !u.IsObject() {
+		return nil
+	}
+	return &Usage{
+		Input:     int(u.Get("prompt_tokens").Int()),
+		Output:    int(u.Get("completion_tokens").Int()),
+		Total:     int(u.Get("total_tokens").Int()),
+		Reasoning: int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
+		CacheRead: int(u.Get("prompt_tokens_details.cached_tokens").Int()),
+	}
+}
+
+// ErrorText renders an error object (or string) of any of the protocols.
+func ErrorText(e gjson.Result) string {
+	if e.Type == gjson.String {
+		return e.String()
+	}
+	parts := []string{}
+	for _, k := range []string{"type", "code", "message"} {
+		if v := e.Get(k).String(); v != "" {
+			parts = append(parts, v)
+		}
+	}
+	if len(parts) == 0 {
+		return excerpt.Clip(e.Raw, 200)
+	}
+	return strings.Join(parts, ": ")
+}

@@ -1,0 +1,236 @@
+package protocol
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/tape"
+	"github.com/tidwall/gjson"
+)
+
+// chatChoiceState is per-choice assembly state for Chat Completions.
+type chatChoiceState struct {
+	finished   int // event index of finish_reason, or -1
+	tools      map[int]int
+	roleEvents int
+	text       strings.Builder
+	reasoning  strings.Builder
+	refusal    strings.Builder
+	args       []*strings.Builder // by position in the choice's ToolCalls
+	cumulative map[int]int
+	lastFrag   map[int]string // the previous arguments fragment per tool index
+}
+
+// assembleChat follows protocols.md §3.1: choices by choice.index, tool
+// calls by tool index (arguments concatenated, id and name set from the first
+// delta that carries them), content, refusal and reasoning fields
+// concatenated, usage from the usage chunk (choices: []), [DONE] terminal.
+func assembleChat(se *Side) *Assembly {
+	events := se.Events
+	cs := se.ChatEvents()
+	a := newAssembly(Chat)
+	m := &a.Message
+	st := map[int]*chatChoiceState{}
+	state := func(i int) *chatChoiceState {
+		s := st[i]
+		if s == nil {
+			s = &chatChoiceState{finished: -1, tools: map[int]int{}, cumulative: map[int]int{}, lastFrag: map[int]string{}}
+			st[i] = s
+		}
+		return s
+	}
+	allFinished := func() bool {
+		if len(st) == 0 {
+			return false
+		}
+		for _, s := range st {
+			if s.finished < 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range events {
+		e := &events[i]
+		ck := cs.Chunk(i)
+		if a.Terminal >= 0 {
+			a.flag("stream.after-terminal", i, excerpt.Clip(e.Data, 120), "event after [DONE]: clients stop reading at [DONE], so this is lost")
+			continue
+		}
+		if ck.Done {
+			a.Terminal = i
+			m.Status = "done"
+			continue
+		}
+		if strings.TrimSpace(e.Data) == `"[DONE]"` {
+			a.flag("chat.bad-done", i, e.Data, "the terminator is quoted (\"[DONE]\"): clients do not recognise it")
+			continue
+		}
+		if !ck.Valid {
+			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "event data is not valid JSON: clients skip or fail on it")
+			continue
+		}
+		if m.ID == "" {
+			m.ID = ck.ID
+		}
+		if m.Model == "" {
+			m.Model = ck.Model
+		}
+		if ck.Err.Exists() && !ck.Choices.Exists() || e.Name == "error" {
+			m.Error = ErrorText(ck.Err.Result())
+			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
+			continue
+		}
+		deltas := cs.ChoiceDeltas(ck)
+		if ck.Usage.IsObject() {
+			m.Usage = chatUsage(ck.Usage.Result())
+			if !allFinished() && len(deltas) == 0 {
+				a.flag("chat.usage-before-finish", i, "", "usage chunk arrives before every choice has a finish_reason")
+			}
+		}
+		for k := range deltas {
+			d := &deltas[k]
+			idx := d.Index
+			ch := m.choice(idx)
+			s := state(idx)
+			tcs := cs.ToolDeltas(d)
+			if s.finished >= 0 && (d.Content().Str() != "" || len(tcs) > 0) {
+				a.flag("chat.after-finish", i, excerpt.Clip(d.Delta, 120), "choice %d gets content after its finish_reason (event %d): VS Code ignores it", idx, s.finished)
+			}
+			if role := d.Role; role != "" {
+				s.roleEvents++
+				if s.roleEvents == 2 {
+					a.flag("chat.repeated-fields", i, jsonMember("role", role), "role is repeated in a later delta: openai-python concatenates it (%q)", role+role)
+				}
+				ch.Role = role
+			}
+			if d.Content().IsString() {
+				txt := d.Content().s
+				if txt != "" {
+					ch.Spans = append(ch.Spans, Span{At: s.text.Len(), Event: i})
+					s.text.WriteString(txt)
+				}
+				if strings.HasSuffix(txt, "\r") {
+					a.flag("chat.trailing-cr", i, quoteTail(txt), "content delta ends in \\r: VS Code strips it, so its text differs")
+				}
+				if d.ToolCalls.Exists() && txt != "" {
+					a.flag("chat.content-with-tool-calls", i, excerpt.Clip(d.Delta, 160), "content and tool_calls in one delta: VS Code drops the content %q", excerpt.Clip(txt, 40))
+				}
+			}
+			if d.ReasoningContent().IsString() {
+				s.reasoning.WriteString(d.ReasoningContent().s)
+			}
+			if d.Reasoning().IsString() {
+				s.reasoning.WriteString(d.Reasoning().s)
+			}
+			if d.Refusal().IsString() {
+				s.refusal.WriteString(d.Refusal().s)
+			}
+			for t := range tcs {
+				tc := &tcs[t]
+				ti := 0
+				if tc.HasIndex {
+					ti = tc.Index
+				} else {
+					a.flagOnce("chat.tool-index-missing", i, excerpt.Clip(tc.Raw, 120), "tool call delta has no index: SDKs file it under 0")
+				}
+				pos, ok := s.tools[ti]
+				if !ok {
+					if n := len(ch.ToolCalls); n == 0 && ti != 0 {
+						a.flag("chat.index-not-zero", i, excerpt.Clip(tc.Raw, 120), "first tool call has index %d, not 0: openai-python splits it into two entries", ti)
+					} else if n > 0 && ti != ch.ToolCalls[n-1].Index+1 {
+						a.flag("chat.index-not-zero", i, excerpt.Clip(tc.Raw, 120), "tool index jumps from %d to %d (a gap)", ch.ToolCalls[n-1].Index, ti)
+					}
+					pos = len(ch.ToolCalls)
+					s.tools[ti] = pos
+					ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: ti})
+					s.args = append(s.args, new(strings.Builder))
+				}
+				call := &ch.ToolCalls[pos]
+				if id := tc.ID; id != "" {
+					switch {
+					case call.ID == "":
+						call.ID = id
+					case call.ID != id:
+						a.flag("chat.index-id-conflict", i, "index "+strconv.Itoa(ti)+": "+call.ID+" then "+id,
+							"tool index %d carries a second id: index-keyed SDKs merge two calls, VS Code keeps them apart", ti)
+					default:
+						a.flagOnce("chat.repeated-fields", i, jsonMember("id", id), "tool call id is repeated in a later delta: openai-python concatenates it")
+					}
+				}
+				if name := tc.Name; name != "" {
+					if call.Name != "" {
+						a.flagOnce("chat.repeated-fields", i, jsonMember("name", name), "tool name is sent again in a later delta: openai-python and openai-go concatenate names, node and VS Code overwrite")
+					}
+					call.Name = name
+				}
+				if tc.Args.IsString() {
+					frag := tc.Args.s
+					// A snapshot repeats the previous fragment and extends it.
+					if prev := s.lastFrag[ti]; prev != "" && len(frag) > len(prev) && strings.HasPrefix(frag, prev) {
+						s.cumulative[ti]++
+						if s.cumulative[ti] == 2 {
+							a.flag("chat.cumulative-args", i, excerpt.Clip(frag, 80), "tool %d arguments look cumulative (each delta repeats the previous ones): clients concatenate them into invalid JSON", ti)
+						}
+					}
+					s.lastFrag[ti] = frag
+					s.args[pos].WriteString(frag)
+				}
+			}
+			if fr := d.FinishReason; fr != "" {
+				if s.finished < 0 {
+					s.finished = i
+				}
+				ch.FinishReason = fr
+				if (fr == "length" || fr == "content_filter") && len(ch.ToolCalls) > 0 {
+					a.flag("chat.finish-length-tools", i, jsonMember("finish_reason", fr), "finish_reason %s while tool calls are open: VS Code drops the calls, openai-python raises", fr)
+				}
+			}
+		}
+	}
+	for k := range m.Choices {
+		ch := &m.Choices[k]
+		if s := st[ch.Index]; s != nil {
+			ch.Text, ch.Reasoning, ch.Refusal = s.text.String(), s.reasoning.String(), s.refusal.String()
+			for p := range ch.ToolCalls {
+				ch.ToolCalls[p].Arguments = s.args[p].String()
+			}
+		}
+	}
+	sort.Slice(m.Choices, func(i, j int) bool { return m.Choices[i].Index < m.Choices[j].Index })
+	last := len(events) - 1
+	if a.Terminal < 0 && len(events) > 0 {
+		a.flag("stream.no-terminal", last, "", "no data: [DONE] at the end of the stream")
+	}
+	for _, ch := range m.Choices {
+		s := st[ch.Index]
+		if ch.FinishReason == "" {
+			a.flag("chat.finish-missing", last, "", "choice %d has no finish_reason: openai-node throws, VS Code drops tool calls", ch.Index)
+		}
+		for _, tc := range ch.ToolCalls {
+			if tc.Arguments != "" && !gjson.Valid(tc.Arguments) && (s == nil || s.cumulative[tc.Index] < 2) {
+				a.flag("tool.args-invalid-json", last, excerpt.Clip(tc.Arguments, 120), "tool call %d (%s) arguments are not valid JSON", tc.Index, tc.Name)
+			}
+		}
+	}
+	return a
+}
+
+// quoteTail shows the last few bytes of s, quoted, so control characters
+// are visible.
+func quoteTail(s string) string {
+	if len(s) > 24 {
+		s = "…" + s[len(s)-24:]
+	}
+	return strconv.Quote(s)
+}
+
+// jsonMember renders the JSON object member "key":"val", both escaped, as
+// evidence of a field a payload carried.
+func jsonMember(key, val string) string {
+	b := tape.AppendJSONString(nil, key)
+	b = append(b, ':')
+	return string(tape.AppendJSONString(b, val))
+}

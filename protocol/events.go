@@ -1,0 +1,127 @@
+package protocol
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/seam-dev/seam/tape"
+)
+
+// Event is one dispatched SSE event of a side, mapped back to the chunk it
+// arrived in.
+type Event struct {
+	// Index is the position of the event in the side's event list.
+	Index int `json:"index"`
+	// Name is the SSE event field ("" when the event had none).
+	Name string `json:"name,omitempty"`
+	// Data is the event's data.
+	Data string `json:"data"`
+	// Chunk is the index of the chunk holding the event's first byte.
+	Chunk int `json:"chunk"`
+	// EndChunk is the index of the chunk that completed the event.
+	EndChunk int `json:"end_chunk"`
+	// Off and End are the byte offsets of the event in the side's body.
+	Off int64 `json:"off"`
+	End int64 `json:"end"`
+	// T is the time of the chunk that completed the event.
+	T int64 `json:"t"`
+	// Terminated is false for a last event that no blank line ended: a
+	// spec-following client discards it.
+	Terminated bool `json:"terminated"`
+	// Quirks lists departures from the SSE spec's common form seen in the
+	// event's lines (see the sse package).
+	Quirks string `json:"quirks,omitempty"`
+}
+
+// Comment is one SSE comment line (": text") with the body offset of its
+// first byte, the chunk holding it and the time of the chunk that ended it.
+type Comment struct {
+	Text  string `json:"text"`
+	Off   int64  `json:"off"`
+	Chunk int    `json:"chunk"`
+	T     int64  `json:"t"`
+}
+
+// Side is the parsed event list of one side.
+type Side struct {
+	// Events are the side's events in body order; Comments its comment
+	// lines.
+	Events   []Event
+	Comments []Comment
+	// Chunks are the side's chunks the events point into.
+	Chunks []tape.Chunk
+	// Body is the side's body as one string when ParseSide built it, else
+	// "".
+	Body string
+
+	// chat and obj cache the decoded payloads (decode_chat.go,
+	// decode_obj.go), filled on first use for the side's protocol.
+	chat *ChatSide
+	obj  []ObjEvent
+	// twin is the other side of the exchange, whose decoded payloads are
+	// reused for the leading events whose data is the same.
+	twin *Side
+}
+
+// ChatEvents returns the events decoded as Chat Completions chunks.
+func (s *Side) ChatEvents() *ChatSide {
+	if s.chat == nil {
+		var pre *ChatSide
+		if s.twin != nil {
+			pre = s.twin.chat
+		}
+		s.chat = decodeWithTwin(s, pre, pre != nil, decodeChat)
+	}
+	return s.chat
+}
+
+// ObjEvents returns the events decoded as Responses or Anthropic events.
+func (s *Side) ObjEvents() []ObjEvent {
+	if s.obj == nil {
+		var pre []ObjEvent
+		if s.twin != nil {
+			pre = s.twin.obj
+		}
+		s.obj = decodeWithTwin(s, pre, pre != nil, decodeObj)
+	}
+	return s.obj
+}
+
+// decodeWithTwin decodes s's events with decode, reusing pre, the payloads
+// the twin side decoded (when havePre), for the leading events both sides
+// share; when they share every event, pre itself is the result.
+func decodeWithTwin[T any](s *Side, pre T, havePre bool, decode func(events []Event, from T, k int) T) T {
+	k := 0
+	if havePre {
+		k = s.sharedPrefix(s.twin)
+	}
+	if k > 0 && k == len(s.Events) && k == len(s.twin.Events) {
+		return pre
+	}
+	return decode(s.Events, pre, k)
+}
+
+// sharedPrefix returns how many leading events s and t have with the same
+// data: the payloads decoded for t (read-only once decoded) serve s for
+// those.
+func (s *Side) sharedPrefix(t *Side) int {
+	n := min(len(s.Events), len(t.Events))
+	for i := 0; i < n; i++ {
+		if s.Events[i].Data != t.Events[i].Data {
+			return i
+		}
+	}
+	return n
+}
+
+// chunkAt returns the index of the chunk holding body offset off.
+func chunkAt(chunks []tape.Chunk, off int64) int {
+	i := sort.Search(len(chunks), func(i int) bool { return chunks[i].Off > off })
+	if i > 0 {
+		i--
+	}
+	return i
+}
+
+// IsDone reports whether data is the Chat Completions terminator.
+func IsDone(data string) bool { return strings.TrimSpace(data) == "[DONE]" }

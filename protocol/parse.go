@@ -1,0 +1,155 @@
+package protocol
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/seam-dev/seam/sse"
+	"github.com/seam-dev/seam/tape"
+)
+
+// ParseSide parses a side's chunks with the sse package's spec parser and
+// maps every event to the chunk holding its first byte (Chunk), the chunk
+// that completed it (EndChunk) and that chunk's time (T). Comment lines are
+// collected with their positions.
+//
+// twin is the other side of the exchange, if parsed already (else nil): the
+// events' data in the body prefix both sides share is taken from the twin's
+// body string instead of a new copy, and the payloads the twin decoded are
+// reused for the events both sides share.
+func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
+	se := &Side{Chunks: chunks, twin: twin}
+	if len(chunks) == 0 {
+		return se
+	}
+	base := chunks[0].Off
+	// Every event takes at least two line feeds (a field line and a blank
+	// line) in the common framing: size the list once.
+	lines, size := 0, 0
+	for i := range chunks {
+		lines += bytes.Count(chunks[i].Data, []byte{'\n'})
+		size += len(chunks[i].Data)
+	}
+	se.Events = make([]Event, 0, lines/2+1)
+	// The side's body as one string: an event's data that is a single data
+	// line is the tail of its block, so Data is a substring of it instead of
+	// a string allocated per event. The first shared bytes, the prefix the
+	// body has in common with the twin's, come from the twin's string; own
+	// holds the rest, from offset shared on.
+	shared, ci := 0, 0
+	if twin != nil {
+		tb := twin.Body
+		for ; ci < len(chunks); ci++ {
+			d := chunks[ci].Data
+			if len(d) > len(tb)-shared || string(d) != tb[shared:shared+len(d)] {
+				break
+			}
+			shared += len(d)
+		}
+	}
+	if shared == size && sameSplit(chunks, twin) {
+		// The same bytes in the same chunks: the same events, but for the
+		// times of this side's chunks.
+		se.Body = twin.Body[:shared]
+		se.Events = append(se.Events, twin.Events...)
+		for i := range se.Events {
+			se.Events[i].T = chunks[se.Events[i].EndChunk].T
+		}
+		return se
+	}
+	var sb strings.Builder
+	sb.Grow(size - shared)
+	for i := ci; i < len(chunks); i++ {
+		sb.Write(chunks[i].Data)
+	}
+	own := sb.String()
+	if shared == 0 {
+		se.Body = own
+	} else if shared == size {
+		se.Body = twin.Body[:shared]
+	}
+	block := func(start, end int64) string {
+		switch {
+		case end <= int64(shared):
+			return twin.Body[start:end]
+		case start >= int64(shared):
+			return own[start-int64(shared) : end-int64(shared)]
+		}
+		return ""
+	}
+	// Offsets only grow, so the chunk lookups walk forward from the last
+	// hit when the chunks are in offset order (chunkAt's binary search
+	// otherwise).
+	sorted := true
+	for i := 1; i < len(chunks); i++ {
+		if chunks[i].Off < chunks[i-1].Off {
+			sorted = false
+			break
+		}
+	}
+	evChunk, cmChunk := 0, 0
+	find := func(hint *int, off int64) int {
+		if !sorted || off < chunks[*hint].Off {
+			return chunkAt(chunks, off)
+		}
+		for *hint+1 < len(chunks) && chunks[*hint+1].Off <= off {
+			*hint++
+		}
+		return *hint
+	}
+	// Most events of a side share one quirk set; render it once.
+	var lastQ sse.Quirk
+	lastQS := ""
+	cur := 0
+	var p sse.Parser
+	p.OnComment = func(text string, off int64) {
+		off += base
+		se.Comments = append(se.Comments, Comment{Text: text, Off: off, Chunk: find(&cmChunk, off), T: chunks[cur].T})
+	}
+	emit := func(e sse.Event, data []byte) {
+		off := e.Start + base
+		if e.Quirks != lastQ {
+			lastQ, lastQS = e.Quirks, e.Quirks.String()
+		}
+		se.Events = append(se.Events, Event{
+			Index: len(se.Events), Name: e.Type, Data: dataString(block(e.Start, e.End), data),
+			Chunk: find(&evChunk, off), EndChunk: cur, Off: off, End: e.End + base,
+			T: chunks[cur].T, Terminated: e.Terminated, Quirks: lastQS,
+		})
+	}
+	for i := range chunks {
+		cur = i
+		p.FeedView(chunks[i].Data, emit)
+	}
+	p.CloseView(emit)
+	return se
+}
+
+// dataString returns data as a string: a substring of block, the event's
+// bytes in the body, when the block (line endings trimmed) ends with it,
+// as it does for the common single data line, and a copy otherwise.
+func dataString(block string, data []byte) string {
+	end := len(block)
+	for end > 0 && (block[end-1] == '\n' || block[end-1] == '\r') {
+		end--
+	}
+	if start := end - len(data); start >= 0 && block[start:end] == string(data) {
+		return block[start:end]
+	}
+	return string(data)
+}
+
+// sameSplit reports whether chunks, whose bytes are those of twin's, are
+// cut at the same offsets, and twin has no comments (their times depend on
+// the chunk a comment line ended in, which Comment does not record).
+func sameSplit(chunks []tape.Chunk, twin *Side) bool {
+	if twin == nil || len(twin.Comments) > 0 || len(chunks) != len(twin.Chunks) {
+		return false
+	}
+	for i := range chunks {
+		if chunks[i].Off != twin.Chunks[i].Off || len(chunks[i].Data) != len(twin.Chunks[i].Data) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,346 @@
+package protocol
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/tidwall/gjson"
+)
+
+// respItem is one output item being assembled from a Responses stream.
+type respItem struct {
+	outIndex int
+	typ      string
+	id       string
+	callID   string
+	name     string
+	args     strings.Builder
+	parts    map[int]*respPart
+	reason   strings.Builder
+	added    bool
+	done     bool
+}
+
+type respPart struct {
+	text    strings.Builder
+	refusal strings.Builder
+	spans   []Span
+}
+
+func (it *respItem) part(ci int) *respPart {
+	if it.parts == nil {
+		it.parts = map[int]*respPart{}
+	}
+	p := it.parts[ci]
+	if p == nil {
+		p = &respPart{}
+		it.parts[ci] = p
+	}
+	return p
+}
+
+func (it *respItem) sortedParts() []int { return slices.Sorted(maps.Keys(it.parts)) }
+
+// assembleResponses follows protocols.md §3.3: items by output_index, text
+// parts by content_index (item_id is not used for routing, as GitHub
+// Copilot rotates it), function-call arguments joined, reasoning summary
+// joined. Each *.done, output_item.done and response.completed payload is
+// checked against what the deltas built; response.completed becomes Final.
+func assembleResponses(se *Side) *Assembly {
+	events, objs := se.Events, se.ObjEvents()
+	a := newAssembly(Responses)
+	m := &a.Message
+	items := map[int]*respItem{}
+	item := func(oi int) *respItem {
+		it := items[oi]
+		if it == nil {
+			it = &respItem{outIndex: oi}
+			items[oi] = it
+		}
+		return it
+	}
+	lastSeq := int64(-1)
+	rotations := 0
+	for i := range events {
+		e, r := &events[i], &objs[i]
+		if a.Terminal >= 0 {
+			a.flag("stream.after-terminal", i, excerpt.Clip(e.Data, 120), "event after the terminal response event")
+			continue
+		}
+		if IsDone(e.Data) {
+			a.flag("responses.untyped-data", i, e.Data, "data: [DONE] in a Responses stream (a Chat Completions terminator; Responses has none)")
+			continue
+		}
+		if !r.Valid {
+			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "event data is not valid JSON: VS Code rejects the whole response")
+			continue
+		}
+		typ := r.Type
+		if typ == "" {
+			a.flag("responses.untyped-data", i, excerpt.Clip(e.Data, 120), "payload without a type in a Responses stream (protocol mixing)")
+			if r.Err.Exists() {
+				m.Error = ErrorText(r.Err.Result())
+			}
+			continue
+		}
+		if e.Name != "" && e.Name != "message" && e.Name != typ {
+			a.flagOnce("stream.event-name-mismatch", i, "event: "+e.Name+" / type: "+typ, "SSE event name differs from the JSON type")
+		}
+		if r.HasSeq {
+			n := r.Seq
+			if lastSeq >= 0 && n != lastSeq+1 {
+				a.flag("responses.sequence", i, "sequence_number "+strconv.Itoa(int(lastSeq))+" then "+strconv.Itoa(int(n)), "sequence_number does not increase by one")
+			}
+			lastSeq = n
+		}
+		oi := r.OutputIndex
+		checkID := func(it *respItem) {
+			if id := r.ItemID; id != "" && it.id != "" && id != it.id {
+				rotations++
+				if rotations == 1 {
+					a.flag("responses.item-id-rotation", i, it.id+" then "+id, "item_id changes between events of one item: route by output_index (strict openai-node throws)")
+				}
+			}
+		}
+		switch typ {
+		case "response.created", "response.in_progress", "response.queued":
+			if m.ID == "" {
+				m.ID = r.Response.Get("id").String()
+			}
+			if m.Model == "" {
+				m.Model = r.Response.Get("model").String()
+			}
+		case "response.output_item.added":
+			it := item(oi)
+			it.added = true
+			var f [4]gjson.Result
+			getFields(r.Item.Result(), []string{"type", "id", "call_id", "name"}, f[:])
+			it.typ = f[0].String()
+			it.id = f[1].String()
+			it.callID = f[2].String()
+			it.name = f[3].String()
+		case "response.content_part.added":
+			it := item(oi)
+			checkID(it)
+			it.part(r.ContentIndex)
+		case "response.output_text.delta", "response.refusal.delta":
+			it := item(oi)
+			if !it.added {
+				a.flagOnce("responses.nonstandard-shape", i, excerpt.Clip(e.Data, 120), "text delta for an output item that was never added (no output_item.added)")
+				it.typ = "message"
+			}
+			if !r.HasContentIndex {
+				a.flagOnce("responses.nonstandard-shape", i, excerpt.Clip(e.Data, 120), "text delta without content_index")
+			}
+			checkID(it)
+			p := it.part(r.ContentIndex)
+			d := r.Delta.String()
+			if typ == "response.refusal.delta" {
+				p.refusal.WriteString(d)
+			} else if d != "" {
+				p.spans = append(p.spans, Span{At: p.text.Len(), Event: i})
+				p.text.WriteString(d)
+			}
+		case "response.output_text.done", "response.refusal.done":
+			it := item(oi)
+			p := it.part(r.ContentIndex)
+			v, got := r.Text, p.text.String()
+			if typ == "response.refusal.done" {
+				v, got = r.Refusal, p.refusal.String()
+			}
+			if v.Exists() && v.String() != got {
+				a.flag("final.mismatch", i, diffEvidence(got, v.String()), "%s differs from the joined deltas of output %d", typ, oi)
+			}
+		case "response.function_call_arguments.delta":
+			it := item(oi)
+			checkID(it)
+			it.args.WriteString(r.Delta.String())
+		case "response.function_call_arguments.done":
+			it := item(oi)
+			if v := r.Arguments; v.Exists() && v.String() != it.args.String() {
+				a.flag("final.mismatch", i, diffEvidence(it.args.String(), v.String()), "function_call_arguments.done differs from the joined deltas of output %d", oi)
+			}
+		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+			it := item(oi)
+			if it.typ == "" {
+				it.typ = "reasoning"
+			}
+			it.reason.WriteString(r.Delta.String())
+		case "response.output_item.done":
+			it := item(oi)
+			it.done = true
+			compareItem(a, i, it, r.Item.Result())
+			var f [3]gjson.Result
+			getFields(r.Item.Result(), []string{"type", "name", "call_id"}, f[:])
+			if it.typ == "" {
+				it.typ = f[0].String()
+			}
+			if it.name == "" {
+				it.name = f[1].String()
+			}
+			if it.callID == "" {
+				it.callID = f[2].String()
+			}
+		case "response.completed", "response.incomplete", "response.failed":
+			a.Terminal = i
+			fin := ResponsesFinal(r.Response.Result())
+			m.Status = fin.Status
+			m.Usage = fin.Usage
+			if m.Model == "" {
+				m.Model = fin.Model
+			}
+			if m.ID == "" {
+				m.ID = fin.ID
+			}
+			m.Final = fin
+			if typ != "response.completed" {
+				m.Error = fin.Error
+				a.flag("responses.failed", i, excerpt.Clip(r.Response.Get("error").Raw+r.Response.Get("incomplete_details").Raw, 160), "stream ended with %s (status %s)", typ, fin.Status)
+			}
+			fr := r.Response.Get("output")
+			fr.ForEach(func(k, o gjson.Result) bool {
+				if it, ok := items[int(k.Int())]; ok {
+					compareItem(a, i, it, o)
+				}
+				return true
+			})
+		case "error":
+			m.Error = ErrorText(r.Err.Result())
+			if m.Error == "" {
+				m.Error = ErrorText(gjson.Parse(e.Data))
+			}
+			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
+		}
+	}
+	if a.Terminal < 0 && len(events) > 0 {
+		a.flag("stream.no-terminal", len(events)-1, "", "no response.completed, response.incomplete or response.failed event")
+	}
+	// Build the message in output order.
+	ch := m.choice(0)
+	ch.Role = "assistant"
+	var text, reasoning, refusal strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(items)) {
+		it := items[k]
+		switch {
+		case it.typ == "function_call" || it.args.Len() > 0 && it.typ == "":
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: it.callID, Name: it.name, Arguments: it.args.String()})
+		case it.typ == "reasoning":
+			reasoning.WriteString(it.reason.String())
+		default:
+			for _, ci := range it.sortedParts() {
+				p := it.parts[ci]
+				for _, s := range p.spans {
+					ch.Spans = append(ch.Spans, Span{At: text.Len() + s.At, Event: s.Event})
+				}
+				text.WriteString(p.text.String())
+				refusal.WriteString(p.refusal.String())
+			}
+			reasoning.WriteString(it.reason.String())
+		}
+	}
+	ch.Text, ch.Reasoning, ch.Refusal = text.String(), reasoning.String(), refusal.String()
+	ch.FinishReason = m.Status
+	return a
+}
+
+// compareItem checks an item payload (output_item.done or an entry of
+// response.completed output) against the item assembled from deltas.
+func compareItem(a *Assembly, ev int, it *respItem, o gjson.Result) {
+	var f [3]gjson.Result
+	getFields(o, []string{"type", "arguments", "content"}, f[:])
+	content := f[2]
+	switch f[0].String() {
+	case "function_call":
+		if v := f[1]; v.Exists() && v.String() != it.args.String() {
+			a.flag("final.mismatch", ev, diffEvidence(it.args.String(), v.String()), "final arguments of output %d differ from the joined deltas", it.outIndex)
+		}
+	case "message":
+		var gb, wb strings.Builder
+		for _, ci := range it.sortedParts() {
+			gb.WriteString(it.parts[ci].text.String())
+		}
+		content.ForEach(func(_, c gjson.Result) bool {
+			if c.Get("type").String() == "output_text" {
+				wb.WriteString(c.Get("text").String())
+			}
+			return true
+		})
+		got, want := gb.String(), wb.String()
+		if want != got {
+			a.flag("final.mismatch", ev, diffEvidence(got, want), "final text of output %d differs from the joined deltas", it.outIndex)
+		}
+		content.ForEach(func(_, c gjson.Result) bool {
+			if t := c.Get("type").String(); t != "output_text" && t != "refusal" {
+				a.flagOnce("responses.nonstandard-shape", ev, excerpt.Clip(c.Raw, 120), "message content holds a %q part, which is not a Responses API content type", t)
+			}
+			return true
+		})
+	}
+}
+
+// ResponsesFinal builds a Message from a Responses response object.
+func ResponsesFinal(r gjson.Result) *Message {
+	var f [7]gjson.Result
+	getFields(r, []string{"id", "model", "status", "error", "incomplete_details", "output", "usage"}, f[:])
+	m := &Message{Protocol: Responses, ID: f[0].String(), Model: f[1].String(), Status: f[2].String()}
+	if e := f[3]; e.IsObject() {
+		m.Error = ErrorText(e)
+	}
+	if reason := f[4].Get("reason").String(); reason != "" {
+		m.Error = "incomplete: " + reason
+	}
+	ch := m.choice(0)
+	ch.Role = "assistant"
+	var text, reasoning, refusal strings.Builder
+	f[5].ForEach(func(k, o gjson.Result) bool {
+		switch o.Get("type").String() {
+		case "function_call":
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: o.Get("call_id").String(), Name: o.Get("name").String(), Arguments: o.Get("arguments").String()})
+		case "reasoning":
+			o.Get("summary").ForEach(func(_, s gjson.Result) bool {
+				reasoning.WriteString(s.Get("text").String())
+				return true
+			})
+		case "message":
+			o.Get("content").ForEach(func(_, c gjson.Result) bool {
+				switch c.Get("type").String() {
+				case "output_text":
+					text.WriteString(c.Get("text").String())
+				case "refusal":
+					refusal.WriteString(c.Get("refusal").String())
+				}
+				return true
+			})
+		}
+		return true
+	})
+	ch.Text, ch.Reasoning, ch.Refusal = text.String(), reasoning.String(), refusal.String()
+	ch.FinishReason = m.Status
+	if u := f[6]; u.IsObject() {
+		m.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
+			Total: int(u.Get("total_tokens").Int()), Reasoning: int(u.Get("output_tokens_details.reasoning_tokens").Int()),
+			CacheRead: int(u.Get("input_tokens_details.cached_tokens").Int())}
+	}
+	return m
+}
+
+// diffEvidence shows where two strings first differ.
+func diffEvidence(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	from := i - 20
+	if from < 0 {
+		from = 0
+	}
+	for from > 0 && !utf8.RuneStart(got[from]) {
+		from--
+	}
+	g, w := got[from:], want[from:]
+	return "deltas: " + strconv.Quote(excerpt.Clip(g, 60)) + " / final: " + strconv.Quote(excerpt.Clip(w, 60)) + " (at byte " + strconv.Itoa(i) + ")"
+}
