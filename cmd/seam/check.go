@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/seam-dev/seam/inspect"
@@ -21,13 +22,15 @@ import (
 
 type checkOptions struct {
 	update bool
+	json   bool
+	junit  string
 }
 
 func checkCommand() *command {
 	return &command{
 		name:    "check",
 		summary: "CI regression: replay fixtures, compare chunk by chunk and findings with goldens",
-		usage:   "seam check [--update] DIR|CAPTURE...",
+		usage:   "seam check [--update] [--json] [--junit FILE] DIR|CAPTURE...",
 		help: `
 For every fixture capture, rebuilds the engine recorded in its header,
 replays the recorded upstream chunks through it and compares the produced
@@ -36,11 +39,18 @@ then inspects the replayed exchange and compares its findings (warn and
 error) with the golden beside the fixture, <fixture>.expect.json. Prints one
 ok or FAIL line per fixture, with what differs, then "N passed, N failed",
 and exits 1 on any failure. --update rewrites the goldens from what the
-replay finds; review them with git diff.`,
+replay finds; review them with git diff.
+
+For CI systems: --json prints the results as one JSON document instead
+({"passed", "failed", "fixtures": [{"path", "ok", "problems", "ms"}]}), and
+--junit FILE also writes them as JUnit XML, one test case per fixture whose
+failure holds the first differing frame and the findings diff.`,
 		example: "seam check fixtures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &checkOptions{}
 			fs.BoolVar(&o.update, "update", false, "rewrite the goldens")
+			fs.BoolVar(&o.json, "json", false, "print the results as JSON")
+			fs.StringVar(&o.junit, "junit", "", "also write the results as JUnit XML to `file` (- for stdout)")
 			return o
 		},
 		run: runCheck,
@@ -68,33 +78,78 @@ func goldenPath(fixture string) string {
 	return strings.TrimSuffix(fixture, filepath.Ext(fixture)) + ".expect.json"
 }
 
+// checkResult is what seam check found for one fixture.
+type checkResult struct {
+	Path     string   `json:"path"`
+	OK       bool     `json:"ok"`
+	Problems []string `json:"problems,omitempty"`
+	// Ms is how long the fixture took, in milliseconds.
+	Ms float64 `json:"ms"`
+}
+
 func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	o := opts.(*checkOptions)
 	if fs.NArg() == 0 {
 		return &usageError{cmd: "check", msg: "no fixtures given", example: "seam check fixtures/"}
 	}
+	if o.json && o.junit == "-" {
+		return &usageError{cmd: "check", msg: "--json and --junit - both want stdout", example: "seam check --json --junit report.xml fixtures/"}
+	}
 	paths, err := captureFiles(fs.Args())
 	if err != nil {
 		return err
 	}
+	start := time.Now()
+	var results []checkResult
 	passed, failed := 0, 0
 	for _, p := range paths {
+		t0 := time.Now()
 		problems, err := checkFixture(ctx, e, p, o.update)
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
+		results = append(results, checkResult{Path: p, OK: len(problems) == 0, Problems: problems, Ms: float64(time.Since(t0).Microseconds()) / 1000})
 		if len(problems) == 0 {
 			passed++
+		} else {
+			failed++
+		}
+		if o.json || o.junit == "-" {
+			continue
+		}
+		if len(problems) == 0 {
 			fmt.Fprintf(e.stdout, "ok    %s\n", p)
 			continue
 		}
-		failed++
 		fmt.Fprintf(e.stdout, "FAIL  %s\n", p)
 		for _, pr := range problems {
 			fmt.Fprintf(e.stdout, "      %s\n", strings.ReplaceAll(pr, "\n", "\n      "))
 		}
 	}
-	fmt.Fprintf(e.stdout, "%d passed, %d failed\n", passed, failed)
+	switch {
+	case o.json:
+		if err := writeJSON(e.stdout, struct {
+			Passed   int           `json:"passed"`
+			Failed   int           `json:"failed"`
+			Fixtures []checkResult `json:"fixtures"`
+		}{passed, failed, results}); err != nil {
+			return err
+		}
+	case o.junit != "-":
+		fmt.Fprintf(e.stdout, "%d passed, %d failed\n", passed, failed)
+	}
+	if o.junit != "" {
+		cases := make([]junitCase, len(results))
+		for i, r := range results {
+			cases[i] = junitCase{Name: r.Path, Classname: "seam.check", Time: junitSeconds(time.Duration(r.Ms * float64(time.Millisecond)))}
+			if !r.OK {
+				cases[i].Failure = newFailure("seam.check", r.Problems)
+			}
+		}
+		if err := writeJUnitFile(e, o.junit, "seam check", cases, time.Since(start)); err != nil {
+			return err
+		}
+	}
 	if failed > 0 {
 		return errCheckFailed
 	}

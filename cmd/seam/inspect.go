@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
@@ -23,6 +25,7 @@ type inspectOptions struct {
 	failOn        string
 	listDetectors bool
 	color         colorFlag
+	junit         string
 }
 
 // errFindings reports that --fail-on was reached: exit status 1, the report
@@ -57,6 +60,7 @@ seam exits 1 when any finding reaches that severity, for CI.`,
 			fs.StringVar(&o.failOn, "fail-on", "", "exit 1 when a finding reaches `severity` error or warn")
 			fs.BoolVar(&o.listDetectors, "list-detectors", false, "list every detector with its id, severity and what it catches")
 			fs.Var(&o.color, "color", "colour: auto, always or never (NO_COLOR turns auto off)")
+			fs.StringVar(&o.junit, "junit", "", "also write JUnit XML to `file` (- for stdout): one test case per exchange, failed by a finding at --fail-on (default error)")
 			return o
 		},
 		run: runInspect,
@@ -109,12 +113,49 @@ func runInspect(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
+	if o.junit != "" {
+		threshold := failOn
+		if o.failOn == "" {
+			threshold = inspect.Error
+		}
+		if err := writeJUnitFile(e, o.junit, "seam inspect "+c.Name, inspectCases(rep, threshold), 0); err != nil {
+			return err
+		}
+	}
 	if o.failOn != "" {
 		if worst, ok := rep.Worst(); ok && worst >= failOn {
 			return errFindings
 		}
 	}
 	return nil
+}
+
+// inspectCases makes one JUnit test case per exchange, failed by the
+// findings at or above threshold (each one line: severity, id, place,
+// message).
+func inspectCases(rep *inspect.Report, threshold inspect.Severity) []junitCase {
+	cases := make([]junitCase, 0, len(rep.Exchanges))
+	for _, x := range rep.Exchanges {
+		c := junitCase{
+			Name:      fmt.Sprintf("exchange %d %s %s", x.Ex, x.Method, x.URL),
+			Classname: "seam.inspect." + string(x.Protocol),
+			Time:      junitSeconds(time.Duration(x.Dur)),
+		}
+		var lines []string
+		for _, f := range x.Findings {
+			if f.Severity >= threshold {
+				lines = append(lines, fmt.Sprintf("%s %s at %s: %s", f.Severity, f.ID, f.Pointer, f.Message))
+				if f.Evidence != "" {
+					lines = append(lines, "  evidence "+strconv.Quote(f.Evidence))
+				}
+			}
+		}
+		if len(lines) > 0 {
+			c.Failure = newFailure("seam.finding", lines)
+		}
+		cases = append(cases, c)
+	}
+	return cases
 }
 
 func listDetectors(w io.Writer) error {

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// junitCase is one test case of a JUnit XML report: a fixture for seam
+// check, an exchange for seam inspect.
+type junitCase struct {
+	XMLName   xml.Name `xml:"testcase"`
+	Name      string   `xml:"name,attr"`
+	Classname string   `xml:"classname,attr"`
+	Time      string   `xml:"time,attr"`
+	// Failure is nil for a case that passed.
+	Failure *junitFailure `xml:"failure,omitempty"`
+}
+
+// junitFailure says why a case failed: a one-line message and the details.
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+type junitSuite struct {
+	XMLName  xml.Name    `xml:"testsuite"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+// newFailure makes a failure whose message is the first line of the
+// details (what CI systems show in a list) and whose text is all of them.
+func newFailure(typ string, details []string) *junitFailure {
+	text := strings.Join(details, "\n")
+	msg, _, _ := strings.Cut(text, "\n")
+	return &junitFailure{Message: msg, Type: typ, Text: text}
+}
+
+// junitSeconds renders a duration as JUnit's decimal seconds.
+func junitSeconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+// writeJUnit writes one suite of cases as a JUnit XML document, the shape
+// CI systems (GitHub Actions reporters, GitLab, Jenkins) read: testsuites,
+// testsuite with counts, testcase, failure. Text that XML cannot carry
+// (control characters) is replaced by encoding/xml.
+func writeJUnit(w io.Writer, suite string, cases []junitCase, took time.Duration) error {
+	s := junitSuite{Name: suite, Tests: len(cases), Time: junitSeconds(took), Cases: cases}
+	for _, c := range cases {
+		if c.Failure != nil {
+			s.Failures++
+		}
+	}
+	doc := junitSuites{Name: "seam", Tests: s.Tests, Failures: s.Failures, Time: s.Time, Suites: []junitSuite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("encode JUnit XML: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// writeJUnitFile writes the report to path ("-" for stdout).
+func writeJUnitFile(e *env, path, suite string, cases []junitCase, took time.Duration) error {
+	if path == "-" {
+		return writeJUnit(e.stdout, suite, cases, took)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	if err := writeJUnit(f, suite, cases, took); err != nil {
+		f.Close()
+		return fmt.Errorf("--junit %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--junit %s: %w", path, err)
+	}
+	return nil
+}
