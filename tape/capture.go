@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 )
 
 // SideData is one side of an exchange: its response line, its chunks in file
@@ -52,6 +53,23 @@ func (x *Exchange) Side(s Side) *SideData {
 		return &x.Client
 	}
 	return nil
+}
+
+// BaseURL returns the URL r's url is relative to, without a trailing slash:
+// scheme://host from r itself when it has them (a forward-proxy recording),
+// else the upstream base URL of the capture header h.
+func BaseURL(h *Header, r *Request) string {
+	if r != nil && r.Host != "" {
+		scheme := r.Scheme
+		if scheme == "" {
+			scheme = "https"
+		}
+		return scheme + "://" + r.Host
+	}
+	if h == nil {
+		return ""
+	}
+	return strings.TrimSuffix(h.Upstream, "/")
 }
 
 // Capture is a whole capture file held in memory, for tools that need whole

@@ -31,6 +31,9 @@ func AppendHeader(dst []byte, h Header) []byte {
 	dst = h.Started.AppendFormat(dst, time.RFC3339Nano)
 	dst = append(dst, '"')
 	dst = appendStringField(dst, "upstream", h.Upstream)
+	if h.Insecure {
+		dst = append(dst, `,"insecure":true`...)
+	}
 	dst = append(dst, `,"engine":{"profile":`...)
 	dst = appendString(dst, h.Engine.Profile)
 	if len(h.Engine.Switches) > 0 {
@@ -52,6 +55,12 @@ func AppendRequest(dst []byte, r Request) []byte {
 	}
 	dst = appendIntField(dst, "t", r.T)
 	dst = appendStringField(dst, "method", r.Method)
+	if r.Scheme != "" {
+		dst = appendStringField(dst, "scheme", r.Scheme)
+	}
+	if r.Host != "" {
+		dst = appendStringField(dst, "host", r.Host)
+	}
 	dst = appendStringField(dst, "url", r.URL)
 	dst = append(dst, `,"headers":`...)
 	dst = appendHeaders(dst, r.Headers)

@@ -51,7 +51,7 @@ func encodeAll(t testing.TB) ([]byte, []Record) {
 	req := Request{Ex: 1, T: 5, Method: "POST", URL: "/v1/chat/completions?key=[redacted]",
 		Headers: Headers{"content-type": {"application/json"}, "authorization": {Redacted}},
 		Body:    []byte(`{"model":"gpt","messages":[{"role":"user","content":"hi\n\"there\""}]}`)}
-	reqBin := Request{Ex: 2, T: 6, Method: "POST", URL: "/v1/x", Headers: Headers{}, Body: []byte{0xff, 0, 'a'}, BodyTruncated: true}
+	reqBin := Request{Ex: 2, T: 6, Method: "POST", Scheme: "https", Host: "api.anthropic.com", URL: "/v1/x", Headers: Headers{}, Body: []byte{0xff, 0, 'a'}, BodyTruncated: true}
 	resp := Response{Ex: 1, Side: Upstream, T: 10, Status: 200, Headers: Headers{"content-type": {"text/event-stream"}, "x-multi": {"a", "b"}}}
 	euro := []byte("€") // three bytes, split across two chunks
 	chunks := []Chunk{
@@ -134,6 +134,33 @@ func describe(r Record) string {
 		s += " data=" + string(r.Chunk.Data)
 	}
 	return s
+}
+
+// TestForwardFields checks where the fields of a forward-proxy recording go
+// (FORMAT.md: scheme and host after method; insecure after upstream) and
+// that BaseURL prefers the request's own host.
+func TestForwardFields(t *testing.T) {
+	t.Parallel()
+	h := Header{V: 1, Seam: "x", ID: "i", Started: time.Unix(0, 0).UTC(), Insecure: true, Engine: Engine{Profile: "passthrough"}}
+	line := string(AppendHeader(nil, h))
+	if !strings.Contains(line, `"upstream":"","insecure":true,"engine"`) {
+		t.Errorf("header %s", line)
+	}
+	r := Request{Ex: 1, Method: "GET", Scheme: "https", Host: "127.0.0.1:8443", URL: "/v1/realtime?model=m"}
+	line = string(AppendRequest(nil, r))
+	if !strings.Contains(line, `"method":"GET","scheme":"https","host":"127.0.0.1:8443","url":"/v1/realtime?model=m"`) {
+		t.Errorf("request %s", line)
+	}
+	if line := string(AppendRequest(nil, Request{Ex: 1, Method: "GET", URL: "/"})); strings.Contains(line, "host") || strings.Contains(line, "scheme") {
+		t.Errorf("reverse-mode request names a host: %s", line)
+	}
+	if got := BaseURL(&h, &r); got != "https://127.0.0.1:8443" {
+		t.Errorf("BaseURL = %q", got)
+	}
+	rev := Header{Upstream: "https://api.openai.com/"}
+	if got := BaseURL(&rev, &Request{URL: "/v1"}); got != "https://api.openai.com" {
+		t.Errorf("BaseURL reverse = %q", got)
+	}
 }
 
 func TestAppendLinesAreValidJSON(t *testing.T) {

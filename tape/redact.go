@@ -23,7 +23,10 @@ func RedactHeaders(h http.Header) Headers {
 		lower := strings.ToLower(name)
 		keep := headerAllowed(lower)
 		for _, v := range values {
-			if !keep {
+			switch {
+			case lower == "sec-websocket-protocol":
+				v = redactSubprotocols(v)
+			case !keep:
 				v = Redacted
 			}
 			out[lower] = append(out[lower], v)
@@ -58,7 +61,11 @@ func headerAllowed(name string) bool {
 		"x-request-id", "request-id", "x-correlation-id", "traceparent",
 		"cf-ray", "cf-cache-status", "x-envoy-upstream-service-time",
 		"x-goog-api-client", "openai-processing-ms", "openai-version",
-		"openai-model", "openai-beta", "x-ms-region", "azureml-model-deployment":
+		"openai-model", "openai-beta", "x-ms-region", "azureml-model-deployment",
+		// WebSocket handshake: inspect needs the negotiated extensions to
+		// decode the frames (permessage-deflate).
+		"sec-websocket-version", "sec-websocket-key", "sec-websocket-accept",
+		"sec-websocket-extensions":
 		return true
 	}
 	for _, prefix := range allowedPrefixes() {
@@ -76,6 +83,21 @@ func allowedPrefixes() []string {
 		"openai-", "x-stainless-", "x-ratelimit-", "anthropic-ratelimit-",
 		"x-ms-ratelimit-", "access-control-",
 	}
+}
+
+// redactSubprotocols redacts the WebSocket subprotocols of a
+// Sec-WebSocket-Protocol value that carry a credential: browsers cannot set
+// headers, so the OpenAI Realtime API takes the key as a subprotocol
+// ("realtime, openai-insecure-api-key.sk-..."). The others are kept.
+func redactSubprotocols(v string) string {
+	parts := strings.Split(v, ",")
+	for i, p := range parts {
+		name := strings.TrimSpace(p)
+		if secretLooking(strings.ToLower(name)) {
+			parts[i] = strings.Replace(p, name, Redacted, 1)
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // secretLooking reports whether a header or parameter name has a segment that

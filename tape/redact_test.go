@@ -150,3 +150,22 @@ func TestCanaryNeverOnDisk(t *testing.T) {
 		t.Errorf("canary on disk:\n%s", line)
 	}
 }
+
+func TestRedactWebSocketHandshake(t *testing.T) {
+	t.Parallel()
+	h := http.Header{
+		"Sec-Websocket-Protocol":   {"realtime, openai-insecure-api-key.sk-proj-abc123, openai-beta.realtime-v1"},
+		"Sec-Websocket-Extensions": {"permessage-deflate; client_max_window_bits"},
+		"Sec-Websocket-Key":        {"dGhlIHNhbXBsZSBub25jZQ=="},
+	}
+	got := RedactHeaders(h)
+	if p := got["sec-websocket-protocol"][0]; p != "realtime, [redacted], openai-beta.realtime-v1" {
+		t.Errorf("subprotocols %q", p)
+	}
+	if e := got["sec-websocket-extensions"][0]; e != "permessage-deflate; client_max_window_bits" {
+		t.Errorf("extensions %q", e)
+	}
+	if k := got["sec-websocket-key"][0]; k != "dGhlIHNhbXBsZSBub25jZQ==" {
+		t.Errorf("key %q", k)
+	}
+}

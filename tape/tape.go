@@ -59,12 +59,17 @@ type Engine struct {
 
 // Header is the first line of a capture.
 type Header struct {
-	V        int       `json:"v"`
-	Seam     string    `json:"seam"`
-	ID       string    `json:"id"`
-	Started  time.Time `json:"started"`
-	Upstream string    `json:"upstream"`
-	Engine   Engine    `json:"engine"`
+	V       int       `json:"v"`
+	Seam    string    `json:"seam"`
+	ID      string    `json:"id"`
+	Started time.Time `json:"started"`
+	// Upstream is the base URL every request was forwarded to, or "" for a
+	// forward-proxy recording, whose requests each name their scheme and host.
+	Upstream string `json:"upstream"`
+	// Insecure is set when upstream certificates were not verified
+	// (seam record --insecure).
+	Insecure bool   `json:"insecure,omitempty"`
+	Engine   Engine `json:"engine"`
 }
 
 // Request is the client's request as seam received it (secrets redacted).
@@ -75,9 +80,14 @@ type Request struct {
 	Ex int `json:"ex"`
 	// Side is "" for the client's request and Upstream for the request a
 	// proxy under test sent upstream.
-	Side    Side    `json:"side,omitempty"`
-	T       int64   `json:"t"`
-	Method  string  `json:"method"`
+	Side   Side   `json:"side,omitempty"`
+	T      int64  `json:"t"`
+	Method string `json:"method"`
+	// Scheme ("https" or "http") and Host (host, and port when not the
+	// scheme's default) say where the request went when the capture header
+	// names no single upstream (a forward-proxy recording); empty otherwise.
+	Scheme  string  `json:"scheme,omitempty"`
+	Host    string  `json:"host,omitempty"`
 	URL     string  `json:"url"`
 	Headers Headers `json:"headers"`
 	Body    []byte  `json:"-"` // "body" when valid UTF-8, else "body_b64"
