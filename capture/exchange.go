@@ -31,6 +31,8 @@ type exchange struct {
 	upEvents  int
 	upOutcome tape.Outcome
 	upErr     string
+
+	ws *wsConn // the tapped connection, once the upstream switched protocols
 }
 
 func contextWith(req *http.Request, x *exchange) context.Context {
@@ -51,13 +53,24 @@ func (x *exchange) writeRequest() {
 		if x.rec.opts.Leg == Back {
 			side = tape.Upstream // the request as the proxy under test sent it
 		}
+		scheme, host := x.origin()
 		x.rec.opts.Writer.Request(tape.Request{
 			Ex: x.ex, Side: side, T: x.t0, Method: x.req.Method,
+			Scheme: scheme, Host: host,
 			URL:     tape.RedactURL(x.req.URL),
 			Headers: tape.RedactHeaders(x.req.Header),
 			Body:    body, BodyTruncated: cut,
 		})
 	})
+}
+
+// origin is the scheme and host a forward-mode request went to; empty for a
+// recorder with one upstream, which the capture header names.
+func (x *exchange) origin() (scheme, host string) {
+	if x.rec.opts.Upstream != nil {
+		return "", ""
+	}
+	return x.req.URL.Scheme, x.req.URL.Host
 }
 
 // endUpstream records the upstream side's end line once.
@@ -260,11 +273,15 @@ func (w *clientWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // finishClient records the client side's end line and reports the exchange.
 func (x *exchange) finishClient(w *clientWriter) {
+	x.writeRequest()
+	if x.ws != nil {
+		x.finishWebSocket()
+		return
+	}
 	if w.watch == nil {
 		w.watch = newStreamWatch(false)
 	}
 	w.watch.close()
-	x.writeRequest()
 	// The upstream side has always ended by now unless the proxy never got a
 	// response body (a panic before it); record that as an upstream error.
 	select {
@@ -298,6 +315,11 @@ func (x *exchange) finishClient(w *clientWriter) {
 			outcome = tape.Complete
 		}
 	}
+	x.finishEnd(outcome, errText, w.status, w.bytes, w.watch.events)
+}
+
+// finishEnd records the client side's end line and reports the exchange.
+func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, bytes int64, events int) {
 	t := x.rec.now()
 	switch x.rec.opts.Leg {
 	case Back:
@@ -305,13 +327,15 @@ func (x *exchange) finishClient(w *clientWriter) {
 	case Front:
 		x.rec.numbering.done(x.ex)
 	}
-	x.rec.opts.Writer.End(tape.End{Ex: x.ex, Side: tape.Client, T: t, Outcome: outcome, Bytes: w.bytes, Error: errText})
+	x.rec.opts.Writer.End(tape.End{Ex: x.ex, Side: tape.Client, T: t, Outcome: outcome, Bytes: bytes, Error: errText})
 	if f := x.rec.opts.OnDone; f != nil {
+		_, host := x.origin()
 		s := Summary{
-			Ex: x.ex, Method: x.req.Method, Path: x.req.URL.Path, Status: w.status,
+			Ex: x.ex, Method: x.req.Method, Path: x.req.URL.Path, Status: status,
+			Host:    host,
 			Outcome: outcome, Error: errText,
-			UpstreamBytes: x.upBytes, ClientBytes: w.bytes,
-			UpstreamEvents: x.upEvents, ClientEvents: w.watch.events,
+			UpstreamBytes: x.upBytes, ClientBytes: bytes,
+			UpstreamEvents: x.upEvents, ClientEvents: events,
 			Duration: time.Duration(t - x.t0),
 		}
 		if x.upFirst > 0 {

@@ -27,7 +27,9 @@ const DefaultMaxRequestBody = 16 << 20
 // Options configures a [Recorder].
 type Options struct {
 	// Upstream is where every request goes; its path is prefixed to the
-	// request path. Required.
+	// request path. Nil makes a forward-mode recorder (behind a [Forward]
+	// proxy): each request's URL is absolute and names where it goes, and
+	// the capture records its scheme and host.
 	Upstream *url.URL
 	// Engine describes the shaping engine run between the two sides. The zero
 	// value is the passthrough engine.
@@ -74,7 +76,7 @@ func (r *Recorder) Wait() { r.live.Wait() }
 // New returns a Recorder for opts. It checks the engine description once, so
 // a bad profile or switch fails here rather than on every request.
 func New(opts Options) (*Recorder, error) {
-	if opts.Upstream == nil || opts.Upstream.Scheme == "" || opts.Upstream.Host == "" {
+	if opts.Upstream != nil && (opts.Upstream.Scheme == "" || opts.Upstream.Host == "") {
 		return nil, errors.New("capture: upstream must be an absolute URL such as https://api.openai.com")
 	}
 	if opts.Writer == nil {
@@ -163,14 +165,22 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 func (r *Recorder) rewrite(pr *httputil.ProxyRequest) {
-	pr.SetURL(r.opts.Upstream)
+	if r.opts.Upstream == nil {
+		// Forward mode: the request names its host; the Host header the
+		// client sent goes along, and Proxy-Authorization was for seam.
+		pr.SetURL(&url.URL{Scheme: pr.In.URL.Scheme, Host: pr.In.URL.Host})
+		pr.Out.Host = pr.In.Host
+	} else {
+		pr.SetURL(r.opts.Upstream)
+		// seam stands in for the upstream and is not the proxy these
+		// credentials are for: forward them, although the header is
+		// hop-by-hop.
+		if v := pr.In.Header.Values("Proxy-Authorization"); len(v) > 0 {
+			pr.Out.Header["Proxy-Authorization"] = v
+		}
+	}
 	// Recorded bytes must be readable text, so ask for no content coding.
 	pr.Out.Header.Set("Accept-Encoding", "identity")
-	// seam stands in for the upstream and is not the proxy these credentials
-	// are for: forward them, although the header is hop-by-hop.
-	if v := pr.In.Header.Values("Proxy-Authorization"); len(v) > 0 {
-		pr.Out.Header["Proxy-Authorization"] = v
-	}
 	switch r.opts.Leg {
 	case Front:
 		pr.Out.Header.Set(ExchangeHeader, strconv.Itoa(exchangeFrom(pr.In).ex))
@@ -181,6 +191,9 @@ func (r *Recorder) rewrite(pr *httputil.ProxyRequest) {
 
 func (r *Recorder) modifyResponse(resp *http.Response) error {
 	x := exchangeFrom(resp.Request)
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		return r.upgraded(x, resp)
+	}
 	ct := resp.Header.Get("Content-Type")
 	if r.records(tape.Upstream) {
 		r.opts.Writer.Response(tape.Response{
@@ -216,7 +229,11 @@ func (r *Recorder) errorHandler(w http.ResponseWriter, req *http.Request, err er
 	if outcome == tape.ClientAborted {
 		return // nobody is left to answer
 	}
-	msg := fmt.Sprintf("seam: upstream %s failed: %v", redactedUpstream(r.opts.Upstream), err)
+	up := r.opts.Upstream
+	if up == nil {
+		up = &url.URL{Scheme: req.URL.Scheme, Host: req.URL.Host}
+	}
+	msg := fmt.Sprintf("seam: upstream %s failed: %v", redactedUpstream(up), err)
 	body, _ := json.Marshal(map[string]any{"error": map[string]string{
 		"message": msg, "type": "seam_upstream_error", "code": "upstream_unreachable",
 	}})

@@ -11,7 +11,8 @@ import (
 type Summary struct {
 	Ex             int
 	Method, Path   string
-	Status         int // status written to the client
+	Host           string // where the request went in forward mode; "" with one upstream
+	Status         int    // status written to the client
 	Outcome        tape.Outcome
 	Error          string
 	UpstreamBytes  int64
@@ -25,7 +26,7 @@ type Summary struct {
 // String formats s as the one-line summary seam record prints.
 func (s Summary) String() string {
 	line := fmt.Sprintf("#%d %s %s %d %s  up %s/%d ev  client %s/%d ev  ttfb %s  %s",
-		s.Ex, s.Method, s.Path, s.Status, s.Outcome,
+		s.Ex, s.Method, s.Host+s.Path, s.Status, s.Outcome,
 		Bytes(s.UpstreamBytes), s.UpstreamEvents, Bytes(s.ClientBytes), s.ClientEvents,
 		Millis(s.TTFB), Millis(s.Duration))
 	if s.Error != "" {
