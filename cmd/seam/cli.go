@@ -72,7 +72,7 @@ func commands() []*command {
 	return []*command{
 		demoCommand(), recordCommand(), inspectCommand(), diffCommand(), replayCommand(),
 		checkCommand(), importCommand(), exportCommand(),
-		serveCommand(), tuiCommand(), versionCommand(),
+		serveCommand(), tuiCommand(), caCommand(), versionCommand(),
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,11 @@ import (
 // TestMain lets the test binary act as the seam command: scripts and the
 // subprocess tests run "seam" from PATH, which is this binary running main.
 func TestMain(m *testing.M) {
+	// No test writes seam's CA into the real user config directory: a
+	// test that does not name a CA directory gets a throwaway one.
+	if os.Getenv("SEAM_CA_DIR") == "" {
+		os.Setenv("SEAM_CA_DIR", filepath.Join(os.TempDir(), fmt.Sprintf("seam-test-ca-%d", os.Getuid())))
+	}
 	testscript.Main(m, map[string]func(){"seam": main})
 }
 
@@ -26,6 +32,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NO_COLOR", "1")
 			e.Setenv("FIXTURES", fixturesDir)
+			e.Setenv("SEAM_CA_DIR", filepath.Join(e.WorkDir, "seam-ca"))
 			if home := os.Getenv("HOME"); home != "" {
 				e.Setenv("HOME", home)
 			}

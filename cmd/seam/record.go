@@ -34,13 +34,14 @@ type recordOptions struct {
 	quiet    bool
 	tui      bool
 	engine   engineFlags
+	fwd      forwardFlags
 }
 
 func recordCommand() *command {
 	return &command{
 		name:    "record",
 		summary: "run the recording proxy: point a client's base URL at it",
-		usage:   "seam record --upstream URL [--listen ADDR] [-o FILE|DIR] [flags]",
+		usage:   "seam record --upstream URL | --forward [--listen ADDR] [-o FILE|DIR] [flags]",
 		help: `
 Starts a reverse proxy that forwards every request to --upstream and records
 both sides of every exchange into one capture file: the request, the bytes the
@@ -59,7 +60,22 @@ to your proxy at --proxy, your proxy's upstream base URL points at seam on
 client's request, the request as your proxy sent it upstream, the bytes the
 API sent and the bytes your proxy gave the client: "seam inspect" diffs the
 two sides. Exchanges are matched by a Seam-Exchange request header when your
-proxy passes it on, and in arrival order when it does not.`,
+proxy passes it on, and in arrival order when it does not.
+
+For a client whose base URL cannot be changed (Copilot Chat with its own
+models, an agent with a hard-coded endpoint), --forward makes seam an HTTP
+proxy: set HTTPS_PROXY=http://127.0.0.1:8080 (and HTTP_PROXY) for the client
+and make it trust seam's CA ("seam ca" prints the file and how, per client).
+Connections to the LLM APIs (OpenAI, Azure OpenAI, Anthropic, Gemini and
+Vertex, Bedrock, Mistral, Groq, OpenRouter, GitHub Copilot; --host adds
+more, --intercept-all takes every host) are decrypted with a certificate
+seam makes for the host, recorded, and sent on to the real host, whose
+certificate seam verifies. Every other host is tunnelled untouched and not
+recorded. One capture then holds every host, each exchange naming its own.
+CONNECT reaches port 443 only, or a port --host names (host:port); seam
+never follows redirects; it serves only clients on this machine unless
+--listen names another address. WebSockets (the OpenAI Realtime API) are
+recorded frame by frame in both modes.`,
 		example: "seam record --upstream https://api.openai.com -o captures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &recordOptions{}
@@ -72,6 +88,7 @@ proxy passes it on, and in arrival order when it does not.`,
 			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per exchange")
 			fs.BoolVar(&o.tui, "tui", false, "watch exchanges arrive in the terminal UI (q stops recording)")
 			o.engine.register(fs, shape.DefaultProfile)
+			o.fwd.register(fs)
 			return o
 		},
 		run: runRecord,
@@ -84,8 +101,14 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if fs.NArg() > 0 {
 		return &usageError{cmd: "record", msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0)), example: ex}
 	}
+	if o.fwd.forward {
+		return runRecordForward(ctx, e, o)
+	}
+	if flag := o.fwd.used(); flag != "" {
+		return &usageError{cmd: "record", msg: flag + " applies to --forward", example: "seam record --forward " + flag + " ..."}
+	}
 	if o.upstream == "" {
-		return &usageError{cmd: "record", msg: "--upstream is required", example: ex}
+		return &usageError{cmd: "record", msg: "--upstream is required (or --forward, for clients that take a proxy)", example: ex}
 	}
 	up, err := parseUpstream(o.upstream)
 	if err != nil {
@@ -139,14 +162,69 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	path := r.path
 	fmt.Fprintf(e.stderr, "listening on http://%s → %s\n", legs[0].ln.Addr(), redactURL(legs[0].upstream))
 	if proxy != nil {
 		fmt.Fprintf(e.stderr, "listening on http://%s → %s for the proxy under test: set its upstream base URL to http://%s\n",
 			legs[1].ln.Addr(), redactURL(up), legs[1].ln.Addr())
 	}
-	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", path, engineSummary(eng))
+	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.path, engineSummary(eng))
+	return runRecording(ctx, e, o, r, &count)
+}
 
+// runRecordForward runs seam record --forward.
+func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
+	ex := "seam record --forward"
+	switch {
+	case o.upstream != "":
+		return &usageError{cmd: "record", msg: "--forward sends each request to the host it names, so --upstream does not apply", example: ex}
+	case o.proxy != "":
+		return &usageError{cmd: "record", msg: "--forward cannot record a proxy under test (--proxy); run seam record --upstream around it", example: ex}
+	}
+	eng, err := o.engine.resolve(nil)
+	if err != nil {
+		return &usageError{cmd: "record", msg: err.Error(), example: "seam record --forward --profile obsidian-xml"}
+	}
+	if o.tui && (o.output == "-" || !tui.IsTerminal(e.stdout)) {
+		return &usageError{cmd: "record", msg: "--tui needs a terminal on stdout and a capture file (not -o -)", example: "seam record --tui --forward"}
+	}
+	fs, err := o.fwd.setup(e, "record", o.listen)
+	if err != nil {
+		return err
+	}
+	fs.quiet = o.quiet || o.tui
+	leg := &recordLeg{addr: o.listen, leg: capture.Whole, forward: fs,
+		transport: capture.UpstreamTransport(fs.upstream)}
+	var count atomic.Int64
+	r, err := startRecording(recordingConfig{
+		output: o.output, stdout: e.stdout, fsync: o.fsync, engine: eng, insecure: o.fwd.insecure,
+		legs: []*recordLeg{leg},
+		note: func([]*recordLeg) string {
+			if fs.intercept.All() {
+				return "forward proxy: intercepting every host"
+			}
+			return "forward proxy: intercepting " + strings.Join(fs.intercept.Hosts(), ", ")
+		},
+		onDone: func(s capture.Summary) {
+			count.Add(1)
+			if !o.quiet && !o.tui {
+				fmt.Fprintln(e.stderr, s.String())
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	addr := leg.ln.Addr()
+	fmt.Fprintf(e.stderr, "listening on http://%s as a forward proxy: HTTPS_PROXY=http://%s HTTP_PROXY=http://%s\n", addr, addr, addr)
+	fs.announce(e.stderr, addr, o.fwd.insecure)
+	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.path, engineSummary(eng))
+	return runRecording(ctx, e, o, r, &count)
+}
+
+// runRecording runs a started recording until ctrl-c, a server failure or
+// the TUI quitting, then stops it.
+func runRecording(ctx context.Context, e *env, o *recordOptions, r *recording, count *atomic.Int64) error {
+	path := r.path
 	var runErr error
 	var tuiDone chan error // nil without --tui: never ready
 	tuiCtx, stopTUI := context.WithCancel(ctx)
@@ -202,10 +280,14 @@ func redactURL(u *url.URL) string {
 func newHeader(start time.Time, up *url.URL, eng tape.Engine) tape.Header {
 	var id [8]byte
 	rand.Read(id[:])
-	return tape.Header{
+	h := tape.Header{
 		V: tape.Version, Seam: version, ID: hex.EncodeToString(id[:]),
-		Started: start.UTC(), Upstream: redactURL(up), Engine: eng,
+		Started: start.UTC(), Engine: eng,
 	}
+	if up != nil {
+		h.Upstream = redactURL(up)
+	}
+	return h
 }
 
 // openCapture opens where a new capture goes. spec is a file, a directory

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/seam-dev/seam/capture"
@@ -26,6 +27,12 @@ type recordLeg struct {
 	// handler, if set, makes the leg's HTTP handler from its recorder
 	// (seam serve answers from captures and hands only misses to it).
 	handler func(*capture.Recorder) http.Handler
+	// transport, if set, sends the leg's requests upstream.
+	transport http.RoundTripper
+	// forward, if set, is the forward proxy in front of the leg's
+	// recorder (upstream is then nil): it is the leg's handler.
+	forward *forwardSetup
+	fwd     *capture.Forward
 }
 
 // recording is a running recording proxy: its legs (one, or two around a
@@ -44,7 +51,8 @@ type recordingConfig struct {
 	stdout   io.Writer // for output "-"
 	discard  bool      // record nothing: the capture goes nowhere
 	fsync    bool
-	upstream *url.URL                       // written in the header
+	upstream *url.URL                       // written in the header; nil in forward mode
+	insecure bool                           // written in the header
 	engine   tape.Engine                    // written in the header
 	note     func(legs []*recordLeg) string // a capture-level note, once listening; nil for none
 	legs     []*recordLeg
@@ -72,7 +80,9 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 	}
 	start := time.Now()
 	r.w = tape.NewWriter(r.out, tape.WriterOptions{Sync: cfg.fsync})
-	r.w.Header(newHeader(start, cfg.upstream, cfg.engine))
+	h := newHeader(start, cfg.upstream, cfg.engine)
+	h.Insecure = cfg.insecure
+	r.w.Header(h)
 	if cfg.note != nil {
 		r.w.Note(tape.Note{Text: cfg.note(r.legs)})
 	}
@@ -84,8 +94,11 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 	for _, l := range r.legs {
 		l.rec, err = capture.New(capture.Options{
 			Upstream: l.upstream, Engine: legEngine, Writer: r.w, Start: start,
-			Leg: l.leg, Numbering: numbering, OnDone: cfg.onDone,
+			Leg: l.leg, Numbering: numbering, OnDone: cfg.onDone, Transport: l.transport,
 		})
+		if err == nil && l.forward != nil {
+			l.fwd, err = l.forward.proxy(l.rec)
+		}
 		if err != nil {
 			r.w.Close()
 			r.out.Close()
@@ -96,6 +109,9 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 		var h http.Handler = l.rec
 		if l.handler != nil {
 			h = l.handler(l.rec)
+		}
+		if l.fwd != nil {
+			h = l.fwd
 		}
 		l.srv = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
 		go func() { r.errs <- l.srv.Serve(l.ln) }()
@@ -117,12 +133,26 @@ func (r *recording) closeListeners() {
 func (r *recording) stop(grace time.Duration, log io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
+	var cut sync.Once
+	say := func() { cut.Do(func() { fmt.Fprintf(log, "cutting streams still open after %s\n", grace) }) }
+	var wg sync.WaitGroup
 	for _, l := range r.legs {
-		if err := l.srv.Shutdown(ctx); err != nil {
-			fmt.Fprintf(log, "cutting streams still open after %s\n", grace)
-			l.srv.Close()
+		wg.Go(func() {
+			if err := l.srv.Shutdown(ctx); err != nil {
+				say()
+				l.srv.Close()
+			}
+		})
+		if l.fwd != nil {
+			// The decrypted tunnels were taken over from the server.
+			wg.Go(func() {
+				if err := l.fwd.Shutdown(ctx); err != nil {
+					say()
+				}
+			})
 		}
 	}
+	wg.Wait()
 	for _, l := range r.legs {
 		l.rec.Wait()
 	}
