@@ -43,6 +43,12 @@ func registry() []detector {
 		det("stream.error-event", Error, "protocols.md §3, §6", "the stream carries an error event or error payload", nil),
 		det("stream.event-name-mismatch", Info, "protocols.md §2.7", "SSE event name differs from the JSON type", nil),
 		det("payload.invalid-json", Error, "protocols.md §2.1, §2.7", "event data that is not valid JSON", nil),
+		// WebSocket and the OpenAI Realtime API.
+		det("websocket.protocol", Warn, "RFC 6455, RFC 7692", "frames that break the WebSocket protocol (masking, fragmentation, close codes, reserved bits, deflate, UTF-8)", nil),
+		det("realtime.error", Warn, "providers.md §8.2", "an error event in a Realtime session (most leave the session open)", nil),
+		det("realtime.response-failed", Error, "providers.md §8.3", "a Realtime response.done with status failed or incomplete", nil),
+		det("realtime.response-unfinished", Warn, "providers.md §8.3", "a Realtime response created but never done", nil),
+		det("realtime.invalid-json", Warn, "providers.md §8.1", "a Realtime text message that is not JSON", nil),
 		// Chat Completions.
 		det("chat.bad-done", Error, "class M", "the [DONE] terminator is quoted or malformed", nil),
 		det("chat.index-id-conflict", Warn, "class T; protocols.md §2.4, §6", "one tool index carries two ids: index-keyed SDKs merge two calls, VS Code keeps them apart", nil),
@@ -112,6 +118,9 @@ func runDetectors(c *exCtx) {
 		sev[d.info.ID] = d.info.Severity
 	}
 	c.sev = sev
+	if c.rep.WebSocket != nil {
+		return // inspectWebSocket reported what applies
+	}
 	for _, s := range c.rep.Sides {
 		if s.asm == nil {
 			continue

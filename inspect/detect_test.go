@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gobwas/ws"
+
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -24,6 +26,16 @@ type exInput struct {
 	status  int    // default 200
 	outcome tape.Outcome
 	prev    *exInput // an exchange recorded just before this one
+	// ws, when set, makes a WebSocket exchange: the server's and the
+	// client's messages (text frames; the client's masked).
+	ws *wsInput
+}
+
+// wsInput is the text messages of a WebSocket exchange, each way.
+type wsInput struct {
+	server, client []string
+	// raw, when set, replaces the client's frames.
+	raw []byte
 }
 
 // capture builds a capture holding in.prev (when set) and in.
@@ -53,6 +65,31 @@ func (in exInput) exchange(ex int) *tape.Exchange {
 	outcome := in.outcome
 	if outcome == "" {
 		outcome = tape.Complete
+	}
+	if in.ws != nil {
+		x.Request.Method, x.Request.URL, x.Request.Body = "GET", "/v1/realtime?model=m", nil
+		frames := func(side tape.Side, msgs []string, mask bool) []byte {
+			var b []byte
+			for _, m := range msgs {
+				f := ws.NewTextFrame([]byte(m))
+				if mask {
+					f = ws.MaskFrame(f)
+				}
+				b = append(b, ws.MustCompileFrame(f)...)
+			}
+			return b
+		}
+		client := frames(tape.Client, in.ws.client, true)
+		if in.ws.raw != nil {
+			client = in.ws.raw
+		}
+		for side, body := range map[tape.Side][]byte{tape.Upstream: frames(tape.Upstream, in.ws.server, false), tape.Client: client} {
+			sd := x.Side(side)
+			sd.Response = &tape.Response{Ex: ex, Side: side, Status: 101, Headers: tape.Headers{"upgrade": {"websocket"}}}
+			sd.Chunks = chunksOf(side, body, 0)
+			sd.End = &tape.End{Ex: ex, Side: side, T: 1e9, Outcome: tape.Complete, Bytes: int64(len(body))}
+		}
+		return x
 	}
 	for _, s := range []struct {
 		side tape.Side
@@ -362,10 +399,35 @@ func detectorCases() []struct {
 		{"schema.unknown-tool",
 			exInput{req: toolsReq, client: chatCalls([3]string{"call_a", "write", `{"path":"a"}`})},
 			exInput{req: toolsReq, client: chatCalls([3]string{"call_a", "read", `{"path":"a"}`})}},
+		{"websocket.protocol",
+			exInput{ws: &wsInput{server: []string{"hi"}, raw: ws.MustCompileFrame(ws.NewTextFrame([]byte("unmasked")))}},
+			exInput{ws: &wsInput{server: []string{"hi"}, client: []string{"masked"}}}},
+		{"realtime.error",
+			exInput{ws: &wsInput{server: []string{rtSession, `{"type":"error","error":{"type":"invalid_request_error","code":"bad","message":"nope"}}`}}},
+			exInput{ws: &wsInput{server: []string{rtSession}}}},
+		{"realtime.response-failed",
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated, rtDone("failed")}}},
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated, rtDone("completed")}}}},
+		{"realtime.response-unfinished",
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated}}},
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated, rtDone("completed")}}}},
+		{"realtime.invalid-json",
+			exInput{ws: &wsInput{server: []string{rtSession, "not json"}}},
+			exInput{ws: &wsInput{server: []string{rtSession, `{"type":"rate_limits.updated"}`}}}},
 		{"exchange.retry-seam",
 			exInput{client: clean, prev: &exInput{client: clean, status: 500}},
 			exInput{client: clean, prev: &exInput{client: clean}}},
 	}
+}
+
+// Realtime server events for the detector cases.
+const (
+	rtSession = `{"type":"session.created","event_id":"e1","session":{"id":"sess_1","model":"gpt-realtime"}}`
+	rtCreated = `{"type":"response.created","response":{"id":"resp_1","status":"in_progress"}}`
+)
+
+func rtDone(status string) string {
+	return `{"type":"response.done","response":{"id":"resp_1","status":"` + status + `","usage":{"input_tokens":3,"output_tokens":5,"total_tokens":8}}}`
 }
 
 // TestDetectorsFireAndStayQuiet checks every registered detector on an

@@ -27,7 +27,7 @@
 //	    "diffs": [ { "kind", "a", "b", "equal",
 //	                 "hunks": [ { "a_off", "b_off", "at": Pointer,
 //	                              "lines": [ { "op": " "|"-"|"+", "text" } ] } ] } ],
-//	    "notes": [string] } ] }
+//	    "notes": [string], "origin", "websocket": WebSocket } ] }
 //
 //	Message  = { "protocol", "id", "model", "choices": [ { "index", "role", "text",
 //	             "reasoning", "refusal", "tool_calls": [ToolCall], "finish_reason" } ],
@@ -35,6 +35,25 @@
 //	             "cache_creation" }, "status", "error", "final": Message }
 //	ToolCall = { "index", "id", "name", "arguments" }
 //	Pointer  = { "ex", "side", "event", "chunk", "off", "t" }  (-1 when not applicable)
+//	WebSocket = { "extensions", "subprotocol",
+//	              "messages": [ { "side", "opcode", "off", "chunk", "t", "frames", "compressed",
+//	                              "bytes", "text", "clipped", "type", "close_code",
+//	                              "close_reason", "incomplete" } ],
+//	              "realtime": { "session_id", "model",
+//	                            "inputs": [ { "item_id", "kind", "text", "message" } ],
+//	                            "responses": [ { "id", "status", "status_details", "usage", "message",
+//	                                             "parts": [ { "item_id", "content_index", "kind",
+//	                                                          "text", "done", "has_done", "name",
+//	                                                          "call_id", "deltas", "message" } ] } ],
+//	                            "errors": [ { "type", "code", "message", "event_id", "message_index" } ],
+//	                            "client_events", "server_events",
+//	                            "input_audio_bytes", "output_audio_bytes" } }
+//
+// "origin" (scheme://host) is set when the request names its host (a
+// forward-proxy recording). "websocket" is set for an exchange that
+// switched to WebSocket: its sides are the two directions (upstream: the
+// server's frames, client: the client's), decoded into messages in time
+// order; an event pointer's "event" is then the message index.
 //
 // Fields are only added in later versions, never renamed or removed, within
 // one schema number. Findings are sorted by severity (error first), then

@@ -43,10 +43,15 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		fmt.Fprintf(bw, "warning: %s\n", wn)
 	}
 	for _, x := range r.Exchanges {
-		fmt.Fprintf(bw, "%s\n", paint(ansiBold, fmt.Sprintf("== exchange %d  %s %s", x.Ex, x.Method, x.Endpoint)))
+		fmt.Fprintf(bw, "%s\n", paint(ansiBold, fmt.Sprintf("== exchange %d  %s %s", x.Ex, x.Method, visible(x.Origin+x.Endpoint))))
 		fmt.Fprintf(bw, "   model %s · %s · status %d · %s · ttfb %s · duration %s · %d events\n",
 			orDash(x.Model), x.Protocol, x.Status, orDash(string(x.Outcome)), FormatDuration(x.TTFB), FormatDuration(x.Dur), x.Events)
-		for _, s := range x.Sides {
+		sides := x.Sides
+		if x.WebSocket != nil {
+			writeWebSocket(bw, x, paint)
+			sides = nil
+		}
+		for _, s := range sides {
 			m := s.Message
 			fmt.Fprintf(bw, "-- %s: %d chunks, %d events, %d bytes", s.Side, s.Chunks, s.Events, s.Bytes)
 			if s.Outcome != "" {

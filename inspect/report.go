@@ -41,8 +41,11 @@ type ExchangeReport struct {
 	Ex     int    `json:"ex"`
 	Method string `json:"method,omitempty"`
 	// URL is the request URL (path and query) and Endpoint its path.
-	URL      string            `json:"url,omitempty"`
-	Endpoint string            `json:"endpoint,omitempty"`
+	URL      string `json:"url,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+	// Origin is scheme://host when the request names where it went (a
+	// forward-proxy recording).
+	Origin   string            `json:"origin,omitempty"`
 	Model    string            `json:"model,omitempty"`
 	Protocol protocol.Protocol `json:"protocol"`
 	// Status and Outcome describe the side clients received (client when
@@ -63,6 +66,8 @@ type ExchangeReport struct {
 	Diffs    []*Diff   `json:"diffs,omitempty"`
 	// Notes are the capture's notes on this exchange.
 	Notes []string `json:"notes,omitempty"`
+	// WebSocket is set for an exchange that switched to WebSocket.
+	WebSocket *WebSocketReport `json:"websocket,omitempty"`
 }
 
 // SideReport is one side of an exchange.
@@ -152,12 +157,19 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 	if x.Request != nil {
 		rep.Method, rep.URL = x.Request.Method, x.Request.URL
 		rep.Endpoint, _, _ = strings.Cut(x.Request.URL, "?")
+		if x.Request.Host != "" {
+			rep.Origin = tape.BaseURL(&c.Header, x.Request)
+		}
 		reqT = x.Request.T
 		ctx.req = parseRequest(x.Request.Body)
 		rep.Model = ctx.req.model
 	}
 	for _, n := range x.Notes {
 		rep.Notes = append(rep.Notes, n.Text)
+	}
+	if isWebSocket(x) {
+		inspectWebSocket(ctx, reqT)
+		return ctx
 	}
 	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
 		sd := x.Side(s)
