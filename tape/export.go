@@ -134,7 +134,7 @@ func WriteHAR(w io.Writer, c *Capture, creator string) error {
 		e := entry{
 			StartedDateTime: c.Header.Started.Add(time.Duration(x.Request.T)).Format(time.RFC3339Nano),
 			Request: request{
-				Method: x.Request.Method, URL: strings.TrimSuffix(c.Header.Upstream, "/") + x.Request.URL,
+				Method: x.Request.Method, URL: BaseURL(&c.Header, x.Request) + x.Request.URL,
 				HTTPVersion: "HTTP/1.1", Headers: headers(x.Request.Headers),
 				QueryString: []nv{}, Cookies: []nv{}, HeadersSize: -1, BodySize: len(x.Request.Body),
 			},

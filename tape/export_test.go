@@ -110,3 +110,17 @@ func TestSandwichRequestLine(t *testing.T) {
 		t.Error("a request with side client was accepted")
 	}
 }
+
+// TestHARUsesRequestHost: in a forward-proxy recording the HAR entry's URL
+// is the request's own scheme and host.
+func TestHARUsesRequestHost(t *testing.T) {
+	c := &tape.Capture{Header: tape.Header{V: 1}, Exchanges: []*tape.Exchange{{Ex: 1,
+		Request: &tape.Request{Ex: 1, Method: "POST", Scheme: "https", Host: "api.anthropic.com", URL: "/v1/messages", Headers: tape.Headers{}}}}}
+	var b strings.Builder
+	if err := tape.WriteHAR(&b, c, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"url": "https://api.anthropic.com/v1/messages"`) {
+		t.Errorf("HAR:\n%s", b.String())
+	}
+}

@@ -203,11 +203,12 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 			}
 		}
 	case "request":
-		r := gjson.GetManyBytes(line, "t", "method", "url", "body", "side")
+		r := gjson.GetManyBytes(line, "t", "method", "url", "body", "side", "host")
 		if r[4].String() != "" {
 			break // a sandwich's upstream request: the list shows the client's
 		}
-		s.reqT, s.method, s.url = r[0].Int(), r[1].String(), r[2].String()
+		// A forward-proxy recording names each request's host.
+		s.reqT, s.method, s.url = r[0].Int(), r[1].String(), r[5].String()+r[2].String()
 		if body := r[3].String(); body != "" {
 			s.model = gjson.Get(body, "model").String()
 		}

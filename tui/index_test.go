@@ -224,3 +224,24 @@ func streamSource(t *testing.T, r io.Reader, data []byte) {
 		t.Fatalf("exchange did not load from the stream")
 	}
 }
+
+// TestIndexShowsHost: an exchange of a forward-proxy recording is listed
+// with its host, so one capture of many hosts tells them apart.
+func TestIndexShowsHost(t *testing.T) {
+	t.Parallel()
+	data := tape.AppendHeader(nil, tape.Header{V: tape.Version, Seam: "t", ID: "fwd", Engine: tape.Engine{Profile: "passthrough"}})
+	data = tape.AppendRequest(data, tape.Request{Ex: 1, Method: "POST", Scheme: "https", Host: "api.anthropic.com", URL: "/v1/messages", Headers: tape.Headers{}})
+	data = tape.AppendRequest(data, tape.Request{Ex: 2, Method: "POST", Scheme: "https", Host: "api.openai.com", URL: "/v1/chat/completions", Headers: tape.Headers{}})
+	ix := newIndexer("fwd", 0)
+	changed, _, err := ix.scan(bytes.NewReader(data), int64(len(data)), scanStep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]string{}
+	for _, s := range changed {
+		got[s.ex] = s.url
+	}
+	if got[1] != "api.anthropic.com/v1/messages" || got[2] != "api.openai.com/v1/chat/completions" {
+		t.Errorf("listed urls %v", got)
+	}
+}

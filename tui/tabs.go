@@ -92,7 +92,7 @@ func (m *model) requestDoc() doc {
 	if req == nil || rv == nil {
 		return staticDoc{newLine(sty("no request was recorded for this exchange", st.dim))}
 	}
-	out = append(out, newLine(sty(req.Method+" "+req.URL, st.header), sty(fmt.Sprintf("   t=%s  %d bytes", fmtT(req.T), len(req.Body)), st.dim)))
+	out = append(out, newLine(sty(req.Method+" "+requestURL(req), st.header), sty(fmt.Sprintf("   t=%s  %d bytes", fmtT(req.T), len(req.Body)), st.dim)))
 	if req.BodyTruncated {
 		out = append(out, newLine(sty("body truncated by the recorder", st.notice)))
 	}
@@ -259,4 +259,13 @@ func sliceBody(chunks []tape.Chunk, from, to int64) []byte {
 		out = append(out, c.Data[max(from-s, 0):min(to-s, int64(len(c.Data)))]...)
 	}
 	return out
+}
+
+// requestURL is the request's URL as shown: with scheme://host when the
+// request names its host (a forward-proxy recording).
+func requestURL(r *tape.Request) string {
+	if r.Host == "" {
+		return r.URL
+	}
+	return tape.BaseURL(nil, r) + r.URL
 }

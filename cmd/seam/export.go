@@ -77,7 +77,7 @@ func runExport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.format == "curl" {
 		base := o.upstream
 		if base == "" {
-			base = c.Header.Upstream
+			base = tape.BaseURL(&c.Header, x.Request)
 		}
 		return tape.WriteCurl(e.stdout, x, base)
 	}
