@@ -13,4 +13,13 @@
 // tape.RedactHeaders and tape.RedactURL before anything reaches the writer; the
 // request that goes upstream is not modified, except that Accept-Encoding is
 // set to identity so recorded bytes are readable text.
+//
+// A [Forward] proxy puts a Recorder with no upstream behind HTTPS_PROXY for
+// clients whose base URL cannot change: it decrypts CONNECT tunnels to the
+// hosts of an [InterceptList] with certificates from package tlsca, tunnels
+// the others byte for byte, and hands the decrypted requests, their URLs
+// made absolute, to the recorder, which records each exchange's scheme and
+// host. A request that switches to WebSocket (101) is recorded frame by
+// frame in both directions (package wsframe cuts the frames); the engine
+// does not run on it.
 package capture

@@ -85,7 +85,9 @@ type ServerOptions struct {
 // Server is a mock upstream: it answers each request with the upstream side
 // of the recorded exchange it matches, chunk by chunk, flushing each chunk
 // at its recorded time. A request matches an exchange with the same method,
-// path and canonical body (see [Canonical]). When several exchanges match
+// path and canonical body (see [Canonical]), and, when both name one, the
+// same host: a request that comes through a forward proxy has an absolute
+// URL, and an exchange of a forward-proxy recording has its host. When several exchanges match
 // (the same request recorded more than once), they answer in recorded order,
 // the last one repeating once all have been served. A request that matches
 // no exchange gets a 404 whose JSON body names the closest exchange and why
@@ -107,7 +109,16 @@ type entry struct {
 	x            *tape.Exchange
 	label        string // "exchange 4", or "exchange 4 of name.ndjson"
 	method, path string
-	req          *request
+	// host is the host the exchange was recorded for (a forward-proxy
+	// recording); "" answers for any host.
+	host string
+	req  *request
+}
+
+// answers reports whether e may answer a request for host ("" when the
+// request does not say, as with a base-URL client).
+func (e *entry) answers(host string) bool {
+	return host == "" || e.host == "" || strings.EqualFold(e.host, host)
 }
 
 // NewServer returns a Server answering from the exchanges of caps. Exchanges
@@ -125,7 +136,7 @@ func NewServer(caps []*tape.Capture, opts ServerOptions) *Server {
 			}
 			path, _, _ := strings.Cut(x.Request.URL, "?")
 			e := &entry{x: x, label: fmt.Sprintf("exchange %d", x.Ex), method: x.Request.Method, path: path,
-				req: newRequest(x.Request.Body, s.ignore)}
+				host: x.Request.Host, req: newRequest(x.Request.Body, s.ignore)}
 			if len(caps) > 1 {
 				e.label += " of " + filepath.Base(c.Name)
 			}
@@ -169,7 +180,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	x, why := s.match(r.Method, r.URL.Path, body.Bytes())
+	// A request through a forward proxy names its host; the exchanges
+	// recorded for another host do not answer it.
+	host := ""
+	if r.URL.IsAbs() {
+		host = r.URL.Host
+	}
+	x, why := s.match(r.Method, host, r.URL.Path, body.Bytes())
 	if x != nil {
 		s.play(r.Context(), w, x)
 		return
@@ -183,7 +200,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeError(w, http.StatusNotFound, "seam_no_match",
-		"seam: no recorded exchange matches "+r.Method+" "+r.URL.Path+": "+why)
+		"seam: no recorded exchange matches "+r.Method+" "+host+r.URL.Path+": "+why)
 }
 
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, mode Mode) {
@@ -204,10 +221,17 @@ func writeError(w http.ResponseWriter, status int, typ, msg string) {
 // match finds the exchange recorded for method, path and body. Among equal
 // matches it takes the first not yet served, then repeats the last. On a
 // miss it says which exchange came closest and why it differs.
-func (s *Server) match(method, path string, body []byte) (*tape.Exchange, string) {
+func (s *Server) match(method, host, path string, body []byte) (*tape.Exchange, string) {
 	req := newRequest(body, s.ignore)
 	k := matchKey(method, path, req)
-	if es := s.byKey[k]; len(es) > 0 {
+	var es []*entry
+	for _, e := range s.byKey[k] {
+		if e.answers(host) {
+			es = append(es, e)
+		}
+	}
+	if len(es) > 0 {
+		k += "\x00" + strings.ToLower(host)
 		s.mu.Lock()
 		i := s.served[k]
 		if i < len(es)-1 {
@@ -224,15 +248,24 @@ func (s *Server) match(method, path string, body []byte) (*tape.Exchange, string
 		}
 		return nil, "no exchanges loaded"
 	}
-	var best *entry
+	var best, elsewhere *entry
 	var bestC closeness
 	for _, e := range s.entries {
 		if e.method != method || e.path != path {
 			continue
 		}
+		if !e.answers(host) {
+			if elsewhere == nil {
+				elsewhere = e
+			}
+			continue
+		}
 		if c := compare(req, e.req); best == nil || c.better(bestC) {
 			best, bestC = e, c
 		}
+	}
+	if best == nil && elsewhere != nil {
+		return nil, fmt.Sprintf("no exchange for host %s has that endpoint; %s is %s %s on host %s", host, elsewhere.label, elsewhere.method, elsewhere.path, elsewhere.host)
 	}
 	if best == nil {
 		e := s.entries[0]

@@ -277,3 +277,39 @@ func TestServerDuplicatesConcurrently(t *testing.T) {
 		t.Errorf("answers %v, want answer 1 and 2 once, answer 3 %d times", count, n-2)
 	}
 }
+
+// TestServeMatchesHost: one capture of several hosts (a forward-proxy
+// recording) answers each host with its own exchange, a request for
+// another host misses saying which host has the endpoint, and a base-URL
+// request (no host) is answered whatever the host.
+func TestServeMatchesHost(t *testing.T) {
+	mk := func(ex int, host, body string) *tape.Exchange {
+		return &tape.Exchange{Ex: ex,
+			Request: &tape.Request{Ex: ex, Method: "POST", Scheme: "https", Host: host, URL: "/v1/chat/completions", Body: []byte(`{"model":"m"}`)},
+			Upstream: tape.SideData{
+				Response: &tape.Response{Ex: ex, Side: tape.Upstream, Status: 200, Headers: tape.Headers{"content-type": {"application/json"}}},
+				Chunks:   []tape.Chunk{{Ex: ex, Side: tape.Upstream, Data: []byte(body)}},
+				End:      &tape.End{Ex: ex, Side: tape.Upstream, Outcome: tape.Complete, Bytes: int64(len(body))},
+			}}
+	}
+	c := &tape.Capture{Name: "fwd", Exchanges: []*tape.Exchange{mk(1, "api.openai.com", "openai"), mk(2, "openrouter.ai", "openrouter")}}
+	srv := replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{Speed: 0})
+	get := func(url string) (int, string) {
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, httptest.NewRequest("POST", url, strings.NewReader(`{"model":"m"}`)))
+		return w.Code, w.Body.String()
+	}
+	for url, want := range map[string]string{
+		"https://api.openai.com/v1/chat/completions": "openai",
+		"https://openrouter.ai/v1/chat/completions":  "openrouter",
+		"/v1/chat/completions":                       "openai",
+	} {
+		if code, body := get(url); code != 200 || body != want {
+			t.Errorf("%s: %d %q, want %q", url, code, body, want)
+		}
+	}
+	code, body := get("https://api.groq.com/v1/chat/completions")
+	if code != 404 || !strings.Contains(body, "on host api.openai.com") {
+		t.Errorf("other host: %d %s", code, body)
+	}
+}

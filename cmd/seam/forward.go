@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -155,10 +156,11 @@ func loopbackListen(addr string) bool {
 	return err == nil && ip.IsLoopback()
 }
 
-// proxy builds the forward proxy in front of rec.
-func (s *forwardSetup) proxy(rec *capture.Recorder) (*capture.Forward, error) {
+// proxy builds the forward proxy in front of h (a forward-mode recorder,
+// or seam serve's mock).
+func (s *forwardSetup) proxy(h http.Handler) (*capture.Forward, error) {
 	opts := capture.ForwardOptions{
-		Handler: rec, Intercept: s.intercept, Authority: s.ca,
+		Handler: h, Intercept: s.intercept, Authority: s.ca,
 		AllowRemote: s.allowRemote, Dial: s.upstream.Dial,
 		Transport: capture.UpstreamTransport(s.upstream),
 	}

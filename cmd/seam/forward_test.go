@@ -234,3 +234,41 @@ func TestRecordForwardVerifiesUpstream(t *testing.T) {
 		t.Errorf("got %s %s, want 502 naming the certificate", resp.Status, msg)
 	}
 }
+
+// TestServeForward replays a forward-proxy recording as a forward proxy:
+// the same client, with the same proxy settings and CA, gets the recorded
+// stream for the host it was recorded for, and a 404 naming that host for
+// another one. The real API is gone by then.
+func TestServeForward(t *testing.T) {
+	api := newFakeAPI(t, "api.openai.com", chatStream)
+	caDir := t.TempDir()
+	out := filepath.Join(t.TempDir(), "rec.ndjson")
+	cmd, proxy, seamCA := startForward(t, caDir, out, "--ca-file", api.caFile, "--resolve", "api.openai.com:443:"+api.addr())
+	pem, _ := os.ReadFile(seamCA)
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(pem)
+	post := func(proxy *url.URL, host string) (int, []byte) {
+		c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), TLSClientConfig: &tls.Config{RootCAs: roots}}}
+		defer c.CloseIdleConnections()
+		resp, err := c.Post("https://"+host+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"gpt-4o","stream":true}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	_, recorded := post(proxy, "api.openai.com")
+	stopSeam(t, cmd)
+	api.srv.Close()
+
+	serve, addr := startSeam(t, `on http://(\S+)`, "serve", "--forward", "--speed", "0", "--listen", "127.0.0.1:0", "--ca-dir", caDir, out)
+	defer stopSeam(t, serve)
+	mock, _ := url.Parse("http://" + addr)
+	if code, got := post(mock, "api.openai.com"); code != 200 || !bytes.Equal(got, recorded) {
+		t.Errorf("replayed %d %q, want the recorded %q", code, got, recorded)
+	}
+	if code, got := post(mock, "api.anthropic.com"); code != 404 || !bytes.Contains(got, []byte("api.openai.com")) {
+		t.Errorf("other host: %d %s", code, got)
+	}
+}

@@ -96,24 +96,22 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 			Upstream: l.upstream, Engine: legEngine, Writer: r.w, Start: start,
 			Leg: l.leg, Numbering: numbering, OnDone: cfg.onDone, Transport: l.transport,
 		})
+		var h http.Handler = l.rec
+		if err == nil && l.handler != nil {
+			h = l.handler(l.rec)
+		}
 		if err == nil && l.forward != nil {
-			l.fwd, err = l.forward.proxy(l.rec)
+			l.fwd, err = l.forward.proxy(h)
+			h = l.fwd
 		}
 		if err != nil {
 			r.w.Close()
 			r.out.Close()
 			return nil, err
 		}
+		l.srv = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
 	}
 	for _, l := range r.legs {
-		var h http.Handler = l.rec
-		if l.handler != nil {
-			h = l.handler(l.rec)
-		}
-		if l.fwd != nil {
-			h = l.fwd
-		}
-		l.srv = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
 		go func() { r.errs <- l.srv.Serve(l.ln) }()
 	}
 	return r, nil

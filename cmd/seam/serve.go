@@ -29,6 +29,7 @@ type serveOptions struct {
 	output   string
 	ignore   listFlag
 	quiet    bool
+	fwd      forwardFlags
 }
 
 // faultFlag collects repeated --fault flags.
@@ -89,6 +90,13 @@ each recording in turn, then repeats the last. A miss gets a 404 whose JSON
 error names the closest exchange on that endpoint (same model first, then
 the longest equal message history) and the first difference.
 
+With --forward, seam serve is a forward proxy like seam record --forward
+(HTTPS_PROXY, seam's CA, the same --host and --intercept-all): a client that
+cannot change its base URL is answered from captures recorded that way, each
+request matching only the exchanges recorded for its host; hosts not
+intercepted are tunnelled to the network. Modes that forward send misses to
+the host each request names (no --upstream).
+
 Modes (--mode), in VCR's vocabulary:` + serveModeHelp + `
 
 Recordings are new capture files, as seam record writes them (-o defaults to
@@ -121,6 +129,7 @@ Examples:
 			fs.StringVar(&o.output, "o", "", "capture `file` or directory for recordings (default ./captures/seam-<UTC time>.ndjson; - for stdout)")
 			fs.Var(&o.ignore, "ignore", "also ignore the top-level request `field` when matching (repeatable)")
 			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per forwarded exchange")
+			o.fwd.register(fs)
 			return o
 		},
 		run: runServe,
@@ -141,7 +150,8 @@ func (f *listFlag) Set(v string) error {
 type servePlan struct {
 	mode     replay.Mode
 	caps     []*tape.Capture
-	upstream *url.URL // nil when nothing is forwarded
+	upstream *url.URL // nil when nothing is forwarded, or in forward mode
+	forwards bool     // some requests go upstream (to --upstream, or in forward mode to their host)
 	record   string   // capture spec for recordings; "" with record false
 	recordOn bool
 }
@@ -202,6 +212,13 @@ func planServe(e *env, o *serveOptions, args []string) (*servePlan, error) {
 		} else if o.output != "" {
 			return nil, usage("--mode passthrough records nothing, so -o does not apply; --mode all records", upEx)
 		}
+	}
+	p.forwards = needUpstream
+	if needUpstream && o.fwd.forward {
+		if o.upstream != "" {
+			return nil, usage("--forward sends each request to the host it names, so --upstream does not apply", "seam serve --forward --mode new_episodes captures/")
+		}
+		needUpstream = false
 	}
 	if needUpstream {
 		if o.upstream == "" {
@@ -265,8 +282,23 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			fmt.Fprintf(e.stderr, "injecting faults %s (seed %d)\n", o.faults.String(), o.seed)
 		}
 	}
-	if p.upstream == nil {
-		return serveReplay(ctx, o.listen, replay.NewServer(p.caps, sopts), announce)
+	var fwd *forwardSetup
+	if o.fwd.forward {
+		if fwd, err = o.fwd.setup(e, "serve", o.listen); err != nil {
+			return err
+		}
+		fwd.quiet = o.quiet
+		inner := announce
+		announce = func(addr net.Addr, path string) {
+			inner(addr, path)
+			fmt.Fprintf(e.stderr, "as a forward proxy: HTTPS_PROXY=http://%s HTTP_PROXY=http://%s\n", addr, addr)
+			fwd.announce(e.stderr, addr, o.fwd.insecure)
+		}
+	} else if flag := o.fwd.used(); flag != "" {
+		return &usageError{cmd: "serve", msg: flag + " applies to --forward", example: "seam serve --forward " + flag + " ... captures/"}
+	}
+	if !p.forwards {
+		return serveReplay(ctx, o.listen, replay.NewServer(p.caps, sopts), fwd, announce)
 	}
 
 	// Misses go to a recording proxy like seam record's (for passthrough
@@ -276,14 +308,17 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return err
 	}
 	var count atomic.Int64
-	leg := &recordLeg{addr: o.listen, upstream: p.upstream, leg: capture.Whole,
+	leg := &recordLeg{addr: o.listen, upstream: p.upstream, leg: capture.Whole, forward: fwd,
 		handler: func(rec *capture.Recorder) http.Handler {
 			sopts.Miss = rec
 			return replay.NewServer(p.caps, sopts)
 		}}
+	if fwd != nil {
+		leg.transport = capture.UpstreamTransport(fwd.upstream)
+	}
 	r, err := startRecording(recordingConfig{
 		output: p.record, stdout: e.stdout, discard: !p.recordOn,
-		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg},
+		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg}, insecure: o.fwd.insecure,
 		onDone: func(s capture.Summary) {
 			count.Add(1)
 			if !o.quiet {
@@ -310,11 +345,21 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	return errors.Join(runErr, stopErr)
 }
 
-// serveReplay answers from captures alone on addr until ctx ends.
-func serveReplay(ctx context.Context, addr string, h http.Handler, announce func(net.Addr, string)) error {
+// serveReplay answers from captures alone on addr until ctx ends, behind
+// a forward proxy when fwd is set.
+func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardSetup, announce func(net.Addr, string)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
+	}
+	if fwd != nil {
+		f, err := fwd.proxy(h)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer f.Shutdown(context.Background())
+		h = f
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
 	announce(ln.Addr(), "")
@@ -331,7 +376,7 @@ func serveReplay(ctx context.Context, addr string, h http.Handler, announce func
 
 // describeServe says in one line what the mode does in this run.
 func describeServe(p *servePlan, path string) string {
-	up := ""
+	up := "the host each names"
 	if p.upstream != nil {
 		up = redactURL(p.upstream)
 	}
