@@ -53,7 +53,11 @@ var chatStream = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	io.Copy(io.Discard, r.Body)
 	w.Header().Set("Content-Type", "text/event-stream")
 	for i, tok := range []string{"Hello", ", ", "wörld", "!"} {
-		fmt.Fprintf(w, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q},\"finish_reason\":null}]}\n\n", tok)
+		role := ""
+		if i == 0 {
+			role = `"role":"assistant",`
+		}
+		fmt.Fprintf(w, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{%s\"content\":%q},\"finish_reason\":null}]}\n\n", role, tok)
 		if i == 0 {
 			w.(http.Flusher).Flush()
 		}
