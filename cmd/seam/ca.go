@@ -110,8 +110,8 @@ func writeTrustGuide(w io.Writer, ca *tlsca.Authority) {
 	fmt.Fprintf(&b, "Then run the client with the proxy set and the CA trusted:\n\n")
 	fmt.Fprintf(&b, "Node (openai, @anthropic-ai/sdk; read once at start):\n")
 	fmt.Fprintf(&b, "  NODE_EXTRA_CA_CERTS=%s NODE_USE_ENV_PROXY=1 HTTPS_PROXY=http://127.0.0.1:8080 node app.js\n", cert)
-	fmt.Fprintf(&b, "  (Node before 24 ignores HTTPS_PROXY in fetch: pass undici's EnvHttpProxyAgent or\n")
-	fmt.Fprintf(&b, "  ProxyAgent as the SDK's fetchOptions.dispatcher)\n\n")
+	fmt.Fprintf(&b, "  (a Node without NODE_USE_ENV_PROXY ignores HTTPS_PROXY in fetch: pass undici's\n")
+	fmt.Fprintf(&b, "  EnvHttpProxyAgent or ProxyAgent as the SDK's fetchOptions.dispatcher)\n\n")
 	fmt.Fprintf(&b, "Python (httpx: openai, anthropic, google-genai; requests): SSL_CERT_FILE and\n")
 	fmt.Fprintf(&b, "REQUESTS_CA_BUNDLE replace the default roots, so give them the system's plus seam's:\n")
 	if bundle != "" {
