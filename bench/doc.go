@@ -36,6 +36,12 @@
 //     streams open at one moment, event latency under that load, and the
 //     proxy's peak RSS; it fails if the capture lost an exchange or a byte.
 //
+// BenchmarkForwardTLS compares seam record --forward over TLS with a direct
+// TLS connection to a TLS upstream ([NewTLSUpstream], [ForwardProxy]):
+// path=direct-tls and path=forward-tls, per-event latency in lockstep
+// (chunk/...) and whole streams 50 at a time (streams50/...), HTTP/2 on
+// every TLS leg.
+//
 // Run them from the repository root, for example:
 //
 //	go test ./bench -run XXX -bench . -benchtime 1s -count 3

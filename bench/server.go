@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -25,12 +26,21 @@ type server struct {
 }
 
 // serve starts serving h on 127.0.0.1.
-func serve(h http.Handler) (*server, error) {
+func serve(h http.Handler) (*server, error) { return serveTLS(h, nil) }
+
+// serveTLS starts serving h on 127.0.0.1, over TLS with cfg when it is not
+// nil (HTTP/2 when the client offers it).
+func serveTLS(h http.Handler, cfg *tls.Config) (*server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("listen on loopback: %w", err)
 	}
-	s := &server{url: "http://" + ln.Addr().String(), done: make(chan error, 1)}
+	scheme := "http://"
+	if cfg != nil {
+		ln = tls.NewListener(ln, cfg)
+		scheme = "https://"
+	}
+	s := &server{url: scheme + ln.Addr().String(), done: make(chan error, 1)}
 	s.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.handlers.Add(1)

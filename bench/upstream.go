@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"crypto/tls"
 	"io"
 	"net/http"
 	"net/url"
@@ -51,6 +52,18 @@ type Upstream struct {
 func NewUpstream(clock Clock) (*Upstream, error) {
 	u := &Upstream{clock: clock, gates: make(map[string]chan struct{})}
 	srv, err := serve(http.HandlerFunc(u.serveHTTP))
+	if err != nil {
+		return nil, err
+	}
+	u.srv = srv
+	return u, nil
+}
+
+// NewTLSUpstream starts an Upstream over TLS (HTTP/2 when the client offers
+// it) with the certificate cert, stamping events with clock.
+func NewTLSUpstream(clock Clock, cert tls.Certificate) (*Upstream, error) {
+	u := &Upstream{clock: clock, gates: make(map[string]chan struct{})}
+	srv, err := serveTLS(http.HandlerFunc(u.serveHTTP), &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}})
 	if err != nil {
 		return nil, err
 	}

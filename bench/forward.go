@@ -1,0 +1,111 @@
+package bench
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/tlsca"
+)
+
+// ForwardProxy is seam record --forward in one process: a [capture.Forward]
+// proxy on 127.0.0.1 decrypting the tunnels to one intercepted host:port
+// with seam's CA, in front of a forward-mode [capture.Recorder] that writes
+// a capture file.
+type ForwardProxy struct {
+	srv  *server
+	fwd  *capture.Forward
+	w    *tape.Writer
+	file *os.File
+	ca   *tlsca.Authority
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// NewForwardProxy starts a forward proxy with its CA in caDir, intercepting
+// host (host:port), verifying upstreams against roots, and capturing to the
+// new file at path.
+func NewForwardProxy(caDir, host string, roots *x509.CertPool, path string) (*ForwardProxy, error) {
+	ca, _, err := tlsca.Open(caDir)
+	if err != nil {
+		return nil, err
+	}
+	list, err := capture.NewInterceptList([]string{host}, false)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create capture: %w", err)
+	}
+	start := time.Now()
+	w := tape.NewWriter(f, tape.WriterOptions{})
+	w.Header(tape.Header{V: tape.Version, Seam: "bench", ID: "bench-forward", Started: start.UTC(), Engine: tape.Engine{Profile: "passthrough"}})
+	rec, err := capture.New(capture.Options{Writer: w, Start: start, Transport: capture.UpstreamTransport(capture.UpstreamOptions{RootCAs: roots})})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("new recorder: %w", err), w.Close(), f.Close())
+	}
+	fwd, err := capture.NewForward(capture.ForwardOptions{Handler: rec, Intercept: list, Authority: ca})
+	if err != nil {
+		return nil, errors.Join(err, w.Close(), f.Close())
+	}
+	srv, err := serve(fwd)
+	if err != nil {
+		return nil, errors.Join(err, w.Close(), f.Close())
+	}
+	return &ForwardProxy{srv: srv, fwd: fwd, w: w, file: f, ca: ca}, nil
+}
+
+// ProxyURL returns the proxy's address as HTTPS_PROXY takes it.
+func (p *ForwardProxy) ProxyURL() *url.URL {
+	u, _ := url.Parse(p.srv.url)
+	return u
+}
+
+// Roots returns a pool trusting seam's CA, for the clients of the proxy.
+func (p *ForwardProxy) Roots() *x509.CertPool {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(p.ca.CertPEM())
+	return pool
+}
+
+// Transport returns a client transport that goes through the proxy and
+// trusts seam's CA, HTTP/2 when offered, as a configured client would.
+func (p *ForwardProxy) Transport() *http.Transport {
+	t := NewTransport()
+	t.Proxy = http.ProxyURL(p.ProxyURL())
+	t.TLSClientConfig = &tls.Config{RootCAs: p.Roots()}
+	t.ForceAttemptHTTP2 = true
+	return t
+}
+
+// Close stops the proxy after its streams have ended, then writes out and
+// closes the capture. Calls after the first return its result.
+func (p *ForwardProxy) Close() error {
+	p.closeOnce.Do(func() {
+		err := p.srv.close()
+		ctx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+		defer cancel()
+		if ferr := p.fwd.Shutdown(ctx); ferr != nil {
+			err = errors.Join(err, fmt.Errorf("shut down decrypted tunnels: %w", ferr))
+		}
+		if werr := p.w.Close(); werr != nil {
+			err = errors.Join(err, fmt.Errorf("close capture writer: %w", werr))
+		}
+		if ferr := p.file.Close(); ferr != nil {
+			err = errors.Join(err, fmt.Errorf("close capture: %w", ferr))
+		}
+		p.closeErr = err
+	})
+	return p.closeErr
+}
