@@ -151,6 +151,20 @@ func AssembleRealtime(events []RealtimeEvent) *RealtimeSession {
 		}
 		return p
 	}
+	// delta appends a delta event's text to its part; done records the full
+	// value a done event carries in field.
+	delta := func(e gjson.Result, kind string, msg int) *RealtimePart {
+		p := part(e, kind, msg)
+		p.Text += e.Get("delta").String()
+		p.Deltas++
+		p.Message = msg
+		return p
+	}
+	done := func(e gjson.Result, kind, field string, msg int) *RealtimePart {
+		p := part(e, kind, msg)
+		p.Done, p.HasDone, p.Message = e.Get(field).String(), true, msg
+		return p
+	}
 	for _, ev := range events {
 		if !gjson.Valid(ev.Data) {
 			continue
@@ -183,32 +197,19 @@ func AssembleRealtime(events []RealtimeEvent) *RealtimeSession {
 		case "response.created":
 			response(e.Get("response.id").String(), ev.Message)
 		case "response.output_text.delta", "response.text.delta":
-			p := part(e, "text", ev.Message)
-			p.Text += e.Get("delta").String()
-			p.Deltas++
-			p.Message = ev.Message
+			delta(e, "text", ev.Message)
 		case "response.output_text.done", "response.text.done":
-			p := part(e, "text", ev.Message)
-			p.Done, p.HasDone, p.Message = e.Get("text").String(), true, ev.Message
+			done(e, "text", "text", ev.Message)
 		case "response.output_audio_transcript.delta", "response.audio_transcript.delta":
-			p := part(e, "audio_transcript", ev.Message)
-			p.Text += e.Get("delta").String()
-			p.Deltas++
-			p.Message = ev.Message
+			delta(e, "audio_transcript", ev.Message)
 		case "response.output_audio_transcript.done", "response.audio_transcript.done":
-			p := part(e, "audio_transcript", ev.Message)
-			p.Done, p.HasDone, p.Message = e.Get("transcript").String(), true, ev.Message
+			done(e, "audio_transcript", "transcript", ev.Message)
 		case "response.output_audio.delta", "response.audio.delta":
 			rt.OutputAudioBytes += base64Len(e.Get("delta").String())
 		case "response.function_call_arguments.delta":
-			p := part(e, "function_call", ev.Message)
-			p.Text += e.Get("delta").String()
-			p.Deltas++
-			p.CallID = e.Get("call_id").String()
-			p.Message = ev.Message
+			delta(e, "function_call", ev.Message).CallID = e.Get("call_id").String()
 		case "response.function_call_arguments.done":
-			p := part(e, "function_call", ev.Message)
-			p.Done, p.HasDone, p.Message = e.Get("arguments").String(), true, ev.Message
+			p := done(e, "function_call", "arguments", ev.Message)
 			p.CallID = e.Get("call_id").String()
 			if n := e.Get("name").String(); n != "" {
 				p.Name = n

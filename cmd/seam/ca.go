@@ -92,50 +92,64 @@ var systemBundles = []string{
 
 // writeTrustGuide prints the CA's path and, per client, how to trust it.
 func writeTrustGuide(w io.Writer, ca *tlsca.Authority) {
-	cert := shellQuote(ca.CertPath())
-	bundle := ""
+	bundle := "/path/to/system-ca-bundle.pem"
 	for _, b := range systemBundles {
 		if _, err := os.Stat(b); err == nil {
 			bundle = b
 			break
 		}
 	}
-	combined := shellQuote(strings.TrimSuffix(ca.CertPath(), ".pem") + "-bundle.pem")
-	var b strings.Builder
-	fmt.Fprintf(&b, "seam's CA certificate: %s\n", ca.CertPath())
-	fmt.Fprintf(&b, "  %s\n", ca.Certificate().Subject.CommonName)
-	fmt.Fprintf(&b, "  SHA-256 %s\n", ca.Fingerprint())
-	fmt.Fprintf(&b, "  valid until %s\n\n", ca.Certificate().NotAfter.Format("2006-01-02"))
-	fmt.Fprintf(&b, "Record with: seam record --forward   (listens on 127.0.0.1:8080)\n")
-	fmt.Fprintf(&b, "Then run the client with the proxy set and the CA trusted:\n\n")
-	fmt.Fprintf(&b, "Node (openai, @anthropic-ai/sdk; read once at start):\n")
-	fmt.Fprintf(&b, "  NODE_EXTRA_CA_CERTS=%s NODE_USE_ENV_PROXY=1 HTTPS_PROXY=http://127.0.0.1:8080 node app.js\n", cert)
-	fmt.Fprintf(&b, "  (a Node without NODE_USE_ENV_PROXY ignores HTTPS_PROXY in fetch: pass undici's\n")
-	fmt.Fprintf(&b, "  EnvHttpProxyAgent or ProxyAgent as the SDK's fetchOptions.dispatcher)\n\n")
-	fmt.Fprintf(&b, "Python (httpx: openai, anthropic, google-genai; requests): SSL_CERT_FILE and\n")
-	fmt.Fprintf(&b, "REQUESTS_CA_BUNDLE replace the default roots, so give them the system's plus seam's:\n")
-	if bundle != "" {
-		fmt.Fprintf(&b, "  cat %s %s > %s\n", shellQuote(bundle), cert, combined)
-	} else {
-		fmt.Fprintf(&b, "  cat /path/to/system-ca-bundle.pem %s > %s\n", cert, combined)
-	}
-	fmt.Fprintf(&b, "  SSL_CERT_FILE=%s REQUESTS_CA_BUNDLE=%s HTTPS_PROXY=http://127.0.0.1:8080 python app.py\n\n", combined, combined)
-	fmt.Fprintf(&b, "Go (Linux; macOS and Windows use the system store, see below):\n")
-	fmt.Fprintf(&b, "  SSL_CERT_FILE=%s HTTPS_PROXY=http://127.0.0.1:8080 ./app   (the combined bundle above)\n", combined)
-	fmt.Fprintf(&b, "  Go never proxies requests to localhost or 127.0.0.1: record those with seam record --upstream.\n\n")
-	fmt.Fprintf(&b, "curl:\n")
-	fmt.Fprintf(&b, "  curl --cacert %s -x http://127.0.0.1:8080 https://api.openai.com/v1/models\n\n", cert)
-	fmt.Fprintf(&b, "VS Code (Copilot Chat and other extensions): in settings.json\n")
-	fmt.Fprintf(&b, "  \"http.proxy\": \"http://127.0.0.1:8080\", \"http.proxyStrictSSL\": true, \"http.systemCertificates\": true\n")
-	fmt.Fprintf(&b, "  and trust the CA in the system store (below), or start VS Code from a shell with\n")
-	fmt.Fprintf(&b, "  NODE_EXTRA_CA_CERTS=%s code\n", cert)
-	fmt.Fprintf(&b, "  Copilot Chat can instead send its API calls to seam record --upstream, no CA needed:\n")
-	fmt.Fprintf(&b, "  \"github.copilot.advanced.debug.overrideCapiUrl\": \"http://127.0.0.1:8080\" with\n")
-	fmt.Fprintf(&b, "  seam record --upstream https://api.githubcopilot.com (undocumented debug settings; they may change)\n\n")
-	fmt.Fprintf(&b, "Debian and Ubuntu system store (curl, Python's ssl, Go, VS Code with system certificates):\n")
-	fmt.Fprintf(&b, "  sudo cp %s /usr/local/share/ca-certificates/seam-ca.crt && sudo update-ca-certificates\n", cert)
-	fmt.Fprintf(&b, "  undo: sudo rm /usr/local/share/ca-certificates/seam-ca.crt && sudo update-ca-certificates --fresh\n\n")
-	fmt.Fprintf(&b, "The key beside the certificate can impersonate any site to whoever trusts the CA:\n")
-	fmt.Fprintf(&b, "keep it private, and trust the CA only where you record.\n")
-	io.WriteString(w, b.String())
+	cert := ca.Certificate()
+	r := strings.NewReplacer(
+		"$PATH", ca.CertPath(),
+		"$NAME", cert.Subject.CommonName,
+		"$SHA", ca.Fingerprint(),
+		"$UNTIL", cert.NotAfter.Format("2006-01-02"),
+		"$CERT", shellQuote(ca.CertPath()),
+		"$SYSTEM", shellQuote(bundle),
+		"$BUNDLE", shellQuote(strings.TrimSuffix(ca.CertPath(), ".pem")+"-bundle.pem"),
+	)
+	io.WriteString(w, r.Replace(trustGuide))
 }
+
+// trustGuide is what seam ca prints; $WORDS are replaced.
+const trustGuide = `seam's CA certificate: $PATH
+  $NAME
+  SHA-256 $SHA
+  valid until $UNTIL
+
+Record with: seam record --forward   (listens on 127.0.0.1:8080)
+Then run the client with the proxy set and the CA trusted:
+
+Node (openai, @anthropic-ai/sdk; read once at start):
+  NODE_EXTRA_CA_CERTS=$CERT NODE_USE_ENV_PROXY=1 HTTPS_PROXY=http://127.0.0.1:8080 node app.js
+  (a Node without NODE_USE_ENV_PROXY ignores HTTPS_PROXY in fetch: pass undici's
+  EnvHttpProxyAgent or ProxyAgent as the SDK's fetchOptions.dispatcher)
+
+Python (httpx: openai, anthropic, google-genai; requests): SSL_CERT_FILE and
+REQUESTS_CA_BUNDLE replace the default roots, so give them the system's plus seam's:
+  cat $SYSTEM $CERT > $BUNDLE
+  SSL_CERT_FILE=$BUNDLE REQUESTS_CA_BUNDLE=$BUNDLE HTTPS_PROXY=http://127.0.0.1:8080 python app.py
+
+Go (Linux; macOS and Windows use the system store, see below):
+  SSL_CERT_FILE=$BUNDLE HTTPS_PROXY=http://127.0.0.1:8080 ./app   (the combined bundle above)
+  Go never proxies requests to localhost or 127.0.0.1: record those with seam record --upstream.
+
+curl:
+  curl --cacert $CERT -x http://127.0.0.1:8080 https://api.openai.com/v1/models
+
+VS Code (Copilot Chat and other extensions): in settings.json
+  "http.proxy": "http://127.0.0.1:8080", "http.proxyStrictSSL": true, "http.systemCertificates": true
+  and trust the CA in the system store (below), or start VS Code from a shell with
+  NODE_EXTRA_CA_CERTS=$CERT code
+  Copilot Chat can instead send its API calls to seam record --upstream, no CA needed:
+  "github.copilot.advanced.debug.overrideCapiUrl": "http://127.0.0.1:8080" with
+  seam record --upstream https://api.githubcopilot.com (undocumented debug settings; they may change)
+
+Debian and Ubuntu system store (curl, Python's ssl, Go, VS Code with system certificates):
+  sudo cp $CERT /usr/local/share/ca-certificates/seam-ca.crt && sudo update-ca-certificates
+  undo: sudo rm /usr/local/share/ca-certificates/seam-ca.crt && sudo update-ca-certificates --fresh
+
+The key beside the certificate can impersonate any site to whoever trusts the CA:
+keep it private, and trust the CA only where you record.
+`
