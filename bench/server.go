@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"sync"
@@ -48,6 +50,11 @@ func serveTLS(h http.Handler, cfg *tls.Config) (*server, error) {
 			h.ServeHTTP(w, r)
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
+	}
+	if cfg != nil {
+		// A client closing a connection mid-handshake at the end of a
+		// benchmark is not news.
+		s.srv.ErrorLog = log.New(io.Discard, "", 0)
 	}
 	go func() { s.done <- s.srv.Serve(ln) }()
 	return s, nil
