@@ -392,3 +392,77 @@ func TestWebSocketBothModes(t *testing.T) {
 		}
 	})
 }
+
+// TestForwardStreamsUnbuffered: over HTTP/2 on both legs, the client gets
+// the first event while the upstream still holds the rest back, so nothing
+// between them buffers the stream.
+func TestForwardStreamsUnbuffered(t *testing.T) {
+	got := make(chan struct{})
+	r := newForwardRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"first\"}}]}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-got:
+		case <-time.After(5 * time.Second):
+			io.WriteString(w, "data: late\n\n") // the client never saw the first event alone
+		}
+		io.WriteString(w, "data: [DONE]\n\n")
+	}), true)
+	resp, err := r.client.Get("https://" + r.upHost + "/v1/chat/completions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.ProtoMajor != 2 {
+		t.Errorf("client leg %s", resp.Proto)
+	}
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil || !strings.Contains(line, "first") {
+		t.Fatalf("first line %q %v", line, err)
+	}
+	close(got)
+	rest, _ := io.ReadAll(resp.Body)
+	if bytes.Contains(rest, []byte("late")) {
+		t.Error("the first event was held back until the upstream gave up waiting")
+	}
+	resp.Body.Close()
+	r.finish()
+}
+
+// TestForwardRefusesRemoteClients: without AllowRemote a request from an
+// address that is not loopback is refused before anything is relayed.
+func TestForwardRefusesRemoteClients(t *testing.T) {
+	r := newForwardRig(t, tokenStream(1), false)
+	for remote, want := range map[string]int{"10.1.2.3:5555": http.StatusForbidden, "[::1]:5555": http.StatusBadRequest, "127.0.0.1:5555": http.StatusBadRequest} {
+		req := httptest.NewRequest("GET", "/v1/models", nil)
+		req.RemoteAddr = remote
+		w := httptest.NewRecorder()
+		r.fwd.ServeHTTP(w, req)
+		if w.Code != want {
+			t.Errorf("from %s: %d, want %d (403 refused, 400 served as a non-proxy request)", remote, w.Code, want)
+		}
+	}
+	r.finish()
+}
+
+// TestForwardPlainHTTPNotIntercepted: an absolute-form request to a host
+// not on the list is forwarded as it is and not recorded.
+func TestForwardPlainHTTPNotIntercepted(t *testing.T) {
+	plain := httptest.NewServer(tokenStream(2))
+	defer plain.Close()
+	dial := capture.ResolveDial(map[string]string{"example.com:80": plain.Listener.Addr().String()})
+	r := newForwardRigDial(t, tokenStream(1), false, dial)
+	resp, err := r.client.Get("http://example.com/v1/chat/completions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Contains(body, []byte("[DONE]")) {
+		t.Errorf("body %q", body)
+	}
+	if c := r.finish(); len(c.Exchanges) != 0 {
+		t.Errorf("%d exchanges recorded for a host not intercepted", len(c.Exchanges))
+	}
+}
