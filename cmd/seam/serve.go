@@ -358,7 +358,11 @@ func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardS
 			ln.Close()
 			return err
 		}
-		defer f.Shutdown(context.Background())
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+			defer cancel()
+			f.Shutdown(ctx)
+		}()
 		h = f
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
