@@ -70,6 +70,8 @@ type Forward struct {
 	conns *connListener
 	plain *httputil.ReverseProxy
 
+	cut context.CancelFunc // ends the requests of decrypted tunnels, switched ones included
+
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{}
 	closed  bool
@@ -89,8 +91,10 @@ func NewForward(opts ForwardOptions) (*Forward, error) {
 	if opts.Transport == nil {
 		opts.Transport = UpstreamTransport(UpstreamOptions{Dial: opts.Dial})
 	}
-	f := &Forward{opts: opts, conns: newConnListener(), tunnels: make(map[net.Conn]struct{})}
+	base, cut := context.WithCancel(context.Background())
+	f := &Forward{opts: opts, conns: newConnListener(), tunnels: make(map[net.Conn]struct{}), cut: cut}
 	f.inner = &http.Server{
+		BaseContext:       func(net.Listener) context.Context { return base },
 		Handler:           http.HandlerFunc(f.intercepted),
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          log.New(io.Discard, "", 0), // a client giving up on a handshake is not news
@@ -306,7 +310,8 @@ func (f *Forward) intercepted(w http.ResponseWriter, r *http.Request) {
 }
 
 // Shutdown stops the server of decrypted connections (letting requests in
-// flight finish until ctx ends) and cuts the tunnels.
+// flight finish until ctx ends) and cuts the tunnels; connections that
+// switched protocols are cut when ctx ends.
 func (f *Forward) Shutdown(ctx context.Context) error {
 	f.mu.Lock()
 	f.closed = true
@@ -320,6 +325,12 @@ func (f *Forward) Shutdown(ctx context.Context) error {
 		f.inner.Close()
 	}
 	f.wg.Wait()
+	go func() {
+		// Requests that switched protocols (WebSockets) are not the
+		// server's any more: they end when ctx does.
+		<-ctx.Done()
+		f.cut()
+	}()
 	return err
 }
 

@@ -43,6 +43,9 @@ type recording struct {
 	path string // where the capture goes, for messages
 	w    *tape.Writer
 	errs chan error // a leg's server stopped
+	// cut cancels the context of every request, ending the connections the
+	// servers no longer track (WebSockets, once switched).
+	cut context.CancelFunc
 }
 
 // recordingConfig says what startRecording starts.
@@ -62,7 +65,8 @@ type recordingConfig struct {
 // startRecording listens on every leg's address, opens the capture, writes
 // its header and starts serving. On error nothing is left open.
 func startRecording(cfg recordingConfig) (_ *recording, err error) {
-	r := &recording{legs: cfg.legs, errs: make(chan error, len(cfg.legs))}
+	base, cut := context.WithCancel(context.Background())
+	r := &recording{legs: cfg.legs, errs: make(chan error, len(cfg.legs)), cut: cut}
 	defer func() {
 		if err != nil {
 			r.closeListeners()
@@ -109,7 +113,8 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 			r.out.Close()
 			return nil, err
 		}
-		l.srv = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
+		l.srv = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second,
+			BaseContext: func(net.Listener) context.Context { return base }}
 	}
 	for _, l := range r.legs {
 		go func() { r.errs <- l.srv.Serve(l.ln) }()
@@ -151,9 +156,23 @@ func (r *recording) stop(grace time.Duration, log io.Writer) error {
 		}
 	}
 	wg.Wait()
-	for _, l := range r.legs {
-		l.rec.Wait()
+	// Switched connections (WebSockets) are not the servers' any more: give
+	// them what is left of the grace, then cut them too.
+	recorded := make(chan struct{})
+	go func() {
+		for _, l := range r.legs {
+			l.rec.Wait()
+		}
+		close(recorded)
+	}()
+	select {
+	case <-recorded:
+	case <-ctx.Done():
+		say()
+		r.cut()
+		<-recorded
 	}
+	r.cut()
 	if err := errors.Join(r.w.Close(), r.out.Close()); err != nil {
 		return fmt.Errorf("write capture %s: %w", r.path, err)
 	}

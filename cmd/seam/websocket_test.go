@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/seam-dev/seam/tape"
 )
 
 // realtimeServer speaks a small part of the OpenAI Realtime protocol: a
@@ -201,4 +203,41 @@ func TestWebSocketRecordForward(t *testing.T) {
 	client.CloseIdleConnections()
 	stopSeam(t, cmd)
 	checkRealtimeCapture(t, out, got, "api.openai.com")
+}
+
+// TestWebSocketOpenAtStop: ctrl-c while a WebSocket session is open ends
+// the recording after the grace period (the switched connection is cut),
+// with the session's frames and both ends in the capture.
+func TestWebSocketOpenAtStop(t *testing.T) {
+	up := httptest.NewServer(realtimeServer)
+	defer up.Close()
+	out := filepath.Join(t.TempDir(), "open.ndjson")
+	cmd, addr := startRecord(t, up.URL, out)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws://"+addr+"/v1/realtime", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	if _, _, err := c.Read(ctx); err != nil { // session.created
+		t.Fatal(err)
+	}
+	waitForFile(t, out, `"type":"chunk"`)
+	start := time.Now()
+	stopSeam(t, cmd)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("seam took %s to stop with a WebSocket open", d)
+	}
+	capt, err := tape.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(capt.Exchanges) != 1 {
+		t.Fatalf("%d exchanges", len(capt.Exchanges))
+	}
+	x := capt.Exchanges[0]
+	if x.Upstream.End == nil || x.Client.End == nil || len(x.Upstream.Chunks) == 0 {
+		t.Errorf("ends %+v %+v, %d upstream frames", x.Upstream.End, x.Client.End, len(x.Upstream.Chunks))
+	}
 }
