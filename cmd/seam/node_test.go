@@ -43,7 +43,8 @@ func nodeModules(t *testing.T) string {
 	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"private":true}`+"\n"), 0o644)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	npm := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--silent", "openai", "undici")
+	// Fail fast offline: no retries, a short fetch timeout.
+	npm := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--silent", "--fetch-retries=0", "--fetch-timeout=20000", "openai", "undici")
 	npm.Dir = dir
 	if out, err := npm.CombinedOutput(); err != nil {
 		t.Skipf("npm install openai undici failed (offline?): %v\n%s", err, out)
