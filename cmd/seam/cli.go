@@ -71,7 +71,7 @@ type command struct {
 func commands() []*command {
 	return []*command{
 		demoCommand(), recordCommand(), inspectCommand(), diffCommand(), replayCommand(),
-		checkCommand(), importCommand(), exportCommand(),
+		checkCommand(), reportCommand(), importCommand(), exportCommand(),
 		serveCommand(), tuiCommand(), caCommand(), versionCommand(),
 	}
 }

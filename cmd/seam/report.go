@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/seam-dev/seam/htmlreport"
+	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/protocol"
+)
+
+type reportOptions struct {
+	ex       int
+	output   string
+	stall    time.Duration
+	protocol string
+}
+
+func reportCommand() *command {
+	return &command{
+		name:    "report",
+		summary: "one HTML page to attach to a bug: verdict, findings, diffs, timing chart",
+		usage:   "seam report [--ex N] [-o FILE|DIR|-] CAPTURE|RAW",
+		help: `
+Inspects a capture (or a raw recording, as seam inspect reads them) and
+writes what it finds as one HTML file you can attach to a bug report or
+send to someone without seam. Per exchange it shows:
+
+  - the verdict: protocol, outcome, and the worst finding with where it was
+    born (side, event, chunk, byte offset, time);
+  - every finding with its place and evidence;
+  - the upstream-vs-client and streamed-vs-final diffs, with the bytes
+    where the texts part emphasised;
+  - a timing chart of both sides: bytes over time, a tick per chunk,
+    stalls (no bytes for longer than --stall) shaded, and the event where
+    the sides diverge and the first finding's event marked;
+  - what each side assembles to, where the emulated clients disagree, and
+    the request (method, URL, headers, the body indented when it is JSON),
+    redacted as the capture is.
+
+A capture with several exchanges gets one section each and an index at the
+top; --ex picks one. The page needs no network and runs no script: open
+it in any browser, print it, or mail it. Text from the capture is escaped,
+and control and bidi characters are shown as visible escapes (\u202e).
+The same capture always gives the same file.
+
+By default the page is written to <capture name>.report.html in the
+current directory; -o names another file, a directory to write it in, or
+- for stdout.`,
+		example: "seam report fixtures/incident-holdback-off.ndjson",
+		flags: func(fs *flag.FlagSet) any {
+			o := &reportOptions{}
+			fs.IntVar(&o.ex, "ex", 0, "report only exchange `N`")
+			fs.StringVar(&o.output, "o", "", "HTML `file` or directory to write, - for stdout (default ./<capture name>.report.html)")
+			fs.DurationVar(&o.stall, "stall", htmlreport.DefaultStall, "shade gaps without bytes longer than `duration` as stalls (0: none)")
+			fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic")
+			return o
+		},
+		run: runReport,
+	}
+}
+
+func runReport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
+	o := opts.(*reportOptions)
+	const example = "seam report -o incident.html capture.ndjson"
+	if fs.NArg() != 1 {
+		return &usageError{cmd: "report", msg: "want exactly one capture or raw recording", example: example}
+	}
+	if o.stall < 0 {
+		return &usageError{cmd: "report", msg: fmt.Sprintf("--stall %s: want a duration of 0 or more", o.stall), example: "seam report --stall 500ms capture.ndjson"}
+	}
+	if o.ex < 0 {
+		return &usageError{cmd: "report", msg: fmt.Sprintf("--ex %d: exchanges are numbered from 1", o.ex), example: "seam report --ex 2 capture.ndjson"}
+	}
+	proto, err := protocol.ParseName(o.protocol)
+	if err != nil {
+		return &usageError{cmd: "report", msg: err.Error(), example: "seam report --protocol chat body.sse"}
+	}
+	in := fs.Arg(0)
+	out, err := reportPath(in, o.output)
+	if err != nil {
+		return err
+	}
+	c, err := openInput(e, in)
+	if err != nil {
+		return err
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %v\n", w)
+	}
+	if o.ex != 0 {
+		if _, err := findExchange(c, o.ex); err != nil {
+			return err
+		}
+	}
+	rep := inspect.Inspect(c, inspect.Options{Protocol: proto, Ex: o.ex})
+	ho := htmlreport.Options{Version: version, Stall: o.stall}
+	if out == "-" {
+		return htmlreport.Write(e.stdout, c, rep, ho)
+	}
+	n, err := writeFileAtomic(out, func(f *os.File) error { return htmlreport.Write(f, c, rep, ho) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "wrote %s (%s, %s KiB): open it in a browser\n", out, plural(len(rep.Exchanges), "exchange"), kib(n))
+	return nil
+}
+
+// reportPath decides where the page goes: -o as given ("-" for stdout, a
+// directory for <name>.report.html in it), else <name>.report.html in the
+// current directory, name being the capture's file name without its
+// extension.
+func reportPath(in, output string) (string, error) {
+	if output == "-" {
+		return "-", nil
+	}
+	name := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in)) + ".report.html"
+	if output == "" {
+		if in == "-" {
+			return "", &usageError{cmd: "report", msg: "reading stdin: name the page with -o FILE (or -o - for stdout)", example: "seam report -o report.html -"}
+		}
+		return name, nil
+	}
+	if st, err := os.Stat(output); err == nil && st.IsDir() {
+		if in == "-" {
+			return "", &usageError{cmd: "report", msg: "reading stdin: name the page with -o FILE, not a directory", example: "seam report -o report.html -"}
+		}
+		return filepath.Join(output, name), nil
+	}
+	return output, nil
+}
+
+// writeFileAtomic writes path through a temporary file in the same
+// directory, renamed into place only when write succeeded: a failed run
+// leaves no half-written page. It returns the size written.
+func writeFileAtomic(path string, write func(*os.File) error) (int64, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return 0, fmt.Errorf("write %s: %w", path, err)
+	}
+	fail := func(err error) (int64, error) {
+		f.Close()
+		os.Remove(f.Name())
+		return 0, err
+	}
+	if err := write(f); err != nil {
+		return fail(fmt.Errorf("write %s: %w", path, err))
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fail(fmt.Errorf("write %s: %w", path, err))
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fail(fmt.Errorf("write %s: %w", path, err))
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return 0, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return 0, fmt.Errorf("write %s: %w", path, err)
+	}
+	return st.Size(), nil
+}
+
+// kib renders a size in KiB with one decimal.
+func kib(n int64) string {
+	return fmt.Sprintf("%.1f", float64(n)/1024)
+}

@@ -1,0 +1,381 @@
+package htmlreport
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/tape"
+)
+
+// Chart geometry, in SVG user units (the chart scales to the page width).
+const (
+	chartW     = 960
+	plotLeft   = 72
+	plotRight  = chartW - 16
+	plotTop    = 36
+	plotBottom = 196
+	laneH      = 14
+	laneGap    = 6
+	// maxStalls bounds the stalls drawn per side; the caption counts all.
+	maxStalls = 400
+)
+
+// chartSide is the data of one side the chart draws.
+type chartSide struct {
+	side   tape.Side
+	chunks []tape.Chunk
+	// endT is the time of the side's end line, or -1.
+	endT int64
+}
+
+// chartMark is a moment the chart marks with a vertical line: where the
+// sides diverge, or where the first finding was born.
+type chartMark struct {
+	side  tape.Side
+	event int
+	t     int64
+	label string
+}
+
+// chartView is the timing chart as the template draws it: every number is
+// already formatted, every path already built.
+type chartView struct {
+	W, H      int
+	Title     string
+	Desc      string
+	PlotX     string
+	PlotY     string
+	PlotW     string
+	PlotH     string
+	Grid      string
+	XLabels   []chartLabel
+	YLabels   []chartLabel
+	Lines     []chartLine
+	Lanes     []chartLane
+	Marks     []chartMarkView
+	Threshold string
+	// Stalls counts the stalls of every side, in words.
+	Stalls string
+}
+
+type chartLabel struct {
+	X, Y, Anchor, Text string
+}
+
+type chartLine struct {
+	Class, D string
+}
+
+type chartLane struct {
+	Side       string
+	Class      string
+	Y, H       string
+	LabelY     string
+	Ticks      string
+	Stalls     []chartRect
+	Shown      int
+	StallCount int
+}
+
+type chartRect struct {
+	X, Y, W, H string
+	// PlotY and PlotH shade the same span across the plot area.
+	PlotY, PlotH string
+	Title        string
+}
+
+type chartMarkView struct {
+	X, Y1, Y2      string
+	LabelX, LabelY string
+	Anchor         string
+	Label          string
+	Dot            bool
+	DotX, DotY     string
+	Class          string
+}
+
+// buildChart lays out the bytes-over-time chart of an exchange's sides:
+// times relative to origin (the request), stalls longer than stall
+// nanoseconds shaded, marks drawn as vertical lines. It returns nil when no
+// side has a byte.
+func buildChart(ex int, origin int64, sides []chartSide, marks []chartMark, stall int64) *chartView {
+	t1, maxBytes := origin, int64(0)
+	any := false
+	for _, s := range sides {
+		if len(s.chunks) == 0 {
+			continue
+		}
+		any = true
+		last := s.chunks[len(s.chunks)-1]
+		t1 = max(t1, last.T, s.endT)
+		maxBytes = max(maxBytes, last.Off+int64(len(last.Data)))
+	}
+	if !any {
+		return nil
+	}
+	for _, m := range marks {
+		t1 = max(t1, m.t)
+	}
+	span := t1 - origin
+	if span <= 0 {
+		span = 1
+	}
+	if maxBytes <= 0 {
+		maxBytes = 1
+	}
+	// Round the byte axis up to a tick so the top line is labelled.
+	yStep := niceStep(maxBytes, 4)
+	yMax := (maxBytes + yStep - 1) / yStep * yStep
+	xStep := niceStep(span, 9)
+
+	x := func(t int64) float64 {
+		v := float64(t-origin) / float64(span)
+		return plotLeft + math.Max(0, math.Min(1, v))*(plotRight-plotLeft)
+	}
+	y := func(b int64) float64 {
+		return plotBottom - float64(b)/float64(yMax)*(plotBottom-plotTop)
+	}
+
+	c := &chartView{
+		W: chartW, Title: "Bytes over time, exchange " + strconv.Itoa(ex),
+		PlotX: num(plotLeft), PlotY: num(plotTop), PlotW: num(plotRight - plotLeft), PlotH: num(plotBottom - plotTop),
+	}
+	if stall > 0 {
+		c.Threshold = formatTick(stall)
+	}
+	var grid strings.Builder
+	for b := int64(0); b <= yMax; b += yStep {
+		yy := num(y(b))
+		grid.WriteString("M" + num(plotLeft) + " " + yy + "H" + num(plotRight))
+		c.YLabels = append(c.YLabels, chartLabel{X: num(plotLeft - 6), Y: num(y(b) + 4), Anchor: "end", Text: formatBytes(b)})
+	}
+
+	laneTop := float64(plotBottom + laneGap + 4)
+	total := 0
+	var desc []string
+	for _, s := range sides {
+		if len(s.chunks) == 0 {
+			continue
+		}
+		class := sideClass(s.side)
+		c.Lines = append(c.Lines, chartLine{Class: "line " + class, D: stepPath(s, origin, x, y)})
+		lane := chartLane{Side: string(s.side), Class: class, Y: num(laneTop), H: num(laneH), LabelY: num(laneTop + laneH - 3)}
+		lane.Ticks = tickPath(s.chunks, x, laneTop, laneTop+laneH)
+		for _, g := range stalls(s, stall) {
+			lane.StallCount++
+			if len(lane.Stalls) >= maxStalls {
+				continue
+			}
+			x0, x1 := x(g.from), x(g.to)
+			lane.Stalls = append(lane.Stalls, chartRect{
+				X: num(x0), W: num(math.Max(x1-x0, 1)), Y: num(laneTop), H: num(laneH),
+				PlotY: num(plotTop), PlotH: num(plotBottom - plotTop),
+				Title: g.title(s.side),
+			})
+		}
+		lane.Shown = len(lane.Stalls)
+		total += lane.StallCount
+		c.Lanes = append(c.Lanes, lane)
+		last := s.chunks[len(s.chunks)-1]
+		desc = append(desc, string(s.side)+": "+commas(last.Off+int64(len(last.Data)))+" bytes in "+
+			strconv.Itoa(len(s.chunks))+" chunks, "+plural(lane.StallCount, "stall"))
+		laneTop += laneH + laneGap
+	}
+	axisY := laneTop + 12
+	for t := int64(0); t <= span; t += xStep {
+		xx := num(x(origin + t))
+		grid.WriteString("M" + xx + " " + num(plotTop) + "V" + num(plotBottom))
+		c.XLabels = append(c.XLabels, chartLabel{X: xx, Y: num(axisY), Anchor: "middle", Text: formatTick(t)})
+	}
+	c.Grid = grid.String()
+	c.Stalls = plural(total, "stall")
+	c.H = int(axisY + 8)
+
+	// Labels alternate between two rows above the plot, anchored away from
+	// the edge they are near.
+	for i, m := range marks {
+		xx := x(m.t)
+		mv := chartMarkView{
+			X: num(xx), Y1: num(plotTop - 6), Y2: num(laneTop - laneGap),
+			LabelY: num(float64(plotTop - 10 - 14*(i%2))), Label: m.label, Class: "mark",
+		}
+		if i > 0 {
+			mv.Class = "mark mark2"
+		}
+		switch {
+		case xx > (plotLeft+plotRight)/2:
+			mv.Anchor, mv.LabelX = "end", num(xx-3)
+		default:
+			mv.Anchor, mv.LabelX = "start", num(xx+3)
+		}
+		for _, s := range sides {
+			if s.side == m.side && len(s.chunks) > 0 {
+				mv.Dot, mv.DotX, mv.DotY = true, mv.X, num(y(bytesAt(s.chunks, m.t)))
+			}
+		}
+		c.Marks = append(c.Marks, mv)
+	}
+	c.Desc = "Cumulative body bytes of each side against time since the request (" +
+		strings.Join(desc, "; ") + ")."
+	if c.Threshold != "" {
+		c.Desc += " Stalls are gaps over " + c.Threshold + "."
+	}
+	return c
+}
+
+// sideClass is the CSS class that colours a side.
+func sideClass(s tape.Side) string {
+	if s == tape.Upstream {
+		return "up"
+	}
+	return "cl"
+}
+
+// stepPath draws a side's cumulative bytes as a step line. Times that land
+// on the same half unit (about half a pixel) are merged, so the path stays
+// bounded by the chart's resolution however many chunks the side has.
+func stepPath(s chartSide, origin int64, x func(int64) float64, y func(int64) float64) string {
+	var b strings.Builder
+	lastX, lastY := half(x(origin)), num(y(0))
+	b.WriteString("M" + lastX + " " + lastY)
+	for _, ch := range s.chunks {
+		if xs := half(x(ch.T)); xs != lastX {
+			b.WriteString("H" + xs)
+			lastX = xs
+		}
+		if ys := num(y(ch.Off + int64(len(ch.Data)))); ys != lastY {
+			b.WriteString("V" + ys)
+			lastY = ys
+		}
+	}
+	if s.endT >= 0 {
+		if xs := half(x(s.endT)); xs != lastX {
+			b.WriteString("H" + xs)
+		}
+	}
+	return b.String()
+}
+
+// tickPath draws one tick per chunk between y0 and y1, one per half unit
+// of width at most.
+func tickPath(chunks []tape.Chunk, x func(int64) float64, y0, y1 float64) string {
+	var b strings.Builder
+	last := ""
+	top, h := num(y0), num(y1-y0)
+	for _, ch := range chunks {
+		xs := half(x(ch.T))
+		if xs == last {
+			continue
+		}
+		last = xs
+		b.WriteString("M" + xs + " " + top + "v" + h)
+	}
+	return b.String()
+}
+
+// gap is a stretch of a side without bytes.
+type gap struct {
+	from, to int64
+	// after is the chunk the gap follows; end is set for the gap between
+	// the last chunk and the end of the stream.
+	after int
+	end   bool
+}
+
+func (g gap) title(side tape.Side) string {
+	d := inspect.FormatDuration(g.to - g.from)
+	if g.end {
+		return string(side) + ": no bytes for " + d + " before the stream ended"
+	}
+	return string(side) + ": no bytes for " + d + " after chunk " + strconv.Itoa(g.after) +
+		" (t=" + inspect.FormatDuration(g.from) + ")"
+}
+
+// stalls returns the gaps of a side longer than threshold: between
+// chunks, and between the last chunk and the end line. A threshold of 0
+// finds none.
+func stalls(s chartSide, threshold int64) []gap {
+	if threshold <= 0 {
+		return nil
+	}
+	var out []gap
+	for i := 1; i < len(s.chunks); i++ {
+		if d := s.chunks[i].T - s.chunks[i-1].T; d > threshold {
+			out = append(out, gap{from: s.chunks[i-1].T, to: s.chunks[i].T, after: i - 1})
+		}
+	}
+	if n := len(s.chunks); n > 0 && s.endT-s.chunks[n-1].T > threshold {
+		out = append(out, gap{from: s.chunks[n-1].T, to: s.endT, after: n - 1, end: true})
+	}
+	return out
+}
+
+// bytesAt returns how many bytes of a side had arrived by time t.
+func bytesAt(chunks []tape.Chunk, t int64) int64 {
+	i := sort.Search(len(chunks), func(i int) bool { return chunks[i].T > t })
+	if i == 0 {
+		return 0
+	}
+	last := chunks[i-1]
+	return last.Off + int64(len(last.Data))
+}
+
+// niceStep returns the smallest step of 1, 2 or 5 times a power of ten
+// that cuts span into at most n parts, the last one possibly partial.
+func niceStep(span int64, n int64) int64 {
+	if span <= 0 {
+		return 1
+	}
+	for p := int64(1); ; p *= 10 {
+		for _, m := range []int64{1, 2, 5} {
+			if s := m * p; (span+s-1)/s <= n {
+				return s
+			}
+		}
+		if p > math.MaxInt64/100 {
+			return span
+		}
+	}
+}
+
+// formatTick renders a time offset t (ns) in the largest unit it reaches.
+func formatTick(t int64) string {
+	switch {
+	case t == 0:
+		return "0"
+	case t >= 1e9:
+		return strconv.FormatFloat(float64(t)/1e9, 'f', -1, 64) + "s"
+	case t >= 1e6:
+		return strconv.FormatFloat(float64(t)/1e6, 'f', -1, 64) + "ms"
+	case t >= 1e3:
+		return strconv.FormatFloat(float64(t)/1e3, 'f', -1, 64) + "µs"
+	}
+	return strconv.FormatInt(t, 10) + "ns"
+}
+
+// formatBytes renders a byte count in decimal units for the axis.
+func formatBytes(b int64) string {
+	switch {
+	case b == 0:
+		return "0"
+	case b >= 1e6:
+		return strconv.FormatFloat(float64(b)/1e6, 'f', -1, 64) + " MB"
+	case b >= 1e3:
+		return strconv.FormatFloat(float64(b)/1e3, 'f', -1, 64) + " kB"
+	}
+	return strconv.FormatInt(b, 10) + " B"
+}
+
+// num formats a coordinate to one decimal, without a trailing ".0".
+func num(v float64) string {
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
+}
+
+// half formats a horizontal position rounded to half a unit, the
+// resolution at which paths merge points.
+func half(v float64) string {
+	return strconv.FormatFloat(math.Round(v*2)/2, 'f', -1, 64)
+}
