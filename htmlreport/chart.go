@@ -25,8 +25,11 @@ const (
 
 // chartSide is the data of one side the chart draws.
 type chartSide struct {
-	side   tape.Side
-	chunks []tape.Chunk
+	side tape.Side
+	// name labels the side: its name, or a WebSocket direction; lane is
+	// the short label of its lane.
+	name, lane string
+	chunks     []tape.Chunk
 	// endT is the time of the side's end line, or -1.
 	endT int64
 }
@@ -43,18 +46,20 @@ type chartMark struct {
 // chartView is the timing chart as the template draws it: every number is
 // already formatted, every path already built.
 type chartView struct {
-	W, H      int
-	Title     string
-	Desc      string
-	PlotX     string
-	PlotY     string
-	PlotW     string
-	PlotH     string
-	Grid      string
-	XLabels   []chartLabel
-	YLabels   []chartLabel
-	Lines     []chartLine
-	Lanes     []chartLane
+	W, H    int
+	Title   string
+	Desc    string
+	PlotX   string
+	PlotY   string
+	PlotW   string
+	PlotH   string
+	Grid    string
+	XLabels []chartLabel
+	YLabels []chartLabel
+	Lines   []chartLine
+	Lanes   []chartLane
+	// Legend names the lines, one per side drawn.
+	Legend    []chartKey
 	Marks     []chartMarkView
 	Threshold string
 	// Stalls counts the stalls of every side, in words.
@@ -63,6 +68,11 @@ type chartView struct {
 
 type chartLabel struct {
 	X, Y, Anchor, Text string
+}
+
+// chartKey is a legend entry: the class that colours a side, and its name.
+type chartKey struct {
+	Class, Name string
 }
 
 type chartLine struct {
@@ -162,7 +172,8 @@ func buildChart(ex int, origin int64, sides []chartSide, marks []chartMark, stal
 		}
 		class := sideClass(s.side)
 		c.Lines = append(c.Lines, chartLine{Class: "line " + class, D: stepPath(s, origin, x, y)})
-		lane := chartLane{Side: string(s.side), Class: class, Y: num(laneTop), H: num(laneH), LabelY: num(laneTop + laneH - 3)}
+		c.Legend = append(c.Legend, chartKey{Class: class, Name: s.name})
+		lane := chartLane{Side: s.lane, Class: class, Y: num(laneTop), H: num(laneH), LabelY: num(laneTop + laneH - 3)}
 		lane.Ticks = tickPath(s.chunks, x, laneTop, laneTop+laneH)
 		for _, g := range stalls(s, stall) {
 			lane.StallCount++
@@ -173,14 +184,14 @@ func buildChart(ex int, origin int64, sides []chartSide, marks []chartMark, stal
 			lane.Stalls = append(lane.Stalls, chartRect{
 				X: num(x0), W: num(math.Max(x1-x0, 1)), Y: num(laneTop), H: num(laneH),
 				PlotY: num(plotTop), PlotH: num(plotBottom - plotTop),
-				Title: g.title(s.side),
+				Title: g.title(s.name),
 			})
 		}
 		lane.Shown = len(lane.Stalls)
 		total += lane.StallCount
 		c.Lanes = append(c.Lanes, lane)
 		last := s.chunks[len(s.chunks)-1]
-		desc = append(desc, string(s.side)+": "+commas(last.Off+int64(len(last.Data)))+" bytes in "+
+		desc = append(desc, s.name+": "+commas(last.Off+int64(len(last.Data)))+" bytes in "+
 			strconv.Itoa(len(s.chunks))+" chunks, "+plural(lane.StallCount, "stall"))
 		laneTop += laneH + laneGap
 	}
@@ -285,12 +296,12 @@ type gap struct {
 	end   bool
 }
 
-func (g gap) title(side tape.Side) string {
+func (g gap) title(side string) string {
 	d := inspect.FormatDuration(g.to - g.from)
 	if g.end {
-		return string(side) + ": no bytes for " + d + " before the stream ended"
+		return side + ": no bytes for " + d + " before the stream ended"
 	}
-	return string(side) + ": no bytes for " + d + " after chunk " + strconv.Itoa(g.after) +
+	return side + ": no bytes for " + d + " after chunk " + strconv.Itoa(g.after) +
 		" (t=" + inspect.FormatDuration(g.from) + ")"
 }
 
@@ -341,33 +352,37 @@ func niceStep(span int64, n int64) int64 {
 	}
 }
 
-// formatTick renders a time offset t (ns) in the largest unit it reaches.
-func formatTick(t int64) string {
-	switch {
-	case t == 0:
-		return "0"
-	case t >= 1e9:
-		return strconv.FormatFloat(float64(t)/1e9, 'f', -1, 64) + "s"
-	case t >= 1e6:
-		return strconv.FormatFloat(float64(t)/1e6, 'f', -1, 64) + "ms"
-	case t >= 1e3:
-		return strconv.FormatFloat(float64(t)/1e3, 'f', -1, 64) + "µs"
-	}
-	return strconv.FormatInt(t, 10) + "ns"
+// unit is a unit a quantity is shown in: its size in base units and its
+// suffix.
+type unit struct {
+	size   float64
+	suffix string
 }
 
-// formatBytes renders a byte count in decimal units for the axis.
-func formatBytes(b int64) string {
-	switch {
-	case b == 0:
+var (
+	timeUnits = []unit{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}}
+	byteUnits = []unit{{1e6, " MB"}, {1e3, " kB"}, {1, " B"}}
+)
+
+// inUnits renders v in the largest of units it reaches, with as many
+// decimals as it takes: 1500000000 ns is "1.5s".
+func inUnits(v int64, units []unit) string {
+	if v == 0 {
 		return "0"
-	case b >= 1e6:
-		return strconv.FormatFloat(float64(b)/1e6, 'f', -1, 64) + " MB"
-	case b >= 1e3:
-		return strconv.FormatFloat(float64(b)/1e3, 'f', -1, 64) + " kB"
 	}
-	return strconv.FormatInt(b, 10) + " B"
+	for _, u := range units {
+		if float64(v) >= u.size {
+			return strconv.FormatFloat(float64(v)/u.size, 'f', -1, 64) + u.suffix
+		}
+	}
+	return strconv.FormatInt(v, 10)
 }
+
+// formatTick renders a time offset (ns) for the time axis.
+func formatTick(t int64) string { return inUnits(t, timeUnits) }
+
+// formatBytes renders a byte count in decimal units for the byte axis.
+func formatBytes(b int64) string { return inUnits(b, byteUnits) }
 
 // num formats a coordinate to one decimal, without a trailing ".0".
 func num(v float64) string {

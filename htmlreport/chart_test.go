@@ -21,15 +21,15 @@ func chunksAt(times ...int64) []tape.Chunk {
 // the end line, and none at threshold 0.
 func TestStalls(t *testing.T) {
 	const ms = int64(1e6)
-	s := chartSide{side: tape.Client, chunks: chunksAt(0, 100*ms, 500*ms, 550*ms), endT: 900 * ms}
+	s := chartSide{side: tape.Client, name: "client", lane: "client", chunks: chunksAt(0, 100*ms, 500*ms, 550*ms), endT: 900 * ms}
 	got := stalls(s, 300*ms)
 	if len(got) != 2 || got[0] != (gap{from: 100 * ms, to: 500 * ms, after: 1}) || got[1] != (gap{from: 550 * ms, to: 900 * ms, after: 3, end: true}) {
 		t.Fatalf("stalls over 300ms: %+v", got)
 	}
-	if title := got[0].title(tape.Client); title != "client: no bytes for 400.0ms after chunk 1 (t=100.0ms)" {
+	if title := got[0].title("client"); title != "client: no bytes for 400.0ms after chunk 1 (t=100.0ms)" {
 		t.Errorf("title %q", title)
 	}
-	if title := got[1].title(tape.Client); title != "client: no bytes for 350.0ms before the stream ended" {
+	if title := got[1].title("client"); title != "client: no bytes for 350.0ms before the stream ended" {
 		t.Errorf("title %q", title)
 	}
 	if got := stalls(s, 400*ms); len(got) != 0 {
@@ -48,7 +48,7 @@ func TestChartBounded(t *testing.T) {
 	for i := range times {
 		times[i] = int64(i) * 1e6 // one a millisecond, 200 s in all
 	}
-	s := chartSide{side: tape.Upstream, chunks: chunksAt(times...), endT: n * 1e6}
+	s := chartSide{side: tape.Upstream, name: "upstream", lane: "upstream", chunks: chunksAt(times...), endT: n * 1e6}
 	c := buildChart(1, 0, []chartSide{s}, []chartMark{{side: tape.Upstream, event: 5, t: 5e8, label: "x"}}, 0)
 	size := len(c.Grid)
 	for _, l := range c.Lines {
@@ -68,7 +68,7 @@ func TestChartBounded(t *testing.T) {
 // TestChartScale checks the axes: the byte axis is rounded up to a tick,
 // times read in the unit they reach, and a mark sits where its time is.
 func TestChartScale(t *testing.T) {
-	s := chartSide{side: tape.Client, chunks: chunksAt(1e9, 2e9, 3e9), endT: 4e9}
+	s := chartSide{side: tape.Client, name: "client", lane: "client", chunks: chunksAt(1e9, 2e9, 3e9), endT: 4e9}
 	c := buildChart(1, 0, []chartSide{s}, []chartMark{{side: tape.Client, t: 2e9, label: "m"}}, 0)
 	var xs, ys []string
 	for _, l := range c.XLabels {

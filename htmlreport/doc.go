@@ -2,7 +2,10 @@
 // a person can attach to a bug: the verdict per exchange, the findings with
 // their places (side, event, chunk, byte, time), the upstream-vs-client and
 // streamed-vs-final diffs as inspect computed them, what each side
-// assembles to, the request, and a timing chart of both sides.
+// assembles to, the request, and a timing chart of both sides. A WebSocket
+// exchange shows its messages both ways in time order and, for an OpenAI
+// Realtime session, what the session assembles to; its chart names the
+// sides by direction.
 //
 // # Self-contained
 //

@@ -42,6 +42,27 @@ type Hunk struct {
 	Lines []DiffLine `json:"lines"`
 }
 
+// Pairs returns, for each line of the hunk, the index of the line it is
+// compared with for intra-line emphasis (the k-th "-" line with the k-th
+// "+" line), or -1: how the TUI and the HTML report pair them.
+func (h *Hunk) Pairs() []int {
+	out := make([]int, len(h.Lines))
+	var dels, adds []int
+	for i, l := range h.Lines {
+		out[i] = -1
+		switch l.Op {
+		case "-":
+			dels = append(dels, i)
+		case "+":
+			adds = append(adds, i)
+		}
+	}
+	for k := range min(len(dels), len(adds)) {
+		out[dels[k]], out[adds[k]] = adds[k], dels[k]
+	}
+	return out
+}
+
 // DiffLine is one line of a hunk: Op is " " (context), "-" (only in A) or
 // "+" (only in B).
 type DiffLine struct {

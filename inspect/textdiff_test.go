@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -164,5 +165,16 @@ func TestTextDiffUnrelatedLargeIsBounded(t *testing.T) {
 				t.Fatal("took over a minute")
 			}
 		})
+	}
+}
+
+// TestHunkPairs pairs the k-th deleted line with the k-th added one, and
+// leaves context and unmatched lines alone.
+func TestHunkPairs(t *testing.T) {
+	h := Hunk{Lines: []DiffLine{{Op: " "}, {Op: "-"}, {Op: "-"}, {Op: "+"}, {Op: " "}, {Op: "+"}, {Op: "+"}}}
+	got := h.Pairs()
+	want := []int{-1, 3, 5, 1, -1, 2, -1}
+	if !slices.Equal(got, want) {
+		t.Errorf("Pairs() = %v, want %v", got, want)
 	}
 }

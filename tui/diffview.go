@@ -153,26 +153,6 @@ func hunkWhere(h *inspect.Hunk) string {
 	return fmt.Sprintf("%s event %d · chunk %d · byte %d · t=%s", p.Side, p.Event, p.Chunk, p.Off, fmtT(p.T))
 }
 
-// pairs returns, for each line of a hunk, the index of the line it pairs
-// with for intra-line highlighting (the k-th "-" with the k-th "+"), or -1.
-func pairs(lines []inspect.DiffLine) []int {
-	out := make([]int, len(lines))
-	var dels, adds []int
-	for i, l := range lines {
-		out[i] = -1
-		switch l.Op {
-		case "-":
-			dels = append(dels, i)
-		case "+":
-			adds = append(adds, i)
-		}
-	}
-	for k := range min(len(dels), len(adds)) {
-		out[dels[k]], out[adds[k]] = adds[k], dels[k]
-	}
-	return out
-}
-
 // changedSpan returns the byte range of a that differs from b once their
 // common prefix and suffix are set aside, on rune boundaries.
 func changedSpan(a, b string) (int, int) {
@@ -218,7 +198,7 @@ func (m *model) diffRuns(l inspect.DiffLine, pair *inspect.DiffLine) []run {
 }
 
 func (m *model) unifiedHunk(h *inspect.Hunk) []docLine {
-	pr := pairs(h.Lines)
+	pr := h.Pairs()
 	var out []docLine
 	for i, l := range h.Lines {
 		var pair *inspect.DiffLine
@@ -235,7 +215,7 @@ func (m *model) unifiedHunk(h *inspect.Hunk) []docLine {
 // splitHunk lays a hunk out side by side: context on both sides, deletions
 // left and additions right, paired in order.
 func (m *model) splitHunk(h *inspect.Hunk) []docLine {
-	pr := pairs(h.Lines)
+	pr := h.Pairs()
 	var out []docLine
 	var dels, adds []int
 	flush := func() {

@@ -89,17 +89,9 @@ func runInspect(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.client != "" && !slices.Contains(inspect.Clients(), o.client) {
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("unknown --client %q (clients: %s)", o.client, strings.Join(inspect.Clients(), ", ")), example: "seam inspect --client vscode FILE"}
 	}
-	c, err := openInput(e, fs.Arg(0))
+	c, err := openReport(e, fs.Arg(0), o.ex)
 	if err != nil {
 		return err
-	}
-	for _, w := range c.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %v\n", w)
-	}
-	if o.ex != 0 {
-		if _, err := findExchange(c, o.ex); err != nil {
-			return err
-		}
 	}
 	rep := inspect.Inspect(c, inspect.Options{Protocol: proto, Ex: o.ex})
 	switch {

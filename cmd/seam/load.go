@@ -111,3 +111,22 @@ func findExchange(c *tape.Capture, n int) (*tape.Exchange, error) {
 	}
 	return nil, fmt.Errorf("%s has no exchange %d (it has %d)", c.Name, n, len(c.Exchanges))
 }
+
+// openReport reads a capture or raw recording for a report on it, printing
+// its decode warnings to stderr, and checks that exchange ex (0: all)
+// exists.
+func openReport(e *env, path string, ex int) (*tape.Capture, error) {
+	c, err := openInput(e, path)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %v\n", w)
+	}
+	if ex != 0 {
+		if _, err := findExchange(c, ex); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}

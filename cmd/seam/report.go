@@ -86,17 +86,9 @@ func runReport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	c, err := openInput(e, in)
+	c, err := openReport(e, in, o.ex)
 	if err != nil {
 		return err
-	}
-	for _, w := range c.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %v\n", w)
-	}
-	if o.ex != 0 {
-		if _, err := findExchange(c, o.ex); err != nil {
-			return err
-		}
 	}
 	rep := inspect.Inspect(c, inspect.Options{Protocol: proto, Ex: o.ex})
 	ho := htmlreport.Options{Version: version, Stall: o.stall}
