@@ -57,6 +57,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"pre":    func(s string) []piece { return pieces(s, true) },
 	"commas": func(n int) string { return commas(int64(n)) },
 	"add":    func(a, b int) int { return a + b },
+	"plural": plural,
 }).Parse(pageSource))
 
 // contentPolicy forbids the page every fetch, script, frame and form: it
