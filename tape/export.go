@@ -7,59 +7,9 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 	"unicode/utf8"
 )
-
-// WriteCurl writes a shell command that sends x's request again to base (the
-// upstream URL, e.g. https://api.openai.com). Headers that were redacted are
-// sent from environment variables named after them (authorization from
-// $AUTHORIZATION), so no secret needs to be in the command.
-func WriteCurl(w io.Writer, x *Exchange, base string) error {
-	if x.Request == nil {
-		return fmt.Errorf("exchange %d: no request was recorded", x.Ex)
-	}
-	r := x.Request
-	var b strings.Builder
-	fmt.Fprintf(&b, "curl -sS -N -X %s %s", r.Method, shellQuote(strings.TrimSuffix(base, "/")+r.URL))
-	for _, k := range slices.Sorted(maps.Keys(r.Headers)) {
-		if skipCurlHeader[k] {
-			continue
-		}
-		for _, v := range r.Headers[k] {
-			if v == Redacted {
-				fmt.Fprintf(&b, " \\\n  -H \"%s: $%s\"", k, envName(k))
-				continue
-			}
-			fmt.Fprintf(&b, " \\\n  -H %s", shellQuote(k+": "+v))
-		}
-	}
-	if len(r.Body) > 0 {
-		if !utf8.Valid(r.Body) {
-			return fmt.Errorf("exchange %d: the request body is binary; curl export needs text", x.Ex)
-		}
-		fmt.Fprintf(&b, " \\\n  --data-binary %s", shellQuote(string(r.Body)))
-	}
-	if r.BodyTruncated {
-		b.WriteString("\n# note: the recorded body was truncated; this request is not the original")
-	}
-	b.WriteString("\n")
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// skipCurlHeader are request headers curl sets itself.
-var skipCurlHeader = map[string]bool{"content-length": true, "host": true, "accept-encoding": true, "connection": true}
-
-func envName(header string) string {
-	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(header))
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
 
 // WriteHAR writes c as an HTTP Archive 1.2 document: one entry per exchange
 // with its request, the response as the client received it (the upstream's,

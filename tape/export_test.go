@@ -3,7 +3,6 @@ package tape_test
 import (
 	"bytes"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -21,33 +20,6 @@ func exportCapture() *tape.Capture {
 	x.Client.Chunks = []tape.Chunk{{Ex: 1, Side: tape.Client, T: 7e6, Data: []byte("data: [DONE]\n\n")}}
 	x.Client.End = &tape.End{Ex: 1, Side: tape.Client, T: 9e6, Outcome: tape.Truncated}
 	return &tape.Capture{Header: tape.Header{V: 1, Upstream: "https://api.openai.com", Started: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}, Exchanges: []*tape.Exchange{x}}
-}
-
-func TestWriteCurl(t *testing.T) {
-	var b bytes.Buffer
-	if err := tape.WriteCurl(&b, exportCapture().Exchanges[0], "https://api.openai.com/"); err != nil {
-		t.Fatal(err)
-	}
-	got := b.String()
-	for _, want := range []string{
-		`curl -sS -N -X POST 'https://api.openai.com/v1/chat/completions?model=x'`,
-		`-H "authorization: $AUTHORIZATION"`,
-		`-H 'content-type: application/json'`,
-		`--data-binary '{"content":"it'\''s"}'`,
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("curl command lacks %s:\n%s", want, got)
-		}
-	}
-	if strings.Contains(got, "content-length") {
-		t.Errorf("curl command sets content-length itself")
-	}
-	// The command is valid shell.
-	if sh, err := exec.LookPath("sh"); err == nil {
-		if out, err := exec.Command(sh, "-n", "-c", got).CombinedOutput(); err != nil {
-			t.Errorf("sh -n: %v %s", err, out)
-		}
-	}
 }
 
 func TestWriteHAR(t *testing.T) {

@@ -29,7 +29,11 @@ Writes a capture in another format on stdout:
         byte for byte, to replay with any tool or diff with another
   curl  a shell command that sends one exchange's request again; redacted
         headers are read from environment variables named after them
-        (authorization from $AUTHORIZATION)`,
+        (authorization from $AUTHORIZATION). Every part taken from the
+        capture is single-quoted, so the command runs curl and nothing else;
+        a request a shell cannot carry safely (a method or header name that
+        is not an HTTP token, a line break in a header, a NUL in the body)
+        is refused`,
 		example: "seam export --format curl --ex 2 capture.ndjson",
 		flags: func(fs *flag.FlagSet) any {
 			o := &exportOptions{}
