@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -75,6 +77,18 @@ func WriteHAR(w io.Writer, c *Capture, creator string) error {
 		}
 		return out
 	}
+	queryString := func(u string) []nv {
+		out := []nv{}
+		_, q, ok := strings.Cut(u, "?")
+		if !ok || q == "" {
+			return out
+		}
+		for part := range strings.SplitSeq(q, "&") {
+			k, v, _ := strings.Cut(part, "=")
+			out = append(out, nv{unescapeQuery(k), unescapeQuery(v)})
+		}
+		return out
+	}
 	ms := func(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }
 	entries := []entry{}
 	for _, x := range c.Exchanges {
@@ -86,7 +100,7 @@ func WriteHAR(w io.Writer, c *Capture, creator string) error {
 			Request: request{
 				Method: x.Request.Method, URL: BaseURL(&c.Header, x.Request) + x.Request.URL,
 				HTTPVersion: "HTTP/1.1", Headers: headers(x.Request.Headers),
-				QueryString: []nv{}, Cookies: []nv{}, HeadersSize: -1, BodySize: len(x.Request.Body),
+				QueryString: queryString(x.Request.URL), Cookies: []nv{}, HeadersSize: -1, BodySize: len(x.Request.Body),
 			},
 			Comment: fmt.Sprintf("seam exchange %d", x.Ex),
 		}
@@ -146,6 +160,15 @@ func WriteHAR(w io.Writer, c *Capture, creator string) error {
 		return fmt.Errorf("write HAR: %w", err)
 	}
 	return nil
+}
+
+// unescapeQuery decodes a query name or value, keeping it as it is when it
+// is not valid escaping.
+func unescapeQuery(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
 
 func first(v []string) string {

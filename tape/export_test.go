@@ -2,7 +2,9 @@ package tape_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +14,7 @@ import (
 
 func exportCapture() *tape.Capture {
 	x := &tape.Exchange{Ex: 1,
-		Request: &tape.Request{Ex: 1, T: 1e6, Method: "POST", URL: "/v1/chat/completions?model=x",
+		Request: &tape.Request{Ex: 1, T: 1e6, Method: "POST", URL: "/v1/chat/completions?model=x&key=[redacted]&q=a%20b+c&flag&bad=%zz",
 			Headers: tape.Headers{"authorization": {tape.Redacted}, "content-type": {"application/json"}, "content-length": {"20"}},
 			Body:    []byte(`{"content":"it's"}`)},
 	}
@@ -33,8 +35,9 @@ func TestWriteHAR(t *testing.T) {
 			Entries []struct {
 				StartedDateTime string
 				Request         struct {
-					URL      string
-					PostData struct{ Text string }
+					URL         string
+					QueryString []struct{ Name, Value string }
+					PostData    struct{ Text string }
 				}
 				Response struct {
 					Status  int
@@ -52,10 +55,15 @@ func TestWriteHAR(t *testing.T) {
 		t.Fatalf("HAR %s", b.Bytes())
 	}
 	e := doc.Log.Entries[0]
-	if e.Request.URL != "https://api.openai.com/v1/chat/completions?model=x" || e.Request.PostData.Text != `{"content":"it's"}` ||
+	if e.Request.URL != "https://api.openai.com/v1/chat/completions?model=x&key=[redacted]&q=a%20b+c&flag&bad=%zz" || e.Request.PostData.Text != `{"content":"it's"}` ||
 		e.Response.Status != 200 || e.Response.Content.Text != "data: [DONE]\n\n" || e.Response.Content.MimeType != "text/event-stream" ||
 		e.Timings.Wait != 6 || e.Timings.Receive != 2 || e.StartedDateTime != "2026-11-22T09:00:00.001Z" || !strings.Contains(e.Comment, "truncated") {
 		t.Errorf("entry %+v", e)
+	}
+	// The query string, decoded, in order; a redacted value stays redacted.
+	want := []struct{ Name, Value string }{{"model", "x"}, {"key", "[redacted]"}, {"q", "a b c"}, {"flag", ""}, {"bad", "%zz"}}
+	if !slices.Equal(e.Request.QueryString, want) {
+		t.Errorf("queryString %q, want %q", e.Request.QueryString, want)
 	}
 }
 
@@ -95,4 +103,74 @@ func TestHARUsesRequestHost(t *testing.T) {
 	if !strings.Contains(b.String(), `"url": "https://api.anthropic.com/v1/messages"`) {
 		t.Errorf("HAR:\n%s", b.String())
 	}
+}
+
+// FuzzWriteHAR exports an exchange made of arbitrary method, URL, header,
+// request body and response chunk: the HAR is valid JSON and carries each
+// of them back (bodies as text, or base64 when they are not UTF-8).
+func FuzzWriteHAR(f *testing.F) {
+	f.Add("POST", "/v1/x?a=1&key=[redacted]&q=%zz", "x-a", "v", []byte(`{"k":"v"}`), []byte("data: [DONE]\n\n"))
+	f.Add("GET", "", "", "", []byte{0xff, 0}, []byte("é"[:1]))
+	f.Add("P\x00\u202e", "?&&=", "\x1b]52;c;x\x07", "\"\\", []byte("\u2028"), []byte{})
+	f.Fuzz(func(t *testing.T, method, u, name, value string, body, chunk []byte) {
+		x := &tape.Exchange{Ex: 1, Request: &tape.Request{Ex: 1, Method: method, URL: u, Headers: tape.Headers{name: {value}}, Body: body}}
+		x.Upstream.Response = &tape.Response{Ex: 1, Side: tape.Upstream, Status: 200, Headers: tape.Headers{}}
+		x.Upstream.Chunks = []tape.Chunk{{Ex: 1, Side: tape.Upstream, Data: chunk}}
+		var b bytes.Buffer
+		if err := tape.WriteHAR(&b, &tape.Capture{Header: tape.Header{Upstream: "https://h"}, Exchanges: []*tape.Exchange{x}}, "fuzz"); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Log struct {
+				Entries []struct {
+					Request struct {
+						Method, URL string
+						Headers     []struct{ Name, Value string }
+						QueryString []struct{ Name, Value string }
+						PostData    *struct{ Text, Encoding string }
+					}
+					Response struct {
+						Content struct{ Text, Encoding string }
+					}
+				}
+			}
+		}
+		if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatalf("invalid JSON: %v\n%s", err, b.Bytes())
+		}
+		if len(doc.Log.Entries) != 1 {
+			t.Fatalf("%d entries", len(doc.Log.Entries))
+		}
+		e := doc.Log.Entries[0]
+		// encoding/json writes each byte that is not UTF-8 as U+FFFD.
+		text := func(s string) string {
+			var b strings.Builder
+			for _, r := range s {
+				b.WriteRune(r)
+			}
+			return b.String()
+		}
+		if e.Request.Method != text(method) || e.Request.URL != text("https://h"+u) {
+			t.Errorf("request %q %q", e.Request.Method, e.Request.URL)
+		}
+		if len(e.Request.Headers) != 1 || e.Request.Headers[0].Name != text(name) || e.Request.Headers[0].Value != text(value) {
+			t.Errorf("headers %q", e.Request.Headers)
+		}
+		decode := func(text, enc string) []byte {
+			if enc == "base64" {
+				b, err := base64.StdEncoding.DecodeString(text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}
+			return []byte(text)
+		}
+		if len(body) > 0 && (e.Request.PostData == nil || !bytes.Equal(decode(e.Request.PostData.Text, e.Request.PostData.Encoding), body)) {
+			t.Errorf("post data %+v, want %q", e.Request.PostData, body)
+		}
+		if got := decode(e.Response.Content.Text, e.Response.Content.Encoding); !bytes.Equal(got, chunk) {
+			t.Errorf("response body %q, want %q", got, chunk)
+		}
+	})
 }
