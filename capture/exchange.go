@@ -331,7 +331,7 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 	if f := x.rec.opts.OnDone; f != nil {
 		_, host := x.origin()
 		s := Summary{
-			Ex: x.ex, Method: x.req.Method, Path: x.req.URL.Path, Status: status,
+			Ex: x.ex, Method: x.req.Method, Path: x.req.URL.EscapedPath(), Status: status,
 			Host:    host,
 			Outcome: outcome, Error: errText,
 			UpstreamBytes: x.upBytes, ClientBytes: bytes,

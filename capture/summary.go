@@ -5,12 +5,16 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
 )
 
 // Summary describes one recorded exchange once both sides have ended.
 type Summary struct {
-	Ex             int
-	Method, Path   string
+	Ex     int
+	Method string
+	// Path is the request's path as it came on the wire, still escaped
+	// (%1B stays %1B), without the query.
+	Path           string
 	Host           string // where the request went in forward mode; "" with one upstream
 	Status         int    // status written to the client
 	Outcome        tape.Outcome
@@ -23,14 +27,17 @@ type Summary struct {
 	Duration       time.Duration // request received → client side ended
 }
 
-// String formats s as the one-line summary seam record prints.
+// String formats s as the one-line summary seam record prints. The method,
+// path and error come from the client and the upstream, so they are drawn
+// with visible markers (package visible): whoever can send a request to
+// seam cannot write to the terminal it runs in.
 func (s Summary) String() string {
 	line := fmt.Sprintf("#%d %s %s %d %s  up %s/%d ev  client %s/%d ev  ttfb %s  %s",
-		s.Ex, s.Method, s.Host+s.Path, s.Status, s.Outcome,
+		s.Ex, visible.String(s.Method), visible.String(s.Host+s.Path), s.Status, s.Outcome,
 		Bytes(s.UpstreamBytes), s.UpstreamEvents, Bytes(s.ClientBytes), s.ClientEvents,
 		Millis(s.TTFB), Millis(s.Duration))
 	if s.Error != "" {
-		line += "  (" + s.Error + ")"
+		line += "  (" + visible.String(s.Error) + ")"
 	}
 	return line
 }

@@ -141,8 +141,7 @@ func diffSides(kind string, a, b diffSide) *Diff {
 	// Strip the common prefix and suffix first, so that semantic cleanup
 	// cannot slide an edit away from the byte where the texts first differ
 	// (it would, when the inserted text repeats what precedes it).
-	pre := commonPrefix(a.text, b.text)
-	suf := commonSuffix(a.text[pre:], b.text[pre:])
+	pre, suf := CommonAffixes(a.text, b.text)
 	mid := diffmatchpatch.New().DiffCleanupSemantic(textDiff(a.text[pre:len(a.text)-suf], b.text[pre:len(b.text)-suf]))
 	diffs := make([]diffmatchpatch.Diff, 0, len(mid)+2)
 	diffs = append(diffs, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: a.text[:pre]})
@@ -217,17 +216,20 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// commonSuffix returns the length of the common suffix of a and b, on a
-// UTF-8 rune boundary.
-func commonSuffix(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
-		n++
+// CommonAffixes returns the length of the common prefix of a and b and
+// the length of the common suffix of what follows it, both on UTF-8 rune
+// boundaries of a: a[pre:len(a)-suf] and b[pre:len(b)-suf] are the spans
+// where the two differ.
+func CommonAffixes(a, b string) (pre, suf int) {
+	pre = commonPrefix(a, b)
+	a, b = a[pre:], b[pre:]
+	for suf < len(a) && suf < len(b) && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
 	}
-	for n > 0 && !utf8.RuneStart(a[len(a)-n]) {
-		n--
+	for suf > 0 && !utf8.RuneStart(a[len(a)-suf]) {
+		suf--
 	}
-	return n
+	return pre, suf
 }
 
 // lineBounds widens [from, to) to whole lines: it returns the start of the

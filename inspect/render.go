@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/visible"
 )
 
 // WriteJSON writes r as one indented JSON document (schema in doc.go).
@@ -40,10 +40,10 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 	bw := bufio.NewWriter(w)
 	paint := painter(color)
 	for _, wn := range r.Warnings {
-		fmt.Fprintf(bw, "warning: %s\n", wn)
+		fmt.Fprintf(bw, "warning: %s\n", visible.String(wn))
 	}
 	for _, x := range r.Exchanges {
-		fmt.Fprintf(bw, "%s\n", paint(ansiBold, fmt.Sprintf("== exchange %d  %s %s", x.Ex, x.Method, visible(x.Origin+x.Endpoint))))
+		fmt.Fprintf(bw, "%s\n", paint(ansiBold, fmt.Sprintf("== exchange %d  %s %s", x.Ex, visible.String(x.Method), visible.String(x.Origin+x.Endpoint))))
 		fmt.Fprintf(bw, "   model %s · %s · status %d · %s · ttfb %s · duration %s · %d events\n",
 			orDash(x.Model), x.Protocol, x.Status, orDash(string(x.Outcome)), FormatDuration(x.TTFB), FormatDuration(x.Dur), x.Events)
 		sides := x.Sides
@@ -53,12 +53,12 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		}
 		for _, s := range sides {
 			m := s.Message
-			fmt.Fprintf(bw, "-- %s: %d chunks, %d events, %d bytes", s.Side, s.Chunks, s.Events, s.Bytes)
+			fmt.Fprintf(bw, "-- %s: %d chunks, %d events, %d bytes", visible.String(string(s.Side)), s.Chunks, s.Events, s.Bytes)
 			if s.Outcome != "" {
-				fmt.Fprintf(bw, ", %s", s.Outcome)
+				fmt.Fprintf(bw, ", %s", visible.String(string(s.Outcome)))
 			}
 			if m.Status != "" {
-				fmt.Fprintf(bw, ", status %s", m.Status)
+				fmt.Fprintf(bw, ", status %s", visible.String(m.Status))
 			}
 			fmt.Fprintln(bw)
 			for _, ch := range m.Choices {
@@ -73,7 +73,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 					fmt.Fprintf(bw, "   refusal: %s\n", strconv.Quote(ch.Refusal))
 				}
 				for _, tc := range ch.ToolCalls {
-					fmt.Fprintf(bw, "   tool %d %s %s #%s\n", tc.Index, tc.Name, excerpt.Clip(tc.Arguments, 200), tc.ID)
+					fmt.Fprintf(bw, "   tool %d %s %s #%s\n", tc.Index, visible.String(tc.Name), visible.String(excerpt.Clip(tc.Arguments, 200)), visible.String(tc.ID))
 				}
 				fmt.Fprintf(bw, "   finish: %s\n", orDash(ch.FinishReason))
 			}
@@ -85,13 +85,13 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 				fmt.Fprintln(bw)
 			}
 			if m.Error != "" {
-				fmt.Fprintf(bw, "   error: %s\n", paint(ansiRed, m.Error))
+				fmt.Fprintf(bw, "   error: %s\n", paint(ansiRed, visible.String(m.Error)))
 			}
 		}
 		if len(x.Disagreements) > 0 {
 			fmt.Fprintf(bw, "-- clients disagree\n")
 			for _, d := range x.Disagreements {
-				fmt.Fprintf(bw, "   %s:\n", d.Field)
+				fmt.Fprintf(bw, "   %s:\n", visible.String(d.Field))
 				for _, v := range d.Values {
 					fmt.Fprintf(bw, "     %-14s %s\n", v.Client, strconv.Quote(excerpt.Clip(v.Value, 120)))
 				}
@@ -106,8 +106,8 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			case Warn:
 				code = ansiYellow
 			}
-			fmt.Fprintf(bw, "   %s %s  %s\n", paint(code, fmt.Sprintf("%-5s", f.Severity)), f.ID, f.Message)
-			fmt.Fprintf(bw, "         at %s\n", f.Pointer)
+			fmt.Fprintf(bw, "   %s %s  %s\n", paint(code, fmt.Sprintf("%-5s", f.Severity)), visible.String(f.ID), visible.String(f.Message))
+			fmt.Fprintf(bw, "         at %s\n", visible.String(f.Pointer.String()))
 			if f.Evidence != "" {
 				fmt.Fprintf(bw, "         evidence: %s\n", strconv.Quote(f.Evidence))
 			}
@@ -148,19 +148,19 @@ func WriteDiff(w io.Writer, d *Diff, color bool) error {
 
 func writeDiff(w io.Writer, d *Diff, indent string, paint func(code, s string) string) {
 	if d.Equal {
-		fmt.Fprintf(w, "%s-- diff %s: %s and %s are equal\n", indent, d.Kind, d.A, d.B)
+		fmt.Fprintf(w, "%s-- diff %s: %s and %s are equal\n", indent, visible.String(d.Kind), visible.String(d.A), visible.String(d.B))
 		return
 	}
-	fmt.Fprintf(w, "%s-- diff %s\n", indent, d.Kind)
-	fmt.Fprintf(w, "%s--- %s\n%s+++ %s\n", indent, d.A, indent, d.B)
+	fmt.Fprintf(w, "%s-- diff %s\n", indent, visible.String(d.Kind))
+	fmt.Fprintf(w, "%s--- %s\n%s+++ %s\n", indent, visible.String(d.A), indent, visible.String(d.B))
 	for _, h := range d.Hunks {
 		at := ""
 		if h.At != nil {
-			at = " " + h.At.String()
+			at = " " + visible.String(h.At.String())
 		}
 		fmt.Fprintf(w, "%s@@ a byte %d, b byte %d%s @@\n", indent, h.AOff, h.BOff, at)
 		for _, l := range h.Lines {
-			line := l.Op + " " + visible(excerpt.Clip(l.Text, 200))
+			line := l.Op + " " + visible.String(excerpt.Clip(l.Text, 200))
 			switch l.Op {
 			case "-":
 				line = paint(ansiRed, line)
@@ -186,11 +186,11 @@ func WriteClient(w io.Writer, r *Report, client string) error {
 				fmt.Fprintf(bw, "display: %s\n", strconv.Quote(*c.Display))
 			}
 			for _, tc := range c.ToolCalls {
-				fmt.Fprintf(bw, "tool %d %s %s #%s\n", tc.Index, tc.Name, tc.Arguments, tc.ID)
+				fmt.Fprintf(bw, "tool %d %s %s #%s\n", tc.Index, visible.String(tc.Name), visible.String(tc.Arguments), visible.String(tc.ID))
 			}
 			fmt.Fprintf(bw, "finish: %s\n", orDash(c.FinishReason))
 			if c.Error != "" {
-				fmt.Fprintf(bw, "error: %s\n", c.Error)
+				fmt.Fprintf(bw, "error: %s\n", visible.String(c.Error))
 			}
 		}
 	}
@@ -200,18 +200,10 @@ func WriteClient(w io.Writer, r *Report, client string) error {
 	return nil
 }
 
+// orDash draws s (from a capture) for the terminal, or "-" when empty.
 func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
-}
-
-// visible shows control characters other than tab as escapes.
-func visible(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' }) {
-		return s
-	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
+	return visible.String(s)
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/seam-dev/seam/inspect"
@@ -45,7 +44,7 @@ func (dd *diffDoc) line(i int) docLine {
 	}
 	i -= len(dd.lines)
 	if i < len(dd.text) {
-		return newLine(visible(dd.text[i], txt(""), dd.mark, false)...)
+		return newLine(visibleRuns(dd.text[i], txt(""), dd.mark, false)...)
 	}
 	return dd.tail[i-len(dd.text)]
 }
@@ -104,7 +103,7 @@ func (m *model) buildDiff() *diffDoc {
 		}
 		dd.text = t.lines
 		for _, tc := range t.toolCalls {
-			dd.tail = append(dd.tail, newLine(sty("tool call ", st.boundary), txt(fmt.Sprintf("%s(%s)", tc.Name, escapeInline(tc.Arguments)))))
+			dd.tail = append(dd.tail, newLine(sty("tool call ", st.boundary), txt(fmt.Sprintf("%s(%s)", clean(tc.Name), escapeInline(tc.Arguments)))))
 		}
 	}
 	dd.lines = out
@@ -156,21 +155,8 @@ func hunkWhere(h *inspect.Hunk) string {
 // changedSpan returns the byte range of a that differs from b once their
 // common prefix and suffix are set aside, on rune boundaries.
 func changedSpan(a, b string) (int, int) {
-	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
-		p++
-	}
-	for p > 0 && p < len(a) && !utf8.RuneStart(a[p]) {
-		p--
-	}
-	s := 0
-	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
-		s++
-	}
-	for s > 0 && !utf8.RuneStart(a[len(a)-s]) {
-		s--
-	}
-	return p, len(a) - s
+	pre, suf := inspect.CommonAffixes(a, b)
+	return pre, len(a) - suf
 }
 
 // diffRuns paints one diff line: its gutter, then the text with invisibles
@@ -187,7 +173,7 @@ func (m *model) diffRuns(l inspect.DiffLine, pair *inspect.DiffLine) []run {
 	}
 	runs := []run{sty(l.Op+" ", base)}
 	if pair == nil || l.Op == " " {
-		return append(runs, visible(l.Text, sty("", base), st.marker, false)...)
+		return append(runs, visibleRuns(l.Text, sty("", base), st.marker, false)...)
 	}
 	// Trailing spaces are those of the whole line, not of each piece.
 	a, b := changedSpan(l.Text, pair.Text)

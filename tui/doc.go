@@ -59,5 +59,16 @@
 // background. Meaning never rests on colour: diff lines have +/- gutters,
 // changed bytes are underlined (added) or struck through (deleted), the
 // active tab is bracketed, badges carry letters (E, W, I) and invisible
-// characters are drawn as visible markers (␍ → · ⟨U+200B⟩ \xNN).
+// characters are drawn as visible markers (␍ ⇥ · ⟨U+200B⟩ ⟨\xNN⟩).
+//
+// # Hostile input
+//
+// Captures come from strangers. Every string drawn from a capture or a
+// stream (list columns, titles, request, headers, findings, event names,
+// bodies, chunks, errors quoting them) goes through package visible, so a
+// control sequence, bidi override or zero-width character is drawn as a
+// marker (␛, ⟨U+202E⟩) and never acts on the terminal; as a last line of
+// defence each frame is checked before it is drawn, and any escape other
+// than the styling's own SGR sequences, and any control, bidi or format
+// character left, is drawn as a marker.
 package tui

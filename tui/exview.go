@@ -222,7 +222,7 @@ func describeEvent(e protocol.Event) (kind, text, mark string) {
 	if m := xmlMark(text); m != "" {
 		marks = append(marks, m)
 	}
-	return kind, text, strings.Join(marks, " ")
+	return clean(kind), text, clean(strings.Join(marks, " "))
 }
 
 // xmlMark marks the opening and closing of Obsidian <use_tool> blocks in a

@@ -208,9 +208,9 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 			break // a sandwich's upstream request: the list shows the client's
 		}
 		// A forward-proxy recording names each request's host.
-		s.reqT, s.method, s.url = r[0].Int(), r[1].String(), r[5].String()+r[2].String()
+		s.reqT, s.method, s.url = r[0].Int(), clean(r[1].String()), clean(r[5].String()+r[2].String())
 		if body := r[3].String(); body != "" {
-			s.model = gjson.Get(body, "model").String()
+			s.model = clean(gjson.Get(body, "model").String())
 		}
 	case "response":
 		r := gjson.GetManyBytes(line, "side", "status")
@@ -224,9 +224,9 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 		r := gjson.GetManyBytes(line, "side", "t", "outcome")
 		if tape.Side(r[0].String()) == tape.Client {
 			s.clientSeen = true
-			s.endT, s.outcome = r[1].Int(), tape.Outcome(r[2].String())
+			s.endT, s.outcome = r[1].Int(), tape.Outcome(clean(r[2].String()))
 		} else {
-			s.upEndT, s.upOutcome = r[1].Int(), tape.Outcome(r[2].String())
+			s.upEndT, s.upOutcome = r[1].Int(), tape.Outcome(clean(r[2].String()))
 		}
 	}
 	if !s.clientSeen {

@@ -356,7 +356,7 @@ func (m *model) listRow(idx int, c listCols, selected bool) string {
 	var runs []run
 	runs = append(runs, txt(mark+fit(strconv.Itoa(s.ex), c.ex)+sep))
 	if c.capture > 0 {
-		runs = append(runs, sty(fit(strings.TrimSuffix(filepath.Base(m.caps[s.file].name), ".ndjson"), c.capture)+sep, st.dim))
+		runs = append(runs, sty(fit(clean(strings.TrimSuffix(filepath.Base(m.caps[s.file].name), ".ndjson")), c.capture)+sep, st.dim))
 	}
 	if c.time > 0 {
 		runs = append(runs, sty(fit(when, c.time)+sep, st.dim))

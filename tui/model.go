@@ -111,6 +111,10 @@ type model struct {
 	showHelp bool
 	det      *detail
 
+	// unguarded skips the last check of each frame (visible.Styled), so
+	// that tests see what the views drew.
+	unguarded bool
+
 	input    int
 	inputBuf string
 	search   string
@@ -540,11 +544,12 @@ func (m *model) onStream(msg streamMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// setError shows a problem in the status line.
-func (m *model) setError(s string) { m.status, m.statusErr = s, true }
+// setError shows a problem in the status line. Errors quote capture
+// content, so the message is drawn with visible markers.
+func (m *model) setError(s string) { m.status, m.statusErr = clean(s), true }
 
 // setStatus shows a transient message in the status line.
-func (m *model) setStatus(s string) { m.status, m.statusErr = s, false }
+func (m *model) setStatus(s string) { m.status, m.statusErr = clean(s), false }
 
 // View renders the screen.
 func (m *model) View() tea.View {

@@ -67,7 +67,7 @@ func parseRequest(x *tape.Exchange) *reqView {
 	}
 	if tools := j.Get("tools"); tools.IsArray() {
 		for _, t := range tools.Array() {
-			rv.tools = append(rv.tools, cmp.Or(t.Get("function.name").String(), t.Get("name").String()))
+			rv.tools = append(rv.tools, clean(cmp.Or(t.Get("function.name").String(), t.Get("name").String())))
 		}
 	}
 	return rv
@@ -77,8 +77,8 @@ func parseRequest(x *tape.Exchange) *reqView {
 // content, and its tool calls or the call it answers.
 func parseItem(msg gjson.Result) reqItem {
 	it := reqItem{
-		role:       cmp.Or(msg.Get("role").String(), msg.Get("type").String()),
-		toolCallID: msg.Get("tool_call_id").String(),
+		role:       clean(cmp.Or(msg.Get("role").String(), msg.Get("type").String())),
+		toolCallID: clean(msg.Get("tool_call_id").String()),
 	}
 	content := msg.Get("content")
 	text := content.String()
@@ -95,7 +95,7 @@ func parseItem(msg gjson.Result) reqItem {
 	it.text = text
 	for _, tc := range msg.Get("tool_calls").Array() {
 		it.toolCalls = append(it.toolCalls, reqToolCall{
-			id: tc.Get("id").String(), name: tc.Get("function.name").String(), args: tc.Get("function.arguments").String(),
+			id: clean(tc.Get("id").String()), name: clean(tc.Get("function.name").String()), args: tc.Get("function.arguments").String(),
 		})
 	}
 	return it

@@ -32,7 +32,7 @@ type styles struct {
 	hunkHead lipgloss.Style
 	hunkOn   lipgloss.Style
 
-	marker   lipgloss.Style // visible invisibles: ␍ → · ⟨U+200B⟩
+	marker   lipgloss.Style // visible invisibles: ␍ ⇥ · ⟨U+200B⟩
 	match    lipgloss.Style // search matches
 	flagged  lipgloss.Style // timeline rows a finding points at
 	boundary lipgloss.Style

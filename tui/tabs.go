@@ -56,18 +56,18 @@ func (m *model) findingsDoc() doc {
 		out = append(out, newLine(sty("no findings", st.okText)))
 	}
 	for i, f := range fs {
-		l1 := newLine(m.severityRun(f.Severity), txt(" "), sty(f.ID, st.bold), txt("  "+f.Message))
+		l1 := newLine(m.severityRun(f.Severity), txt(" "), sty(clean(f.ID), st.bold), txt("  "+clean(f.Message)))
 		at := "exchange"
 		if strings.HasPrefix(f.ID, "req.") {
 			at = "request"
 		}
 		if f.Pointer.Side != "" {
-			at = strings.TrimPrefix(f.Pointer.String(), fmt.Sprintf("ex %d ", f.Pointer.Ex))
+			at = clean(strings.TrimPrefix(f.Pointer.String(), fmt.Sprintf("ex %d ", f.Pointer.Ex)))
 		}
 		l2 := newLine(sty("    at "+at, st.dim))
 		var l3 docLine
 		if f.Evidence != "" {
-			l3 = newLine(append([]run{sty("    evidence ", st.dim)}, visible(f.Evidence, txt(""), st.marker, true)...)...)
+			l3 = newLine(append([]run{sty("    evidence ", st.dim)}, visibleRuns(f.Evidence, txt(""), st.marker, true)...)...)
 		}
 		p := f.Pointer
 		for _, l := range []*docLine{&l1, &l2, &l3} {
@@ -92,22 +92,22 @@ func (m *model) requestDoc() doc {
 	if req == nil || rv == nil {
 		return staticDoc{newLine(sty("no request was recorded for this exchange", st.dim))}
 	}
-	out = append(out, newLine(sty(req.Method+" "+requestURL(req), st.header), sty(fmt.Sprintf("   t=%s  %d bytes", fmtT(req.T), len(req.Body)), st.dim)))
+	out = append(out, newLine(sty(clean(req.Method+" "+requestURL(req)), st.header), sty(fmt.Sprintf("   t=%s  %d bytes", fmtT(req.T), len(req.Body)), st.dim)))
 	if req.BodyTruncated {
 		out = append(out, newLine(sty("body truncated by the recorder", st.notice)))
 	}
 	for _, k := range slices.Sorted(maps.Keys(req.Headers)) {
-		out = append(out, newLine(sty("  "+k+": ", st.dim), txt(strings.Join(req.Headers[k], ", "))))
+		out = append(out, newLine(sty("  "+clean(k)+": ", st.dim), txt(clean(strings.Join(req.Headers[k], ", ")))))
 	}
 	for _, n := range v.rep.Notes {
-		out = append(out, newLine(sty("  note: ", st.notice), txt(n)))
+		out = append(out, newLine(sty("  note: ", st.notice), txt(clean(n))))
 	}
 	// Request-lint findings, inline before the messages they concern.
 	for i, f := range v.rep.Findings {
 		if !strings.HasPrefix(f.ID, "req.") && !strings.HasPrefix(f.ID, "schema.") {
 			continue
 		}
-		l := newLine(txt("  "), m.severityRun(f.Severity), txt(" "), sty(f.ID, st.bold), txt("  "+f.Message))
+		l := newLine(txt("  "), m.severityRun(f.Severity), txt(" "), sty(clean(f.ID), st.bold), txt("  "+clean(f.Message)))
 		l.finding = i
 		out = append(out, l)
 	}
@@ -127,7 +127,7 @@ func (m *model) requestDoc() doc {
 	out = appendBody(out, rv.body, st)
 	if up := v.x.UpstreamRequest; up != nil {
 		// A sandwich recording: the request as the proxy under test sent it.
-		out = append(out, newLine(), newLine(sty("━━ as the proxy under test sent it upstream: "+up.Method+" "+up.URL, st.header)))
+		out = append(out, newLine(), newLine(sty("━━ as the proxy under test sent it upstream: "+clean(up.Method+" "+up.URL), st.header)))
 		out = appendBody(out, rv.upBody, st)
 	}
 	return out
@@ -136,7 +136,7 @@ func (m *model) requestDoc() doc {
 // appendBody adds a body's lines with invisible characters made visible.
 func appendBody(out staticDoc, lines []string, st styles) staticDoc {
 	for _, l := range lines {
-		out = append(out, newLine(visible(l, txt(""), st.marker, false)...))
+		out = append(out, newLine(visibleRuns(l, txt(""), st.marker, false)...))
 	}
 	return out
 }
@@ -154,7 +154,7 @@ func (m *model) messageLines(i int, it reqItem) []docLine {
 		head = append(head, sty(" ("+it.toolCallID+")", st.dim))
 	}
 	head = append(head, txt(": "))
-	head = append(head, visible(it.text, txt(""), st.marker, true)...)
+	head = append(head, visibleRuns(it.text, txt(""), st.marker, true)...)
 	out := []docLine{newLine(head...)}
 	for _, tc := range it.toolCalls {
 		out = append(out, newLine(sty("      → tool call ", st.boundary),
@@ -179,7 +179,7 @@ func (m *model) rawDoc() doc {
 		}
 		e := evs[t.idx]
 		data = sliceBody(sd.Chunks, e.Off, e.End)
-		head = fmt.Sprintf("%s event %d · type %s · chunks %d–%d · bytes %d–%d · t=%s", t.side, t.idx, cmp.Or(e.Name, "message (default)"), e.Chunk, e.EndChunk, e.Off, e.End, fmtT(e.T))
+		head = fmt.Sprintf("%s event %d · type %s · chunks %d–%d · bytes %d–%d · t=%s", t.side, t.idx, cmp.Or(clean(e.Name), "message (default)"), e.Chunk, e.EndChunk, e.Off, e.End, fmtT(e.T))
 	} else {
 		if t.idx >= len(sd.Chunks) {
 			return staticDoc{newLine(sty(fmt.Sprintf("no %s chunks", t.side), st.dim))}
@@ -188,11 +188,11 @@ func (m *model) rawDoc() doc {
 		data = c.Data
 		head = fmt.Sprintf("%s chunk %d of %d · off %d · %d bytes · t=%s", t.side, t.idx, len(sd.Chunks), c.Off, len(c.Data), fmtT(c.T))
 	}
-	out := staticDoc{newLine(sty(head, st.header)), newLine(sty("␍ CR  ␊ LF  → tab  · trailing space  ⟨U+…⟩ invisible  \\xNN not UTF-8", st.dim))}
+	out := staticDoc{newLine(sty(head, st.header)), newLine(sty("␍ CR  ␊ LF  ⇥ tab  ␛ ESC  · trailing space  ⟨U+…⟩ hidden  ⟨\\xNN⟩ not UTF-8", st.dim))}
 	// Long lines wrap: raw bytes are never cut off.
 	w := max(m.w-4, 10)
 	for _, l := range splitKeep(string(data)) {
-		for _, part := range wrapRuns(visible(l, txt(""), st.marker, false), w) {
+		for _, part := range wrapRuns(visibleRuns(l, txt(""), st.marker, false), w) {
 			out = append(out, newLine(part...))
 		}
 	}

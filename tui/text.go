@@ -3,10 +3,11 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/seam-dev/seam/visible"
 )
 
 // run is a piece of a line with one style. Lines are built as runs so that
@@ -123,80 +124,54 @@ func lowerASCII(s string) string {
 	return s
 }
 
-// visible turns text into runs in which invisible and ambiguous characters
-// are shown: \r as ␍, \n as ↵ (when inline), tabs as →, trailing spaces as
-// ·, zero-width and other format characters as ⟨U+XXXX⟩, other control
-// characters as their control pictures, and bytes that are not UTF-8 as
-// \xNN. Markers get the marker style; the rest gets base.
-func visible(s string, base run, mark lipgloss.Style, inline bool) []run {
+// clean returns a string from a capture or a stream drawn for one line of
+// the terminal: every character that could act on the terminal, or hide
+// or reorder text, shown as a marker (see package visible). Every such
+// string the TUI draws goes through it, or through visibleRuns.
+func clean(s string) string { return visible.String(s) }
+
+// visibleRuns turns text into runs in which the markers package visible
+// draws for control, format and non-UTF-8 characters (␛ ESC, ␍ CR, ⇥ tab,
+// ⟨U+202E⟩, ⟨\xFF⟩, ...) get the marker style and the rest gets base.
+// inline draws a line feed as ↵ (a line break inside a one-line
+// preview); otherwise as ␊ (the end of a raw line). Trailing spaces are
+// shown as ·.
+func visibleRuns(s string, base run, mark lipgloss.Style, inline bool) []run {
 	return visibleTrail(s, len(strings.TrimRight(s, " ")), base, mark, inline)
 }
 
-// visibleTrail is visible for a piece of a line: spaces at byte trail of s
-// and after are the line's trailing spaces (trail may lie past the end of
-// s, when the line goes on after the piece).
+// visibleTrail is visibleRuns for a piece of a line: spaces at byte trail
+// of s and after are the line's trailing spaces (trail may lie past the
+// end of s, when the line goes on after the piece, or before its start).
 func visibleTrail(s string, trail int, base run, mark lipgloss.Style, inline bool) []run {
+	trail = min(max(trail, 0), len(s))
 	var out []run
-	var cur strings.Builder
-	flush := func() {
-		if cur.Len() > 0 {
+	for p := range visible.Pieces(s[:trail], visible.Line) {
+		if !p.Marker {
 			r := base
-			r.text = cur.String()
+			r.text = p.Text
 			out = append(out, r)
-			cur.Reset()
+			continue
+		}
+		if !inline && p.Text == "↵" {
+			p.Text = "␊"
+		}
+		out = append(out, sty(p.Text, mark))
+	}
+	if rest := s[trail:]; rest != "" {
+		if strings.Trim(rest, " ") == "" {
+			out = append(out, sty(strings.Repeat("·", len(rest)), mark))
+		} else {
+			out = append(out, visibleTrail(rest, len(rest), base, mark, inline)...)
 		}
 	}
-	marker := func(m string) {
-		flush()
-		out = append(out, sty(m, mark))
-	}
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			marker(fmt.Sprintf(`\x%02X`, s[i]))
-		case r == '\r':
-			marker("␍")
-		case r == '\n':
-			if inline {
-				marker("↵")
-			} else {
-				marker("␊")
-			}
-		case r == '\t':
-			marker("→")
-		case r == ' ' && i >= trail:
-			marker("·")
-		case r < 0x20:
-			marker(string(rune(0x2400 + r)))
-		case r == 0x7f:
-			marker("␡")
-		case isInvisible(r):
-			marker(fmt.Sprintf("⟨U+%04X⟩", r))
-		default:
-			cur.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	flush()
 	return out
 }
 
-// isInvisible reports zero-width and other format characters that a
-// terminal would show as nothing.
-func isInvisible(r rune) bool {
-	switch {
-	case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E, r >= 0x2060 && r <= 0x2064,
-		r == 0xFEFF, r == 0x00AD, r == 0x034F, r == 0x180E, r >= 0xFE00 && r <= 0xFE0F:
-		return true
-	}
-	return false
-}
-
-// escapeInline renders text on one line with visible escapes, for previews
-// and evidence.
+// escapeInline renders text on one line with visible markers, for
+// previews and evidence.
 func escapeInline(s string) string {
-	return plainOf(visible(s, txt(""), lipgloss.Style{}, true))
+	return plainOf(visibleRuns(s, txt(""), lipgloss.Style{}, true))
 }
 
 // padRight pads a styled string with spaces to width cells.

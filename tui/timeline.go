@@ -79,7 +79,7 @@ func (t *timelineDoc) line(i int) docLine {
 	if len(preview) > 400 {
 		preview = preview[:400]
 	}
-	runs = append(runs, visible(preview, base, st.marker, true)...)
+	runs = append(runs, visibleRuns(preview, base, st.marker, true)...)
 	dl := newLine(runs...)
 	dl.row = t.rows[i]
 	p := inspect.Pointer{Ex: t.v.x.Ex, Side: r.side, Event: -1, Chunk: r.chunk, T: r.t}

@@ -327,8 +327,8 @@ func TestNoColorKeepsMeaning(t *testing.T) {
 // invalid UTF-8.
 func TestInvisibles(t *testing.T) {
 	t.Parallel()
-	got := escapeInline("a\tb\r\n\u200bc \xff  ")
-	want := "a→b␍↵⟨U+200B⟩c \\xFF··"
+	got := escapeInline("a\tb\r\n\u200bc \xff \x1b[2J\u202e→  ")
+	want := "a⇥b␍↵⟨U+200B⟩c ⟨\\xFF⟩ ␛[2J⟨U+202E⟩→··"
 	if got != want {
 		t.Errorf("escapeInline = %q, want %q", got, want)
 	}

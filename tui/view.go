@@ -9,6 +9,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
 )
 
 // render draws the whole screen: exactly m.h lines of at most m.w cells.
@@ -26,6 +27,13 @@ func (m *model) render() string {
 	lines = lines[:m.h-1]
 	lines = append(lines, m.footer())
 	for i, l := range lines {
+		// The last line of defence: whatever a string from a capture
+		// carried past clean, only the styling's SGR sequences reach the
+		// terminal.
+		if !m.unguarded {
+			l = visible.Styled(l)
+			lines[i] = l
+		}
 		if ansi.StringWidth(l) > m.w {
 			lines[i] = ansi.Truncate(l, m.w, "")
 		}
@@ -49,23 +57,23 @@ func (m *model) titleBar() string {
 	case len(m.caps) == 0:
 		name = m.waitingFor()
 	case len(m.caps) == 1:
-		name = m.caps[0].name
+		name = clean(m.caps[0].name)
 	default:
-		name = fmt.Sprintf("%d captures in %s", len(m.caps), filepath.Dir(m.caps[0].name))
+		name = fmt.Sprintf("%d captures in %s", len(m.caps), clean(filepath.Dir(m.caps[0].name)))
 	}
 	parts := []string{fmt.Sprintf("%d exchange(s)", len(m.sums))}
 	if len(m.list.rows) != len(m.sums) {
 		parts[0] = fmt.Sprintf("%d of %d exchanges", len(m.list.rows), len(m.sums))
 	}
 	if len(m.caps) == 1 && m.caps[0].header != nil {
-		parts = append(parts, "engine "+m.caps[0].header.Engine.Profile)
+		parts = append(parts, "engine "+clean(m.caps[0].header.Engine.Profile))
 	}
 	parts = append(parts, "sort "+sortNames[m.list.sortBy])
 	if m.list.reverse {
 		parts[len(parts)-1] += " ↑"
 	}
 	if m.list.filter != "" {
-		parts = append(parts, "filter "+m.list.filter)
+		parts = append(parts, "filter "+clean(m.list.filter))
 	}
 	if !m.allScanned() {
 		parts = append(parts, "indexing…")
@@ -101,7 +109,7 @@ func (m *model) detailView() []string {
 	s := m.sums[m.byKey[d.key]]
 	title := []run{sty("seam ", st.title), sty(fmt.Sprintf("ex %d", s.ex), st.bold)}
 	if len(m.caps) > 1 {
-		title = append(title, sty(" "+filepath.Base(m.caps[s.file].name), st.dim))
+		title = append(title, sty(" "+clean(filepath.Base(m.caps[s.file].name)), st.dim))
 	}
 	title = append(title, txt("  "+strings.TrimSpace(s.method+" "+s.url)))
 	if mdl := m.modelOf(m.byKey[d.key]); mdl != "" {
@@ -135,7 +143,7 @@ func (m *model) detailView() []string {
 	case d.panel:
 		body = m.panelView(h)
 	case d.err != nil:
-		body = []string{st.failText.Render("cannot load exchange: " + d.err.Error())}
+		body = []string{st.failText.Render("cannot load exchange: " + clean(d.err.Error()))}
 	case d.rec == nil:
 		body = []string{st.dim.Render("loading exchange…")}
 	default:
@@ -147,23 +155,23 @@ func (m *model) detailView() []string {
 // engineLine says which engine the detail shows.
 func (m *model) engineLine() []run {
 	d, st := m.det, m.st
-	rec := d.recEngine.Profile
+	rec := clean(d.recEngine.Profile)
 	if rec == "" {
 		rec = "?"
 	}
-	delta := engineDelta(d.recEngine, d.engine)
+	delta := clean(engineDelta(d.recEngine, d.engine))
 	var out []run
 	switch {
 	case delta == "":
 		out = append(out, sty("engine ", st.dim), txt(rec), sty(" (recorded", st.dim))
 		if h := holdbackNote(d.recEngine); h != "" {
-			out = append(out, sty(", "+h, st.dim))
+			out = append(out, sty(", "+clean(h), st.dim))
 		}
 		out = append(out, sty(")  e: switches", st.dim))
 	case d.replaying:
 		out = append(out, sty("replaying with ", st.notice), sty(delta, st.bold), sty("…", st.notice))
 	case d.replayErr != nil:
-		out = append(out, sty("replay failed: "+d.replayErr.Error(), st.failText))
+		out = append(out, sty("replay failed: "+clean(d.replayErr.Error()), st.failText))
 	case d.rp != nil:
 		out = append(out, sty("replayed ", st.notice), txt(rec+" "), sty(delta, st.bold), sty(" · "+d.rp.desc, st.dim), sty("  r: recorded", st.dim))
 	}
@@ -234,10 +242,10 @@ func (m *model) tabView(h int) []string {
 func (m *model) panelView(h int) []string {
 	d, st := m.det, m.st
 	out := []string{
-		paint([]run{sty("engine switches", st.header), sty(fmt.Sprintf("  recorded profile %s · toggling replays the exchange through the engine", d.recEngine.Profile), st.dim)}, m.w, "", st.match),
+		paint([]run{sty("engine switches", st.header), sty(fmt.Sprintf("  recorded profile %s · toggling replays the exchange through the engine", clean(d.recEngine.Profile)), st.dim)}, m.w, "", st.match),
 	}
 	for i, s := range shape.Switches() {
-		v := d.engine.Switches[s.Name]
+		v := clean(d.engine.Switches[s.Name])
 		box := "[ ]"
 		switch {
 		case s.Kind != "bool":
@@ -245,7 +253,7 @@ func (m *model) panelView(h int) []string {
 		case v == "on":
 			box = "[x]"
 		}
-		rec := d.recEngine.Switches[s.Name]
+		rec := clean(d.recEngine.Switches[s.Name])
 		runs := []run{txt(box + " "), sty(fit(s.Name, 18), st.bold), txt(" " + fit(v, 4))}
 		if rec != v {
 			runs = append(runs, sty(fit("was "+rec, 9), st.notice))
@@ -264,7 +272,7 @@ func (m *model) panelView(h int) []string {
 	}
 	status := "recorded engine"
 	if delta := engineDelta(d.recEngine, d.engine); delta != "" {
-		status = "changed: " + delta
+		status = "changed: " + clean(delta)
 		if d.replaying {
 			status += " (replaying…)"
 		} else if d.rp != nil {
@@ -304,7 +312,7 @@ func (m *model) helpView(h int) []string {
 		st.header.Render("legend"),
 		"  findings  E error  W warn  I info  ok clean  … not inspected yet",
 		"  diff      - only in A  + only in B  changed bytes: struck (-) / underlined (+)",
-		"  text      ␍ CR  ␊ LF  ↵ newline  → tab  · trailing space  ⟨U+200B⟩ invisible",
+		"  text      ␍ CR  ␊ LF  ↵ newline  ⇥ tab  ␛ ESC  · trailing space  ⟨U+…⟩ hidden",
 		"  timeline  up/cl side  c# chunk  e# event  ! pointed at by a finding",
 		"  filter    model: endpoint: outcome: status: detector: sev: capture: or text",
 	}

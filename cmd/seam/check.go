@@ -18,6 +18,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
 )
 
 type checkOptions struct {
@@ -118,12 +119,13 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			continue
 		}
 		if len(problems) == 0 {
-			fmt.Fprintf(e.stdout, "ok    %s\n", p)
+			fmt.Fprintf(e.stdout, "ok    %s\n", visible.String(p))
 			continue
 		}
-		fmt.Fprintf(e.stdout, "FAIL  %s\n", p)
+		fmt.Fprintf(e.stdout, "FAIL  %s\n", visible.String(p))
 		for _, pr := range problems {
-			fmt.Fprintf(e.stdout, "      %s\n", strings.ReplaceAll(pr, "\n", "\n      "))
+			// Problems quote the fixture: evidence, frames, warnings.
+			fmt.Fprintf(e.stdout, "      %s\n", strings.ReplaceAll(visible.Text(pr), "\n", "\n      "))
 		}
 	}
 	switch {

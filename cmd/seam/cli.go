@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/seam-dev/seam/visible"
 )
 
 // env is everything a command may touch outside the process: stdio and the
@@ -118,10 +120,11 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "seam: interrupted")
 		return 130
 	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, ue.Error())
+		fmt.Fprintln(stderr, visible.Text(ue.Error()))
 		return 2
 	default:
-		fmt.Fprintln(stderr, "seam: "+err.Error())
+		// Errors quote what they failed on: a capture, a stream, a file name.
+		fmt.Fprintln(stderr, "seam: "+visible.Text(err.Error()))
 		return 1
 	}
 }

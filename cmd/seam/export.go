@@ -68,9 +68,7 @@ func runExport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range c.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %v\n", w)
-	}
+	printWarnings(e, c)
 	if o.format == "har" {
 		return tape.WriteHAR(e.stdout, c, version)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
 )
 
 // captureFiles expands args (files, directories, "-") into capture paths:
@@ -58,12 +59,18 @@ func loadCaptures(e *env, args []string) ([]*tape.Capture, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, w := range c.Warnings {
-			fmt.Fprintf(e.stderr, "warning: %v\n", w)
-		}
+		printWarnings(e, c)
 		caps = append(caps, c)
 	}
 	return caps, nil
+}
+
+// printWarnings prints what reading c found wrong, drawn for the terminal:
+// warnings quote the capture.
+func printWarnings(e *env, c *tape.Capture) {
+	for _, w := range c.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %s\n", visible.String(w.Error()))
+	}
 }
 
 // openInput reads a capture file, or any raw recording inspect.Import
@@ -120,9 +127,7 @@ func openReport(e *env, path string, ex int) (*tape.Capture, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range c.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %v\n", w)
-	}
+	printWarnings(e, c)
 	if ex != 0 {
 		if _, err := findExchange(c, ex); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
 )
 
 type replayOptions struct {
@@ -69,9 +70,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range c.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %v\n", w)
-	}
+	printWarnings(e, c)
 	eng, err := o.engine.resolve(&c.Header.Engine)
 	if err != nil {
 		return &usageError{cmd: "replay", msg: err.Error(), example: example}
@@ -85,7 +84,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	out.Header.Engine = eng
 	differ := 0
 	if !o.raw {
-		fmt.Fprintf(e.stdout, "replaying %s with engine %s\n", c.Name, engineSummary(eng))
+		fmt.Fprintf(e.stdout, "replaying %s with engine %s\n", visible.String(c.Name), visible.String(engineSummary(eng)))
 	}
 	for _, x := range c.Exchanges {
 		if o.ex != 0 && x.Ex != o.ex {
@@ -109,7 +108,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			}
 			continue
 		}
-		fmt.Fprintf(e.stdout, "exchange %d: %s\n", x.Ex, res.Describe())
+		fmt.Fprintf(e.stdout, "exchange %d: %s\n", x.Ex, visible.String(res.Describe()))
 		if res.Identical() || res.NoClient {
 			continue
 		}

@@ -1,0 +1,70 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/seam-dev/seam/visible/visibletest"
+)
+
+// TestHostileCapture opens a capture carrying an OSC 52 clipboard write,
+// CSI sequences (clear screen, conceal), bidi controls, NUL and C1
+// controls in every field, and draws every screen of every exchange: the
+// list, each tab, the timeline's events, the raw bytes of an event, the
+// engine panel and the help. Nothing a terminal would act on reaches the
+// frame but the styling's SGR codes, even with the frame's last check
+// turned off, and the hostile text still shows, as markers.
+func TestHostileCapture(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hostile\x1b]0;title\x07\u202e.ndjson")
+	if err := os.WriteFile(path, visibletest.Capture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, guarded := range []bool{false, true} {
+		m := newTestModel(t, 140, 40, path)
+		m.unguarded = !guarded
+		seen := map[string]bool{}
+		check := func(what string) {
+			t.Helper()
+			frame := m.View().Content
+			if err := visibletest.Check(frame); err != nil {
+				t.Errorf("guarded %v, %s: %v", guarded, what, err)
+			}
+			if strings.Contains(frame, "\x1b[8m") {
+				t.Errorf("guarded %v, %s: the capture's conceal code reaches the frame", guarded, what)
+			}
+			plain := screen(m)
+			for _, want := range []string{"␛]52;c;SGFjaw==␇", "⟨U+202E⟩"} {
+				if strings.Contains(plain, want) {
+					seen[want] = true
+				}
+			}
+		}
+		check("list")
+		for ex := range 3 {
+			press(t, m, "enter")
+			check("detail")
+			for _, tab := range []string{"1", "2", "3", "4", "5"} {
+				press(t, m, tab)
+				check("tab " + tab)
+			}
+			press(t, m, "2", "s", "s") // the timeline's events
+			check("timeline events")
+			press(t, m, "enter") // the raw bytes of the event
+			check("raw event")
+			press(t, m, "esc", "e")
+			check("engine panel")
+			press(t, m, "esc", "?")
+			check("help")
+			press(t, m, "esc", "esc", "esc")
+			for range ex + 1 {
+				press(t, m, "down")
+			}
+		}
+		if len(seen) != 2 {
+			t.Errorf("guarded %v: the hostile text never showed as markers (saw %v)", guarded, seen)
+		}
+	}
+}
