@@ -1,8 +1,8 @@
 package tui
 
 import (
+	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -79,6 +79,10 @@ type indexer struct {
 	order   []*exSummary
 	// warnings lists lines that could not be indexed.
 	warnings []string
+	// refused is why the file is not a capture this seam reads (its first
+	// line is not a capture header, or one of a version it refuses); once
+	// set nothing more of the file is indexed.
+	refused error
 	// buf is the read buffer, reused from step to step.
 	buf []byte
 }
@@ -97,7 +101,7 @@ const scanStep = 8 << 20
 // whether bytes remain beyond what was read. r must hold at least size
 // bytes.
 func (ix *indexer) scan(r io.ReaderAt, size int64, max int64) (changed []exSummary, more bool, err error) {
-	if size <= ix.scanned {
+	if size <= ix.scanned || ix.refused != nil {
 		return nil, false, nil
 	}
 	n := min(size-ix.scanned, max)
@@ -135,6 +139,9 @@ func (ix *indexer) scan(r io.ReaderAt, size int64, max int64) (changed []exSumma
 		if s := ix.add(line, off); s != nil {
 			touched[s] = true
 		}
+		if ix.refused != nil {
+			break
+		}
 	}
 	ix.scanned = base + int64(len(buf))
 	for _, s := range ix.order {
@@ -155,19 +162,20 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 		ex = int(gjson.GetBytes(line, "ex").Int())
 		rest = line
 	}
-	if kind == "capture" {
-		if ix.header == nil {
-			if h, err := decodeHeader(line, ix.name); err == nil {
-				ix.header = h
-				ix.hdr = span{off, int64(len(line))}
-			} else {
-				var lerr *tape.LineError
-				if errors.As(err, &lerr) {
-					err = lerr.Err
-				}
-				ix.warnings = append(ix.warnings, fmt.Sprintf("line %d: %v", ix.line, err))
-			}
+	if ix.header == nil {
+		// The first line must be a header this seam reads; otherwise none
+		// of the file is listed.
+		h, err := decodeHeader(line, ix.name)
+		if err != nil {
+			ix.refused = err
+			return nil
 		}
+		ix.header = h
+		ix.hdr = span{off, int64(len(line))}
+		return nil
+	}
+	if kind == "capture" {
+		ix.warnings = append(ix.warnings, fmt.Sprintf("line %d: a second capture header, ignored", ix.line))
 		return nil
 	}
 	if ex < 1 {
@@ -316,6 +324,36 @@ func chunkSideT(rest []byte) (tape.Side, int64) {
 	}
 	r := gjson.GetManyBytes(rest, "side", "t")
 	return tape.Side(r[0].String()), r[1].Int()
+}
+
+// maxHeaderLine bounds how much of a file checkHeader reads to find its
+// header line.
+const maxHeaderLine = 1 << 20
+
+// checkHeader reads the first line of capture file r (named name) and
+// returns why it is not a capture this seam reads: empty, a first line that
+// is not a capture header, or a format version it refuses; nil when it is.
+func checkHeader(r io.ReaderAt, name string) error {
+	br := bufio.NewReader(io.NewSectionReader(r, 0, maxHeaderLine))
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			if err != nil && err != io.EOF {
+				return fmt.Errorf("read %s: %w", name, err)
+			}
+			if err == io.EOF && len(line) >= maxHeaderLine {
+				return fmt.Errorf("%s:1: not a capture: the first line is longer than %d bytes", name, maxHeaderLine)
+			}
+			_, err := decodeHeader(line, name)
+			return err
+		}
+		if err == io.EOF {
+			return fmt.Errorf("%s: empty capture: no \"capture\" header line", name)
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+	}
 }
 
 // decodeHeader decodes a header line with the tape decoder, so version

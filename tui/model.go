@@ -170,6 +170,14 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 	}
 	st, err := f.Stat()
 	if err != nil || !st.IsDir() {
+		if !follow {
+			// A capture that is not one this seam reads is refused before
+			// anything is listed; a followed one may not be written yet.
+			if err := checkHeader(f, p); err != nil {
+				f.Close()
+				return err
+			}
+		}
 		c := &capState{name: p, file: f, arg: arg, follow: follow, ix: newIndexer(p, len(m.caps))}
 		if follow && err == nil {
 			c.info = st // its identity, for files appearing in followed directories
@@ -192,6 +200,12 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 		f, err := os.Open(path)
 		if err != nil {
 			return fmt.Errorf("open capture: %w", err)
+		}
+		if !follow {
+			if err := checkHeader(f, path); err != nil {
+				f.Close()
+				return err
+			}
 		}
 		c := &capState{name: path, file: f, arg: arg, follow: follow, ix: newIndexer(path, len(m.caps))}
 		if follow {
@@ -255,6 +269,7 @@ type (
 		size     int64
 		scanned  int64 // the offset past the last complete line indexed
 		warnings []string
+		refused  error // the file is not a capture this seam reads
 		err      error
 	}
 	streamMsg struct {
@@ -310,6 +325,7 @@ func (m *model) scanCmd(i int) tea.Cmd {
 			msg.header, msg.hdr = ix.header, ix.hdr
 		}
 		msg.warnings = slices.Clone(ix.warnings)
+		msg.refused = ix.refused
 		return msg
 	}
 }
@@ -471,6 +487,15 @@ func (m *model) onScan(msg scanMsg) tea.Cmd {
 	if msg.err != nil {
 		c.err = msg.err
 		m.setError(msg.err.Error())
+		return nil
+	}
+	if msg.refused != nil {
+		// Not a capture this seam reads: none of it is listed.
+		if c.err == nil {
+			c.err = msg.refused
+			m.setError(msg.refused.Error())
+		}
+		c.done = true
 		return nil
 	}
 	if msg.header != nil {

@@ -395,23 +395,51 @@ func TestLightBackground(t *testing.T) {
 	}
 }
 
-// TestNotACapture says what is wrong with a file that is not a capture
-// instead of showing an empty list.
+// TestNotACapture: a file that is not a capture this seam reads (text, a
+// first line that is not a header, a format version it refuses) is
+// refused with an error before anything is listed; followed, its error
+// shows and none of its exchanges is listed.
 func TestNotACapture(t *testing.T) {
 	t.Parallel()
+	exchange := `{"type":"request","ex":1,"t":1,"method":"POST","url":"/v1/chat/completions","headers":{}}` + "\n"
 	for _, tc := range []struct{ name, data, want string }{
-		{"text", "hello\nworld\n", "not a readable capture"},
-		{"newer version", `{"type":"capture","v":99,"seam":"x","id":"x","started":"2026-11-22T09:00:00Z","upstream":"u","engine":{"profile":"passthrough"}}` + "\n", "newer than this seam supports"},
+		{"text", "hello\nworld\n", "malformed line"},
+		{"empty", "", "empty capture"},
+		{"chunk first", exchange, "want a \"capture\" header"},
+		{"newer version", `{"type":"capture","v":99,"seam":"x","id":"x","started":"2026-11-22T09:00:00Z","upstream":"u","engine":{"profile":"passthrough"}}` + "\n" + exchange, "capture format v99 is newer than this seam supports"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "x.ndjson")
+			dir := t.TempDir()
+			path := filepath.Join(dir, "x.ndjson")
 			if err := os.WriteFile(path, []byte(tc.data), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			m := newTestModel(t, 100, 30, path)
-			if s := screen(m); !strings.Contains(s, tc.want) {
-				t.Errorf("screen lacks %q:\n%s", tc.want, s)
+			for _, p := range []string{path, dir} {
+				m, err := newModel(context.Background(), Options{Paths: []string{p}})
+				if err == nil {
+					m.close()
+					t.Fatalf("%s: opened", p)
+				}
+				if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "x.ndjson") {
+					t.Errorf("%s: error %q, want one naming x.ndjson and %q", p, err, tc.want)
+				}
+			}
+			if tc.data == "" {
+				return // followed, an empty file is one being written
+			}
+			m, err := newModel(context.Background(), Options{Paths: []string{path}, Follow: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(m.close)
+			m.Update(resize(100, 30))
+			drive(t, m, m.Init())
+			if len(m.sums) > 0 {
+				t.Errorf("followed, %d exchanges of a refused capture are listed", len(m.sums))
+			}
+			if !m.statusErr || !strings.Contains(m.status, tc.want) {
+				t.Errorf("followed, the status line says %q, want an error with %q", m.status, tc.want)
 			}
 		})
 	}
