@@ -33,6 +33,7 @@ type recordOptions struct {
 	fsync    bool
 	quiet    bool
 	tui      bool
+	allow    listFlag
 	engine   engineFlags
 	fwd      forwardFlags
 }
@@ -52,6 +53,12 @@ is buffered. Secret headers and query parameters never reach the file.
 Point your client's base URL at the listen address, e.g. for the OpenAI SDK
 OPENAI_BASE_URL=http://127.0.0.1:8080/v1 with --upstream https://api.openai.com.
 Stop with ctrl-c; in-flight streams get a few seconds to finish.
+
+seam answers only requests addressed to an IP address, localhost or the
+--listen name, so a web page cannot reach it by rebinding a DNS name to
+127.0.0.1; a client that calls seam by another name (a container reaching
+host.docker.internal) needs --allow-host NAME. It never follows redirects
+and forwards only to --upstream.
 
 To record a proxy you are building (in any language) from both sides, run
 seam around it with --proxy: clients talk to seam on --listen, seam forwards
@@ -87,6 +94,7 @@ recorded frame by frame in both modes.`,
 			fs.BoolVar(&o.fsync, "fsync", false, "fsync the capture after every write (durable, slower)")
 			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per exchange")
 			fs.BoolVar(&o.tui, "tui", false, "watch exchanges arrive in the terminal UI (q stops recording)")
+			fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
 			o.engine.register(fs, shape.DefaultProfile)
 			o.fwd.register(fs)
 			return o
@@ -145,12 +153,16 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	var count atomic.Int64
 	cfg := recordingConfig{
 		output: o.output, stdout: e.stdout, fsync: o.fsync, upstream: up, engine: eng, legs: legs,
+		server: serverOptions{allowHosts: o.allow, log: e.stderr},
 		onDone: func(s capture.Summary) {
 			count.Add(1)
 			if !o.quiet && !o.tui {
 				fmt.Fprintln(e.stderr, s.String())
 			}
 		},
+	}
+	if o.tui {
+		cfg.server.log = nil // the TUI has the terminal
 	}
 	if proxy != nil {
 		cfg.note = func(legs []*recordLeg) string {

@@ -60,6 +60,7 @@ type recordingConfig struct {
 	note     func(legs []*recordLeg) string // a capture-level note, once listening; nil for none
 	legs     []*recordLeg
 	onDone   func(capture.Summary)
+	server   serverOptions // every leg's server; listen is set per leg
 }
 
 // startRecording listens on every leg's address, opens the capture, writes
@@ -113,8 +114,10 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 			r.out.Close()
 			return nil, err
 		}
-		l.srv = &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second,
-			BaseContext: func(net.Listener) context.Context { return base }}
+		so := cfg.server
+		so.listen, so.forward = l.addr, l.forward != nil
+		l.srv = newServer(h, so)
+		l.srv.BaseContext = func(net.Listener) context.Context { return base }
 	}
 	for _, l := range r.legs {
 		go func() { r.errs <- l.srv.Serve(l.ln) }()

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/replay"
@@ -30,6 +29,7 @@ type serveOptions struct {
 	ignore   listFlag
 	quiet    bool
 	fwd      forwardFlags
+	allow    listFlag
 }
 
 // faultFlag collects repeated --fault flags.
@@ -99,6 +99,10 @@ the host each request names (no --upstream).
 
 Modes (--mode), in VCR's vocabulary:` + serveModeHelp + `
 
+Only requests addressed to an IP address, localhost or the --listen name
+are answered (a web page rebinding a DNS name to 127.0.0.1 would read
+recorded prompts in the misses); --allow-host NAME accepts another name.
+
 Recordings are new capture files, as seam record writes them (-o defaults to
 ./captures/seam-<UTC time>.ndjson); a summary line per forwarded exchange goes
 to stderr unless -q.
@@ -130,6 +134,7 @@ Examples:
 			fs.Var(&o.ignore, "ignore", "also ignore the top-level request `field` when matching (repeatable)")
 			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per forwarded exchange")
 			o.fwd.register(fs)
+			fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
 			return o
 		},
 		run: runServe,
@@ -297,8 +302,9 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	} else if flag := o.fwd.used(); flag != "" {
 		return &usageError{cmd: "serve", msg: flag + " applies to --forward", example: "seam serve --forward " + flag + " ... captures/"}
 	}
+	so := serverOptions{listen: o.listen, allowHosts: o.allow, log: e.stderr, forward: fwd != nil}
 	if !p.forwards {
-		return serveReplay(ctx, o.listen, replay.NewServer(p.caps, sopts), fwd, announce)
+		return serveReplay(ctx, o.listen, replay.NewServer(p.caps, sopts), fwd, so, announce)
 	}
 
 	// Misses go to a recording proxy like seam record's (for passthrough
@@ -318,7 +324,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	}
 	r, err := startRecording(recordingConfig{
 		output: p.record, stdout: e.stdout, discard: !p.recordOn,
-		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg}, insecure: o.fwd.insecure,
+		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg}, insecure: o.fwd.insecure, server: so,
 		onDone: func(s capture.Summary) {
 			count.Add(1)
 			if !o.quiet {
@@ -347,7 +353,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 
 // serveReplay answers from captures alone on addr until ctx ends, behind
 // a forward proxy when fwd is set.
-func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardSetup, announce func(net.Addr, string)) error {
+func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardSetup, so serverOptions, announce func(net.Addr, string)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -365,7 +371,7 @@ func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardS
 		}()
 		h = f
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
+	srv := newServer(h, so)
 	announce(ln.Addr(), "")
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seam-dev/seam/visible"
+)
+
+// Server timeouts. Neither cuts a live stream: there is no ReadTimeout or
+// WriteTimeout, so a request body or a response may take as long as it
+// takes. Only a client that is slow to send its headers, and a keep-alive
+// connection idle between requests, are let go.
+const (
+	defaultReadHeaderTimeout = 30 * time.Second
+	defaultIdleTimeout       = 60 * time.Second
+)
+
+// serverOptions configures the HTTP servers seam runs (record's legs,
+// serve).
+type serverOptions struct {
+	// listen is the address given with --listen; its host name, when it is
+	// one, is accepted as a Host.
+	listen string
+	// allowHosts are the extra Host names --allow-host accepts; "*"
+	// accepts any.
+	allowHosts []string
+	// forward says the server is a forward proxy: CONNECT and
+	// absolute-form requests (http://host/path), which name the host they
+	// are for and which no web page can send, are not Host-checked.
+	forward bool
+	// readHeader and idle override the timeouts, for tests; zero means
+	// the default.
+	readHeader, idle time.Duration
+	// log receives one line per Host refused (the first time it is seen).
+	log io.Writer
+}
+
+// newServer returns the HTTP server for h: timeouts that never cut a
+// stream, and the Host check of hostGuard.
+func newServer(h http.Handler, o serverOptions) *http.Server {
+	srv := &http.Server{
+		Handler:           newHostGuard(h, o),
+		ReadHeaderTimeout: o.readHeader,
+		IdleTimeout:       o.idle,
+	}
+	if srv.ReadHeaderTimeout == 0 {
+		srv.ReadHeaderTimeout = defaultReadHeaderTimeout
+	}
+	if srv.IdleTimeout == 0 {
+		srv.IdleTimeout = defaultIdleTimeout
+	}
+	return srv
+}
+
+// hostGuard answers only requests addressed to seam by a name a web page
+// cannot point elsewhere: an IP address, localhost or a name under
+// .localhost, the host name seam listens on, or a name --allow-host gives.
+// A page can rebind a DNS name it owns to 127.0.0.1 and then read what
+// seam answers (recorded prompts in serve's misses, the streams record
+// relays), but it cannot make the browser send anything but its own name as
+// the Host; so every other Host gets 421 Misdirected Request, with an
+// error body naming the flag that allows it.
+type hostGuard struct {
+	next    http.Handler
+	allowed map[string]bool
+	any     bool
+	forward bool
+	log     io.Writer
+
+	mu      sync.Mutex
+	refused map[string]bool // hosts already reported on log
+}
+
+func newHostGuard(next http.Handler, o serverOptions) *hostGuard {
+	g := &hostGuard{next: next, allowed: map[string]bool{}, forward: o.forward, log: o.log, refused: map[string]bool{}}
+	if host, _, err := net.SplitHostPort(o.listen); err == nil && host != "" {
+		g.allowed[strings.ToLower(host)] = true
+	}
+	for _, h := range o.allowHosts {
+		if h == "*" {
+			g.any = true
+		}
+		g.allowed[strings.ToLower(strings.TrimSuffix(h, "."))] = true
+	}
+	return g
+}
+
+func (g *hostGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.allows(r.Host) || g.forward && (r.Method == http.MethodConnect || r.URL.IsAbs()) {
+		g.next.ServeHTTP(w, r)
+		return
+	}
+	g.report(r.Host)
+	msg := fmt.Sprintf("seam: refusing a request for Host %q: seam answers only requests addressed to an IP address, localhost, "+
+		"or the name it listens on, so that a web page cannot reach it through DNS rebinding; to accept this name, run seam with --allow-host %s",
+		r.Host, hostName(r.Host))
+	body, _ := json.Marshal(map[string]any{"error": map[string]string{
+		"message": msg, "type": "seam_host_not_allowed", "code": "host_not_allowed",
+	}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(http.StatusMisdirectedRequest)
+	w.Write(append(body, '\n'))
+}
+
+// allows reports whether a request with this Host header is answered.
+func (g *hostGuard) allows(hostport string) bool {
+	if g.any || hostport == "" { // no Host: HTTP/1.0, not a browser
+		return true
+	}
+	host := hostName(hostport)
+	if net.ParseIP(host) != nil {
+		return true // an address: nothing to rebind
+	}
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	return host == "localhost" || strings.HasSuffix(host, ".localhost") || g.allowed[host]
+}
+
+// report says on the log, once per host, that requests for it are refused.
+func (g *hostGuard) report(host string) {
+	if g.log == nil {
+		return
+	}
+	g.mu.Lock()
+	seen := g.refused[host]
+	if !seen && len(g.refused) < 100 {
+		g.refused[host] = true
+	}
+	g.mu.Unlock()
+	if !seen {
+		fmt.Fprintf(g.log, "refused a request for Host %s (not an address, localhost or the listen name; --allow-host %s accepts it)\n",
+			visible.String(host), visible.String(hostName(host)))
+	}
+}
+
+// hostName returns the host of a Host header value, without port or
+// IPv6 brackets.
+func hostName(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+}
