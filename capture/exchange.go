@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -22,6 +23,9 @@ type exchange struct {
 	body *bodyTap
 
 	reqOnce sync.Once
+	// upMask and clMask write each side's chunks with the request's secret
+	// values masked; nil for a side this recorder does not record.
+	upMask, clMask *tape.Masker
 
 	// Upstream side, written by the proxy's copy loop (the handler goroutine).
 	upOnce    sync.Once
@@ -43,6 +47,40 @@ func exchangeFrom(req *http.Request) *exchange {
 	return req.Context().Value(exchangeKey{}).(*exchange)
 }
 
+// masks sets up the maskers of the sides this recorder records, looking
+// for secrets (the secret values of the request's headers and URL).
+func (x *exchange) masks(secrets []string) {
+	w := x.rec.opts.Writer
+	if x.rec.records(tape.Upstream) {
+		x.upMask = tape.NewMasker(secrets, x.rec.opts.Redaction, w.Chunk)
+	}
+	if x.rec.records(tape.Client) {
+		x.clMask = tape.NewMasker(secrets, x.rec.opts.Redaction, w.Chunk)
+	}
+}
+
+// mask returns the masker of side s, nil when this recorder does not
+// record it.
+func (x *exchange) mask(s tape.Side) *tape.Masker {
+	if s == tape.Upstream {
+		return x.upMask
+	}
+	return x.clMask
+}
+
+// endMask writes the chunks m still holds and, when it masked anything, a
+// note saying so.
+func (x *exchange) endMask(m *tape.Masker, side tape.Side) {
+	if m == nil {
+		return
+	}
+	m.Flush()
+	if n := m.Masked(); n > 0 {
+		x.rec.opts.Writer.Note(tape.Note{Ex: x.ex, T: x.rec.now(), Text: fmt.Sprintf(
+			"seam: %d secret value(s) of the request, echoed in the %s side's chunks, were masked at the same length (\"[redacted]***\"); offsets and chunk boundaries are kept", n, side)})
+	}
+}
+
 // writeRequest records the request line once: when its body has been sent
 // upstream, or when the exchange ends without that (an upstream that never
 // read it), with what was sent.
@@ -53,12 +91,19 @@ func (x *exchange) writeRequest() {
 		if x.rec.opts.Leg == Back {
 			side = tape.Upstream // the request as the proxy under test sent it
 		}
+		red := x.rec.opts.Redaction
+		body, secrets := red.Body(body, x.req.Header.Get("Content-Type"))
+		for _, m := range []*tape.Masker{x.upMask, x.clMask} {
+			if m != nil {
+				m.Add(secrets)
+			}
+		}
 		scheme, host := x.origin()
 		x.rec.opts.Writer.Request(tape.Request{
 			Ex: x.ex, Side: side, T: x.t0, Method: x.req.Method,
 			Scheme: scheme, Host: host,
-			URL:     tape.RedactURL(x.req.URL),
-			Headers: tape.RedactHeaders(x.req.Header),
+			URL:     red.URL(x.req.URL),
+			Headers: red.Headers(x.req.Header),
 			Body:    body, BodyTruncated: cut,
 		})
 	})
@@ -82,6 +127,7 @@ func (x *exchange) endUpstream(outcome tape.Outcome, err error, w *streamWatch) 
 			x.upErr = err.Error()
 		}
 		if x.rec.records(tape.Upstream) {
+			x.endMask(x.upMask, tape.Upstream)
 			x.rec.opts.Writer.End(tape.End{
 				Ex: x.ex, Side: tape.Upstream, T: x.rec.now(),
 				Outcome: outcome, Bytes: x.upBytes, Error: x.upErr,
@@ -176,8 +222,8 @@ func (b *upstreamBody) record(p []byte) {
 	if x.upFirst == 0 {
 		x.upFirst = max(t, 1)
 	}
-	if x.rec.records(tape.Upstream) {
-		x.rec.opts.Writer.Chunk(tape.Chunk{Ex: x.ex, Side: tape.Upstream, T: t, Off: x.upBytes, Data: p})
+	if x.upMask != nil {
+		x.upMask.Chunk(tape.Chunk{Ex: x.ex, Side: tape.Upstream, T: t, Off: x.upBytes, Data: p})
 	}
 	x.upBytes += int64(len(p))
 	b.watch.feed(p)
@@ -238,7 +284,7 @@ func (w *clientWriter) WriteHeader(code int) {
 	w.watch = newStreamWatch(isEventStream(h.Get("Content-Type")))
 	if w.x.rec.records(tape.Client) {
 		w.x.rec.opts.Writer.Response(tape.Response{
-			Ex: w.x.ex, Side: tape.Client, T: w.x.rec.now(), Status: code, Headers: tape.RedactHeaders(h),
+			Ex: w.x.ex, Side: tape.Client, T: w.x.rec.now(), Status: code, Headers: w.x.rec.opts.Redaction.Headers(h),
 		})
 	}
 	w.ResponseWriter.WriteHeader(code)
@@ -251,8 +297,8 @@ func (w *clientWriter) Write(p []byte) (int, error) {
 	n, err := w.ResponseWriter.Write(p)
 	if n > 0 {
 		x := w.x
-		if x.rec.records(tape.Client) {
-			x.rec.opts.Writer.Chunk(tape.Chunk{Ex: x.ex, Side: tape.Client, T: x.rec.now(), Off: w.bytes, Data: p[:n]})
+		if x.clMask != nil {
+			x.clMask.Chunk(tape.Chunk{Ex: x.ex, Side: tape.Client, T: x.rec.now(), Off: w.bytes, Data: p[:n]})
 		}
 		w.bytes += int64(n)
 		w.watch.feed(p[:n])
@@ -327,6 +373,7 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 	case Front:
 		x.rec.numbering.done(x.ex)
 	}
+	x.endMask(x.clMask, tape.Client)
 	x.rec.opts.Writer.End(tape.End{Ex: x.ex, Side: tape.Client, T: t, Outcome: outcome, Bytes: bytes, Error: errText})
 	if f := x.rec.opts.OnDone; f != nil {
 		_, host := x.origin()

@@ -52,6 +52,11 @@ type Options struct {
 	// Numbering numbers the exchanges. The two legs of a sandwich must share
 	// one; nil means the recorder's own.
 	Numbering *Numbering
+	// Redaction says what is redacted before anything reaches the writer:
+	// nil applies the built-in rules (secret headers, query parameters and
+	// JSON body fields, and the request's secret values masked where a
+	// response echoes them); a parsed --redact adds its patterns.
+	Redaction *tape.Redaction
 	// OnDone, if set, is called once per exchange after both sides ended
 	// (not by the back leg of a sandwich, whose exchanges the front reports).
 	// It is called from the exchange's goroutine and must not block long.
@@ -135,6 +140,7 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		req:   req,
 		upEnd: make(chan struct{}),
 	}
+	x.masks(r.opts.Redaction.Secrets(req.Header, req.URL))
 	// The proxy gets a copy of req: the server inspects the request it
 	// handed over (its body type decides whether the connection is reused).
 	out := req.WithContext(contextWith(req, x))
@@ -198,7 +204,7 @@ func (r *Recorder) modifyResponse(resp *http.Response) error {
 	if r.records(tape.Upstream) {
 		r.opts.Writer.Response(tape.Response{
 			Ex: x.ex, Side: tape.Upstream, T: r.now(),
-			Status: resp.StatusCode, Headers: tape.RedactHeaders(resp.Header),
+			Status: resp.StatusCode, Headers: r.opts.Redaction.Headers(resp.Header),
 		})
 	}
 	eng, err := shape.New(r.opts.Engine, shape.Exchange{

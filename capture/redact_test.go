@@ -7,6 +7,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/tape"
 )
 
 // TestCanarySecretsNeverReachDisk sends canary secrets in every header and
@@ -79,5 +83,131 @@ func TestCanarySecretsNeverReachDisk(t *testing.T) {
 	}
 	if v := x.Request.Headers["authorization"]; len(v) != 1 || v[0] != "[redacted]" {
 		t.Errorf("authorization recorded as %v, want it present and redacted", v)
+	}
+}
+
+// TestCanaryInBodiesNeverReachDisk puts canary secrets in the request's
+// headers, query and JSON body (at depth, and where a --redact pattern
+// names them) and has the upstream echo every one of them: in stream
+// chunks split across reads inside the secret, in response headers and in
+// a JSON error body. The client gets every byte as the upstream sent it;
+// the capture, and its HAR and curl exports, hold no canary, while chunk
+// offsets and boundaries stay exact and a note says what was masked.
+func TestCanaryInBodiesNeverReachDisk(t *testing.T) {
+	canaries := map[string]string{
+		"auth":   "sk-proj-CANARYauth0123456789",
+		"query":  "CANARYquery0123456",
+		"body1":  "CANARYbody1-0123456",
+		"body2":  "CANARYbody2-0123456",
+		"body3":  "CANARYbody3/<0123456>",
+		"path":   "CANARYpath-0123456",
+		"regexp": "acct-CANARY9876543210",
+	}
+	body := `{"model":"gpt-4o","stream":true,"api_key":"` + canaries["body1"] +
+		`","metadata":{"service":{"credentials":{"clientSecret":"` + canaries["body2"] + `"}},"owner":"` + canaries["path"] + `"}` +
+		`,"tools":[{"type":"mcp","headers":{"X-Api-Key":"` + strings.ReplaceAll(canaries["body3"], "/", `\/`) + `"}}]` +
+		`,"messages":[{"role":"user","content":"my account is ` + canaries["regexp"] + `"}],"max_tokens":5}`
+	red, err := tape.ParseRedaction([]string{"json:metadata.owner", "re:acct-[A-Z0-9]+"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu     sync.Mutex
+		echoed []byte
+	)
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		if string(b) != body {
+			t.Errorf("the upstream got a body other than the client's:\n%s", b)
+		}
+		w.Header().Set("X-Echo-Key", canaries["auth"])
+		w.Header().Set("OpenAI-Organization", "org-"+canaries["query"])
+		if req.URL.Path == "/v1/error" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"error":{"message":"Incorrect API key provided: `+canaries["auth"]+`"}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		var sent bytes.Buffer
+		for _, name := range []string{"auth", "query", "body1", "body2", "body3", "path", "regexp"} {
+			s := canaries[name]
+			// Split inside the secret, at a different place each time.
+			ev := `data: {"choices":[{"index":0,"delta":{"content":"echo ` + s + `"}}]}` + "\n\n"
+			if name == "body3" {
+				ev = `data: {"choices":[{"index":0,"delta":{"content":"echo ` + strings.ReplaceAll(s, "/", `\/`) + `"}}]}` + "\n\n"
+			}
+			cut := strings.Index(ev, "echo ") + 5 + 1 + len(sent.String())%7
+			for _, part := range []string{ev[:cut], ev[cut:]} {
+				io.WriteString(w, part)
+				sent.WriteString(part)
+				w.(http.Flusher).Flush()
+				time.Sleep(3 * time.Millisecond)
+			}
+		}
+		io.WriteString(w, "data: [DONE]\n\n")
+		sent.WriteString("data: [DONE]\n\n")
+		mu.Lock()
+		echoed = sent.Bytes()
+		mu.Unlock()
+	}), func(o *capture.Options) { o.Redaction = red })
+
+	for _, path := range []string{"/v1/chat/completions", "/v1/error"} {
+		req, _ := http.NewRequest("POST", r.front.URL+path+"?key="+canaries["query"]+"&alt=sse", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+canaries["auth"])
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		mu.Lock()
+		if path == "/v1/chat/completions" && !bytes.Equal(got, echoed) {
+			t.Errorf("the client got\n%s\nnot what the upstream sent\n%s", got, echoed)
+		}
+		mu.Unlock()
+		if resp.Header.Get("X-Echo-Key") != canaries["auth"] {
+			t.Errorf("the client lost a response header")
+		}
+	}
+	c := r.finish()
+	var har, curl bytes.Buffer
+	if err := tape.WriteHAR(&har, c, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range c.Exchanges {
+		if err := tape.WriteCurl(&curl, x, "https://api.openai.com"); err != nil {
+			t.Fatal(err)
+		}
+		checkOffsets(t, x)
+	}
+	for what, out := range map[string][]byte{"capture": r.buf.Bytes(), "HAR": har.Bytes(), "curl": curl.Bytes()} {
+		for name, s := range canaries {
+			for _, form := range []string{s, strings.ReplaceAll(s, "/", `\/`), strings.ReplaceAll(strings.ReplaceAll(s, "<", `\u003c`), ">", `\u003e`)} {
+				if i := bytes.Index(out, []byte(form)); i >= 0 {
+					t.Errorf("%s holds the %s canary %q: …%s…", what, name, form, out[max(0, i-80):min(len(out), i+40)])
+				}
+			}
+		}
+		if bytes.Contains(out, []byte("CANARY")) {
+			t.Errorf("%s holds a piece of a canary:\n%s", what, out)
+		}
+	}
+	x := c.Exchanges[0]
+	if len(x.Upstream.Chunks) < 14 || len(x.Client.Chunks) < 14 {
+		t.Errorf("%d upstream and %d client chunks: the reads were not split", len(x.Upstream.Chunks), len(x.Client.Chunks))
+	}
+	if !strings.Contains(string(x.Request.Body), `"max_tokens":5`) || !strings.Contains(string(x.Request.Body), `"api_key":"[redacted]"`) {
+		t.Errorf("request body %s", x.Request.Body)
+	}
+	notes := 0
+	for _, n := range x.Notes {
+		if strings.Contains(n.Text, "masked at the same length") {
+			notes++
+		}
+	}
+	if notes != 2 {
+		t.Errorf("%d masking notes, want one per side: %+v", notes, x.Notes)
 	}
 }

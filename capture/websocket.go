@@ -19,7 +19,7 @@ func (r *Recorder) upgraded(x *exchange, resp *http.Response) error {
 	if !ok {
 		return errors.New("101 switching protocols response with a body that cannot be written")
 	}
-	h := tape.RedactHeaders(resp.Header)
+	h := r.opts.Redaction.Headers(resp.Header)
 	t := r.now()
 	x.upFirst = max(t, 1)
 	for _, side := range []tape.Side{tape.Upstream, tape.Client} {
@@ -81,8 +81,8 @@ func (d *wsDirection) record(x *exchange, p []byte, err error) {
 	}
 	if len(p) > 0 {
 		d.split.Feed(p, func(piece []byte) {
-			if x.rec.records(d.side) {
-				x.rec.opts.Writer.Chunk(tape.Chunk{Ex: x.ex, Side: d.side, T: x.rec.now(), Off: d.bytes, Data: piece})
+			if m := x.mask(d.side); m != nil {
+				m.Chunk(tape.Chunk{Ex: x.ex, Side: d.side, T: x.rec.now(), Off: d.bytes, Data: piece})
 			}
 			d.bytes += int64(len(piece))
 			d.frames++
@@ -101,8 +101,8 @@ func (d *wsDirection) finish(x *exchange) (tape.Outcome, string, int64, int) {
 	if !d.ended {
 		d.ended = true
 		d.split.Flush(func(piece []byte) {
-			if x.rec.records(d.side) {
-				x.rec.opts.Writer.Chunk(tape.Chunk{Ex: x.ex, Side: d.side, T: x.rec.now(), Off: d.bytes, Data: piece})
+			if m := x.mask(d.side); m != nil {
+				m.Chunk(tape.Chunk{Ex: x.ex, Side: d.side, T: x.rec.now(), Off: d.bytes, Data: piece})
 			}
 			d.bytes += int64(len(piece))
 			d.frames++

@@ -80,6 +80,12 @@ type ServerOptions struct {
 	// Ignore names top-level request fields that matching ignores, in
 	// addition to those of [DefaultIgnore].
 	Ignore []string
+	// Redaction is applied to the recorded request bodies and to each
+	// request's before they are compared, so that a request carrying its
+	// real key matches a recording whose key was redacted (seam record
+	// redacts with the built-in rules, nil here; pass the same --redact
+	// patterns the capture was recorded with).
+	Redaction *tape.Redaction
 }
 
 // Server is a mock upstream: it answers each request with the upstream side
@@ -135,8 +141,9 @@ func NewServer(caps []*tape.Capture, opts ServerOptions) *Server {
 				continue
 			}
 			path, _, _ := strings.Cut(x.Request.URL, "?")
+			body, _ := opts.Redaction.Body(x.Request.Body, firstValue(x.Request.Headers["content-type"]))
 			e := &entry{x: x, label: fmt.Sprintf("exchange %d", x.Ex), method: x.Request.Method, path: path,
-				host: x.Request.Host, req: newRequest(x.Request.Body, s.ignore)}
+				host: x.Request.Host, req: newRequest(body, s.ignore)}
 			if len(caps) > 1 {
 				e.label += " of " + filepath.Base(c.Name)
 			}
@@ -186,7 +193,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.IsAbs() {
 		host = r.URL.Host
 	}
-	x, why := s.match(r.Method, host, r.URL.Path, body.Bytes())
+	redacted, _ := s.opts.Redaction.Body(body.Bytes(), r.Header.Get("Content-Type"))
+	x, why := s.match(r.Method, host, r.URL.Path, redacted)
 	if x != nil {
 		s.play(r.Context(), w, x)
 		return
@@ -387,3 +395,10 @@ func (p *pacer) stop() {
 
 // errDisconnect is the cause of the context a disconnect fault ends.
 var errDisconnect = errors.New("injected disconnect")
+
+func firstValue(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
+}

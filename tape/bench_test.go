@@ -144,3 +144,44 @@ func TestAppendChunkDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMaskerChunk is the recorder's cost per chunk for masking the
+// request's secrets where a response echoes them: a typical event and the
+// two secrets an Authorization header gives.
+func BenchmarkMaskerChunk(b *testing.B) {
+	m := NewMasker([]string{"Bearer sk-proj-0123456789abcdef", "sk-proj-0123456789abcdef"}, nil, func(Chunk) {})
+	b.SetBytes(int64(len(sseChunk)))
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Chunk(Chunk{Data: sseChunk})
+	}
+}
+
+// chatBody is a request body of a long conversation: n messages.
+func chatBody(n int, extra string) []byte {
+	var b []byte
+	b = append(b, `{"model":"gpt-4o","stream":true,"max_tokens":1024,`+extra+`"messages":[`...)
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"role":"user","content":"Explain the difference between a mutex and a semaphore, with an example in Go, and say when each is the better tool."}`...)
+	}
+	return append(b, "]}"...)
+}
+
+// BenchmarkRedactBody is the recorder's cost per request body: a body with
+// no secret field (the common case, which the fast scan settles) and one
+// with a secret field (walked by the tokenizer), each of about 150 KB.
+func BenchmarkRedactBody(b *testing.B) {
+	for _, tc := range []struct{ name, extra string }{{"no-secret", ""}, {"api_key", `"api_key":"sk-0123456789",`}} {
+		body := chatBody(1000, tc.extra)
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				(*Redaction)(nil).Body(body, "application/json")
+			}
+		})
+	}
+}

@@ -13,7 +13,8 @@ import (
 // WriteCurl writes a shell command that sends x's request again to base (the
 // upstream URL, e.g. https://api.openai.com). Headers that were redacted are
 // sent from environment variables named after them (authorization from
-// $AUTHORIZATION), so no secret needs to be in the command.
+// $AUTHORIZATION), so no secret needs to be in the command; the secret
+// fields of a JSON body are sent as "[redacted]" (see [RedactStored]).
 //
 // A capture may come from a stranger, so the command never runs anything
 // but curl: every word taken from the capture is single-quoted, the URL is
@@ -26,7 +27,8 @@ func WriteCurl(w io.Writer, x *Exchange, base string) error {
 	if x.Request == nil {
 		return fmt.Errorf("exchange %d: no request was recorded", x.Ex)
 	}
-	r := x.Request
+	// The capture may predate the recorder's redaction, or be imported.
+	r, _ := RedactStored(x.Request)
 	if !validToken(r.Method) {
 		return fmt.Errorf("exchange %d: method %q is not an HTTP token; refusing to write it into a shell command", x.Ex, r.Method)
 	}

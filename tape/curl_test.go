@@ -12,8 +12,11 @@ import (
 	"github.com/seam-dev/seam/tape"
 )
 
-// curlArgs is what WriteCurl's command must hand to curl for r sent to base.
+// curlArgs is what WriteCurl's command must hand to curl for r sent to
+// base, redacted as RedactStored redacts it, with env giving the values of
+// the redacted headers.
 func curlArgs(r *tape.Request, base string, env map[string]string) []string {
+	r, _ = tape.RedactStored(r)
 	args := []string{"-sS", "-N", "-X", r.Method, "--url", strings.TrimSuffix(base, "/") + r.URL}
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
 		for k := range r.Headers {
@@ -47,11 +50,12 @@ func hostileRequest() *tape.Request {
 	return &tape.Request{Ex: 1, Method: "P'O`touch$IFS'm1'`|S&T!*$HOME", URL: "/v1/chat?q='$(touch u)'&k=`touch v`",
 		Headers: tape.Headers{
 			"x-`touch$IFS'h1'`":     {tape.Redacted},
-			"x-`touch$IFS'h2'`'":    {"$(touch h3) `touch h4` ' \" \\ ;touch h5"},
-			"authorization":         {tape.Redacted},
+			"x-`touch$IFS'h2'`'":    {"redacted: read from the environment"},
+			"user-agent":            {"$(touch h3) `touch h4` ' \" \\ ;touch h5"},
+			"authorization":         {"Bearer sk-not-in-the-command"},
 			"content-type":          {"application/json"},
 			"content-length":        {"99"},
-			"x-unicode-value":       {"\u202e über ✓"},
+			"x-stainless-unicode":   {"\u202e über ✓"},
 			"9lives":                {tape.Redacted},
 			"x-a.b~c|d&e#f%g^h*i+j": {"!x"},
 		},
@@ -73,11 +77,25 @@ func TestWriteCurlRunsOnlyCurl(t *testing.T) {
 	if err := tape.WriteCurl(&b, &tape.Exchange{Ex: 1, Request: r}, "https://api.example.com/"); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"authorization": "Bearer sk-$(touch e1)", "x-`touch$IFS'h1'`": "from env `touch e2`", "9lives": "nine"}
-	dir := t.TempDir()
+	if strings.Contains(b.String(), "sk-not-in-the-command") {
+		t.Errorf("a secret header value is in the command:\n%s", b.String())
+	}
+	// Every redacted header comes from its environment variable.
+	env := map[string]string{}
 	cmd := exec.Command(sh, "-c", "curl() { printf '%s\\0' \"$@\"; }\n"+b.String())
+	cmd.Env = os.Environ()
+	red, _ := tape.RedactStored(r)
+	for k, v := range red.Headers {
+		if v[0] == tape.Redacted {
+			env[k] = "from $" + envOf(k) + " `touch e` $(touch f)"
+			cmd.Env = append(cmd.Env, envOf(k)+"="+env[k])
+		}
+	}
+	if len(env) != 5 {
+		t.Fatalf("%d redacted headers, want 5: %v", len(env), red.Headers)
+	}
+	dir := t.TempDir()
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "AUTHORIZATION="+env["authorization"], "X__TOUCH_IFS_H1__="+env["x-`touch$IFS'h1'`"], "_9LIVES=nine")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("sh: %v\n%s", err, b.String())
@@ -110,7 +128,7 @@ func TestWriteCurlRefuses(t *testing.T) {
 		{"header name with $()", func(r *tape.Request) { r.Headers["x-$(touch X)"] = []string{tape.Redacted} }, "", "header name"},
 		{"header name with a quote", func(r *tape.Request) { r.Headers[`x-"y`] = []string{"v"} }, "", "header name"},
 		{"header name with @", func(r *tape.Request) { r.Headers["@/etc/passwd"] = []string{"v"} }, "", "header name"},
-		{"header value with CRLF", func(r *tape.Request) { r.Headers["x-a"] = []string{"v\r\nx-injected: 1"} }, "", "line break"},
+		{"header value with CRLF", func(r *tape.Request) { r.Headers["user-agent"] = []string{"v\r\nx-injected: 1"} }, "", "line break"},
 		{"body with NUL", func(r *tape.Request) { r.Body = []byte("a\x00b") }, "", "NUL"},
 		{"binary body", func(r *tape.Request) { r.Body = []byte{0xff} }, "", "binary"},
 		{"file upstream", func(*tape.Request) {}, "file:///etc/passwd", "not an http"},
@@ -163,7 +181,7 @@ func FuzzWriteCurl(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%v in\n%s", err, b.String())
 		}
-		env := map[string]string{name: "$" + envOf(name)}
+		env := map[string]string{strings.ToLower(name): "$" + envOf(strings.ToLower(name))}
 		if want := append([]string{"curl"}, curlArgs(r, "https://api.example.com", env)...); !slices.Equal(words, want) {
 			t.Fatalf("words\n%q\nwant\n%q", words, want)
 		}

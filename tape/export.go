@@ -15,7 +15,11 @@ import (
 
 // WriteHAR writes c as an HTTP Archive 1.2 document: one entry per exchange
 // with its request, the response as the client received it (the upstream's,
-// when the client side was not recorded), and its timings.
+// when the client side was not recorded), and its timings. What a capture
+// made before the recorder redacted bodies (or imported from another tool)
+// may still hold is redacted as the recorder would (see [RedactStored]),
+// and the secret values taken out of a request body are masked where the
+// response echoes them.
 func WriteHAR(w io.Writer, c *Capture, creator string) error {
 	type nv struct {
 		Name  string `json:"name"`
@@ -95,19 +99,21 @@ func WriteHAR(w io.Writer, c *Capture, creator string) error {
 		if x.Request == nil {
 			continue
 		}
+		// The capture may predate the recorder's redaction, or be imported.
+		req, secrets := RedactStored(x.Request)
 		e := entry{
-			StartedDateTime: c.Header.Started.Add(time.Duration(x.Request.T)).Format(time.RFC3339Nano),
+			StartedDateTime: c.Header.Started.Add(time.Duration(req.T)).Format(time.RFC3339Nano),
 			Request: request{
-				Method: x.Request.Method, URL: BaseURL(&c.Header, x.Request) + x.Request.URL,
-				HTTPVersion: "HTTP/1.1", Headers: headers(x.Request.Headers),
-				QueryString: queryString(x.Request.URL), Cookies: []nv{}, HeadersSize: -1, BodySize: len(x.Request.Body),
+				Method: req.Method, URL: BaseURL(&c.Header, req) + req.URL,
+				HTTPVersion: "HTTP/1.1", Headers: headers(req.Headers),
+				QueryString: queryString(req.URL), Cookies: []nv{}, HeadersSize: -1, BodySize: len(req.Body),
 			},
 			Comment: fmt.Sprintf("seam exchange %d", x.Ex),
 		}
-		if len(x.Request.Body) > 0 {
-			pd := &postData{MimeType: first(x.Request.Headers["content-type"]), Text: string(x.Request.Body)}
-			if !utf8.Valid(x.Request.Body) {
-				pd.Text, pd.Encoding = b64(x.Request.Body), "base64"
+		if len(req.Body) > 0 {
+			pd := &postData{MimeType: first(req.Headers["content-type"]), Text: string(req.Body)}
+			if !utf8.Valid(req.Body) {
+				pd.Text, pd.Encoding = b64(req.Body), "base64"
 			}
 			e.Request.PostData = pd
 		}
@@ -116,11 +122,11 @@ func WriteHAR(w io.Writer, c *Capture, creator string) error {
 			side = &x.Upstream
 		}
 		if side.Response != nil {
-			body := side.Body()
+			body, _ := MaskSecrets(side.Body(), secrets, nil)
 			ct := first(side.Response.Headers["content-type"])
 			e.Response = response{
 				Status: side.Response.Status, HTTPVersion: "HTTP/1.1",
-				Headers: headers(side.Response.Headers), Cookies: []nv{},
+				Headers: headers(redactHeaderMap(side.Response.Headers)), Cookies: []nv{},
 				Content:     content{Size: int64(len(body)), MimeType: ct, Text: string(body)},
 				HeadersSize: -1, BodySize: int64(len(body)),
 			}

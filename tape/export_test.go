@@ -107,7 +107,8 @@ func TestHARUsesRequestHost(t *testing.T) {
 
 // FuzzWriteHAR exports an exchange made of arbitrary method, URL, header,
 // request body and response chunk: the HAR is valid JSON and carries each
-// of them back (bodies as text, or base64 when they are not UTF-8).
+// of them back (bodies as text, or base64 when they are not UTF-8), as
+// RedactStored redacts them.
 func FuzzWriteHAR(f *testing.F) {
 	f.Add("POST", "/v1/x?a=1&key=[redacted]&q=%zz", "x-a", "v", []byte(`{"k":"v"}`), []byte("data: [DONE]\n\n"))
 	f.Add("GET", "", "", "", []byte{0xff, 0}, []byte("é"[:1]))
@@ -116,6 +117,7 @@ func FuzzWriteHAR(f *testing.F) {
 		x := &tape.Exchange{Ex: 1, Request: &tape.Request{Ex: 1, Method: method, URL: u, Headers: tape.Headers{name: {value}}, Body: body}}
 		x.Upstream.Response = &tape.Response{Ex: 1, Side: tape.Upstream, Status: 200, Headers: tape.Headers{}}
 		x.Upstream.Chunks = []tape.Chunk{{Ex: 1, Side: tape.Upstream, Data: chunk}}
+		red, secrets := tape.RedactStored(x.Request)
 		var b bytes.Buffer
 		if err := tape.WriteHAR(&b, &tape.Capture{Header: tape.Header{Upstream: "https://h"}, Exchanges: []*tape.Exchange{x}}, "fuzz"); err != nil {
 			t.Fatal(err)
@@ -150,11 +152,12 @@ func FuzzWriteHAR(f *testing.F) {
 			}
 			return b.String()
 		}
-		if e.Request.Method != text(method) || e.Request.URL != text("https://h"+u) {
+		if e.Request.Method != text(method) || e.Request.URL != text("https://h"+red.URL) {
 			t.Errorf("request %q %q", e.Request.Method, e.Request.URL)
 		}
-		if len(e.Request.Headers) != 1 || e.Request.Headers[0].Name != text(name) || e.Request.Headers[0].Value != text(value) {
-			t.Errorf("headers %q", e.Request.Headers)
+		wantValue := red.Headers[strings.ToLower(name)][0]
+		if len(e.Request.Headers) != 1 || e.Request.Headers[0].Name != text(strings.ToLower(name)) || e.Request.Headers[0].Value != text(wantValue) {
+			t.Errorf("headers %q, want %q: %q", e.Request.Headers, strings.ToLower(name), wantValue)
 		}
 		decode := func(text, enc string) []byte {
 			if enc == "base64" {
@@ -166,11 +169,12 @@ func FuzzWriteHAR(f *testing.F) {
 			}
 			return []byte(text)
 		}
-		if len(body) > 0 && (e.Request.PostData == nil || !bytes.Equal(decode(e.Request.PostData.Text, e.Request.PostData.Encoding), body)) {
-			t.Errorf("post data %+v, want %q", e.Request.PostData, body)
+		if len(red.Body) > 0 && (e.Request.PostData == nil || !bytes.Equal(decode(e.Request.PostData.Text, e.Request.PostData.Encoding), red.Body)) {
+			t.Errorf("post data %+v, want %q", e.Request.PostData, red.Body)
 		}
-		if got := decode(e.Response.Content.Text, e.Response.Content.Encoding); !bytes.Equal(got, chunk) {
-			t.Errorf("response body %q, want %q", got, chunk)
+		wantBody, _ := tape.MaskSecrets(chunk, secrets, nil)
+		if got := decode(e.Response.Content.Text, e.Response.Content.Encoding); !bytes.Equal(got, wantBody) {
+			t.Errorf("response body %q, want %q", got, wantBody)
 		}
 	})
 }

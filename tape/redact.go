@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bytes"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,15 +15,35 @@ const Redacted = "[redacted]"
 // (Authorization, X-Api-Key, Cookie, Set-Cookie and the like) are redacted
 // whatever the allowlist says. It is the one place header values are chosen
 // for disk. The names are kept, so a capture shows which headers were sent.
-func RedactHeaders(h http.Header) Headers {
+func RedactHeaders(h http.Header) Headers { return redactHeaderMap(h) }
+
+// RedactStored returns r as it may leave seam (in an export, or a capture
+// imported from another tool): the rules the recorder applies, applied
+// again to a request that may predate them: header values outside the
+// allowlist, secret query parameters and secret JSON body fields
+// redacted. The secret values taken out of the body are returned too, to
+// mask where the response echoes them. r is not modified.
+func RedactStored(r *Request) (*Request, []string) {
+	out := *r
+	out.Headers = redactHeaderMap(r.Headers)
+	if u, err := url.Parse(r.URL); err == nil && strings.HasPrefix(r.URL, "/") {
+		out.URL = RedactURL(u)
+	}
+	var secrets []string
+	out.Body, secrets = (*Redaction)(nil).Body(r.Body, first(r.Headers["content-type"]))
+	return &out, secrets
+}
+
+// redactHeaderMap is RedactHeaders for a map of either kind.
+func redactHeaderMap(h map[string][]string) Headers {
 	if h == nil {
 		return nil
 	}
 	out := make(Headers, len(h))
-	for name, values := range h {
+	for name, vals := range h {
 		lower := strings.ToLower(name)
 		keep := headerAllowed(lower)
-		for _, v := range values {
+		for _, v := range vals {
 			switch {
 			case lower == "sec-websocket-protocol":
 				v = redactSubprotocols(v)
@@ -41,13 +62,10 @@ func RedactHeaders(h http.Header) Headers {
 // headerAllowed reports whether the value of the lower-case header name may
 // be kept.
 func headerAllowed(name string) bool {
+	if alwaysRedacted(name) {
+		return false // credentials, whatever the lists below say
+	}
 	switch name {
-	// Credentials: never kept, whatever the lists below say.
-	case "authorization", "proxy-authorization", "x-api-key", "api-key",
-		"cookie", "set-cookie", "set-cookie2", "x-goog-api-key",
-		"x-amz-security-token", "x-auth-token", "x-csrf-token",
-		"ocp-apim-subscription-key", "www-authenticate", "proxy-authenticate":
-		return false
 	// Non-secret headers that explain a stream: its framing, its client, its
 	// server, its limits.
 	case "content-type", "content-length", "content-encoding", "content-language",
@@ -60,8 +78,11 @@ func headerAllowed(name string) bool {
 		"anthropic-version", "anthropic-beta",
 		"x-request-id", "request-id", "x-correlation-id", "traceparent",
 		"cf-ray", "cf-cache-status", "x-envoy-upstream-service-time",
-		"x-goog-api-client", "openai-processing-ms", "openai-version",
-		"openai-model", "openai-beta", "x-ms-region", "azureml-model-deployment",
+		"x-goog-api-client", "x-ms-region", "azureml-model-deployment",
+		// OpenAI's headers that describe the call, not the account:
+		// openai-organization and openai-project name the account, and
+		// any other openai-* header is redacted with them.
+		"openai-processing-ms", "openai-version", "openai-model", "openai-beta",
 		// WebSocket handshake: inspect needs the negotiated extensions to
 		// decode the frames (permessage-deflate).
 		"sec-websocket-version", "sec-websocket-key", "sec-websocket-accept",
@@ -76,11 +97,24 @@ func headerAllowed(name string) bool {
 	return false
 }
 
+// alwaysRedacted reports the credential headers redacted whatever an
+// allowlist says.
+func alwaysRedacted(name string) bool {
+	switch name {
+	case "authorization", "proxy-authorization", "x-api-key", "api-key",
+		"cookie", "set-cookie", "set-cookie2", "x-goog-api-key",
+		"x-amz-security-token", "x-auth-token", "x-csrf-token",
+		"ocp-apim-subscription-key", "www-authenticate", "proxy-authenticate":
+		return true
+	}
+	return false
+}
+
 // allowedPrefixes lists the header families whose values are kept unless the
 // name looks secret.
 func allowedPrefixes() []string {
 	return []string{
-		"openai-", "x-stainless-", "x-ratelimit-", "anthropic-ratelimit-",
+		"x-stainless-", "x-ratelimit-", "anthropic-ratelimit-",
 		"x-ms-ratelimit-", "access-control-",
 	}
 }
@@ -173,4 +207,41 @@ func secretParam(rawKey string) bool {
 	return secretLooking(key) ||
 		strings.HasSuffix(key, "token") || strings.HasSuffix(key, "secret") ||
 		strings.HasSuffix(key, "password") || strings.HasSuffix(key, "apikey")
+}
+
+// RedactStoredExchange returns x as it may be written to disk again (an
+// import, a replay saved with -o): its requests redacted as [RedactStored]
+// does, its response headers redacted, and the secret values taken out of
+// the request bodies masked in its chunks as a [Masker] masks them. x is
+// not modified.
+func RedactStoredExchange(x *Exchange) *Exchange {
+	out := *x
+	var secrets []string
+	for _, r := range []**Request{&out.Request, &out.UpstreamRequest} {
+		if *r != nil {
+			var s []string
+			*r, s = RedactStored(*r)
+			secrets = append(secrets, s...)
+		}
+	}
+	for _, sd := range []*SideData{&out.Upstream, &out.Client} {
+		if sd.Response != nil {
+			resp := *sd.Response
+			resp.Headers = redactHeaderMap(resp.Headers)
+			sd.Response = &resp
+		}
+		if len(secrets) > 0 && len(sd.Chunks) > 0 {
+			var chunks []Chunk
+			m := NewMasker(secrets, nil, func(c Chunk) {
+				c.Data = bytes.Clone(c.Data)
+				chunks = append(chunks, c)
+			})
+			for _, c := range sd.Chunks {
+				m.Chunk(c)
+			}
+			m.Flush()
+			sd.Chunks = chunks
+		}
+	}
+	return &out
 }

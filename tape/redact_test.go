@@ -41,7 +41,11 @@ func TestRedactHeaders(t *testing.T) {
 		{"Accept", true},
 		{"Accept-Encoding", true},
 		{"User-Agent", true},
-		{"OpenAI-Organization", true},
+		{"OpenAI-Organization", false}, // names the account
+		{"OpenAI-Project", false},
+		{"OpenAI-Whatever", false},
+		{"OpenAI-Model", true},
+		{"OpenAI-Version", true},
 		{"OpenAI-Processing-Ms", true},
 		{"Openai-Beta", true},
 		{"Anthropic-Version", true},

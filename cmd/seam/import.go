@@ -50,7 +50,9 @@ The format is told from the content. Chunks are synthesised one per event.`,
 }
 
 // writeCapture writes c as a capture file: its header, then each exchange's
-// lines in the order a recording would have written them.
+// lines in the order a recording would have written them. What reaches disk
+// is redacted as seam record redacts (tape.RedactStoredExchange): an
+// imported cassette may hold keys in its headers and bodies.
 func writeCapture(w interface{ Write([]byte) (int, error) }, c *tape.Capture) error {
 	h := c.Header
 	if h.V == 0 {
@@ -61,6 +63,7 @@ func writeCapture(w interface{ Write([]byte) (int, error) }, c *tape.Capture) er
 	}
 	buf := tape.AppendHeader(nil, h)
 	for _, x := range c.Exchanges {
+		x = tape.RedactStoredExchange(x)
 		for _, r := range []*tape.Request{x.Request, x.UpstreamRequest} {
 			if r != nil {
 				buf = tape.AppendRequest(buf, *r)

@@ -34,6 +34,7 @@ type recordOptions struct {
 	quiet    bool
 	tui      bool
 	allow    listFlag
+	redact   listFlag
 	engine   engineFlags
 	fwd      forwardFlags
 }
@@ -48,7 +49,11 @@ Starts a reverse proxy that forwards every request to --upstream and records
 both sides of every exchange into one capture file: the request, the bytes the
 upstream sent and the bytes the client received, each read and write with its
 offset and time, and how each side ended. Streams pass through at once; nothing
-is buffered. Secret headers and query parameters never reach the file.
+is buffered. Secrets never reach the file: credential headers, secret query
+parameters and secret fields of JSON request bodies are redacted, and where
+a response echoes one of the request's secret values it is masked at the
+same length (the bytes the client gets are untouched). --redact adds
+patterns; the README's Security section says exactly what is redacted.
 
 Point your client's base URL at the listen address, e.g. for the OpenAI SDK
 OPENAI_BASE_URL=http://127.0.0.1:8080/v1 with --upstream https://api.openai.com.
@@ -94,6 +99,7 @@ recorded frame by frame in both modes.`,
 			fs.BoolVar(&o.fsync, "fsync", false, "fsync the capture after every write (durable, slower)")
 			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per exchange")
 			fs.BoolVar(&o.tui, "tui", false, "watch exchanges arrive in the terminal UI (q stops recording)")
+			fs.Var(&o.redact, "redact", "also redact `pattern`: header:NAME, json:PATH (a.b, * any key, ** any depth) or re:REGEXP (repeatable; see Security in the README)")
 			fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
 			o.engine.register(fs, shape.DefaultProfile)
 			o.fwd.register(fs)
@@ -126,6 +132,10 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return &usageError{cmd: "record", msg: err.Error(), example: "seam record --upstream URL --profile obsidian-xml --set holdback=on"}
 	}
+	red, err := tape.ParseRedaction(o.redact)
+	if err != nil {
+		return &usageError{cmd: "record", msg: err.Error(), example: "seam record --upstream URL --redact json:metadata.user_id --redact 're:acct-[0-9]+'"}
+	}
 	var proxy *url.URL
 	if o.proxy != "" {
 		const sw = "seam record --upstream https://api.openai.com --proxy http://127.0.0.1:3000"
@@ -153,7 +163,7 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	var count atomic.Int64
 	cfg := recordingConfig{
 		output: o.output, stdout: e.stdout, fsync: o.fsync, upstream: up, engine: eng, legs: legs,
-		server: serverOptions{allowHosts: o.allow, log: e.stderr},
+		server: serverOptions{allowHosts: o.allow, log: e.stderr}, redaction: red,
 		onDone: func(s capture.Summary) {
 			count.Add(1)
 			if !o.quiet && !o.tui {

@@ -61,6 +61,8 @@ type recordingConfig struct {
 	legs     []*recordLeg
 	onDone   func(capture.Summary)
 	server   serverOptions // every leg's server; listen is set per leg
+	// redaction adds --redact patterns to the built-in rules; nil for none.
+	redaction *tape.Redaction
 }
 
 // startRecording listens on every leg's address, opens the capture, writes
@@ -99,7 +101,7 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 	for _, l := range r.legs {
 		l.rec, err = capture.New(capture.Options{
 			Upstream: l.upstream, Engine: legEngine, Writer: r.w, Start: start,
-			Leg: l.leg, Numbering: numbering, OnDone: cfg.onDone, Transport: l.transport,
+			Leg: l.leg, Numbering: numbering, OnDone: cfg.onDone, Transport: l.transport, Redaction: cfg.redaction,
 		})
 		var h http.Handler = l.rec
 		if err == nil && l.handler != nil {

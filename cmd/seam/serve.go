@@ -30,6 +30,7 @@ type serveOptions struct {
 	quiet    bool
 	fwd      forwardFlags
 	allow    listFlag
+	redact   listFlag
 }
 
 // faultFlag collects repeated --fault flags.
@@ -80,6 +81,9 @@ Matching: same method and path, and the same JSON body once made canonical.
 Object keys may come in any order. These top-level fields are ignored (add
 more with --ignore):
   ` + strings.Join(replay.DefaultIgnore(), ", ") + `
+Secret fields are compared as seam record stores them ("[redacted]"), so a
+client sending its real key matches the recording; a capture recorded with
+--redact patterns matches when serve is given the same ones.
 Ids the upstream made up and the client sends back (Chat tool call id and
 tool_call_id, Anthropic tool_use id and tool_use_id, Responses call_id and
 item ids, previous_response_id) compare by order of first appearance: which
@@ -134,6 +138,7 @@ Examples:
 			fs.Var(&o.ignore, "ignore", "also ignore the top-level request `field` when matching (repeatable)")
 			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per forwarded exchange")
 			o.fwd.register(fs)
+			fs.Var(&o.redact, "redact", "also redact `pattern` when recording, and match as the capture was recorded with it: header:NAME, json:PATH or re:REGEXP (repeatable)")
 			fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
 			return o
 		},
@@ -273,11 +278,15 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.speed < 0 {
 		return &usageError{cmd: "serve", msg: "--speed must be 0 or more", example: "seam serve --speed 1 captures/"}
 	}
+	red, err := tape.ParseRedaction(o.redact)
+	if err != nil {
+		return &usageError{cmd: "serve", msg: err.Error(), example: "seam serve --redact json:metadata.user_id captures/"}
+	}
 	p, err := planServe(e, o, fs.Args())
 	if err != nil {
 		return err
 	}
-	sopts := replay.ServerOptions{Speed: o.speed, Faults: o.faults, Seed: o.seed, Mode: p.mode, Ignore: o.ignore}
+	sopts := replay.ServerOptions{Speed: o.speed, Faults: o.faults, Seed: o.seed, Mode: p.mode, Ignore: o.ignore, Redaction: red}
 	announce := func(addr net.Addr, path string) {
 		// The first line names the address: scripts and tests read it.
 		fmt.Fprintf(e.stderr, "serving %s from %s on http://%s (mode %s, speed %g)\n",
@@ -324,7 +333,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	}
 	r, err := startRecording(recordingConfig{
 		output: p.record, stdout: e.stdout, discard: !p.recordOn,
-		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg}, insecure: o.fwd.insecure, server: so,
+		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg}, insecure: o.fwd.insecure, server: so, redaction: red,
 		onDone: func(s capture.Summary) {
 			count.Add(1)
 			if !o.quiet {
