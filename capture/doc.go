@@ -9,10 +9,14 @@
 // Streaming is never buffered: the upstream body is tapped on the read path
 // and every Read is forwarded and flushed at once. Between the two sides sits
 // a [shape.Engine]; the passthrough engine makes the client bytes equal the
-// upstream bytes with the same boundaries. Secrets are redacted by
-// tape.RedactHeaders and tape.RedactURL before anything reaches the writer; the
-// request that goes upstream is not modified, except that Accept-Encoding is
-// set to identity so recorded bytes are readable text.
+// upstream bytes with the same boundaries. Secrets are redacted before
+// anything reaches the writer ([Options.Redaction], a *tape.Redaction):
+// headers, query and request body by its rules, and each side's chunks
+// through a tape.Masker, which masks the request's secret values where a
+// response echoes them, at the same length, holding back a chunk whose end
+// may begin one. The request that goes upstream and the bytes the client
+// gets are not modified, except that Accept-Encoding is set to identity so
+// recorded bytes are readable text.
 //
 // A [Forward] proxy puts a Recorder with no upstream behind HTTPS_PROXY for
 // clients whose base URL cannot change: it decrypts CONNECT tunnels to the
