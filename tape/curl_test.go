@@ -87,8 +87,8 @@ func TestWriteCurlRunsOnlyCurl(t *testing.T) {
 	red, _ := tape.RedactStored(r)
 	for k, v := range red.Headers {
 		if v[0] == tape.Redacted {
-			env[k] = "from $" + envOf(k) + " `touch e` $(touch f)"
-			cmd.Env = append(cmd.Env, envOf(k)+"="+env[k])
+			env[k] = "from $" + tape.EnvName(k) + " `touch e` $(touch f)"
+			cmd.Env = append(cmd.Env, tape.EnvName(k)+"="+env[k])
 		}
 	}
 	if len(env) != 5 {
@@ -181,25 +181,11 @@ func FuzzWriteCurl(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%v in\n%s", err, b.String())
 		}
-		env := map[string]string{strings.ToLower(name): "$" + envOf(strings.ToLower(name))}
+		env := map[string]string{strings.ToLower(name): "$" + tape.EnvName(strings.ToLower(name))}
 		if want := append([]string{"curl"}, curlArgs(r, "https://api.example.com", env)...); !slices.Equal(words, want) {
 			t.Fatalf("words\n%q\nwant\n%q", words, want)
 		}
 	})
-}
-
-// envOf mirrors the variable name WriteCurl reads a redacted header from.
-func envOf(name string) string {
-	b := []byte(strings.ToUpper(name))
-	for i, c := range b {
-		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			b[i] = '_'
-		}
-	}
-	if len(b) == 0 || b[0] >= '0' && b[0] <= '9' {
-		b = append([]byte{'_'}, b...)
-	}
-	return string(b)
 }
 
 // shellWords splits a command into words, accepting only bare words of
