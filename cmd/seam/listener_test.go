@@ -228,3 +228,44 @@ func TestRecordRedactFlag(t *testing.T) {
 		t.Errorf("the json: path was not redacted:\n%s", b)
 	}
 }
+
+// TestHostGuardForward: a forward proxy's CONNECT and absolute-form
+// requests name the host they are for (and no web page can send them), so
+// they pass; an origin-form request for a foreign Host is still refused.
+// Without forward, an absolute-form request is Host-checked as any other.
+func TestHostGuardForward(t *testing.T) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "answered") })
+	for _, forward := range []bool{true, false} {
+		srv := httptest.NewUnstartedServer(nil)
+		srv.Config = newServer(ok, serverOptions{forward: forward})
+		srv.Start()
+		for _, tc := range []struct {
+			line string
+			fwd  int // status in forward mode; otherwise 421
+		}{
+			{"CONNECT api.openai.com:443 HTTP/1.1\r\nHost: api.openai.com:443", 200},
+			{"GET http://evil.example/x HTTP/1.1\r\nHost: evil.example", 200},
+			{"GET /x HTTP/1.1\r\nHost: evil.example", 421},
+		} {
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(conn, "%s\r\nConnection: close\r\n\r\n", tc.line)
+			resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: strings.Fields(tc.line)[0]})
+			if err != nil {
+				t.Fatalf("%q: %v", tc.line, err)
+			}
+			resp.Body.Close()
+			conn.Close()
+			want := tc.fwd
+			if !forward {
+				want = 421
+			}
+			if resp.StatusCode != want {
+				t.Errorf("forward %v, %q: status %d, want %d", forward, strings.SplitN(tc.line, "\r\n", 2)[0], resp.StatusCode, want)
+			}
+		}
+		srv.Close()
+	}
+}
