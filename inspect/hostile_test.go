@@ -39,6 +39,11 @@ func TestHostileText(t *testing.T) {
 			}
 		}
 	}
+	var j bytes.Buffer
+	if err := inspect.WriteJSON(&j, rep); err != nil {
+		t.Fatal(err)
+	}
+	check("JSON report", j.String())
 	for _, cl := range inspect.Clients() {
 		var b bytes.Buffer
 		if err := inspect.WriteClient(&b, rep, cl); err != nil {

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,13 +12,19 @@ import (
 	"github.com/seam-dev/seam/visible"
 )
 
-// WriteJSON writes r as one indented JSON document (schema in doc.go).
+// WriteJSON writes r as one indented JSON document (schema in doc.go),
+// with the characters a terminal would act on written as \u escapes
+// (visible.JSON).
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(r); err != nil {
 		return fmt.Errorf("encode report: %w", err)
+	}
+	if _, err := w.Write(visible.JSON(b.Bytes())); err != nil {
+		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
 }

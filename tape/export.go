@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/seam-dev/seam/visible"
 )
 
 // WriteHAR writes c as an HTTP Archive 1.2 document: one entry per exchange
@@ -159,10 +162,16 @@ func WriteHAR(w io.Writer, c *Capture, creator string) error {
 		"creator": map[string]string{"name": "seam", "version": creator},
 		"entries": entries,
 	}}
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write HAR: %w", err)
+	}
+	// A HAR may be printed: characters that act on a terminal are \u
+	// escapes.
+	if _, err := w.Write(visible.JSON(b.Bytes())); err != nil {
 		return fmt.Errorf("write HAR: %w", err)
 	}
 	return nil

@@ -1,6 +1,8 @@
 package visible
 
 import (
+	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,6 +213,32 @@ func FuzzStyled(f *testing.F) {
 		}
 		if d := String(s); Styled(d) != d {
 			t.Fatalf("Styled changed %q, drawn from %q, into %q", d, s, Styled(d))
+		}
+	})
+}
+
+// FuzzJSON: any string encoded by encoding/json and passed through JSON
+// decodes to the same string, and the document holds nothing a terminal
+// acts on.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{"", "plain", "\x1b]52;c;x\x07", "\u202e\u2066\u009b\x7f\U000E0041", "\xff", "\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		enc, err := json.Marshal(map[string]string{s: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := JSON(enc)
+		if err := visibletest.Check(string(out)); err != nil {
+			t.Fatalf("JSON(%s) = %s: %v", enc, out, err)
+		}
+		var a, b map[string]string
+		if err := json.Unmarshal(enc, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(out, &b); err != nil || !reflect.DeepEqual(a, b) {
+			t.Fatalf("JSON(%s) = %s decodes as %q (%v), want %q", enc, out, b, err, a)
 		}
 	})
 }

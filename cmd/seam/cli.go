@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -266,11 +267,17 @@ func printCommandHelp(w io.Writer, c *command) {
 
 // writeJSON writes v as indented JSON, without HTML escaping.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encode JSON: %w", err)
+	}
+	// What a capture holds may be printed: no character that acts on a
+	// terminal goes out unescaped.
+	if _, err := w.Write(visible.JSON(b.Bytes())); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 // built to attack a terminal (OSC 52, CSI, bidi controls, NUL and C1 in
 // every field, a hostile file name, a malformed line quoted in a warning):
 // nothing a terminal would act on reaches stdout or stderr, whatever the
-// exit status.
+// exit status, JSON and HAR included.
 func TestHostileOutput(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "h\x1b]0;title\x07\u202e.ndjson")
@@ -28,6 +28,9 @@ func TestHostileOutput(t *testing.T) {
 		{"inspect", path},
 		{"inspect", "--color", "always", path},
 		{"inspect", "--client", "vscode", path},
+		{"inspect", "--json", path},
+		{"diff", "--json", "--ex", "1", "--ex-b", "3", path, path},
+		{"export", "--format", "har", path},
 		{"inspect", "--ex", "9", path},
 		{"replay", path},
 		{"replay", "--profile", "obsidian-xml", path},
@@ -45,7 +48,7 @@ func TestHostileOutput(t *testing.T) {
 			if err := visibletest.Check(stderr.String()); err != nil {
 				t.Errorf("exit %d, stderr: %v", code, err)
 			}
-			if args[0] == "export" && code == 0 {
+			if args[0] == "export" && code == 0 && args[2] != "har" {
 				return // a body or a shell command, not text for a terminal
 			}
 			if err := visibletest.Check(stdout.String()); err != nil {
