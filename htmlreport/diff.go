@@ -85,7 +85,7 @@ func buildLine(l inspect.DiffLine, other *inspect.DiffLine) lineView {
 		lv.Head, lv.TailCut = c.Text, c.More
 		return lv
 	}
-	pre, suf := commonAffixes(l.Text, other.Text)
+	pre, suf := inspect.CommonAffixes(l.Text, other.Text)
 	lv.Head, lv.HeadCut = clipLeft(l.Text[:pre], maxLineHead)
 	mid := clip(l.Text[pre:len(l.Text)-suf], maxLineMid)
 	lv.Mid, lv.Emph = mid.Text, true

@@ -23,8 +23,9 @@
 // capture text is written into an attribute, a style or a script. Control
 // characters, bidi overrides and isolates, zero-width and other format
 // characters, line and paragraph separators and bytes that are not UTF-8
-// are drawn as escapes (\u202e, \x00, \xff) in a boxed span, so nothing is
-// hidden or reordered and two different texts never look the same. The
+// are drawn as package visible's markers (␛, ␀, ⟨U+202E⟩, ⟨\xFF⟩) in a
+// boxed span, the same as in the terminal, so nothing is hidden or
+// reordered and two different texts never look the same. The
 // request is shown with the capture's redaction applied once more.
 //
 // # Chart

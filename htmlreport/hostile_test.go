@@ -149,7 +149,7 @@ func TestHostileCapture(t *testing.T) {
 			if strings.HasPrefix(a.Key, "on") || a.Key == "src" || a.Key == "style" {
 				t.Errorf("attribute %s=%q on <%s>", a.Key, a.Val, n.Data)
 			}
-			if strings.Contains(a.Val, "alert") || strings.Contains(a.Val, "\\u202e") {
+			if strings.Contains(a.Val, "alert") || strings.Contains(a.Val, "U+202E") {
 				t.Errorf("capture text in attribute %s=%q of <%s>", a.Key, a.Val, n.Data)
 			}
 		}
@@ -163,7 +163,7 @@ func TestHostileCapture(t *testing.T) {
 	for _, s := range find(doc, "span", "ctl") {
 		marks[text(s)]++
 	}
-	for _, want := range []string{`\u202e`, `\u2066`, `\x00`, `\x1b`, `\u0085`, `\x7f`, `\u200b`, `\u2028`, `\xff`, `\xfe`} {
+	for _, want := range []string{"⟨U+202E⟩", "⟨U+2066⟩", "␀", "␛", "⟨U+0085⟩", "␡", "⟨U+200B⟩", "⟨U+2028⟩", `⟨\xFF⟩`, `⟨\xFE⟩`} {
 		if marks[want] == 0 {
 			t.Errorf("no visible %s on the page (markers: %v)", want, marks)
 		}
@@ -186,7 +186,9 @@ func TestHostileCapture(t *testing.T) {
 }
 
 // TestPiecesMarkEveryDangerousRune checks the marker rule itself, rune by
-// rune over the planes where controls and format characters live.
+// rune over the planes where controls and format characters live: each is
+// drawn as one marker (so are the marker characters themselves, written
+// out, so that no text looks like a marker).
 func TestPiecesMarkEveryDangerousRune(t *testing.T) {
 	for r := rune(0); r < 0x30000; r++ {
 		if r >= 0xd800 && r < 0xe000 {
@@ -194,21 +196,22 @@ func TestPiecesMarkEveryDangerousRune(t *testing.T) {
 		}
 		s := string(r)
 		ps := pieces(s, false)
-		want := r < 0x20 || r >= 0x7f && r < 0xa0 || r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r)
-		if got := len(ps) == 1 && ps[0].Mark; got != want {
-			t.Fatalf("%U: marked %v, want %v", r, got, want)
+		dangerous := r < 0x20 || r >= 0x7f && r < 0xa0 || r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r)
+		markerChar := r == '↵' || r == '⇥' || r == '⟨' || r >= 0x2400 && r <= 0x2421
+		if got := len(ps) == 1 && ps[0].Mark; got != (dangerous || markerChar) {
+			t.Fatalf("%U: marked %v, want %v", r, got, dangerous || markerChar)
 		}
-		if want && !strings.HasPrefix(ps[0].Text, `\`) {
+		if dangerous && strings.ContainsFunc(ps[0].Text, func(r rune) bool { return r < 0x20 || unicode.Is(unicode.Cf, r) }) {
 			t.Fatalf("%U: marker %q", r, ps[0].Text)
 		}
 	}
 	if ps := pieces("a\nb\tc", true); len(ps) != 1 || ps[0].Text != "a\nb\tc" {
 		t.Errorf("line feeds and tabs in a block: %v", ps)
 	}
-	if ps := pieces("a\nb", false); len(ps) != 3 || ps[1] != (piece{Text: `\n`, Mark: true}) {
+	if ps := pieces("a\nb", false); len(ps) != 3 || ps[1] != (piece{Text: "↵", Mark: true}) {
 		t.Errorf("line feed on one line: %v", ps)
 	}
-	if ps := pieces("\xff\U000E0001", false); len(ps) != 2 || ps[0].Text != `\xff` || ps[1].Text != `\U000e0001` {
+	if ps := pieces("\xff\U000E0001", false); len(ps) != 2 || ps[0].Text != `⟨\xFF⟩` || ps[1].Text != "⟨U+E0001⟩" {
 		t.Errorf("invalid byte and tag character: %v", ps)
 	}
 }

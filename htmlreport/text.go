@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/seam-dev/seam/visible"
 )
 
-// piece is a run of text from a capture: plain text, or the visible escape
-// (\u202e, \x00, \n) that stands for one character that would otherwise
-// hide, reorder or corrupt what the page shows. The template draws markers
-// in a styled span, so a marker never looks like the same text typed out.
+// piece is a run of text from a capture: plain text, or the marker of
+// package visible (␛, ␍, ⟨U+202E⟩, ⟨\xFF⟩) that stands for one character
+// that would otherwise hide, reorder or corrupt what the page shows. The
+// template draws markers in a styled span, so a marker never looks like
+// the same text typed out.
 type piece struct {
 	Text string
 	Mark bool
@@ -22,78 +24,15 @@ type piece struct {
 // and tabs stay as they are (text shown in a pre block); otherwise they are
 // markers too, and the result holds on one line.
 func pieces(s string, lines bool) []piece {
+	mode := visible.Line
+	if lines {
+		mode = visible.Lines
+	}
 	var out []piece
-	for len(s) > 0 {
-		i := firstMarked(s, lines)
-		if i > 0 {
-			out = append(out, piece{Text: s[:i]})
-			s = s[i:]
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s)
-		out = append(out, piece{Text: marker(s[0], r, n), Mark: true})
-		s = s[n:]
+	for p := range visible.Pieces(s, mode) {
+		out = append(out, piece{Text: p.Text, Mark: p.Marker})
 	}
 	return out
-}
-
-// firstMarked returns the offset of the first character of s drawn as a
-// marker, or len(s).
-func firstMarked(s string, lines bool) int {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 && !(lines && (c == '\n' || c == '\t')) || c == 0x7f {
-				return i
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if dangerous(r, n) {
-			return i
-		}
-		i += n
-	}
-	return len(s)
-}
-
-// dangerous reports whether the non-ASCII rune r (n bytes long) is shown as
-// a marker: a byte that is not UTF-8, a C1 control, a line or paragraph
-// separator, or a format character (bidi overrides and isolates,
-// zero-width characters, tags), all of which can hide or reorder text.
-func dangerous(r rune, n int) bool {
-	switch {
-	case r == utf8.RuneError && n == 1, r < 0xa0, r == 0x2028, r == 0x2029:
-		return true
-	}
-	return unicode.Is(unicode.Cf, r)
-}
-
-// marker returns the escape shown for the character r (n bytes, first byte
-// b): \n, \r and \t by name, other ASCII controls and bytes that are not
-// UTF-8 as \xNN, every other character as \uNNNN or \UNNNNNNNN.
-func marker(b byte, r rune, n int) string {
-	switch {
-	case r == utf8.RuneError && n == 1:
-		return `\x` + hex(uint64(b), 2)
-	case r == '\n':
-		return `\n`
-	case r == '\r':
-		return `\r`
-	case r == '\t':
-		return `\t`
-	case r < 0x80:
-		return `\x` + hex(uint64(r), 2)
-	case r > 0xffff:
-		return `\U` + hex(uint64(r), 8)
-	}
-	return `\u` + hex(uint64(r), 4)
-}
-
-func hex(v uint64, width int) string {
-	h := strconv.FormatUint(v, 16)
-	return strings.Repeat("0", max(0, width-len(h))) + h
 }
 
 // line is a text to show on one line: markers for line feeds and tabs.
@@ -166,26 +105,6 @@ func commas(n int64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
-}
-
-// commonAffixes returns the lengths of the common prefix of a and b and of
-// the common suffix of what follows it, on rune boundaries of a:
-// a[pre:len(a)-suf] is where a differs from b.
-func commonAffixes(a, b string) (pre, suf int) {
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	for pre > 0 && pre < len(a) && !utf8.RuneStart(a[pre]) {
-		pre--
-	}
-	ra, rb := a[pre:], b[min(pre, len(b)):]
-	for suf < len(ra) && suf < len(rb) && ra[len(ra)-1-suf] == rb[len(rb)-1-suf] {
-		suf++
-	}
-	for suf > 0 && !utf8.RuneStart(ra[len(ra)-suf]) {
-		suf--
-	}
-	return pre, suf
 }
 
 // plural renders a count and a noun: "1 stall", "2 stalls".

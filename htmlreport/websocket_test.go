@@ -135,11 +135,11 @@ func TestHostileWebSocket(t *testing.T) {
 	}
 	marks := 0
 	for _, s := range find(doc, "span", "ctl") {
-		if text(s) == `\u202e` {
+		if text(s) == "⟨U+202E⟩" {
 			marks++
 		}
 	}
 	if marks < 3 {
-		t.Errorf("%d visible \\u202e, want one per message, transcript and close reason at least", marks)
+		t.Errorf("%d visible ⟨U+202E⟩, want one per message, transcript and close reason at least", marks)
 	}
 }
