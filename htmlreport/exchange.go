@@ -3,7 +3,6 @@ package htmlreport
 import (
 	"fmt"
 	"maps"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -205,15 +204,13 @@ func sameMessage(a, b *sideView) bool {
 }
 
 // buildRequest shows a request as the capture holds it, with the
-// capture's redaction applied once more: a capture written by an older
-// seam or assembled by hand shows no credential either.
+// capture's redaction applied once more (tape.RedactStored: headers and
+// the secret fields of the body): a capture written by an older seam or
+// assembled by hand shows no credential either.
 func buildRequest(title, origin string, q *tape.Request) requestView {
 	rv := requestView{Title: title, Method: q.Method, URL: origin + redactURL(q.URL)}
-	hh := http.Header{}
-	for k, vs := range q.Headers {
-		hh[k] = vs
-	}
-	red := tape.RedactHeaders(hh)
+	q, _ = tape.RedactStored(q)
+	red := q.Headers
 	for _, k := range slices.Sorted(maps.Keys(red)) {
 		for _, v := range red[k] {
 			rv.Headers = append(rv.Headers, kv{k, clip(v, maxValue).Text})

@@ -62,7 +62,7 @@ func hostileCapture(t *testing.T) *tape.Capture {
 			"content-type":         {"application/json"},
 			"x-stainless-" + "api": {hostile},
 		},
-		Body: []byte(`{"model":` + str(hostile) + `,"raw":"` + "\u202e\u2066" + `","messages":[{"role":"user","content":` + str(hostile) + `}]}`)})
+		Body: []byte(`{"model":` + str(hostile) + `,"api_key":"sk-SECRET-BODY","raw":"` + "\u202e\u2066" + `","messages":[{"role":"user","content":` + str(hostile) + `}]}`)})
 	for _, side := range []tape.Side{tape.Upstream, tape.Client} {
 		b = tape.AppendResponse(b, tape.Response{Ex: 1, Side: side, T: 2e6, Status: 200,
 			Headers: tape.Headers{"content-type": {"text/event-stream"}, "server": {hostile}}})
