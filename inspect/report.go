@@ -181,6 +181,14 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 			twin = up.ev
 		}
 		sr := inspectSide(s, sd, rep.URL, opts, reqT, twin)
+		if im := c.Header.Imported; im != nil {
+			// An import has no chunk times: no time to first byte, and no
+			// duration when the source has no times at all.
+			sr.TTFB = -1
+			if im.Timing != tape.TimingPartial {
+				sr.Dur = -1
+			}
+		}
 		ctx.sides[s] = sr
 		rep.Sides = append(rep.Sides, sr)
 	}

@@ -15,14 +15,28 @@ type importOptions struct {
 func importCommand() *command {
 	return &command{
 		name:    "import",
-		summary: "turn a raw recording (.sse, JSONL, VCR YAML, snapshot JSON) into a capture",
+		summary: "turn another tool's recording (.sse, JSONL, HAR, VCR cassette, snapshot JSON) into a capture",
 		usage:   "seam import [-o FILE|DIR|-] RAW",
 		help: `
 Converts a recording made by another tool into a seam capture, so every seam
-command can read it: a raw SSE body, JSONL with one JSON payload per line (as
-vercel/ai's *.chunks.txt), a VCR YAML cassette whose response body is an SSE
-transcript (pydantic-ai, go-vcr), or an HTTP-snapshot JSON of parsed events.
-The format is told from the content. Chunks are synthesised one per event.`,
+command can read it. The format is told by parsing the content:
+
+  HAR            a browser's or proxy's HTTP Archive: one exchange per entry,
+                 bodies (base64 "encoding" too), start, first byte and end
+  go-vcr         cassettes of go-vcr v1 to v4 (cassette formats 1 and 2)
+  VCR.py         cassettes of VCR.py (and pydantic-ai's parsed_body), YAML
+                 or JSON, !!binary bodies kept byte for byte
+  snapshot JSON  {"metadata", "request", "stream": [{event, data}]}
+  JSONL          one JSON payload per line (vercel/ai *.chunks.txt), each
+                 line an SSE event named by its "type"
+  SSE            a raw event-stream body
+
+Anything else (an empty file, binary data, other text) is refused with what
+was found. An event-stream body becomes one chunk per event. Times come from
+the source where it has them (the header's "imported" field says how much is
+real) and are never invented; a source without a date has no "started". The
+capture's engine is passthrough: replay and check read it as it is, and
+replay --profile shows what an engine makes of it.`,
 		example: "seam import -o captures/ tests/cassettes/stream.yaml",
 		flags: func(fs *flag.FlagSet) any {
 			o := &importOptions{}

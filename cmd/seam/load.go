@@ -13,6 +13,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
+	"github.com/tidwall/gjson"
 )
 
 // captureFiles expands args (files, directories, "-") into capture paths:
@@ -79,7 +80,10 @@ func openInput(e *env, path string) (*tape.Capture, error) {
 		r = f
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
-	head, _ := br.Peek(64)
+	head, err := br.Peek(64 << 10)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
 	if isCapture(head) {
 		return tape.Read(br, path)
 	}
@@ -96,10 +100,21 @@ func pathError(err error) error {
 	return err
 }
 
-// isCapture reports whether head starts a seam capture file.
+// isCapture reports whether head starts a seam capture file: its first
+// non-blank line is a JSON object whose "type" is one of the capture's line
+// types (a capture whose first line is not its header is a capture with an
+// error, which tape reports, not a recording to import).
 func isCapture(head []byte) bool {
 	head = bytes.TrimLeft(head, " \t\r\n")
-	return bytes.HasPrefix(head, []byte(`{"type":"capture"`))
+	if bytes.HasPrefix(head, []byte(`{"type":"capture"`)) {
+		return true
+	}
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	switch gjson.GetBytes(line, "type").String() {
+	case "capture", "request", "response", "chunk", "end":
+		return gjson.GetBytes(line, "ex").Exists() || gjson.GetBytes(line, "v").Exists()
+	}
+	return false
 }
 
 // findExchange returns exchange n of c, or an error naming how many it has.
