@@ -1,10 +1,14 @@
 package inspect
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -132,6 +136,13 @@ func runDetectors(c *exCtx) {
 		}
 		for _, a := range s.asm.Anomalies {
 			c.emit(a.ID, eventPointer(s.ev, c.x.Ex, s.Side, a.Event), a.Evidence, a.Msg)
+		}
+		if len(s.asm.More) == 0 {
+			continue
+		}
+		for _, id := range slices.Sorted(maps.Keys(s.asm.More)) {
+			c.emit(id, eventPointer(s.ev, c.x.Ex, s.Side, -1), "",
+				fmt.Sprintf("%d more like the %d above on the %s side, not listed", s.asm.More[id], protocol.MaxPerID, s.Side))
 		}
 	}
 	for _, d := range reg {

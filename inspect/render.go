@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,13 +12,13 @@ import (
 
 // WriteJSON writes r as one indented JSON document (schema in doc.go).
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		return fmt.Errorf("encode report: %w", err)
+	jw := NewJSONWriter(w, r.Capture)
+	for _, x := range r.Exchanges {
+		if err := jw.Exchange(x); err != nil {
+			return err
+		}
 	}
-	return nil
+	return jw.Close(r.Warnings)
 }
 
 // ANSI colours, used only when WriteText is asked for colour.

@@ -120,14 +120,12 @@ func Inspect(c *tape.Capture, opts Options) *Report {
 	for _, w := range c.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())
 	}
-	var prev *exCtx
+	in := &Inspector{c: c, opts: opts}
 	for _, x := range c.Exchanges {
 		if opts.Ex != 0 && x.Ex != opts.Ex {
 			continue
 		}
-		ctx := inspectExchange(c, x, opts, prev)
-		r.Exchanges = append(r.Exchanges, ctx.rep)
-		prev = ctx
+		r.Exchanges = append(r.Exchanges, in.Exchange(x))
 	}
 	return r
 }

@@ -59,35 +59,47 @@ func loadCaptures(e *env, args []string) ([]*tape.Capture, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, w := range c.Warnings {
-			fmt.Fprintf(e.stderr, "warning: %v\n", w)
-		}
+		printWarnings(e, c.Warnings)
 		caps = append(caps, c)
 	}
 	return caps, nil
 }
 
 // openInput reads a capture file, or any raw recording inspect.Import
-// understands, from a path or "-" for stdin.
+// understands, from a path or "-" for stdin, whole. Commands that can work
+// exchange by exchange use openExchanges instead.
 func openInput(e *env, path string) (*tape.Capture, error) {
-	var r io.Reader = e.stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, pathError(err)
-		}
-		defer f.Close()
-		r = f
+	br, capture, done, err := openStream(e, path)
+	if err != nil {
+		return nil, err
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	head, err := br.Peek(64 << 10)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if isCapture(head) {
+	defer done()
+	if capture {
 		return tape.Read(br, path)
 	}
 	return inspect.Import(br, path)
+}
+
+// openStream opens path ("-" for stdin) for reading and tells a capture
+// from another tool's recording by its first line. done closes the file.
+func openStream(e *env, path string) (br *bufio.Reader, capture bool, done func(), err error) {
+	var r io.Reader = e.stdin
+	done = func() {}
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, false, nil, pathError(err)
+		}
+		done = func() { f.Close() }
+		r = f
+	}
+	br = bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(64 << 10)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		done()
+		return nil, false, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return br, isCapture(head), done, nil
 }
 
 // pathError words a file system error as "PATH: what went wrong" (the

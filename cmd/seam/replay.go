@@ -69,9 +69,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range c.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %v\n", w)
-	}
+	printWarnings(e, c.Warnings)
 	eng, err := o.engine.resolve(&c.Header.Engine)
 	if err != nil {
 		return &usageError{cmd: "replay", msg: err.Error(), example: example}
