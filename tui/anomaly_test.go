@@ -1,10 +1,14 @@
 package tui
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // TestAnomalyBadge: an exchange whose lines contradict each other (an
@@ -42,5 +46,31 @@ func TestAnomalyBadge(t *testing.T) {
 	}
 	if strings.Contains(s, "lies.ndjson:") {
 		t.Errorf("a line number the detail cannot know:\n%s", s)
+	}
+}
+
+// TestReadErrorExitStatus: a capture stream that fails mid-way (not at EOF)
+// shows what was read and the error, and the error is kept for Run to
+// return when the user quits, so seam tui exits non-zero.
+func TestReadErrorExitStatus(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../fixtures/openai-chat-tools.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := io.MultiReader(bytes.NewReader(data), iotest.ErrReader(errors.New("device gone")))
+	m, err := newModel(t.Context(), Options{Stream: r, StreamName: "pipe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.close)
+	m.tick = 0
+	m.Update(resize(100, 30))
+	drive(t, m, m.Init())
+	if len(m.sums) != 1 {
+		t.Errorf("%d exchanges shown, want the 1 read before the error", len(m.sums))
+	}
+	if m.readErr == nil || m.readErr.Error() != "read pipe: device gone" || !strings.Contains(screen(m), "read pipe: device gone") {
+		t.Errorf("read error %v; screen:\n%s", m.readErr, screen(m))
 	}
 }
