@@ -40,6 +40,29 @@ func (p *patterned) Read(b []byte) (int, error) {
 	return int(k), nil
 }
 
+// postBodies sends n requests with patterned bodies of size bytes to base,
+// body i at /v1/chat/completions?body=i, concurrently; wait on the result
+// for their responses.
+func postBodies(t *testing.T, base string, n int, size int64) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("POST", base+"/v1/chat/completions?body="+strconv.Itoa(i), &patterned{n: size, seed: byte(i)})
+			req.ContentLength = size
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}()
+	}
+	return &wg
+}
+
 // bodyOf returns the bytes a patterned body of n bytes holds.
 func bodyOf(seed byte, n int64) []byte {
 	b, _ := io.ReadAll(&patterned{n: n, seed: seed})
@@ -74,25 +97,10 @@ func TestRequestBodiesShareABudget(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"ok":true}`)
 	}), func(o *capture.Options) { o.MaxHeldRequestBodies = budget })
-	var clients sync.WaitGroup
-	for i := range n {
-		clients.Add(1)
-		go func() {
-			defer clients.Done()
-			req, _ := http.NewRequest("POST", r.front.URL+"/v1/chat/completions?body="+strconv.Itoa(i), &patterned{n: size, seed: byte(i)})
-			req.ContentLength = size
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}()
-	}
+	sent := postBodies(t, r.front.URL, n, size)
 	reached.Wait()
 	close(release)
-	clients.Wait()
+	sent.Wait()
 	c := r.finish()
 	if len(c.Exchanges) != n {
 		t.Fatalf("%d exchanges", len(c.Exchanges))
@@ -183,23 +191,7 @@ func bodyLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	front := httptest.NewServer(rec)
-	var wg sync.WaitGroup
-	for i := range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			req, _ := http.NewRequest("POST", front.URL+"/v1/chat/completions", &patterned{n: size, seed: byte(i)})
-			req.ContentLength = size
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}()
-	}
-	wg.Wait()
+	postBodies(t, front.URL, 20, size).Wait()
 	front.Close()
 	rec.Wait()
 	if err := w.Close(); err != nil {

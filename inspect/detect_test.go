@@ -56,19 +56,7 @@ func (in exInput) capture() *tape.Capture {
 	in.tamper(x)
 	b := tape.AppendHeader(nil, tape.Header{V: tape.Version, Engine: tape.Engine{Profile: "passthrough"}})
 	for _, x := range c.Exchanges {
-		b = tape.AppendRequest(b, *x.Request)
-		for _, s := range []tape.Side{tape.Upstream, tape.Client} {
-			sd := x.Side(s)
-			if sd.Response != nil {
-				b = tape.AppendResponse(b, *sd.Response)
-			}
-			for _, ch := range sd.Chunks {
-				b = tape.AppendChunk(b, ch)
-			}
-			if sd.End != nil {
-				b = tape.AppendEnd(b, *sd.End)
-			}
-		}
+		b = tape.AppendExchange(b, x)
 	}
 	read, err := tape.Read(bytes.NewReader(b), "test.ndjson")
 	if err != nil {

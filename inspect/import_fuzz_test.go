@@ -37,14 +37,7 @@ func checkImport(t *testing.T, in []byte) {
 		if n := int64(len(up.Body())); up.End.Bytes != n {
 			t.Fatalf("exchange %d: end bytes %d, chunks %d", x.Ex, up.End.Bytes, n)
 		}
-		if x.Request != nil {
-			b = tape.AppendRequest(b, *x.Request)
-		}
-		b = tape.AppendResponse(b, *up.Response)
-		for _, ch := range up.Chunks {
-			b = tape.AppendChunk(b, ch)
-		}
-		b = tape.AppendEnd(b, *up.End)
+		b = tape.AppendExchange(b, x)
 	}
 	back, err := tape.Read(bytes.NewReader(b), "rt")
 	if err != nil || len(back.Warnings) > 0 {

@@ -63,8 +63,9 @@ replay --profile shows what an engine makes of it.`,
 	}
 }
 
-// writeCapture writes c as a capture file: its header, then each exchange's
-// lines in the order a recording would have written them.
+// writeCapture writes c as a capture file: its header and the notes on the
+// capture as a whole, then each exchange's lines, one exchange after the
+// other.
 func writeCapture(w interface{ Write([]byte) (int, error) }, c *tape.Capture) error {
 	h := c.Header
 	if h.V == 0 {
@@ -74,27 +75,11 @@ func writeCapture(w interface{ Write([]byte) (int, error) }, c *tape.Capture) er
 		h.Seam = version
 	}
 	buf := tape.AppendHeader(nil, h)
+	for _, n := range c.Notes {
+		buf = tape.AppendNote(buf, n)
+	}
 	for _, x := range c.Exchanges {
-		for _, r := range []*tape.Request{x.Request, x.UpstreamRequest} {
-			if r != nil {
-				buf = tape.AppendRequest(buf, *r)
-			}
-		}
-		for _, s := range []tape.Side{tape.Upstream, tape.Client} {
-			sd := x.Side(s)
-			if sd.Response != nil {
-				buf = tape.AppendResponse(buf, *sd.Response)
-			}
-			for _, ch := range sd.Chunks {
-				buf = tape.AppendChunk(buf, ch)
-			}
-			if sd.End != nil {
-				buf = tape.AppendEnd(buf, *sd.End)
-			}
-		}
-		for _, n := range x.Notes {
-			buf = tape.AppendNote(buf, n)
-		}
+		buf = tape.AppendExchange(buf, x)
 		if len(buf) > 1<<20 {
 			if _, err := w.Write(buf); err != nil {
 				return fmt.Errorf("write capture: %w", err)
