@@ -51,11 +51,11 @@ type gathering struct {
 	firstLine int
 	lastLine  int
 	// sides holds the checks per side: [0] upstream, [1] client.
-	sides [2]sideCheck
+	sides [2]sideTally
 }
 
-// sideCheck follows one side's offsets and times in file order.
-type sideCheck struct {
+// sideTally follows one side's offsets and times in file order.
+type sideTally struct {
 	lines    bool // any line of this side seen
 	next     int64
 	lastT    int64
