@@ -172,7 +172,8 @@ func checkFixture(ctx context.Context, e *env, path string, update bool) ([]stri
 		return nil, err
 	}
 	var problems []string
-	got := golden{Engine: engineSummary(h.Engine)}
+	eng := recordedEngine(h)
+	got := golden{Engine: engineSummary(eng)}
 	in := inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true})
 	for {
 		x, err := src.Next()
@@ -183,7 +184,7 @@ func checkFixture(ctx context.Context, e *env, path string, update bool) ([]stri
 			return nil, err
 		}
 		if x.Upstream.Response != nil {
-			res, err := replay.Exchange(ctx, x, h.Engine, replay.Options{})
+			res, err := replay.Exchange(ctx, x, eng, replay.Options{})
 			if err != nil {
 				return nil, err
 			}

@@ -70,7 +70,8 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return err
 	}
 	printWarnings(e, c.Warnings)
-	eng, err := o.engine.resolve(&c.Header.Engine)
+	recorded := recordedEngine(&c.Header)
+	eng, err := o.engine.resolve(&recorded)
 	if err != nil {
 		return &usageError{cmd: "replay", msg: err.Error(), example: example}
 	}
