@@ -19,6 +19,7 @@ require (
 	github.com/sergi/go-diff v1.4.0
 	github.com/tidwall/gjson v1.20.0
 	github.com/tmaxmax/go-sse v0.11.0
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/net v0.58.0
 )
 

@@ -99,6 +99,7 @@ func (x *exchange) writeRequest() {
 			}
 		}
 		scheme, host := x.origin()
+		starved, kept := x.body.cutForMemory()
 		x.rec.opts.Writer.Request(tape.Request{
 			Ex: x.ex, Side: side, T: x.t0, Method: x.req.Method,
 			Scheme: scheme, Host: host,
@@ -106,6 +107,12 @@ func (x *exchange) writeRequest() {
 			Headers: red.Headers(x.req.Header),
 			Body:    body, BodyTruncated: cut,
 		})
+		x.body.release()
+		if starved {
+			x.rec.opts.Writer.Note(tape.Note{Ex: x.ex, T: x.rec.now(), Text: fmt.Sprintf(
+				"request body recorded up to %d bytes: the requests in flight held the %s seam keeps for request bodies (the whole body went upstream)",
+				kept, sizeText(x.rec.opts.MaxHeldRequestBodies))})
+		}
 	})
 }
 
@@ -390,4 +397,12 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 		}
 		f(s)
 	}
+}
+
+// sizeText writes a byte count in MiB when it is whole mebibytes.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -24,6 +24,15 @@ import (
 // upstream; only the recorded copy is cut.
 const DefaultMaxRequestBody = 16 << 20
 
+// DefaultMaxHeldRequestBodies is how many bytes of request bodies all the
+// exchanges in flight may hold together for the capture when
+// [Options.MaxHeldRequestBodies] is zero.
+const DefaultMaxHeldRequestBodies = 64 << 20
+
+// freeRequestBody is how much of each request body is kept whatever the
+// exchanges in flight hold, so small requests are never cut by load.
+const freeRequestBody = 64 << 10
+
 // Options configures a [Recorder].
 type Options struct {
 	// Upstream is where every request goes; its path is prefixed to the
@@ -46,6 +55,13 @@ type Options struct {
 	// MaxRequestBody caps the recorded copy of each request body. Zero means
 	// DefaultMaxRequestBody.
 	MaxRequestBody int
+	// MaxHeldRequestBodies bounds the memory request bodies take: the
+	// bytes all exchanges in flight hold for the capture until their
+	// request line is written. Past it (and past the first 64 KiB of each
+	// body), a body's recorded copy is cut, with a note saying why; the
+	// whole body still goes upstream. Zero means
+	// DefaultMaxHeldRequestBodies.
+	MaxHeldRequestBodies int64
 	// Leg is what this recorder records: the whole exchange (the default),
 	// or one leg of a sandwich around a proxy under test.
 	Leg Leg
@@ -71,6 +87,8 @@ type Recorder struct {
 	proxy     *httputil.ReverseProxy
 	numbering *Numbering
 	live      sync.WaitGroup
+	// held is what request bodies in flight may still hold.
+	held *heldBytes
 }
 
 // Wait blocks until every exchange in flight has been recorded to its end.
@@ -93,10 +111,13 @@ func New(opts Options) (*Recorder, error) {
 	if opts.MaxRequestBody <= 0 {
 		opts.MaxRequestBody = DefaultMaxRequestBody
 	}
+	if opts.MaxHeldRequestBodies <= 0 {
+		opts.MaxHeldRequestBodies = DefaultMaxHeldRequestBodies
+	}
 	if opts.Transport == nil {
 		opts.Transport = defaultTransport()
 	}
-	r := &Recorder{opts: opts, start: opts.Start, numbering: opts.Numbering}
+	r := &Recorder{opts: opts, start: opts.Start, numbering: opts.Numbering, held: &heldBytes{left: opts.MaxHeldRequestBodies}}
 	if r.numbering == nil {
 		r.numbering = new(Numbering)
 	}
@@ -145,6 +166,7 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// handed over (its body type decides whether the connection is reused).
 	out := req.WithContext(contextWith(req, x))
 	x.body = newBodyTap(req.Body, req.ContentLength, r.opts.MaxRequestBody)
+	x.body.held = r.held
 	x.body.expectContinue = strings.EqualFold(req.Header.Get("Expect"), "100-continue")
 	if req.Body != nil && req.Body != http.NoBody {
 		// The request line is written once the body has gone upstream.
@@ -285,6 +307,13 @@ type bodyTap struct {
 	truncated bool
 	complete  bool
 	once      sync.Once
+
+	// held is the recorder's budget for request bodies in flight; reserved
+	// is what this body took from it, and starved is set when it had to
+	// stop keeping bytes because the budget was used up.
+	held     *heldBytes
+	reserved int64
+	starved  bool
 }
 
 func newBodyTap(rc io.ReadCloser, size int64, max int) *bodyTap {
@@ -311,11 +340,16 @@ func (t *bodyTap) readLocked(p []byte) (int, error) {
 	n, err := t.rc.Read(p)
 	t.mu.Lock()
 	room := t.max - len(t.buf)
-	if keep := min(n, room); keep > 0 {
+	if t.truncated {
+		room = 0 // the kept copy is a prefix: once cut, it stays cut
+	}
+	keep := t.reserve(min(n, room))
+	if keep > 0 {
 		t.buf = append(t.buf, p[:keep]...)
 	}
-	if n > room {
+	if n > keep {
 		t.truncated = true
+		t.starved = t.starved || keep < min(n, room)
 	}
 	t.read += int64(n)
 	if err == io.EOF || (t.size >= 0 && t.read >= t.size) {
@@ -375,11 +409,71 @@ func (t *bodyTap) finish() {
 	}
 }
 
+// reserve returns how many of the next k bytes the tap may keep: the first
+// freeRequestBody bytes of a body are free, the rest come from the
+// recorder's budget. t.mu is held.
+func (t *bodyTap) reserve(k int) int {
+	if k <= 0 || t.held == nil {
+		return max(k, 0)
+	}
+	free := min(k, max(freeRequestBody-len(t.buf), 0))
+	got := t.held.take(int64(k - free))
+	t.reserved += got
+	return free + int(got)
+}
+
+// release drops the kept copy once the request line holds it, and gives its
+// bytes back to the recorder's budget.
+func (t *bodyTap) release() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = nil
+	if t.held != nil {
+		t.held.give(t.reserved)
+	}
+	t.reserved = 0
+}
+
+// heldBytes is the budget of bytes request bodies in flight may hold.
+type heldBytes struct {
+	mu   sync.Mutex
+	left int64
+	// low is the least that was ever left, for tests.
+	low int64
+	set bool
+}
+
+// take reserves up to n bytes and returns how many it got.
+func (h *heldBytes) take(n int64) int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	got := min(n, h.left)
+	h.left -= got
+	if !h.set || h.left < h.low {
+		h.low, h.set = h.left, true
+	}
+	return got
+}
+
+func (h *heldBytes) give(n int64) {
+	h.mu.Lock()
+	h.left += n
+	h.mu.Unlock()
+}
+
 // snapshot returns the kept bytes and whether they are not the whole body.
 func (t *bodyTap) snapshot() ([]byte, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.buf, t.truncated || !t.complete
+}
+
+// cutForMemory reports whether the kept copy was cut because the budget for
+// request bodies in flight was used up, and how much was kept.
+func (t *bodyTap) cutForMemory() (bool, int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.starved, len(t.buf)
 }
 
 // copyBuffers pools the proxy's copy buffers, so a stream does not allocate

@@ -1,6 +1,8 @@
 package inspect
 
 import (
+	"bytes"
+	"io"
 	"testing"
 
 	"github.com/seam-dev/seam/tape"
@@ -71,4 +73,52 @@ func benchCapture(b *testing.B, c *tape.Capture) {
 	for b.Loop() {
 		Inspect(c, Options{})
 	}
+}
+
+// BenchmarkInspectFile reads and inspects a capture file (the Codex
+// exchanges of BenchmarkInspect, encoded) both ways side by side: whole,
+// with tape.Read and Inspect, and exchange by exchange, with
+// tape.ExchangeReader and an Inspector, as seam inspect does. Throughput is
+// per byte of capture file.
+func BenchmarkInspectFile(b *testing.B) {
+	up := codexDeltas(b)
+	client, _ := incidentDeltas(up)
+	file := tape.AppendHeader(nil, tape.Header{V: tape.Version, Engine: tape.Engine{Profile: "passthrough"}})
+	for i := 1; i <= 20; i++ {
+		x := chatExchange(i, `{"model":"m","stream":true,"messages":[{"role":"user","content":"weather note"}]}`, chatStream(tape.Upstream, up), chatStream(tape.Client, client))
+		file = tape.AppendExchange(file, x)
+	}
+	b.Run("whole", func(b *testing.B) {
+		b.SetBytes(int64(len(file)))
+		b.ReportAllocs()
+		for b.Loop() {
+			c, err := tape.Read(bytes.NewReader(file), "bench")
+			if err != nil {
+				b.Fatal(err)
+			}
+			Inspect(c, Options{})
+		}
+	})
+	b.Run("streamed", func(b *testing.B) {
+		b.SetBytes(int64(len(file)))
+		b.ReportAllocs()
+		for b.Loop() {
+			r := tape.NewExchangeReader(bytes.NewReader(file), "bench")
+			h, err := r.Header()
+			if err != nil {
+				b.Fatal(err)
+			}
+			in := NewInspector("bench", *h, Options{})
+			for {
+				x, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				in.Exchange(x)
+			}
+		}
+	})
 }

@@ -1,10 +1,14 @@
 package inspect
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -32,6 +36,11 @@ func det(id string, sev Severity, source, summary string, run func(*exCtx)) dete
 // registry returns every detector, in documentation order.
 func registry() []detector {
 	return []detector{
+		// The capture itself.
+		det(tape.AnomalyOffsetGap, Error, "FORMAT.md chunk", "a chunk's offset is not where the side's previous chunks end: bytes missing or repeated", runTape),
+		det(tape.AnomalyTimeBackwards, Warn, "FORMAT.md t", "a time is negative, earlier than the line before it on its side, or before the request", nil),
+		det(tape.AnomalyBytesMismatch, Error, "FORMAT.md end", "an end line's byte count is not the sum of the side's chunks", nil),
+		det(tape.AnomalyInterrupted, Warn, "FORMAT.md end", "a side has no end line: the recording was cut short (crash, kill -9) or is still running", nil),
 		// Transport and SSE framing.
 		det("http.status", Error, "HTTP", "the response status is not 2xx", runHTTPStatus),
 		det("stream.outcome", Warn, "DESIGN.md §2", "a side ended without finishing (truncated, aborted, upstream error, timeout)", runOutcome),
@@ -128,6 +137,13 @@ func runDetectors(c *exCtx) {
 		for _, a := range s.asm.Anomalies {
 			c.emit(a.ID, eventPointer(s.ev, c.x.Ex, s.Side, a.Event), a.Evidence, a.Msg)
 		}
+		if len(s.asm.More) == 0 {
+			continue
+		}
+		for _, id := range slices.Sorted(maps.Keys(s.asm.More)) {
+			c.emit(id, eventPointer(s.ev, c.x.Ex, s.Side, -1), "",
+				fmt.Sprintf("%d more like the %d above on the %s side, not listed", s.asm.More[id], protocol.MaxPerID, s.Side))
+		}
 	}
 	for _, d := range reg {
 		if d.run != nil {
@@ -150,6 +166,26 @@ func (c *exCtx) reqPointer() Pointer {
 
 func (c *exCtx) sidePointer(s *SideReport, ev int) Pointer {
 	return eventPointer(s.ev, c.x.Ex, s.Side, ev)
+}
+
+// runTape reports the places where the capture's lines contradict each
+// other, found by tape as it read them, with the file and line.
+func runTape(c *exCtx) {
+	for _, a := range c.x.Anomalies {
+		p := Pointer{Ex: c.x.Ex, Side: a.Side, Event: -1, Chunk: a.Chunk, Off: -1, T: -1}
+		if a.Chunk >= 0 {
+			p.Off, p.T = a.Off, a.T
+		}
+		msg := a.Message
+		if a.Count > 1 {
+			msg += " (" + strconv.Itoa(a.Count-1) + " more like it on this side)"
+		}
+		evidence := ""
+		if a.Line > 0 {
+			evidence = c.name + ":" + strconv.Itoa(a.Line)
+		}
+		c.emit(a.ID, p, evidence, msg)
+	}
 }
 
 func runHTTPStatus(c *exCtx) {

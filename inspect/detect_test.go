@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"bytes"
 	"encoding/json"
 	"go/ast"
 	"go/parser"
@@ -29,6 +30,9 @@ type exInput struct {
 	// ws, when set, makes a WebSocket exchange: the server's and the
 	// client's messages (text frames; the client's masked).
 	ws *wsInput
+	// tamper, when set, changes the exchange, which is then written as a
+	// capture file and read back, so tape checks its lines.
+	tamper func(x *tape.Exchange)
 }
 
 // wsInput is the text messages of a WebSocket exchange, each way.
@@ -45,7 +49,20 @@ func (in exInput) capture() *tape.Capture {
 		c.Exchanges = append(c.Exchanges, in.prev.exchange(1))
 	}
 	c.Exchanges = append(c.Exchanges, in.exchange(len(c.Exchanges)+1))
-	return c
+	if in.tamper == nil {
+		return c
+	}
+	x := c.Exchanges[len(c.Exchanges)-1]
+	in.tamper(x)
+	b := tape.AppendHeader(nil, tape.Header{V: tape.Version, Engine: tape.Engine{Profile: "passthrough"}})
+	for _, x := range c.Exchanges {
+		b = tape.AppendExchange(b, x)
+	}
+	read, err := tape.Read(bytes.NewReader(b), "test.ndjson")
+	if err != nil {
+		panic(err)
+	}
+	return read
 }
 
 func (in exInput) exchange(ex int) *tape.Exchange {
@@ -414,6 +431,10 @@ func detectorCases() []struct {
 		{"realtime.invalid-json",
 			exInput{ws: &wsInput{server: []string{rtSession, "not json"}}},
 			exInput{ws: &wsInput{server: []string{rtSession, `{"type":"rate_limits.updated"}`}}}},
+		{tape.AnomalyOffsetGap, exInput{client: clean, tamper: func(x *tape.Exchange) { x.Client.Chunks[0].Off = 7 }}, exInput{client: clean, tamper: func(*tape.Exchange) {}}},
+		{tape.AnomalyTimeBackwards, exInput{client: clean, tamper: func(x *tape.Exchange) { x.Client.End.T = -1 }}, exInput{client: clean, tamper: func(*tape.Exchange) {}}},
+		{tape.AnomalyBytesMismatch, exInput{client: clean, tamper: func(x *tape.Exchange) { x.Client.End.Bytes++ }}, exInput{client: clean, tamper: func(*tape.Exchange) {}}},
+		{tape.AnomalyInterrupted, exInput{client: clean, tamper: func(x *tape.Exchange) { x.Client.End = nil }}, exInput{client: clean, tamper: func(*tape.Exchange) {}}},
 		{"exchange.retry-seam",
 			exInput{client: clean, prev: &exInput{client: clean, status: 500}},
 			exInput{client: clean, prev: &exInput{client: clean}}},
@@ -528,7 +549,15 @@ func TestEmittedIDsAreRegistered(t *testing.T) {
 			if !ok || lit.Kind != token.STRING {
 				// flagOnce passes its id on; runDetectors relays the
 				// assemblers' anomalies, whose ids are literals at flag.
-				if fd := enclosingFunc(f, call.Pos()); fd != "flagOnce" && fd != "runDetectors" {
+				// runTape relays tape's anomalies, whose ids are tape's
+				// Anomaly* constants.
+				fd := enclosingFunc(f, call.Pos())
+				if fd == "runTape" {
+					for _, id := range []string{tape.AnomalyOffsetGap, tape.AnomalyTimeBackwards, tape.AnomalyBytesMismatch, tape.AnomalyInterrupted} {
+						emitted[id] = true
+					}
+				}
+				if fd != "flagOnce" && fd != "runDetectors" && fd != "runTape" {
 					t.Errorf("%s: %s called with a non-literal detector id", fset.Position(call.Pos()), sel.Sel.Name)
 				}
 				return true

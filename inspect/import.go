@@ -3,100 +3,357 @@ package inspect
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"strings"
+	"time"
+	"unicode/utf8"
 
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/sse"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
 
-// Import turns a raw recording into a capture, so `seam import` can write
-// it with tape's encoder. It accepts, told apart by content:
-//   - a raw SSE body (.sse): one exchange, the body as the upstream side;
+// ImportFormats lists what [Import] accepts, for error messages and help.
+const ImportFormats = "a raw SSE body (first line a data:, event:, id: or retry: field, or a : comment), " +
+	"JSONL (one JSON object per line), a VCR cassette (go-vcr v1–v4 or VCR.py, YAML or JSON), " +
+	`a HAR file ({"log":{"entries":[...]}}), or an HTTP-snapshot JSON ({"stream":[...]})`
+
+// ImportError says why a file is not something [Import] can read.
+type ImportError struct {
+	// File is the name given to Import.
+	File string
+	// Line is the 1-based line of the problem, or 0 for the file as a whole.
+	Line int
+	// Reason says what was found.
+	Reason string
+}
+
+// Error names the file (and line), what was found and what is accepted.
+func (e *ImportError) Error() string {
+	where := e.File
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	return fmt.Sprintf("%s: %s; want a seam capture or %s", where, e.Reason, ImportFormats)
+}
+
+// Import turns another tool's recording into a capture, so every seam
+// command can read it. The format is told by parsing the content, not by
+// the file name:
+//   - a HAR file: one exchange per entry, with its request, response
+//     headers and body (base64 "encoding" included) and the entry's
+//     timings (start, first byte, end);
+//   - a VCR cassette: go-vcr (cassette format 1, written by go-vcr v1 and
+//     v2, and format 2, written by v3 and v4) or VCR.py (including
+//     pydantic-ai's parsed_body variant), in YAML or JSON: one exchange per
+//     interaction, binary (!!binary) bodies kept byte for byte;
+//   - an HTTP-snapshot JSON {metadata, request, stream[]} whose stream
+//     holds parsed events {event, data};
 //   - JSONL, one JSON payload per line (vercel/ai *.chunks.txt): each line
 //     becomes an SSE event, named by its "type" when it has one;
-//   - a VCR YAML cassette (pydantic-ai, go-vcr): one exchange per
-//     interaction, request method, URI and body kept, the response body
-//     string as the upstream side;
-//   - an HTTP-snapshot JSON {metadata, request, stream[]} whose stream holds
-//     parsed events {event, data}.
+//   - a raw SSE body: one exchange, the body as the upstream side.
 //
-// Chunks are synthesised: one per SSE event or JSONL line, 1 ms apart.
+// Anything else (an empty file, binary data, text that is none of these) is
+// an [*ImportError]. Bodies that are SSE become one chunk per event; other
+// bodies one chunk. The source's times are kept where it has them and
+// nothing is invented: Header.Imported says how much timing is real, and
+// Header.Started is zero when the source has no date. The engine is
+// passthrough (an import has no client side to shape), so replay and check
+// read the capture as is.
 func Import(r io.Reader, name string) (*tape.Capture, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
-		return nil, fmt.Errorf("import %s: %w", name, err)
+		return nil, fmt.Errorf("import %s: read: %w", name, err)
 	}
-	c := &tape.Capture{Name: name, Header: tape.Header{V: tape.Version, Engine: tape.Engine{Profile: "import"}}}
-	trim := bytes.TrimSpace(b)
-	switch {
-	case bytes.HasPrefix(trim, []byte("interactions:")):
-		if err := importCassette(c, b); err != nil {
-			return nil, fmt.Errorf("import %s: %w", name, err)
-		}
-	case bytes.HasPrefix(trim, []byte("{")) && gjson.ValidBytes(trim) && gjson.GetBytes(trim, "stream").IsArray():
-		importSnapshot(c, trim)
-	case bytes.HasPrefix(trim, []byte("{")):
-		addExchange(c, "", "", nil, 200, splitJSONL(b))
-	default:
-		addExchange(c, "", "", nil, 200, sse.SplitEvents(b))
+	return ImportBytes(b, name)
+}
+
+// ImportBytes is [Import] of a recording held in memory.
+func ImportBytes(b []byte, name string) (*tape.Capture, error) {
+	sum := sha256.Sum256(b)
+	im := &importer{name: name, c: &tape.Capture{Name: name, Header: tape.Header{
+		V: tape.Version, ID: "import-" + hex.EncodeToString(sum[:6]), Engine: tape.Engine{Profile: "passthrough"},
+	}}}
+	if err := im.run(b); err != nil {
+		return nil, err
 	}
+	c := im.c
 	if len(c.Exchanges) == 0 {
-		return nil, fmt.Errorf("import %s: no exchanges found", name)
+		return nil, &ImportError{File: name, Reason: im.format + " with no exchanges"}
 	}
+	im.placeRequests()
+	c.Header.Imported = &tape.Imported{Format: im.format, File: baseName(name), Timing: im.timing}
+	c.Notes = append(c.Notes, tape.Note{Text: fmt.Sprintf("imported from %s (%s); %s", baseName(name), im.format, timingNote[im.timing])})
 	return c, nil
 }
 
-func addExchange(c *tape.Capture, method, url string, reqBody []byte, status int, events [][]byte) {
-	ex := len(c.Exchanges) + 1
-	x := &tape.Exchange{Ex: ex}
-	if method != "" || url != "" || reqBody != nil {
-		x.Request = &tape.Request{Ex: ex, Method: method, URL: url, Body: reqBody, Headers: tape.Headers{}}
-	}
-	t := int64(ex) * 1e9
-	x.Upstream.Response = &tape.Response{Ex: ex, Side: tape.Upstream, T: t, Status: status, Headers: tape.Headers{"content-type": {"text/event-stream"}}}
-	off := int64(0)
-	for _, e := range events {
-		t += 1e6
-		x.Upstream.Chunks = append(x.Upstream.Chunks, tape.Chunk{Ex: ex, Side: tape.Upstream, T: t, Off: off, Data: e})
-		off += int64(len(e))
-	}
-	x.Upstream.End = &tape.End{Ex: ex, Side: tape.Upstream, T: t + 1e6, Outcome: tape.Complete, Bytes: off}
-	c.Exchanges = append(c.Exchanges, x)
+var timingNote = map[string]string{
+	tape.TimingNone:    "the source records no times, so every t is 0",
+	tape.TimingPartial: "the source records when each exchange started and ended but not when each chunk arrived",
 }
 
-// splitJSONL wraps each JSON line as an SSE event, named by its type.
-func splitJSONL(b []byte) [][]byte {
-	var out [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
+func baseName(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// importer builds one imported capture.
+type importer struct {
+	name   string
+	c      *tape.Capture
+	format string
+	timing string
+}
+
+func (im *importer) fail(line int, format string, args ...any) error {
+	return &ImportError{File: im.name, Line: line, Reason: fmt.Sprintf(format, args...)}
+}
+
+// run detects the format of b and imports it.
+func (im *importer) run(b []byte) error {
+	trim := bytes.TrimSpace(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")))
+	im.timing = tape.TimingNone
+	switch {
+	case len(trim) == 0:
+		return im.fail(0, "empty file")
+	case !utf8.Valid(trim):
+		return im.fail(0, "binary data (not UTF-8 text)")
+	case trim[0] == '{' || trim[0] == '[':
+		if json.Valid(trim) {
+			switch doc := gjson.ParseBytes(trim); {
+			case doc.Get("log.entries").IsArray():
+				im.format = "har"
+				return im.har(trim)
+			case doc.Get("interactions").IsArray():
+				return im.cassette(trim)
+			case doc.Get("stream").IsArray():
+				im.format = "http snapshot"
+				return im.snapshot(doc)
+			}
+			if bytes.IndexByte(trim, '\n') >= 0 {
+				return im.fail(0, "a JSON document, but not a HAR (no log.entries), a cassette (no interactions) or a snapshot (no stream)")
+			}
+		}
+		im.format = "jsonl"
+		return im.jsonl(b)
+	}
+	if sseField(trim) {
+		im.format = "sse"
+		im.add(exchangeData{status: http.StatusOK, contentType: "text/event-stream", body: b})
+		return nil
+	}
+	if ok, err := im.yamlCassette(trim); ok || err != nil {
+		return err
+	}
+	first, _, _ := bytes.Cut(trim, []byte("\n"))
+	return im.fail(0, "unrecognised content starting %q", excerpt.Clip(strings.TrimRight(string(first), "\r"), 40))
+}
+
+// sseField reports whether the first non-blank line of b is an SSE comment
+// or one of the fields an event stream carries (data, event, id, retry).
+func sseField(b []byte) bool {
+	for len(b) > 0 {
+		i := bytes.IndexAny(b, "\r\n")
+		line := b
+		if i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
 		if len(line) == 0 {
 			continue
 		}
-		var e []byte
-		if typ := gjson.GetBytes(line, "type").String(); typ != "" && !strings.ContainsAny(typ, "\r\n") {
-			e = append(e, "event: "+typ+"\n"...)
+		if line[0] == ':' {
+			return true
 		}
-		e = append(append(append(e, "data: "...), line...), "\n\n"...)
-		out = append(out, e)
+		name, _, _ := bytes.Cut(line, []byte(":"))
+		switch string(name) {
+		case "data", "event", "id", "retry":
+			return true
+		}
+		return false
 	}
-	return out
+	return false
 }
 
-func importSnapshot(c *tape.Capture, b []byte) {
-	r := gjson.ParseBytes(b)
+// exchangeData is one exchange read from a source, before it becomes tape
+// records.
+type exchangeData struct {
+	method, url string
+	// scheme and host say where the request went, when the source says.
+	scheme, host string
+	reqHeaders   http.Header
+	reqBody      []byte
+	status       int
+	respHeaders  http.Header
+	// contentType is used when respHeaders has none.
+	contentType string
+	body        []byte
+	// events, when set, are the body already split into SSE events.
+	events [][]byte
+	// t is when the request was sent, first when its first byte arrived
+	// (0: unknown), end when it ended (0: unknown); all relative to the
+	// capture's start.
+	t, first, end int64
+	// outcome defaults to complete; errText goes with a failure.
+	outcome tape.Outcome
+	errText string
+	notes   []string
+}
+
+// add appends x as the next exchange of the capture.
+func (im *importer) add(x exchangeData) {
+	c := im.c
+	ex := len(c.Exchanges) + 1
+	tx := &tape.Exchange{Ex: ex}
+	if x.method != "" || x.url != "" || x.reqBody != nil {
+		tx.Request = &tape.Request{Ex: ex, T: x.t, Method: x.method, Scheme: x.scheme, Host: x.host, URL: x.url, Body: x.reqBody, Headers: redactHeaders(x.reqHeaders)}
+	}
+	h := redactHeaders(x.respHeaders)
+	if len(h["content-type"]) == 0 && x.contentType != "" {
+		h["content-type"] = []string{x.contentType}
+	}
+	first := max(x.first, x.t)
+	end := max(x.end, first)
+	tx.Upstream.Response = &tape.Response{Ex: ex, Side: tape.Upstream, T: x.t, Status: x.status, Headers: h}
+	events := x.events
+	if events == nil && len(x.body) > 0 {
+		events = splitBody(h, x.body)
+	}
+	off := int64(0)
+	for _, e := range events {
+		tx.Upstream.Chunks = append(tx.Upstream.Chunks, tape.Chunk{Ex: ex, Side: tape.Upstream, T: first, Off: off, Data: e})
+		off += int64(len(e))
+	}
+	outcome := x.outcome
+	if outcome == "" {
+		outcome = tape.Complete
+	}
+	tx.Upstream.End = &tape.End{Ex: ex, Side: tape.Upstream, T: end, Outcome: outcome, Bytes: off, Error: x.errText}
+	for _, n := range x.notes {
+		tx.Notes = append(tx.Notes, tape.Note{Ex: ex, T: end, Text: n})
+	}
+	c.Exchanges = append(c.Exchanges, tx)
+}
+
+// redactHeaders redacts h for disk as a recording does; never nil.
+func redactHeaders(h http.Header) tape.Headers {
+	if h == nil {
+		return tape.Headers{}
+	}
+	return tape.RedactHeaders(h)
+}
+
+// splitBody cuts a response body into chunks: one per event for an event
+// stream (by content type, or by content when the type is missing), the
+// whole body as one chunk otherwise, byte for byte either way.
+func splitBody(h tape.Headers, body []byte) [][]byte {
+	ct := ""
+	if v := h["content-type"]; len(v) > 0 {
+		ct = strings.ToLower(v[0])
+	}
+	if strings.Contains(ct, "event-stream") || (ct == "" && utf8.Valid(body) && sseField(body)) {
+		return sse.SplitEvents(body)
+	}
+	return [][]byte{body}
+}
+
+// splitURL splits an absolute URL into its scheme, host and the path and
+// query a request line records, secret query values redacted. A relative
+// URL is all path.
+func splitURL(raw string) (scheme, host, path string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "", raw
+	}
+	u.Fragment, u.RawFragment = "", ""
+	if u.Scheme != "" && u.Host != "" {
+		scheme, host = strings.ToLower(u.Scheme), u.Host
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	return scheme, host, tape.RedactURL(u)
+}
+
+// placeRequests names where the requests went: the capture's upstream when
+// they all went to one, else (as a forward-proxy recording does) each
+// request's scheme and host, with no upstream.
+func (im *importer) placeRequests() {
+	bases := map[string]bool{}
+	for _, x := range im.c.Exchanges {
+		if r := x.Request; r != nil && r.Host != "" {
+			bases[r.Scheme+"://"+r.Host] = true
+		}
+	}
+	if len(bases) != 1 {
+		return
+	}
+	for b := range bases {
+		im.c.Header.Upstream = b
+	}
+	for _, x := range im.c.Exchanges {
+		if r := x.Request; r != nil {
+			r.Scheme, r.Host = "", ""
+		}
+	}
+}
+
+// jsonl imports one JSON payload per line, each line an SSE event named by
+// its "type" field. Lines have no length limit; every line must be JSON.
+func (im *importer) jsonl(b []byte) error {
+	var events [][]byte
+	br := bufio.NewReader(bytes.NewReader(b))
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			line = bytes.TrimSpace(line)
+			if n == 1 {
+				line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+			}
+			if len(line) > 0 {
+				if !gjson.ValidBytes(line) {
+					return im.fail(n, "not JSON (JSONL wants one JSON value per line)")
+				}
+				var e []byte
+				if typ := gjson.GetBytes(line, "type").String(); typ != "" && !strings.ContainsAny(typ, "\r\n") {
+					e = append(e, "event: "+typ+"\n"...)
+				}
+				e = append(append(append(e, "data: "...), line...), "\n\n"...)
+				events = append(events, e)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("import %s: read line %d: %w", im.name, n, err)
+		}
+	}
+	im.add(exchangeData{status: http.StatusOK, contentType: "text/event-stream", events: events})
+	return nil
+}
+
+// snapshot imports an HTTP-snapshot JSON: metadata (route, captured_at),
+// the request and the stream of parsed events.
+func (im *importer) snapshot(r gjson.Result) error {
 	var events [][]byte
 	r.Get("stream").ForEach(func(_, e gjson.Result) bool {
 		if e.Get("type").String() == "done" {
 			return true
 		}
 		var ev []byte
-		if n := e.Get("event").String(); n != "" {
+		if n := e.Get("event").String(); n != "" && !strings.ContainsAny(n, "\r\n") {
 			ev = append(ev, "event: "+n+"\n"...)
 		}
 		data := e.Get("data")
@@ -109,57 +366,25 @@ func importSnapshot(c *tape.Capture, b []byte) {
 				raw = buf.String()
 			}
 		}
-		ev = append(append(append(ev, "data: "...), raw...), "\n\n"...)
+		for i, line := range strings.Split(strings.ReplaceAll(raw, "\r\n", "\n"), "\n") {
+			if i > 0 {
+				ev = append(ev, '\n')
+			}
+			ev = append(append(ev, "data: "...), line...)
+		}
+		ev = append(ev, "\n\n"...)
 		events = append(events, ev)
 		return true
 	})
-	url := r.Get("metadata.route").String()
-	var body []byte
+	if at := r.Get("metadata.captured_at").String(); at != "" {
+		if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
+			im.c.Header.Started = t
+		}
+	}
+	x := exchangeData{method: http.MethodPost, url: r.Get("metadata.route").String(), status: http.StatusOK, contentType: "text/event-stream", events: events}
 	if rb := r.Get("request.body"); rb.Exists() {
-		body = []byte(rb.Raw)
+		x.reqBody = []byte(rb.Raw)
 	}
-	addExchange(c, "POST", url, body, 200, events)
-}
-
-// importCassette reads a VCR cassette with the minimal YAML reader.
-func importCassette(c *tape.Capture, b []byte) error {
-	doc, err := parseYAML(b)
-	if err != nil {
-		return err
-	}
-	root, _ := doc.(map[string]any)
-	list, _ := root["interactions"].([]any)
-	for _, it := range list {
-		m, _ := it.(map[string]any)
-		req, _ := m["request"].(map[string]any)
-		resp, _ := m["response"].(map[string]any)
-		method, _ := req["method"].(string)
-		uri, _ := req["uri"].(string)
-		if i := strings.Index(uri, "://"); i >= 0 {
-			if j := strings.IndexByte(uri[i+3:], '/'); j >= 0 {
-				uri = uri[i+3+j:]
-			}
-		}
-		var reqBody []byte
-		if pb, ok := req["parsed_body"]; ok {
-			reqBody, _ = json.Marshal(pb)
-		} else if s, ok := req["body"].(string); ok {
-			reqBody = []byte(s)
-		}
-		status := 200
-		if st, ok := resp["status"].(map[string]any); ok {
-			if code, ok := st["code"].(float64); ok {
-				status = int(code)
-			}
-		}
-		body := ""
-		switch v := resp["body"].(type) {
-		case map[string]any:
-			body, _ = v["string"].(string)
-		case string:
-			body = v
-		}
-		addExchange(c, method, uri, reqBody, status, sse.SplitEvents([]byte(body)))
-	}
+	im.add(x)
 	return nil
 }

@@ -2,8 +2,6 @@ package inspect
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,17 +14,13 @@ import (
 // with the characters a terminal would act on written as \u escapes
 // (visible.JSON).
 func WriteJSON(w io.Writer, r *Report) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		return fmt.Errorf("encode report: %w", err)
+	jw := NewJSONWriter(w, r.Capture)
+	for _, x := range r.Exchanges {
+		if err := jw.Exchange(x); err != nil {
+			return err
+		}
 	}
-	if _, err := w.Write(visible.JSON(b.Bytes())); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
+	return jw.Close(r.Warnings)
 }
 
 // ANSI colours, used only when WriteText is asked for colour.

@@ -120,14 +120,12 @@ func Inspect(c *tape.Capture, opts Options) *Report {
 	for _, w := range c.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())
 	}
-	var prev *exCtx
+	in := &Inspector{c: c, opts: opts}
 	for _, x := range c.Exchanges {
 		if opts.Ex != 0 && x.Ex != opts.Ex {
 			continue
 		}
-		ctx := inspectExchange(c, x, opts, prev)
-		r.Exchanges = append(r.Exchanges, ctx.rep)
-		prev = ctx
+		r.Exchanges = append(r.Exchanges, in.Exchange(x))
 	}
 	return r
 }
@@ -142,6 +140,8 @@ type exCtx struct {
 	view *SideReport
 	prev *exCtx
 	opts Options
+	// name is the capture's name, for findings that cite a line of it.
+	name string
 	// profile is the engine profile recorded in the capture header.
 	profile string
 	sev     map[string]Severity
@@ -152,7 +152,7 @@ type exCtx struct {
 
 func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCtx) *exCtx {
 	rep := &ExchangeReport{Ex: x.Ex, Findings: []Finding{}}
-	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, prev: prev, opts: opts, profile: c.Header.Engine.Profile}
+	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, prev: prev, opts: opts, profile: c.Header.Engine.Profile, name: c.Name}
 	var reqT int64
 	if x.Request != nil {
 		rep.Method, rep.URL = x.Request.Method, x.Request.URL
@@ -180,7 +180,18 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		if up := ctx.sides[tape.Upstream]; up != nil {
 			twin = up.ev
 		}
-		sr := inspectSide(s, sd, rep.URL, opts, reqT, twin)
+		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, twin)
+		if timesLie(x, s) {
+			sr.TTFB, sr.Dur = -1, -1
+		}
+		if im := c.Header.Imported; im != nil {
+			// An import has no chunk times: no time to first byte, and no
+			// duration when the source has no times at all.
+			sr.TTFB = -1
+			if im.Timing != tape.TimingPartial {
+				sr.Dur = -1
+			}
+		}
 		ctx.sides[s] = sr
 		rep.Sides = append(rep.Sides, sr)
 	}
@@ -227,15 +238,16 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		}
 	}
 	if sd.End != nil {
-		sr.Outcome, sr.Error, sr.Bytes = sd.End.Outcome, sd.End.Error, sd.End.Bytes
+		sr.Outcome, sr.Error = sd.End.Outcome, sd.End.Error
 		sr.Dur = sd.End.T - reqT
+	}
+	// Bytes counts what the chunks hold, whatever the end line claims (a
+	// tape.bytes-mismatch finding reports the claim).
+	for _, c := range sd.Chunks {
+		sr.Bytes += int64(len(c.Data))
 	}
 	if len(sd.Chunks) > 0 {
 		sr.TTFB = sd.Chunks[0].T - reqT
-		if sd.End == nil {
-			last := sd.Chunks[len(sd.Chunks)-1]
-			sr.Bytes = last.Off + int64(len(last.Data))
-		}
 	}
 	sr.ev = protocol.ParseSide(sd.Chunks, twin)
 	sr.Events, sr.Comments = len(sr.ev.Events), len(sr.ev.Comments)
@@ -265,6 +277,39 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 	}
 	sr.Message = &sr.asm.Message
 	return sr
+}
+
+// trueOffsets returns the side's data with every chunk's offset where its
+// bytes really are in the body (the running sum), when the capture's
+// offsets contradict the chunks (a tape.offset-gap), so the events'
+// pointers name real body offsets.
+func trueOffsets(x *tape.Exchange, s tape.Side, sd *tape.SideData) *tape.SideData {
+	if !hasAnomaly(x, tape.AnomalyOffsetGap, s) {
+		return sd
+	}
+	fixed := *sd
+	fixed.Chunks = slices.Clone(sd.Chunks)
+	off := int64(0)
+	for i := range fixed.Chunks {
+		fixed.Chunks[i].Off = off
+		off += int64(len(fixed.Chunks[i].Data))
+	}
+	return &fixed
+}
+
+// timesLie reports whether the times of side s (or the request's) are
+// contradicted by the capture, so no duration can be computed from them.
+func timesLie(x *tape.Exchange, s tape.Side) bool {
+	return hasAnomaly(x, tape.AnomalyTimeBackwards, s) || hasAnomaly(x, tape.AnomalyTimeBackwards, "")
+}
+
+func hasAnomaly(x *tape.Exchange, id string, s tape.Side) bool {
+	for _, a := range x.Anomalies {
+		if a.ID == id && a.Side == s {
+			return true
+		}
+	}
+	return false
 }
 
 // isJSONBody reports whether a side is a non-stream JSON body rather than

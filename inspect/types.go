@@ -83,8 +83,11 @@ func (p Pointer) String() string {
 	if p.Side != "" {
 		fmt.Fprintf(&b, " %s", p.Side)
 	}
-	if p.Event >= 0 {
+	switch {
+	case p.Event >= 0:
 		fmt.Fprintf(&b, " event %d (chunk %d, byte %d, t=%s)", p.Event, p.Chunk, p.Off, FormatDuration(p.T))
+	case p.Chunk >= 0:
+		fmt.Fprintf(&b, " chunk %d (byte %d, t=%s)", p.Chunk, p.Off, FormatDuration(p.T))
 	}
 	return b.String()
 }

@@ -29,9 +29,17 @@ type Assembly struct {
 	// Terminal is the index of the terminal event ([DONE], message_stop,
 	// response.completed/failed/incomplete), or -1.
 	Terminal int
-	// seen holds the ids of the anomalies recorded, for flagOnce.
-	seen map[string]bool
+	// More counts, per id, the anomalies past MaxPerID that were only
+	// counted, not listed; a report says how many there were.
+	More map[string]int
+	// seen counts the anomalies recorded per id, for flagOnce and the cap.
+	seen map[string]int
 }
+
+// MaxPerID is how many anomalies of one id a side lists; the rest are
+// counted in More, so a hostile stream (a million events after [DONE])
+// cannot grow the report, or the memory holding it, with every event.
+const MaxPerID = 50
 
 func newAssembly(p Protocol) *Assembly {
 	return &Assembly{Message: Message{Protocol: p}, Terminal: -1}
@@ -39,15 +47,22 @@ func newAssembly(p Protocol) *Assembly {
 
 func (a *Assembly) flag(id string, ev int, evidence string, format string, args ...any) {
 	if a.seen == nil {
-		a.seen = map[string]bool{}
+		a.seen = map[string]int{}
 	}
-	a.seen[id] = true
+	if a.seen[id] >= MaxPerID {
+		if a.More == nil {
+			a.More = map[string]int{}
+		}
+		a.More[id]++
+		return
+	}
+	a.seen[id]++
 	a.Anomalies = append(a.Anomalies, Anomaly{ID: id, Event: ev, Msg: fmt.Sprintf(format, args...), Evidence: evidence})
 }
 
 // flagOnce records an anomaly only if none with its id was recorded yet.
 func (a *Assembly) flagOnce(id string, ev int, evidence string, format string, args ...any) {
-	if !a.seen[id] {
+	if a.seen[id] == 0 {
 		a.flag(id, ev, evidence, format, args...)
 	}
 }

@@ -159,6 +159,13 @@ func firstMismatch(frames []Frame, rec []tape.Chunk) int {
 func (r *Result) ToExchange(x *tape.Exchange) *tape.Exchange {
 	out := *x
 	out.Client = tape.SideData{Response: x.Client.Response}
+	// What the capture said about its recorded client side no longer applies.
+	out.Anomalies = nil
+	for _, a := range x.Anomalies {
+		if a.Side != tape.Client {
+			out.Anomalies = append(out.Anomalies, a)
+		}
+	}
 	if out.Client.Response == nil && x.Upstream.Response != nil {
 		resp := *x.Upstream.Response
 		resp.Side = tape.Client

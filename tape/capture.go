@@ -42,6 +42,13 @@ type Exchange struct {
 	Upstream        SideData
 	Client          SideData
 	Notes           []Note
+	// Anomalies are the places where the exchange's lines contradict each
+	// other (offsets, times, byte counts, a missing end), found as it was
+	// read.
+	Anomalies []Anomaly
+	// Continued is set on an exchange an [ExchangeReader] handed over a
+	// second time: lines that came after it was complete.
+	Continued bool
 }
 
 // Side returns the data of side s, or nil for an unknown side.
@@ -94,16 +101,7 @@ type Capture struct {
 func Read(r io.Reader, name string) (*Capture, error) {
 	d := NewDecoder(r, name)
 	c := &Capture{Name: name}
-	byEx := make(map[int]*Exchange)
-	exchange := func(ex int) *Exchange {
-		x := byEx[ex]
-		if x == nil {
-			x = &Exchange{Ex: ex}
-			byEx[ex] = x
-			c.Exchanges = append(c.Exchanges, x)
-		}
-		return x
-	}
+	g := newGatherer(name)
 	for {
 		rec, err := d.Next()
 		if errors.Is(err, io.EOF) {
@@ -117,50 +115,17 @@ func Read(r io.Reader, name string) (*Capture, error) {
 		if err != nil {
 			return nil, err
 		}
-		dup := func(what string) {
-			c.Warnings = append(c.Warnings, &LineError{File: name, Line: rec.Line, Err: fmt.Errorf("second %s for exchange %d; ignored", what, rec.Ex())})
-		}
-		switch rec.Kind {
-		case KindHeader:
+		if rec.Kind == KindHeader {
 			c.Header = *rec.Header
-		case KindRequest:
-			x := exchange(rec.Request.Ex)
-			slot := &x.Request
-			if rec.Request.Side == Upstream {
-				slot = &x.UpstreamRequest
-			}
-			if *slot != nil {
-				dup("request")
-				continue
-			}
-			*slot = rec.Request
-		case KindResponse:
-			s := exchange(rec.Response.Ex).Side(rec.Response.Side)
-			if s.Response != nil {
-				dup(string(rec.Response.Side) + " response")
-				continue
-			}
-			s.Response = rec.Response
-		case KindChunk:
-			s := exchange(rec.Chunk.Ex).Side(rec.Chunk.Side)
-			s.Chunks = append(s.Chunks, *rec.Chunk)
-		case KindEnd:
-			s := exchange(rec.End.Ex).Side(rec.End.Side)
-			if s.End != nil {
-				dup(string(rec.End.Side) + " end")
-				continue
-			}
-			s.End = rec.End
-		case KindNote:
-			if rec.Note.Ex == 0 {
-				c.Notes = append(c.Notes, *rec.Note)
-				continue
-			}
-			x := exchange(rec.Note.Ex)
-			x.Notes = append(x.Notes, *rec.Note)
+			continue
 		}
+		g.add(rec)
 	}
-	c.Warnings = append(d.Warnings(), c.Warnings...)
+	for _, gx := range g.open() {
+		c.Exchanges = append(c.Exchanges, gx.finish())
+	}
+	c.Notes = g.notes
+	c.Warnings = append(append(d.Warnings(), c.Warnings...), g.warnings...)
 	slices.SortStableFunc(c.Warnings, func(a, b error) int { return cmp.Compare(warningLine(a), warningLine(b)) })
 	return c, nil
 }

@@ -27,9 +27,11 @@ func AppendHeader(dst []byte, h Header) []byte {
 	dst = strconv.AppendInt(dst, int64(h.V), 10)
 	dst = appendStringField(dst, "seam", h.Seam)
 	dst = appendStringField(dst, "id", h.ID)
-	dst = append(dst, `,"started":"`...)
-	dst = h.Started.AppendFormat(dst, time.RFC3339Nano)
-	dst = append(dst, '"')
+	if !h.Started.IsZero() {
+		dst = append(dst, `,"started":"`...)
+		dst = h.Started.AppendFormat(dst, time.RFC3339Nano)
+		dst = append(dst, '"')
+	}
 	dst = appendStringField(dst, "upstream", h.Upstream)
 	if h.Insecure {
 		dst = append(dst, `,"insecure":true`...)
@@ -40,7 +42,15 @@ func AppendHeader(dst []byte, h Header) []byte {
 		dst = append(dst, `,"switches":`...)
 		dst = appendObject(dst, h.Engine.Switches, appendString)
 	}
-	return append(dst, "}}\n"...)
+	dst = append(dst, '}')
+	if im := h.Imported; im != nil {
+		dst = append(dst, `,"imported":{"format":`...)
+		dst = appendString(dst, im.Format)
+		dst = appendStringField(dst, "file", im.File)
+		dst = appendStringField(dst, "timing", im.Timing)
+		dst = append(dst, '}')
+	}
+	return append(dst, "}\n"...)
 }
 
 // AppendRequest appends r as one complete "request" line, including the

@@ -272,3 +272,25 @@ func TestAppendJSONString(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderImportedNoStart: an imported capture's header says where it came
+// from, and a start time the source did not record is left out rather than
+// written as year 1; both decode back as written.
+func TestHeaderImportedNoStart(t *testing.T) {
+	t.Parallel()
+	h := Header{V: Version, Seam: "0.1.0", ID: "import-1", Upstream: "https://api.openai.com",
+		Engine: Engine{Profile: "passthrough"}, Imported: &Imported{Format: "go-vcr cassette v2", File: "x\".yaml", Timing: TimingPartial}}
+	line := AppendHeader(nil, h)
+	want := `{"type":"capture","v":1,"seam":"0.1.0","id":"import-1","upstream":"https://api.openai.com","engine":{"profile":"passthrough"},"imported":{"format":"go-vcr cassette v2","file":"x\".yaml","timing":"partial"}}` + "\n"
+	if string(line) != want {
+		t.Errorf("header line\n got %s\nwant %s", line, want)
+	}
+	d := NewDecoder(bytes.NewReader(line), "h.ndjson")
+	rec, err := d.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(*rec.Header, h) || !rec.Header.Started.IsZero() || rec.Header.ChunkTimes() {
+		t.Errorf("decoded %+v, want %+v", rec.Header, h)
+	}
+}

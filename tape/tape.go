@@ -59,9 +59,11 @@ type Engine struct {
 
 // Header is the first line of a capture.
 type Header struct {
-	V       int       `json:"v"`
-	Seam    string    `json:"seam"`
-	ID      string    `json:"id"`
+	V    int    `json:"v"`
+	Seam string `json:"seam"`
+	ID   string `json:"id"`
+	// Started is the wall-clock start; the zero value means unknown (an
+	// imported recording that carries no time) and is not written.
 	Started time.Time `json:"started"`
 	// Upstream is the base URL every request was forwarded to, or "" for a
 	// forward-proxy recording, whose requests each name their scheme and host.
@@ -70,7 +72,35 @@ type Header struct {
 	// (seam record --insecure).
 	Insecure bool   `json:"insecure,omitempty"`
 	Engine   Engine `json:"engine"`
+	// Imported is set on a capture made by `seam import` from another
+	// tool's recording; nil for a recording seam made.
+	Imported *Imported `json:"imported,omitempty"`
 }
+
+// Imported says where an imported capture came from and how much of its
+// timing is real.
+type Imported struct {
+	// Format names the source format ("har", "go-vcr cassette v2", ...).
+	Format string `json:"format"`
+	// File is the source file's name.
+	File string `json:"file"`
+	// Timing is TimingNone or TimingPartial.
+	Timing string `json:"timing"`
+}
+
+// Timing of an imported capture, as written in [Imported].Timing.
+const (
+	// TimingNone: the source records no times; every t is 0.
+	TimingNone = "none"
+	// TimingPartial: the source records when each exchange started and
+	// ended (and, when it has it, its first byte), but not when each chunk
+	// arrived: chunks carry the time of the first byte or of the request.
+	TimingPartial = "partial"
+)
+
+// ChunkTimes reports whether the capture's chunk times were measured (a
+// recording by seam), as opposed to filled in by an import.
+func (h *Header) ChunkTimes() bool { return h.Imported == nil }
 
 // Request is the client's request as seam received it (secrets redacted).
 // In a sandwich recording (a black-box proxy between two seam listeners)

@@ -395,5 +395,12 @@ func loadExchange(r io.ReaderAt, name string, hdr span, lines []span) (*tape.Cap
 	if err != nil {
 		return nil, fmt.Errorf("decode exchange: %w", err)
 	}
+	// The lines were read out of the file: their numbers in buf are not the
+	// file's, so anomalies cite no line here.
+	for _, x := range c.Exchanges {
+		for i := range x.Anomalies {
+			x.Anomalies[i].Line = 0
+		}
+	}
 	return c, nil
 }

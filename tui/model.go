@@ -83,6 +83,10 @@ const (
 
 // model is the root Bubble Tea model.
 type model struct {
+	// readErr is the first error reading a capture (not a malformed
+	// line): shown at once, and what Run returns when the user quits.
+	readErr error
+
 	ctx    context.Context
 	keys   keyMap
 	help   help.Model
@@ -487,6 +491,7 @@ func (m *model) onScan(msg scanMsg) tea.Cmd {
 	if msg.err != nil {
 		c.err = msg.err
 		m.setError(msg.err.Error())
+		m.noteReadErr(msg.err)
 		return nil
 	}
 	if msg.refused != nil {
@@ -555,6 +560,7 @@ func (m *model) onStream(msg streamMsg) tea.Cmd {
 		c.streamed = true
 		if !errors.Is(msg.err, io.EOF) {
 			m.setError(fmt.Sprintf("read %s: %v", c.name, msg.err))
+			m.noteReadErr(fmt.Errorf("read %s: %w", c.name, msg.err))
 		}
 		// A last line without a newline is complete at EOF.
 		if n := len(c.mem); n > 0 && c.mem[n-1] != '\n' {
@@ -567,6 +573,13 @@ func (m *model) onStream(msg streamMsg) tea.Cmd {
 		cmds = append(cmds, m.scanCmd(msg.file))
 	}
 	return tea.Batch(cmds...)
+}
+
+// noteReadErr keeps the first read error for the exit status.
+func (m *model) noteReadErr(err error) {
+	if m.readErr == nil {
+		m.readErr = err
+	}
 }
 
 // setError shows a problem in the status line. Errors quote capture

@@ -54,7 +54,9 @@ func IsTerminal(w io.Writer) bool {
 }
 
 // Run opens the captures and runs the TUI until the user quits. It returns
-// [ErrInterrupted] for ctrl-c and ctx.Err() when ctx is cancelled.
+// [ErrInterrupted] for ctrl-c, ctx.Err() when ctx is cancelled, and the
+// first error reading a capture (shown on screen when it happened) when the
+// user quits after one.
 func Run(ctx context.Context, o Options) error {
 	m, err := newModel(ctx, o)
 	if err != nil {
@@ -84,5 +86,7 @@ func Run(ctx context.Context, o Options) error {
 	case err != nil:
 		return fmt.Errorf("tui: %w", err)
 	}
-	return nil
+	// A capture that could not be read whole was shown in part: the exit
+	// status says so.
+	return m.readErr
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
-	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -45,7 +45,10 @@ replay finds; review them with git diff.
 For CI systems: --json prints the results as one JSON document instead
 ({"passed", "failed", "fixtures": [{"path", "ok", "problems", "ms"}]}), and
 --junit FILE also writes them as JUnit XML, one test case per fixture whose
-failure holds the first differing frame and the findings diff.`,
+failure holds the first differing frame and the findings diff.
+
+An exchange with no client side (an imported recording) has nothing to
+compare the replayed stream with; only its findings are checked.`,
 		example: "seam check fixtures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &checkOptions{}
@@ -161,34 +164,46 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 // checkFixture replays one fixture and compares it with its recording and
 // its golden; it returns what differs.
 func checkFixture(ctx context.Context, e *env, path string, update bool) ([]string, error) {
-	c, err := openInput(e, path)
+	src, done, err := openExchanges(e, path)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	h, err := src.Header()
 	if err != nil {
 		return nil, err
 	}
 	var problems []string
-	for _, w := range c.Warnings {
-		problems = append(problems, "capture: "+w.Error())
-	}
-	got := golden{Engine: engineSummary(c.Header.Engine)}
-	replayed := &tape.Capture{Name: c.Name, Header: c.Header}
-	for _, x := range c.Exchanges {
-		if x.Upstream.Response == nil {
-			replayed.Exchanges = append(replayed.Exchanges, x)
-			continue
+	eng := recordedEngine(h)
+	got := golden{Engine: engineSummary(eng)}
+	in := inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true})
+	for {
+		x, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		res, err := replay.Exchange(ctx, x, c.Header.Engine, replay.Options{})
 		if err != nil {
 			return nil, err
 		}
-		if !res.Identical() {
-			problems = append(problems, fmt.Sprintf("exchange %d: replay %s", x.Ex, res.Describe()))
+		if x.Upstream.Response != nil {
+			res, err := replay.Exchange(ctx, x, eng, replay.Options{})
+			if err != nil {
+				return nil, err
+			}
+			if !res.Identical() && !res.NoClient {
+				problems = append(problems, fmt.Sprintf("exchange %d: replay %s", x.Ex, res.Describe()))
+			}
+			x = res.ToExchange(x)
 		}
-		replayed.Exchanges = append(replayed.Exchanges, res.ToExchange(x))
+		rep := in.Exchange(x)
+		got.Exchanges = append(got.Exchanges, goldenExchange{Ex: rep.Ex, Findings: findingLines(rep.Findings)})
 	}
-	rep := inspect.Inspect(replayed, inspect.Options{NoDiffs: true})
-	for _, x := range rep.Exchanges {
-		got.Exchanges = append(got.Exchanges, goldenExchange{Ex: x.Ex, Findings: findingLines(x.Findings)})
+	var warned []string
+	for _, w := range src.Warnings() {
+		warned = append(warned, "capture: "+w.Error())
 	}
+	problems = append(warned, problems...)
+	slices.SortStableFunc(got.Exchanges, func(a, b goldenExchange) int { return a.Ex - b.Ex })
 	gp := goldenPath(path)
 	if update {
 		var b bytes.Buffer

@@ -73,15 +73,12 @@ func runDiff(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 
 var errDiffers = fmt.Errorf("the inputs differ")
 
-// exchangeReport inspects exchange n of the input at path.
+// exchangeReport inspects exchange n of the input at path, reading only
+// that exchange's lines.
 func exchangeReport(e *env, path string, n int) (*inspect.ExchangeReport, error) {
-	c, err := openInput(e, path)
+	h, x, err := oneExchange(e, path, n)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := findExchange(c, n); err != nil {
-		return nil, err
-	}
-	rep := inspect.Inspect(c, inspect.Options{Ex: n, NoDiffs: true})
-	return rep.Exchanges[0], nil
+	return inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true}).Exchange(x), nil
 }

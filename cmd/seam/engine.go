@@ -55,6 +55,18 @@ func (f *engineFlags) resolve(base *tape.Engine) (tape.Engine, error) {
 	return shape.Resolve(eng.Profile, set)
 }
 
+// recordedEngine returns the engine a capture header records, reading the
+// profile "import" that seam import wrote before imports named passthrough
+// (an import has no client side; the engine only matters with --profile)
+// as passthrough.
+func recordedEngine(h *tape.Header) tape.Engine {
+	e := h.Engine
+	if e.Profile == "import" {
+		e.Profile = "passthrough"
+	}
+	return e
+}
+
 // isProfileFile reports whether the --profile value names a file rather
 // than a built-in profile.
 func isProfileFile(v string) bool {

@@ -64,22 +64,22 @@ func runExport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	default:
 		return &usageError{cmd: "export", msg: fmt.Sprintf("unknown --format %q: want har, sse or curl", o.format), example: example}
 	}
-	c, err := openInput(e, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	printWarnings(e, c)
 	if o.format == "har" {
+		c, err := openInput(e, fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		printWarnings(e, c.Warnings)
 		return tape.WriteHAR(e.stdout, c, version)
 	}
-	x, err := findExchange(c, o.ex)
+	h, x, err := oneExchange(e, fs.Arg(0), o.ex)
 	if err != nil {
 		return err
 	}
 	if o.format == "curl" {
 		base := o.upstream
 		if base == "" {
-			base = tape.BaseURL(&c.Header, x.Request)
+			base = tape.BaseURL(h, x.Request)
 		}
 		return tape.WriteCurl(e.stdout, x, base)
 	}

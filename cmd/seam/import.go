@@ -15,14 +15,28 @@ type importOptions struct {
 func importCommand() *command {
 	return &command{
 		name:    "import",
-		summary: "turn a raw recording (.sse, JSONL, VCR YAML, snapshot JSON) into a capture",
+		summary: "turn another tool's recording (.sse, JSONL, HAR, VCR cassette, snapshot JSON) into a capture",
 		usage:   "seam import [-o FILE|DIR|-] RAW",
 		help: `
 Converts a recording made by another tool into a seam capture, so every seam
-command can read it: a raw SSE body, JSONL with one JSON payload per line (as
-vercel/ai's *.chunks.txt), a VCR YAML cassette whose response body is an SSE
-transcript (pydantic-ai, go-vcr), or an HTTP-snapshot JSON of parsed events.
-The format is told from the content. Chunks are synthesised one per event.`,
+command can read it. The format is told by parsing the content:
+
+  HAR            a browser's or proxy's HTTP Archive: one exchange per entry,
+                 bodies (base64 "encoding" too), start, first byte and end
+  go-vcr         cassettes of go-vcr v1 to v4 (cassette formats 1 and 2)
+  VCR.py         cassettes of VCR.py (and pydantic-ai's parsed_body), YAML
+                 or JSON, !!binary bodies kept byte for byte
+  snapshot JSON  {"metadata", "request", "stream": [{event, data}]}
+  JSONL          one JSON payload per line (vercel/ai *.chunks.txt), each
+                 line an SSE event named by its "type"
+  SSE            a raw event-stream body
+
+Anything else (an empty file, binary data, other text) is refused with what
+was found. An event-stream body becomes one chunk per event. Times come from
+the source where it has them (the header's "imported" field says how much is
+real) and are never invented; a source without a date has no "started". The
+capture's engine is passthrough: replay and check read it as it is, and
+replay --profile shows what an engine makes of it.`,
 		example: "seam import -o captures/ tests/cassettes/stream.yaml",
 		flags: func(fs *flag.FlagSet) any {
 			o := &importOptions{}
@@ -49,10 +63,11 @@ The format is told from the content. Chunks are synthesised one per event.`,
 	}
 }
 
-// writeCapture writes c as a capture file: its header, then each exchange's
-// lines in the order a recording would have written them. What reaches disk
-// is redacted as seam record redacts (tape.RedactStoredExchange): an
-// imported cassette may hold keys in its headers and bodies.
+// writeCapture writes c as a capture file: its header and the notes on the
+// capture as a whole, then each exchange's lines, one exchange after the
+// other. What reaches disk is redacted as seam record redacts
+// (tape.RedactStoredExchange): an imported cassette may hold keys in its
+// headers and bodies.
 func writeCapture(w interface{ Write([]byte) (int, error) }, c *tape.Capture) error {
 	h := c.Header
 	if h.V == 0 {
@@ -62,28 +77,11 @@ func writeCapture(w interface{ Write([]byte) (int, error) }, c *tape.Capture) er
 		h.Seam = version
 	}
 	buf := tape.AppendHeader(nil, h)
+	for _, n := range c.Notes {
+		buf = tape.AppendNote(buf, n)
+	}
 	for _, x := range c.Exchanges {
-		x = tape.RedactStoredExchange(x)
-		for _, r := range []*tape.Request{x.Request, x.UpstreamRequest} {
-			if r != nil {
-				buf = tape.AppendRequest(buf, *r)
-			}
-		}
-		for _, s := range []tape.Side{tape.Upstream, tape.Client} {
-			sd := x.Side(s)
-			if sd.Response != nil {
-				buf = tape.AppendResponse(buf, *sd.Response)
-			}
-			for _, ch := range sd.Chunks {
-				buf = tape.AppendChunk(buf, ch)
-			}
-			if sd.End != nil {
-				buf = tape.AppendEnd(buf, *sd.End)
-			}
-		}
-		for _, n := range x.Notes {
-			buf = tape.AppendNote(buf, n)
-		}
+		buf = tape.AppendExchange(buf, tape.RedactStoredExchange(x))
 		if len(buf) > 1<<20 {
 			if _, err := w.Write(buf); err != nil {
 				return fmt.Errorf("write capture: %w", err)

@@ -89,35 +89,93 @@ func runInspect(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.client != "" && !slices.Contains(inspect.Clients(), o.client) {
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("unknown --client %q (clients: %s)", o.client, strings.Join(inspect.Clients(), ", ")), example: "seam inspect --client vscode FILE"}
 	}
-	c, err := openReport(e, fs.Arg(0), o.ex)
+	return inspectStream(e, fs.Arg(0), o, inspect.Options{Protocol: proto}, failOn)
+}
+
+// inspectStream inspects the capture at path exchange by exchange, writing
+// each exchange's report as soon as it is read, so memory holds the
+// exchanges in progress at one point of the file, not the capture.
+func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
+	src, done, err := openExchanges(e, path)
 	if err != nil {
 		return err
 	}
-	rep := inspect.Inspect(c, inspect.Options{Protocol: proto, Ex: o.ex})
+	defer done()
+	h, err := src.Header()
+	if err != nil {
+		return err
+	}
+	seen := map[int]bool{}
+	if o.ex != 0 {
+		src.Only(func(ex int) bool {
+			seen[ex] = true
+			return ex == o.ex
+		})
+	}
+	in := inspect.NewInspector(path, *h, opts)
+	color := o.color.enabled(e, e.stdout)
+	var jw *inspect.JSONWriter
+	if o.json {
+		jw = inspect.NewJSONWriter(e.stdout, path)
+	}
+	threshold := failOn
+	if o.failOn == "" {
+		threshold = inspect.Error
+	}
+	var cases []junitCase
+	reached, n := false, 0
+	for {
+		x, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		n++
+		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: path, Exchanges: []*inspect.ExchangeReport{in.Exchange(x)}}
+		switch {
+		case jw != nil:
+			err = jw.Exchange(one.Exchanges[0])
+		case o.client != "":
+			err = inspect.WriteClient(e.stdout, one, o.client)
+		default:
+			err = inspect.WriteText(e.stdout, one, color)
+		}
+		if err != nil {
+			return err
+		}
+		if worst, ok := one.Worst(); ok && o.failOn != "" && worst >= failOn {
+			reached = true
+		}
+		if o.junit != "" {
+			cases = append(cases, inspectCases(one, threshold)...)
+		}
+	}
+	var warnings []string
+	for _, w := range src.Warnings() {
+		fmt.Fprintf(e.stderr, "warning: %v\n", w)
+		warnings = append(warnings, w.Error())
+	}
+	if o.ex != 0 && n == 0 {
+		return fmt.Errorf("%s has no exchange %d (it has %d)", path, o.ex, len(seen))
+	}
 	switch {
-	case o.json:
-		err = inspect.WriteJSON(e.stdout, rep)
-	case o.client != "":
-		err = inspect.WriteClient(e.stdout, rep, o.client)
-	default:
-		err = inspect.WriteText(e.stdout, rep, o.color.enabled(e, e.stdout))
+	case jw != nil:
+		err = jw.Close(warnings)
+	case o.client == "" && len(warnings) > 0:
+		err = inspect.WriteText(e.stdout, &inspect.Report{Warnings: warnings}, color)
 	}
 	if err != nil {
 		return err
 	}
 	if o.junit != "" {
-		threshold := failOn
-		if o.failOn == "" {
-			threshold = inspect.Error
-		}
-		if err := writeJUnitFile(e, o.junit, "seam inspect "+c.Name, inspectCases(rep, threshold), 0); err != nil {
+		if err := writeJUnitFile(e, o.junit, "seam inspect "+path, cases, 0); err != nil {
 			return err
 		}
 	}
-	if o.failOn != "" {
-		if worst, ok := rep.Worst(); ok && worst >= failOn {
-			return errFindings
-		}
+	if reached {
+		return errFindings
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
-	"github.com/seam-dev/seam/visible"
+	"github.com/tidwall/gjson"
 )
 
 // captureFiles expands args (files, directories, "-") into capture paths:
@@ -59,38 +59,47 @@ func loadCaptures(e *env, args []string) ([]*tape.Capture, error) {
 		if err != nil {
 			return nil, err
 		}
-		printWarnings(e, c)
+		printWarnings(e, c.Warnings)
 		caps = append(caps, c)
 	}
 	return caps, nil
 }
 
-// printWarnings prints what reading c found wrong, drawn for the terminal:
-// warnings quote the capture.
-func printWarnings(e *env, c *tape.Capture) {
-	for _, w := range c.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %s\n", visible.String(w.Error()))
-	}
-}
-
 // openInput reads a capture file, or any raw recording inspect.Import
-// understands, from a path or "-" for stdin.
+// understands, from a path or "-" for stdin, whole. Commands that can work
+// exchange by exchange use openExchanges instead.
 func openInput(e *env, path string) (*tape.Capture, error) {
-	var r io.Reader = e.stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, pathError(err)
-		}
-		defer f.Close()
-		r = f
+	br, capture, done, err := openStream(e, path)
+	if err != nil {
+		return nil, err
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	head, _ := br.Peek(64)
-	if isCapture(head) {
+	defer done()
+	if capture {
 		return tape.Read(br, path)
 	}
 	return inspect.Import(br, path)
+}
+
+// openStream opens path ("-" for stdin) for reading and tells a capture
+// from another tool's recording by its first line. done closes the file.
+func openStream(e *env, path string) (br *bufio.Reader, capture bool, done func(), err error) {
+	var r io.Reader = e.stdin
+	done = func() {}
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, false, nil, pathError(err)
+		}
+		done = func() { f.Close() }
+		r = f
+	}
+	br = bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(64 << 10)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		done()
+		return nil, false, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return br, isCapture(head), done, nil
 }
 
 // pathError words a file system error as "PATH: what went wrong" (the
@@ -103,10 +112,21 @@ func pathError(err error) error {
 	return err
 }
 
-// isCapture reports whether head starts a seam capture file.
+// isCapture reports whether head starts a seam capture file: its first
+// non-blank line is a JSON object whose "type" is one of the capture's line
+// types (a capture whose first line is not its header is a capture with an
+// error, which tape reports, not a recording to import).
 func isCapture(head []byte) bool {
 	head = bytes.TrimLeft(head, " \t\r\n")
-	return bytes.HasPrefix(head, []byte(`{"type":"capture"`))
+	if bytes.HasPrefix(head, []byte(`{"type":"capture"`)) {
+		return true
+	}
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	switch gjson.GetBytes(line, "type").String() {
+	case "capture", "request", "response", "chunk", "end":
+		return gjson.GetBytes(line, "ex").Exists() || gjson.GetBytes(line, "v").Exists()
+	}
+	return false
 }
 
 // findExchange returns exchange n of c, or an error naming how many it has.
@@ -127,7 +147,7 @@ func openReport(e *env, path string, ex int) (*tape.Capture, error) {
 	if err != nil {
 		return nil, err
 	}
-	printWarnings(e, c)
+	printWarnings(e, c.Warnings)
 	if ex != 0 {
 		if _, err := findExchange(c, ex); err != nil {
 			return nil, err

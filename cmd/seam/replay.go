@@ -70,8 +70,9 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(e, c)
-	eng, err := o.engine.resolve(&c.Header.Engine)
+	printWarnings(e, c.Warnings)
+	recorded := recordedEngine(&c.Header)
+	eng, err := o.engine.resolve(&recorded)
 	if err != nil {
 		return &usageError{cmd: "replay", msg: err.Error(), example: example}
 	}

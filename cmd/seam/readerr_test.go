@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// TestReadErrorsChangeExitStatus: a capture or recording whose reading
+// fails (here stdin failing after part of a capture, or at once) is an
+// error naming the input and the cause, with a non-zero exit status, for
+// every reading command; nothing read before the error passes for the
+// whole.
+func TestReadErrorsChangeExitStatus(t *testing.T) {
+	t.Parallel()
+	capture, err := os.ReadFile("../../fixtures/openai-responses-tool-then-text.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := capture[:len(capture)/2]
+	for _, args := range [][]string{
+		{"inspect", "-"},
+		{"inspect", "--json", "-"},
+		{"import", "-"},
+		{"replay", "-"},
+		{"export", "--format", "sse", "-"},
+		{"export", "--format", "har", "-"},
+		{"diff", "-", "../../fixtures/openai-responses-tool-then-text.ndjson"},
+	} {
+		for name, in := range map[string]io.Reader{
+			"at once":   iotest.ErrReader(errors.New("device gone")),
+			"mid-way":   io.MultiReader(bytes.NewReader(half), iotest.ErrReader(errors.New("device gone"))),
+			"timed out": iotest.TimeoutReader(bytes.NewReader(capture)),
+		} {
+			var stdout, stderr bytes.Buffer
+			e := &env{stdin: in, stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+			err := run(context.Background(), args, e)
+			code := exitCode(err, &stderr)
+			want := "device gone"
+			if name == "timed out" {
+				want = "timeout"
+			}
+			if code == 0 || !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "-") {
+				t.Errorf("seam %s (stdin fails %s): exit %d, stderr %q", strings.Join(args, " "), name, code, stderr.String())
+			}
+		}
+	}
+}

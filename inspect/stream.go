@@ -1,0 +1,133 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
+)
+
+// Inspector inspects the exchanges of one capture one at a time, in the
+// order they are given, for a capture read exchange by exchange (a
+// [tape.ExchangeReader]): it keeps nothing of an exchange once reported
+// but what the next one's detectors compare with (its request and how it
+// ended).
+type Inspector struct {
+	c    *tape.Capture // the name and header; Exchanges is not used
+	opts Options
+	prev *exCtx
+}
+
+// NewInspector returns an Inspector for the capture named name with header
+// h. opts.Ex is not applied: the caller chooses the exchanges it passes.
+func NewInspector(name string, h tape.Header, opts Options) *Inspector {
+	return &Inspector{c: &tape.Capture{Name: name, Header: h}, opts: opts}
+}
+
+// Exchange inspects x, the next exchange of the capture.
+func (in *Inspector) Exchange(x *tape.Exchange) *ExchangeReport {
+	ctx := inspectExchange(in.c, x, in.opts, in.prev)
+	if x.Continued {
+		ctx.rep.Notes = append(ctx.rep.Notes, fmt.Sprintf("lines of exchange %d that came after it was complete, read on their own", x.Ex))
+	}
+	in.prev = ctx.summary()
+	return ctx.rep
+}
+
+// summary keeps of an inspected exchange what the next exchange's
+// detectors compare with: its request, and the status, outcome and error
+// of the side clients received.
+func (c *exCtx) summary() *exCtx {
+	s := &exCtx{x: &tape.Exchange{Ex: c.x.Ex, Request: c.x.Request}}
+	if v := c.view; v != nil {
+		s.view = &SideReport{Side: v.Side, Status: v.Status, Outcome: v.Outcome, Message: &protocol.Message{Error: v.Message.Error}}
+	}
+	return s
+}
+
+// JSONWriter writes the report [WriteJSON] writes, byte for byte, one
+// exchange at a time, so a report on a large capture is never held whole.
+type JSONWriter struct {
+	w       io.Writer
+	capture string
+	n       int
+	err     error
+}
+
+// NewJSONWriter returns a JSONWriter for the capture named capture.
+func NewJSONWriter(w io.Writer, capture string) *JSONWriter {
+	return &JSONWriter{w: w, capture: capture}
+}
+
+// Exchange writes one exchange report.
+func (j *JSONWriter) Exchange(x *ExchangeReport) error {
+	if j.n == 0 {
+		j.head()
+		j.write([]byte("\n"))
+	} else {
+		j.write([]byte(",\n"))
+	}
+	j.n++
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	if err := enc.Encode(x); err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	j.write([]byte("    "))
+	j.write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	return j.err
+}
+
+// Close ends the document with the capture's warnings.
+func (j *JSONWriter) Close(warnings []string) error {
+	if j.n == 0 {
+		j.head()
+		j.write([]byte("]"))
+	} else {
+		j.write([]byte("\n  ]"))
+	}
+	if len(warnings) > 0 {
+		b, err := marshalIndent(warnings, "  ")
+		if err != nil {
+			return err
+		}
+		j.write([]byte(",\n  \"warnings\": "))
+		j.write(b)
+	}
+	j.write([]byte("\n}\n"))
+	return j.err
+}
+
+func (j *JSONWriter) head() {
+	name, _ := marshalIndent(j.capture, "  ")
+	j.write([]byte(fmt.Sprintf("{\n  \"schema\": %d,\n  \"capture\": %s,\n  \"exchanges\": [", SchemaVersion, name)))
+}
+
+// write writes b with the characters a terminal would act on written as
+// \u escapes (visible.JSON): they can only stand inside JSON strings.
+func (j *JSONWriter) write(b []byte) {
+	if j.err == nil {
+		_, j.err = j.w.Write(visible.JSON(b))
+		if j.err != nil {
+			j.err = fmt.Errorf("write report: %w", j.err)
+		}
+	}
+}
+
+// marshalIndent encodes v as WriteJSON's encoder does, at the given prefix.
+func marshalIndent(v any, prefix string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode report: %w", err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
