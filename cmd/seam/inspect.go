@@ -153,8 +153,8 @@ func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options,
 		}
 	}
 	var warnings []string
+	printWarnings(e, src.Warnings())
 	for _, w := range src.Warnings() {
-		fmt.Fprintf(e.stderr, "warning: %v\n", w)
 		warnings = append(warnings, w.Error())
 	}
 	if o.ex != 0 && n == 0 {
