@@ -140,6 +140,13 @@ func (x *exchange) endUpstream(outcome tape.Outcome, err error, w *streamWatch) 
 				Outcome: outcome, Bytes: x.upBytes, Error: x.upErr,
 			})
 		}
+		if x.rec.opts.Leg == Back {
+			var first time.Time
+			if x.upFirst > 0 {
+				first = x.rec.start.Add(time.Duration(x.upFirst))
+			}
+			x.rec.numbering.backEnded(x.ex, first, x.upBytes, x.upEvents)
+		}
 		close(x.upEnd)
 	})
 }
@@ -382,21 +389,47 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 	}
 	x.endMask(x.clMask, tape.Client)
 	x.rec.opts.Writer.End(tape.End{Ex: x.ex, Side: tape.Client, T: t, Outcome: outcome, Bytes: bytes, Error: errText})
-	if f := x.rec.opts.OnDone; f != nil {
-		_, host := x.origin()
-		s := Summary{
-			Ex: x.ex, Method: x.req.Method, Path: x.req.URL.EscapedPath(), Status: status,
-			Host:    host,
-			Outcome: outcome, Error: errText,
-			UpstreamBytes: x.upBytes, ClientBytes: bytes,
-			UpstreamEvents: x.upEvents, ClientEvents: events,
-			Duration: time.Duration(t - x.t0),
+	f := x.rec.opts.OnDone
+	if f == nil {
+		if x.rec.opts.Leg == Front {
+			x.rec.numbering.forget(x.ex)
 		}
-		if x.upFirst > 0 {
-			s.TTFB = time.Duration(x.upFirst - x.t0)
+		return
+	}
+	_, host := x.origin()
+	s := Summary{
+		Ex: x.ex, Method: x.req.Method, Path: x.req.URL.EscapedPath(), Status: status,
+		Host:    host,
+		Outcome: outcome, Error: errText,
+		UpstreamBytes: x.upBytes, ClientBytes: bytes,
+		UpstreamEvents: x.upEvents, ClientEvents: events,
+		Duration: time.Duration(t - x.t0),
+	}
+	if x.upFirst > 0 {
+		s.TTFB = time.Duration(x.upFirst - x.t0)
+	}
+	if x.rec.opts.Leg != Front {
+		f(s)
+		return
+	}
+	// In a sandwich, what this leg read came from the proxy under test; the
+	// upstream numbers are the back leg's, which may still be reading (a
+	// proxy that answers before the upstream ends). Wait for them without
+	// holding the client's response open.
+	x.rec.live.Add(1)
+	go func() {
+		defer x.rec.live.Done()
+		s.UpstreamBytes, s.UpstreamEvents, s.TTFB = 0, 0, 0
+		l, ok := x.rec.numbering.awaitBack(x.ex)
+		s.NoUpstream = !ok
+		if ok {
+			s.UpstreamBytes, s.UpstreamEvents = l.bytes, l.events
+			if !l.first.IsZero() {
+				s.TTFB = l.first.Sub(x.rec.start.Add(time.Duration(x.t0)))
+			}
 		}
 		f(s)
-	}
+	}()
 }
 
 // sizeText writes a byte count in MiB when it is whole mebibytes.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/seam-dev/seam/tape"
 )
@@ -40,6 +41,19 @@ type Numbering struct {
 	mu      sync.Mutex
 	last    int
 	pending []int // front exchanges whose back leg has not arrived, oldest first
+	// legs holds, per front exchange not yet reported, what its back leg
+	// saw of the upstream, for the front's summary line.
+	legs map[int]*backLeg
+}
+
+// backLeg is what the back leg of a sandwich tells the front about the
+// upstream side of one exchange.
+type backLeg struct {
+	started bool          // the back leg took the exchange
+	ended   chan struct{} // closed when its upstream side ended
+	first   time.Time     // when the first upstream byte came; zero when none (each leg has its own clock start)
+	bytes   int64
+	events  int
 }
 
 // next numbers an exchange of a Whole recorder.
@@ -57,6 +71,10 @@ func (n *Numbering) front() int {
 	defer n.mu.Unlock()
 	n.last++
 	n.pending = append(n.pending, n.last)
+	if n.legs == nil {
+		n.legs = map[int]*backLeg{}
+	}
+	n.legs[n.last] = &backLeg{ended: make(chan struct{})}
 	return n.last
 }
 
@@ -69,16 +87,88 @@ func (n *Numbering) back(tag string) int {
 	if ex, err := strconv.Atoi(tag); err == nil {
 		if i := slices.Index(n.pending, ex); i >= 0 {
 			n.pending = slices.Delete(n.pending, i, i+1)
+			n.startBack(ex)
 			return ex
 		}
 	}
 	if len(n.pending) > 0 {
 		ex := n.pending[0]
 		n.pending = n.pending[1:]
+		n.startBack(ex)
 		return ex
 	}
 	n.last++
 	return n.last
+}
+
+// startBack notes that the back leg took front exchange ex. n.mu is held.
+func (n *Numbering) startBack(ex int) {
+	if l := n.legs[ex]; l != nil {
+		l.started = true
+	}
+}
+
+// backEnded hands the front leg what the back leg saw of exchange ex's
+// upstream side. An exchange the front does not wait for (a request the
+// proxy made of its own) is ignored.
+func (n *Numbering) backEnded(ex int, first time.Time, bytes int64, events int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	l := n.legs[ex]
+	if l == nil || !l.started {
+		return
+	}
+	select {
+	case <-l.ended:
+		return // ended already
+	default:
+	}
+	l.first, l.bytes, l.events = first, bytes, events
+	close(l.ended)
+}
+
+// forget drops what the front leg would have waited for on exchange ex.
+func (n *Numbering) forget(ex int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.legs, ex)
+}
+
+// backWait bounds how long the front leg's summary waits for the back leg
+// to finish reading the upstream after the client side ended (a proxy that
+// answers before it has read the whole upstream response).
+const backWait = 2 * time.Second
+
+// awaitBack returns what the back leg saw of exchange ex's upstream side,
+// waiting for it to end when it has begun, and forgets the exchange. ok is
+// false when the proxy under test never went upstream for it (or took
+// longer than backWait to finish reading).
+func (n *Numbering) awaitBack(ex int) (backLeg, bool) {
+	n.mu.Lock()
+	p := n.legs[ex]
+	started := p != nil && p.started
+	if !started {
+		delete(n.legs, ex)
+	}
+	n.mu.Unlock()
+	if !started {
+		return backLeg{}, false
+	}
+	t := time.NewTimer(backWait)
+	defer t.Stop()
+	ended := true
+	select {
+	case <-p.ended:
+	case <-t.C:
+		ended = false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.legs, ex)
+	if !ended {
+		return backLeg{}, false
+	}
+	return backLeg{first: p.first, bytes: p.bytes, events: p.events}, true
 }
 
 // done forgets a front exchange whose back leg never came (the proxy

@@ -146,6 +146,26 @@ func TestSandwich(t *testing.T) {
 			if len(c.Exchanges) != len(ids) || len(sums) != len(ids) {
 				t.Fatalf("%d exchanges and %d summaries, want %d", len(c.Exchanges), len(sums), len(ids))
 			}
+			// The summary line puts the upstream's numbers (the back leg's)
+			// under "up" and the proxy's output under "client".
+			byEx := map[int]*tape.Exchange{}
+			for _, x := range c.Exchanges {
+				byEx[x.Ex] = x
+			}
+			for _, s := range sums {
+				x := byEx[s.Ex]
+				if s.NoUpstream || s.UpstreamBytes != int64(len(x.Upstream.Body())) || s.UpstreamEvents != 3 {
+					t.Errorf("summary of exchange %d: up %d bytes/%d events (no upstream %v), want the API's %d bytes/3 events: %s",
+						s.Ex, s.UpstreamBytes, s.UpstreamEvents, s.NoUpstream, len(x.Upstream.Body()), s)
+				}
+				if s.ClientBytes != int64(len(x.Client.Body())) || s.ClientEvents != 4 {
+					t.Errorf("summary of exchange %d: client %d bytes/%d events, want the proxy's %d bytes/4 events: %s",
+						s.Ex, s.ClientBytes, s.ClientEvents, len(x.Client.Body()), s)
+				}
+				if s.TTFB <= 0 || s.TTFB > s.Duration {
+					t.Errorf("summary of exchange %d: ttfb %v outside (0, %v]", s.Ex, s.TTFB, s.Duration)
+				}
+			}
 			for _, x := range c.Exchanges {
 				if x.Request == nil || x.UpstreamRequest == nil {
 					t.Fatalf("exchange %d: request %v, upstream request %v", x.Ex, x.Request, x.UpstreamRequest)
@@ -170,4 +190,51 @@ func TestSandwich(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSandwichProxyAnswersItself: when the proxy under test answers without
+// going upstream, the summary line says the upstream is unknown ("up -")
+// rather than repeating the proxy's numbers.
+func TestSandwichProxyAnswersItself(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("the upstream was called")
+	}))
+	defer api.Close()
+	apiURL, _ := url.Parse(api.URL)
+	var buf bytes.Buffer
+	wr := tape.NewWriter(&buf, tape.WriterOptions{})
+	wr.Header(tape.Header{V: tape.Version, Seam: "test", Engine: tape.Engine{Profile: "external"}})
+	n := new(capture.Numbering)
+	back, err := capture.New(capture.Options{Upstream: apiURL, Writer: wr, Leg: capture.Back, Numbering: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	backSrv := httptest.NewServer(back)
+	defer backSrv.Close()
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"cached\"}}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer proxy.Close()
+	proxyURL, _ := url.Parse(proxy.URL)
+	sums := make(chan capture.Summary, 1)
+	front, err := capture.New(capture.Options{Upstream: proxyURL, Writer: wr, Leg: capture.Front, Numbering: n,
+		OnDone: func(s capture.Summary) { sums <- s }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frontSrv := httptest.NewServer(front)
+	resp, err := http.Post(frontSrv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	frontSrv.Close()
+	front.Wait()
+	s := <-sums
+	if !s.NoUpstream || s.UpstreamBytes != 0 || !strings.Contains(s.String(), "  up -  ") || s.ClientEvents != 2 {
+		t.Errorf("summary %+v\n%s\nwant no upstream and the proxy's 2 events under client", s, s)
+	}
+	wr.Close()
 }

@@ -25,6 +25,10 @@ type Summary struct {
 	ClientEvents   int
 	TTFB           time.Duration // request received → first upstream byte; 0 when none arrived
 	Duration       time.Duration // request received → client side ended
+	// NoUpstream is set in a sandwich when the proxy under test answered
+	// without going upstream (or its back leg had not ended 2s after the
+	// client side): the upstream numbers are unknown.
+	NoUpstream bool
 }
 
 // String formats s as the one-line summary seam record prints. The method,
@@ -32,10 +36,13 @@ type Summary struct {
 // with visible markers (package visible): whoever can send a request to
 // seam cannot write to the terminal it runs in.
 func (s Summary) String() string {
-	line := fmt.Sprintf("#%d %s %s %d %s  up %s/%d ev  client %s/%d ev  ttfb %s  %s",
+	up, ttfb := fmt.Sprintf("%s/%d ev", Bytes(s.UpstreamBytes), s.UpstreamEvents), Millis(s.TTFB)
+	if s.NoUpstream {
+		up, ttfb = "-", "-"
+	}
+	line := fmt.Sprintf("#%d %s %s %d %s  up %s  client %s/%d ev  ttfb %s  %s",
 		s.Ex, visible.String(s.Method), visible.String(s.Host+s.Path), s.Status, s.Outcome,
-		Bytes(s.UpstreamBytes), s.UpstreamEvents, Bytes(s.ClientBytes), s.ClientEvents,
-		Millis(s.TTFB), Millis(s.Duration))
+		up, Bytes(s.ClientBytes), s.ClientEvents, ttfb, Millis(s.Duration))
 	if s.Error != "" {
 		line += "  (" + visible.String(s.Error) + ")"
 	}
