@@ -38,7 +38,7 @@ func TestToolIndexStartingAtOne(t *testing.T) {
 	rs := clientResults(t, body)
 	whole := protocol.ToolCall{Index: 1, ID: "call_1", Name: "read", Arguments: `{"path": "a.txt"}`}
 
-	if got := rs[ClientSpec].ToolCalls; len(got) != 1 || got[0] != whole {
+	if got := rs[ClientSpec].ToolCalls; len(got) != 1 || withoutBorn(got[0]) != whole {
 		t.Errorf("spec = %+v, want [%+v]", got, whole)
 	}
 	node := rs[ClientOpenAINode]

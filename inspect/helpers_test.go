@@ -44,3 +44,10 @@ func assembleFile(t testing.TB, name string, chunk int) (*protocol.Assembly, *pr
 	se := protocol.ParseSide(chunksOf(tape.Upstream, readTestdata(t, name), chunk), nil)
 	return protocol.Assemble(protocol.Detect("", se.Events), se), se
 }
+
+// withoutBorn returns tc without the events it was born at, for comparing
+// with a literal.
+func withoutBorn(tc protocol.ToolCall) protocol.ToolCall {
+	tc.Born = protocol.Born{}
+	return tc
+}

@@ -20,6 +20,7 @@ type antBlock struct {
 	think   strings.Builder
 	spans   []Span
 	stopped bool
+	born    Born
 }
 
 // AssembleAnthropic follows protocols.md §3.4: blocks by index; text,
@@ -66,6 +67,7 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			m.ID = r.Message.Get("id").String()
 			m.Model = r.Message.Get("model").String()
 			if u := r.Message.Get("usage"); u.IsObject() {
+				m.UsageBorn.Add(i)
 				m.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
 					CacheRead: int(u.Get("cache_read_input_tokens").Int()), CacheCreation: int(u.Get("cache_creation_input_tokens").Int())}
 			}
@@ -78,6 +80,7 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 				input: cb.Get("input").Raw}
 			b.text.WriteString(cb.Get("text").String())
 			b.think.WriteString(cb.Get("thinking").String())
+			b.born.Add(i)
 			blocks[idx] = b
 		case "content_block_delta":
 			b := blocks[idx]
@@ -89,6 +92,7 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			if b.stopped {
 				a.flag("anthropic.order", i, excerpt.Clip(e.Data, 100), "delta for block %d after its content_block_stop", idx)
 			}
+			b.born.Add(i)
 			switch r.DeltaType {
 			case "text_delta":
 				if t := r.DeltaText; t != "" {
@@ -107,14 +111,18 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 				continue
 			}
 			b.stopped = true
+			b.born.Add(i)
 			if js := b.json.String(); b.typ == "tool_use" && js != "" && !gjson.Valid(js) {
 				a.flag("tool.args-invalid-json", i, excerpt.Clip(js, 120), "tool_use %s input is not valid JSON at content_block_stop", b.name)
 			}
 		case "message_delta":
 			if sr := r.Delta.Get("stop_reason").String(); sr != "" {
-				m.choice(0).FinishReason = sr
+				ch := m.choice(0)
+				ch.FinishReason = sr
+				ch.FinishBorn.Add(i)
 			}
 			if u := r.Usage; u.IsObject() {
+				m.UsageBorn.Add(i)
 				if m.Usage == nil {
 					m.Usage = &Usage{}
 				}
@@ -129,6 +137,7 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 		case "ping":
 		case "error":
 			m.Error = ErrorText(r.Err.Result())
+			m.ErrorBorn.Add(i)
 			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
 		}
 	}
@@ -149,12 +158,14 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 					args = "{}"
 				}
 			}
-			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: b.id, Name: b.name, Arguments: args})
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: b.id, Name: b.name, Arguments: args, Born: b.born})
 			if !b.stopped {
 				a.flag("anthropic.block-unclosed", len(events)-1, excerpt.Clip(args, 80), "tool_use block %d (%s) never got content_block_stop (stop_reason %q): its input is partial", k, b.name, ch.FinishReason)
 			}
 		case "thinking":
 			reasoning.WriteString(b.think.String())
+			ch.ReasoningBorn.Add(b.born.First())
+			ch.ReasoningBorn.Add(b.born.Last())
 		default:
 			for _, s := range b.spans {
 				ch.Spans = append(ch.Spans, Span{At: text.Len() + s.At, Event: s.Event})

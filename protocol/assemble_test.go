@@ -95,6 +95,7 @@ func checkMessage(t *testing.T, m *Message, tc manifestCase) {
 	}
 	for i, want := range tc.tools {
 		got := ch.ToolCalls[i]
+		got.Born = Born{} // TestBorn checks it
 		if want.ID == "" {
 			got.ID = ""
 		}
@@ -149,5 +150,52 @@ func TestTextSpansPointAtEvents(t *testing.T) {
 	}
 	if c := se.Events[ev].Chunk; !bytes.Contains(se.Chunks[c].Data, []byte("data")) && c != chunkAt(se.Chunks, se.Events[ev].Off) {
 		t.Errorf("chunk %d does not hold offset %d", c, se.Events[ev].Off)
+	}
+}
+
+// TestBorn: each tool call, the finish reason and the usage point at the
+// events that carried them, whatever the chunking: the call's first event
+// names it (or carries its id), its last comes no earlier, and the finish
+// and usage events hold what was assembled from them.
+func TestBorn(t *testing.T) {
+	t.Parallel()
+	for _, tc := range manifestCases() {
+		for _, chunk := range []int{0, 7} {
+			t.Run(tc.file+"/chunk"+strconv.Itoa(chunk), func(t *testing.T) {
+				a, se := assembleFile(t, tc.file, chunk)
+				m := &a.Message
+				var ch *Choice
+				for i := range m.Choices {
+					if m.Choices[i].Index == tc.choice {
+						ch = &m.Choices[i]
+					}
+				}
+				data := func(ev int) string {
+					if ev < 0 || ev >= len(se.Events) {
+						t.Fatalf("event %d out of range (%d events)", ev, len(se.Events))
+					}
+					return se.Events[ev].Data
+				}
+				for _, call := range ch.ToolCalls {
+					first, last := call.Born.First(), call.Born.Last()
+					if d := data(first); !strings.Contains(d, call.Name) {
+						t.Errorf("call %s born at event %d, which does not name it: %s", call.Name, first, d)
+					}
+					if last < first {
+						t.Errorf("call %s: last event %d before first %d", call.Name, last, first)
+					}
+				}
+				if ch.FinishReason != "" {
+					if d := data(ch.FinishBorn.Last()); !strings.Contains(d, `"`+ch.FinishReason+`"`) {
+						t.Errorf("finish %q born at event %d: %s", ch.FinishReason, ch.FinishBorn.Last(), d)
+					}
+				}
+				if m.Usage != nil {
+					if d := data(m.UsageBorn.Last()); !strings.Contains(d, "usage") {
+						t.Errorf("usage born at event %d, which carries none: %s", m.UsageBorn.Last(), d)
+					}
+				}
+			})
+		}
 	}
 }

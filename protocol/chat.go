@@ -80,12 +80,14 @@ func assembleChat(se *Side) *Assembly {
 		}
 		if ck.Err.Exists() && !ck.Choices.Exists() || e.Name == "error" {
 			m.Error = ErrorText(ck.Err.Result())
+			m.ErrorBorn.Add(i)
 			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
 			continue
 		}
 		deltas := cs.ChoiceDeltas(ck)
 		if ck.Usage.IsObject() {
 			m.Usage = chatUsage(ck.Usage.Result())
+			m.UsageBorn.Add(i)
 			if !allFinished() && len(deltas) == 0 {
 				a.flag("chat.usage-before-finish", i, "", "usage chunk arrives before every choice has a finish_reason")
 			}
@@ -121,12 +123,15 @@ func assembleChat(se *Side) *Assembly {
 			}
 			if d.ReasoningContent().IsString() {
 				s.reasoning.WriteString(d.ReasoningContent().s)
+				ch.ReasoningBorn.Add(i)
 			}
 			if d.Reasoning().IsString() {
 				s.reasoning.WriteString(d.Reasoning().s)
+				ch.ReasoningBorn.Add(i)
 			}
 			if d.Refusal().IsString() {
 				s.refusal.WriteString(d.Refusal().s)
+				ch.RefusalBorn.Add(i)
 			}
 			for t := range tcs {
 				tc := &tcs[t]
@@ -149,6 +154,7 @@ func assembleChat(se *Side) *Assembly {
 					s.args = append(s.args, new(strings.Builder))
 				}
 				call := &ch.ToolCalls[pos]
+				call.Born.Add(i)
 				if id := tc.ID; id != "" {
 					switch {
 					case call.ID == "":
@@ -184,6 +190,7 @@ func assembleChat(se *Side) *Assembly {
 					s.finished = i
 				}
 				ch.FinishReason = fr
+				ch.FinishBorn.Add(i)
 				if (fr == "length" || fr == "content_filter") && len(ch.ToolCalls) > 0 {
 					a.flag("chat.finish-length-tools", i, jsonMember("finish_reason", fr), "finish_reason %s while tool calls are open: VS Code drops the calls, openai-python raises", fr)
 				}

@@ -21,6 +21,8 @@ type ToolCall struct {
 	Name string `json:"name"`
 	// Arguments is the raw joined arguments string.
 	Arguments string `json:"arguments"`
+	// Born is the events that opened the call and last added to it.
+	Born Born `json:"-"`
 }
 
 // Choice is one assembled choice (Chat Completions) or the single output of
@@ -36,7 +38,35 @@ type Choice struct {
 
 	// Spans maps byte ranges of Text back to the events that added them.
 	Spans []Span `json:"-"`
+	// ReasoningBorn, RefusalBorn and FinishBorn are the events that added
+	// to Reasoning and Refusal and that set FinishReason.
+	ReasoningBorn, RefusalBorn, FinishBorn Born `json:"-"`
 }
+
+// Born says which events made one part of an assembled message: the first
+// that added to it and the last. Its zero value means unknown (a part the
+// assembler does not track, or a non-stream body, which has no events), so
+// an assembler that does not track a part need not set anything.
+type Born struct {
+	first, last int // event index + 1; 0 when unknown
+}
+
+// Add records that event ev added to the part; a negative ev is ignored.
+func (b *Born) Add(ev int) {
+	if ev < 0 {
+		return
+	}
+	if b.first == 0 {
+		b.first = ev + 1
+	}
+	b.last = ev + 1
+}
+
+// First returns the first event that added to the part, or -1 when unknown.
+func (b Born) First() int { return b.first - 1 }
+
+// Last returns the last event that added to the part, or -1 when unknown.
+func (b Born) Last() int { return b.last - 1 }
 
 // Span says that the bytes of a text from At on were added by event
 // Event (until the next span's At).
@@ -75,6 +105,8 @@ type Message struct {
 	Status string `json:"status,omitempty"`
 	// Error is the error the stream carried, if any.
 	Error string `json:"error,omitempty"`
+	// UsageBorn and ErrorBorn are the events that carried Usage and Error.
+	UsageBorn, ErrorBorn Born `json:"-"`
 	// Final is the finished output the stream itself claims, when it has one
 	// (Responses response.completed, or a non-stream JSON body).
 	Final *Message `json:"final,omitempty"`

@@ -23,6 +23,9 @@ type respItem struct {
 	reason   strings.Builder
 	added    bool
 	done     bool
+	born     Born
+	reasonAt Born
+	refuseAt Born
 }
 
 type respPart struct {
@@ -98,6 +101,9 @@ func assembleResponses(se *Side) *Assembly {
 			lastSeq = n
 		}
 		oi := r.OutputIndex
+		if typ == "response.output_item.added" || typ == "response.output_item.done" || strings.HasPrefix(typ, "response.function_call_arguments.") {
+			item(oi).born.Add(i)
+		}
 		checkID := func(it *respItem) {
 			if id := r.ItemID; id != "" && it.id != "" && id != it.id {
 				rotations++
@@ -141,6 +147,7 @@ func assembleResponses(se *Side) *Assembly {
 			d := r.Delta.String()
 			if typ == "response.refusal.delta" {
 				p.refusal.WriteString(d)
+				it.refuseAt.Add(i)
 			} else if d != "" {
 				p.spans = append(p.spans, Span{At: p.text.Len(), Event: i})
 				p.text.WriteString(d)
@@ -170,6 +177,7 @@ func assembleResponses(se *Side) *Assembly {
 				it.typ = "reasoning"
 			}
 			it.reason.WriteString(r.Delta.String())
+			it.reasonAt.Add(i)
 		case "response.output_item.done":
 			it := item(oi)
 			it.done = true
@@ -190,6 +198,9 @@ func assembleResponses(se *Side) *Assembly {
 			fin := ResponsesFinal(r.Response.Result())
 			m.Status = fin.Status
 			m.Usage = fin.Usage
+			if m.Usage != nil {
+				m.UsageBorn.Add(i)
+			}
 			if m.Model == "" {
 				m.Model = fin.Model
 			}
@@ -199,6 +210,7 @@ func assembleResponses(se *Side) *Assembly {
 			m.Final = fin
 			if typ != "response.completed" {
 				m.Error = fin.Error
+				m.ErrorBorn.Add(i)
 				a.flag("responses.failed", i, excerpt.Clip(r.Response.Get("error").Raw+r.Response.Get("incomplete_details").Raw, 160), "stream ended with %s (status %s)", typ, fin.Status)
 			}
 			fr := r.Response.Get("output")
@@ -210,6 +222,7 @@ func assembleResponses(se *Side) *Assembly {
 			})
 		case "error":
 			m.Error = ErrorText(r.Err.Result())
+			m.ErrorBorn.Add(i)
 			if m.Error == "" {
 				m.Error = ErrorText(gjson.Parse(e.Data))
 			}
@@ -227,9 +240,11 @@ func assembleResponses(se *Side) *Assembly {
 		it := items[k]
 		switch {
 		case it.typ == "function_call" || it.args.Len() > 0 && it.typ == "":
-			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: it.callID, Name: it.name, Arguments: it.args.String()})
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: it.callID, Name: it.name, Arguments: it.args.String(), Born: it.born})
 		case it.typ == "reasoning":
 			reasoning.WriteString(it.reason.String())
+			ch.ReasoningBorn.Add(it.reasonAt.First())
+			ch.ReasoningBorn.Add(it.reasonAt.Last())
 		default:
 			for _, ci := range it.sortedParts() {
 				p := it.parts[ci]
@@ -240,10 +255,15 @@ func assembleResponses(se *Side) *Assembly {
 				refusal.WriteString(p.refusal.String())
 			}
 			reasoning.WriteString(it.reason.String())
+			ch.ReasoningBorn.Add(it.reasonAt.First())
+			ch.ReasoningBorn.Add(it.reasonAt.Last())
+			ch.RefusalBorn.Add(it.refuseAt.First())
+			ch.RefusalBorn.Add(it.refuseAt.Last())
 		}
 	}
 	ch.Text, ch.Reasoning, ch.Refusal = text.String(), reasoning.String(), refusal.String()
 	ch.FinishReason = m.Status
+	ch.FinishBorn.Add(a.Terminal)
 	return a
 }
 
