@@ -97,6 +97,18 @@ func registry() []detector {
 		// Two-sided.
 		det("diff.upstream-client", Warn, "class C/H/I", "the client text differs from the upstream text", runUpstreamClient),
 		det("diff.boundary-dedupe", Error, "class C/D", "characters lost at a delta boundary where the previous delta ended as the next began", nil),
+		det("diff.tool-call-dropped", Error, "DESIGN.md §6 (structure)", "an upstream tool call (structured or a <use_tool> block) never reaches the client", runStructure),
+		det("diff.tool-call-added", Error, "DESIGN.md §6 (structure)", "the client gets a tool call the upstream never made", nil),
+		det("diff.tool-name-changed", Error, "DESIGN.md §6 (structure)", "a tool call reaches the client under another name", nil),
+		det("diff.tool-args-changed", Error, "class F/P; DESIGN.md §6", "a tool call's arguments differ between upstream and client (as JSON when both parse)", nil),
+		det("diff.tool-id-changed", Warn, "DESIGN.md §6 (structure)", "a tool call reaches the client under another id", nil),
+		det("diff.tool-call-converted", Info, "shaping-engine.md §3 (xml-tools)", "tool calls carried between structured form and Obsidian XML in the text, unchanged", nil),
+		det("diff.finish-changed", Warn, "class M/S; DESIGN.md §6", "the finish reason differs between upstream and client (across protocols by meaning)", nil),
+		det("diff.usage-changed", Warn, "DESIGN.md §6 (structure)", "token usage differs between upstream and client, or one side has none", nil),
+		det("diff.error-changed", Error, "protocols.md §6", "an upstream error never reaches the client, or the client gets one the upstream never sent", nil),
+		det("diff.reasoning-changed", Warn, "DESIGN.md §6 (structure)", "reasoning differs between upstream and client", nil),
+		det("diff.refusal-changed", Warn, "DESIGN.md §6 (structure)", "a refusal differs between upstream and client", nil),
+		det("diff.model-changed", Info, "DESIGN.md §6 (structure)", "the response names another model at the client than upstream", nil),
 		det("client.disagree", Info, "protocols.md §3.5", "emulated clients end up with different results", runDisagree),
 		// Request lint.
 		det("req.orphan-tool-result", Error, "seeds/003; DESIGN.md §6", "a tool result with no preceding assistant tool call", runRequestLint),
@@ -158,6 +170,14 @@ func (c *exCtx) emit(id string, p Pointer, evidence, msg string) {
 		s = Warn
 	}
 	c.rep.Findings = append(c.rep.Findings, Finding{ID: id, Severity: s, Message: msg, Pointer: p, Evidence: evidence})
+}
+
+// emitPair records a finding on two sides: at is where it was born on the
+// side it concerns, peer (when not nil) where its counterpart was born on
+// the other.
+func (c *exCtx) emitPair(id string, at Pointer, peer *Pointer, evidence, msg string) {
+	c.emit(id, at, evidence, msg)
+	c.rep.Findings[len(c.rep.Findings)-1].Peer = peer
 }
 
 func (c *exCtx) reqPointer() Pointer {
@@ -260,13 +280,40 @@ func runUpstreamClient(c *exCtx) {
 	if d == nil || d.Equal {
 		return
 	}
-	h := d.Hunks[0]
-	p := c.reqPointer()
-	if h.At != nil {
-		p = *h.At
+	var changed []Hunk
+	for _, h := range d.Hunks {
+		if !h.Converted {
+			changed = append(changed, h)
+		}
 	}
-	c.emit("diff.upstream-client", p, hunkEvidence(h), strconv.Itoa(len(d.Hunks))+" difference(s) between upstream and client text")
+	if len(changed) > 0 {
+		h := changed[0]
+		p := c.reqPointer()
+		if h.At != nil {
+			p = *h.At
+		}
+		where := ""
+		if h.Region != "" {
+			where = ", the first in the " + regionWords(h.Region)
+		}
+		c.emit("diff.upstream-client", p, hunkEvidence(h), strconv.Itoa(len(changed))+" difference(s) between upstream and client text"+where)
+	}
 	boundaryDedupe(c, c.sides[tape.Upstream], c.sides[tape.Client])
+}
+
+// regionWords names a region in a sentence.
+func regionWords(r string) string {
+	switch r {
+	case RegionPreamble:
+		return "preamble before the first tool block"
+	case RegionToolBlock:
+		return "tool block"
+	case RegionBetween:
+		return "text between tool blocks"
+	case RegionTail:
+		return "tail after the last tool block"
+	}
+	return r
 }
 
 func hunkEvidence(h Hunk) string {

@@ -281,6 +281,14 @@ const (
 	blockA       = "<use_tool><name>read</name><path>a</path></use_tool>"
 	blockB       = "<use_tool><name>read</name><path>b</path></use_tool>"
 	protocolJSON = `{"type":"response.output_text.delta","delta":"x"}`
+	usageChunk   = `data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}` + "\n\n"
+	errorChunk   = `data: {"error":{"message":"overloaded","type":"server_error"}}` + "\n\n"
+)
+
+// Tool calls ({id, name, args}) for the two-sided cases.
+var (
+	callA = [3]string{"call_a", "read", `{"path":"a"}`}
+	callB = [3]string{"call_b", "read", `{"path":"b"}`}
 )
 
 // detectorCases gives, for each detector id, an exchange that fires it and
@@ -392,6 +400,43 @@ func detectorCases() []struct {
 		{"diff.boundary-dedupe",
 			exInput{up: chatText("timeand", "date"), client: chatText("timeand", "ate")},
 			exInput{up: chatText("timeand", "date"), client: chatText("timeand", "dte")}},
+		{"diff.tool-call-dropped",
+			exInput{up: chatCalls(callA, callB), client: chatCalls(callA)},
+			exInput{up: chatCalls(callA, callB), client: chatCalls(callA, callB)}},
+		{"diff.tool-call-added",
+			exInput{up: chatCalls(callA), client: chatCalls(callA, callB)},
+			exInput{up: chatCalls(callA), client: chatCalls(callA)}},
+		{"diff.tool-name-changed",
+			exInput{up: chatCalls(callA), client: chatCalls([3]string{"call_a", "open", `{"path":"a"}`})},
+			exInput{up: chatCalls(callA), client: chatCalls(callA)}},
+		{"diff.tool-args-changed",
+			exInput{up: chatCalls(callA), client: chatCalls([3]string{"call_a", "read", `{"path":"b"}`})},
+			exInput{up: chatCalls(callA), client: chatCalls([3]string{"call_a", "read", `{ "path" : "a" }`})}},
+		{"diff.tool-id-changed",
+			exInput{up: chatCalls(callA), client: chatCalls([3]string{"call_z", "read", `{"path":"a"}`})},
+			exInput{up: chatCalls(callA), client: chatCalls(callA)}},
+		{"diff.tool-call-converted",
+			exInput{up: chatCalls(callA), client: chatText(blockA)},
+			exInput{up: chatCalls(callA), client: chatCalls(callA)}},
+		{"diff.finish-changed",
+			exInput{up: chatText("Hi"), client: cc(chatRole) + ccf(`{"content":"Hi"}`, "length") + done},
+			exInput{up: chatText("Hi"), client: cc(chatRole) + ccf(`{"content":"Hi"}`, "stop") + done}},
+		{"diff.usage-changed",
+			exInput{up: strings.TrimSuffix(chatText("Hi"), done) + usageChunk + done, client: chatText("Hi")},
+			exInput{up: strings.TrimSuffix(chatText("Hi"), done) + usageChunk + done, client: strings.TrimSuffix(chatText("H", "i"), done) + usageChunk + done}},
+		{"diff.error-changed",
+			exInput{up: cc(chatRole) + errorChunk + done, client: cc(chatRole) + ccf(`{}`, "stop") + done},
+			exInput{up: cc(chatRole) + errorChunk + done, client: cc(chatRole) + errorChunk + done}},
+		{"diff.reasoning-changed",
+			exInput{up: cc(chatRole) + cc(`{"reasoning_content":"think"}`) + ccf(`{"content":"Hi"}`, "stop") + done, client: chatText("Hi")},
+			exInput{up: cc(chatRole) + cc(`{"reasoning_content":"think"}`) + ccf(`{"content":"Hi"}`, "stop") + done,
+				client: cc(chatRole) + cc(`{"reasoning_content":"thi"}`) + cc(`{"reasoning_content":"nk"}`) + ccf(`{"content":"Hi"}`, "stop") + done}},
+		{"diff.refusal-changed",
+			exInput{up: cc(chatRole) + ccf(`{"refusal":"I can't"}`, "stop") + done, client: cc(chatRole) + ccf(`{}`, "stop") + done},
+			exInput{up: cc(chatRole) + ccf(`{"refusal":"I can't"}`, "stop") + done, client: cc(chatRole) + ccf(`{"refusal":"I can't"}`, "stop") + done}},
+		{"diff.model-changed",
+			exInput{up: chatText("Hi"), client: strings.ReplaceAll(chatText("Hi"), `"model":"m"`, `"model":"m-mini"`)},
+			exInput{up: chatText("Hi"), client: chatText("Hi")}},
 		{"client.disagree",
 			exInput{client: cc(chatRole) + cc(`{"content":"Let me look.","tool_calls":[{"index":0,"id":"call_a","function":{"name":"read","arguments":"{}"}}]}`) + ccf(`{}`, "tool_calls") + done},
 			exInput{client: clean}},
@@ -542,7 +587,7 @@ func TestEmittedIDsAreRegistered(t *testing.T) {
 				return true
 			}
 			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || (sel.Sel.Name != "flag" && sel.Sel.Name != "flagOnce" && sel.Sel.Name != "emit") || len(call.Args) == 0 {
+			if !ok || (sel.Sel.Name != "flag" && sel.Sel.Name != "flagOnce" && sel.Sel.Name != "emit" && sel.Sel.Name != "emitPair") || len(call.Args) == 0 {
 				return true
 			}
 			lit, ok := call.Args[0].(*ast.BasicLit)
@@ -557,7 +602,7 @@ func TestEmittedIDsAreRegistered(t *testing.T) {
 						emitted[id] = true
 					}
 				}
-				if fd != "flagOnce" && fd != "runDetectors" && fd != "runTape" {
+				if fd != "flagOnce" && fd != "runDetectors" && fd != "runTape" && fd != "emitPair" {
 					t.Errorf("%s: %s called with a non-literal detector id", fset.Position(call.Pos()), sel.Sel.Name)
 				}
 				return true

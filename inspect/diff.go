@@ -1,6 +1,8 @@
 package inspect
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -40,6 +42,17 @@ type Hunk struct {
 	// the first differing byte, on B's stream when it has one, else A's.
 	At    *Pointer   `json:"at,omitempty"`
 	Lines []DiffLine `json:"lines"`
+	// Region, in an upstream-vs-client diff of texts holding Obsidian tool
+	// blocks, says where the hunk begins: preamble, tool-block,
+	// between-blocks or tail (see RegionPreamble).
+	Region string `json:"region,omitempty"`
+	// Converted marks an upstream-vs-client hunk that only holds tool calls
+	// carried between structured form and XML blocks, unchanged: a
+	// converting proxy at work, not a text change.
+	Converted bool `json:"converted,omitempty"`
+
+	// aEnd and bEnd end the differing bytes in A and B.
+	aEnd, bEnd int
 }
 
 // Pairs returns, for each line of the hunk, the index of the line it is
@@ -176,7 +189,7 @@ func diffSides(kind string, a, b diffSide) *Diff {
 		}
 	}
 	for _, r := range hunks {
-		h := Hunk{AOff: r.a0, BOff: r.b0}
+		h := Hunk{AOff: r.a0, BOff: r.b0, aEnd: r.a1, bEnd: r.b1}
 		as, ae := lineBounds(a.text, r.a0, r.a1)
 		bs, be := lineBounds(b.text, r.b0, r.b1)
 		if as > 0 {
@@ -278,13 +291,43 @@ func exchangeDiffs(ctx *exCtx) []*Diff {
 
 // upstreamClientDiff compares the upstream and client text when both sides
 // carry a body, else it returns nil. The detectors use it whether or not
-// the report shows diffs.
+// the report shows diffs. Hunks say their region and whether they only hold
+// tool calls converted between structured form and XML.
 func upstreamClientDiff(ctx *exCtx) *Diff {
 	up, cl := ctx.sides[tape.Upstream], ctx.sides[tape.Client]
 	if up == nil || cl == nil || cl.Chunks == 0 || up.Chunks == 0 {
 		return nil
 	}
-	return diffSides(DiffUpstreamClient, textSide(ctx.x.Ex, up), textSide(ctx.x.Ex, cl))
+	d := diffSides(DiffUpstreamClient, textSide(ctx.x.Ex, up), textSide(ctx.x.Ex, cl))
+	if !d.Equal {
+		ca, cb := choiceAt(up.Message, 0), choiceAt(cl.Message, 0)
+		convA, convB := convertedBlocks(ca, cb)
+		classifyHunks(d, ca.Text, cb.Text, convA, convB)
+	}
+	return d
+}
+
+// convertedBlocks returns the byte ranges of the XML blocks, in the
+// upstream text (a) and in the client text (b), of the calls that crossed
+// between structured form and XML with their name and arguments intact.
+func convertedBlocks(a, b *protocol.Choice) (convA, convB [][2]int) {
+	for _, p := range matchCalls(callsOf(a), callsOf(b)) {
+		if p.a == nil || p.b == nil || p.a.xml == p.b.xml || p.a.name != p.b.name || !argsEqual(p.a, p.b) {
+			continue
+		}
+		if p.a.xml {
+			convA = append(convA, [2]int{p.a.start, p.a.end})
+		} else {
+			convB = append(convB, [2]int{p.b.start, p.b.end})
+		}
+	}
+	sortRanges(convA)
+	sortRanges(convB)
+	return convA, convB
+}
+
+func sortRanges(r [][2]int) {
+	slices.SortFunc(r, func(x, y [2]int) int { return cmp.Compare(x[0], y[0]) })
 }
 
 func textSide(ex int, s *SideReport) diffSide {

@@ -23,9 +23,11 @@
 //	                   "display" } ],
 //	    "disagreements": [ { "field", "values": [ { "client", "value" } ] } ],
 //	    "findings": [ { "id", "severity": "info"|"warn"|"error", "message",
-//	                    "at": Pointer, "evidence" } ],
+//	                    "at": Pointer, "peer": Pointer, "evidence" } ],
 //	    "diffs": [ { "kind", "a", "b", "equal",
 //	                 "hunks": [ { "a_off", "b_off", "at": Pointer,
+//	                              "region": "preamble"|"tool-block"|"between-blocks"|"tail",
+//	                              "converted",
 //	                              "lines": [ { "op": " "|"-"|"+", "text" } ] } ] } ],
 //	    "notes": [string], "origin", "websocket": WebSocket } ] }
 //
@@ -71,6 +73,22 @@
 //     assembler, the client emulators and the detectors share the decoded
 //     records, and text is joined in builders, so the cost stays linear in
 //     the capture size.
+//   - Upstream and client are compared part by part as well as by text
+//     (structure.go): every tool call (name, id, arguments as a string and,
+//     when both parse, as JSON values), finish reason, usage, error,
+//     reasoning, refusal and model, per choice, on the normalized Message of
+//     any protocol. A tool call counts whether it is structured or an
+//     Obsidian <use_tool> block in the text, so a converting proxy's calls
+//     match and a dropped one does not; against XML, scalars compare by
+//     their text (XML has no types). Calls pair by id, then name and
+//     arguments, then name, then (a rename) equal arguments. Findings point
+//     at the event where the part was born on the client side (the call's
+//     last event for changed arguments) with the upstream's as peer. No
+//     comparison when the client hung up (client_aborted).
+//   - Upstream-vs-client hunks carry their region relative to the tool
+//     blocks (preamble, tool-block, between-blocks, tail: upstream text's
+//     blocks when it has any, else the client's); a hunk holding only calls
+//     converted unchanged is marked converted and is not a text change.
 //   - Import of JSONL names each event by its payload "type", restoring the
 //     event: lines the Anthropic and Responses wire formats carry.
 package inspect

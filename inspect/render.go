@@ -109,6 +109,9 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			}
 			fmt.Fprintf(bw, "   %s %s  %s\n", paint(code, fmt.Sprintf("%-5s", f.Severity)), visible.String(f.ID), visible.String(f.Message))
 			fmt.Fprintf(bw, "         at %s\n", visible.String(f.Pointer.String()))
+			if f.Peer != nil {
+				fmt.Fprintf(bw, "         vs %s\n", visible.String(f.Peer.String()))
+			}
 			if f.Evidence != "" {
 				fmt.Fprintf(bw, "         evidence: %s\n", strconv.Quote(f.Evidence))
 			}
@@ -159,7 +162,14 @@ func writeDiff(w io.Writer, d *Diff, indent string, paint func(code, s string) s
 		if h.At != nil {
 			at = " " + visible.String(h.At.String())
 		}
-		fmt.Fprintf(w, "%s@@ a byte %d, b byte %d%s @@\n", indent, h.AOff, h.BOff, at)
+		region := ""
+		if h.Region != "" {
+			region = " in the " + regionWords(h.Region)
+			if h.Converted {
+				region += ", tool calls carried as XML"
+			}
+		}
+		fmt.Fprintf(w, "%s@@ a byte %d, b byte %d%s @@%s\n", indent, h.AOff, h.BOff, at, region)
 		for _, l := range h.Lines {
 			line := l.Op + " " + visible.String(excerpt.Clip(l.Text, 200))
 			switch l.Op {

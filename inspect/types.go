@@ -102,6 +102,10 @@ type Finding struct {
 	Message string `json:"message"`
 	// Pointer says where it happened.
 	Pointer Pointer `json:"at"`
+	// Peer, for a finding that compares the upstream and client sides, is
+	// where its counterpart was born on the other side (nil when there is
+	// none: a call only one side has).
+	Peer *Pointer `json:"peer,omitempty"`
 	// Evidence is a short excerpt of the bytes or text that prove it.
 	Evidence string `json:"evidence,omitempty"`
 }

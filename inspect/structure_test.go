@@ -1,0 +1,92 @@
+package inspect
+
+import (
+	"testing"
+
+	"github.com/seam-dev/seam/tape"
+)
+
+// upClientDiff inspects in and returns its upstream-vs-client diff.
+func upClientDiff(t *testing.T, in exInput) *Diff {
+	t.Helper()
+	r := Inspect(in.capture(), Options{})
+	for _, d := range r.Exchanges[len(r.Exchanges)-1].Diffs {
+		if d.Kind == DiffUpstreamClient {
+			return d
+		}
+	}
+	t.Fatal("no upstream-vs-client diff")
+	return nil
+}
+
+// TestHunkRegions: each upstream-vs-client hunk says where it sits
+// relative to the tool blocks: a changed preamble, a rewritten block, text
+// between two blocks, and narrative after the last block held back (what
+// suppress-tail does).
+func TestHunkRegions(t *testing.T) {
+	t.Parallel()
+	up := chatText("Let me read it. ", blockA, " Then ", blockB, " Calling read now.")
+	for _, tc := range []struct {
+		name, client, want string
+	}{
+		{"preamble", chatText("Let me look. ", blockA, " Then ", blockB, " Calling read now."), RegionPreamble},
+		{"tool block", chatText("Let me read it. ", "<use_tool><name>read</name><path>z</path></use_tool>", " Then ", blockB, " Calling read now."), RegionToolBlock},
+		{"between blocks", chatText("Let me read it. ", blockA, " And then ", blockB, " Calling read now."), RegionBetween},
+		{"tail", chatText("Let me read it. ", blockA, " Then ", blockB), RegionTail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := upClientDiff(t, exInput{up: up, client: tc.client})
+			if len(d.Hunks) != 1 || d.Hunks[0].Region != tc.want || d.Hunks[0].Converted {
+				t.Fatalf("hunks %+v, want one in region %s", d.Hunks, tc.want)
+			}
+		})
+	}
+	// Texts without tool blocks have no regions.
+	d := upClientDiff(t, exInput{up: chatText("Hello world"), client: chatText("Hello there")})
+	if len(d.Hunks) != 1 || d.Hunks[0].Region != "" {
+		t.Fatalf("hunks %+v, want one without a region", d.Hunks)
+	}
+}
+
+// TestConvertedHunk: a structured upstream call the client gets as an
+// Obsidian block, unchanged, is not a text change (no diff.upstream-client)
+// but an info finding; the same block with other arguments is a text change
+// and a changed call.
+func TestConvertedHunk(t *testing.T) {
+	t.Parallel()
+	up := cc(chatRole) + cc(`{"content":"Let me read it. "}`) + cc(tool(0, "call_a", "read", `{"path":"a"}`)) + ccf(`{}`, "tool_calls") + done
+	asXML := func(path string) string {
+		return cc(chatRole) + cc(`{"content":"Let me read it. "}`) + cc(`{"content":`+jsonString("<use_tool>\n<name>read</name>\n<path>"+path+"</path>\n</use_tool>")+`}`) + ccf(`{}`, "tool_calls") + done
+	}
+	converted := asXML("a")
+	in := exInput{up: up, client: converted}
+	d := upClientDiff(t, in)
+	if len(d.Hunks) != 1 || !d.Hunks[0].Converted || d.Hunks[0].Region != RegionToolBlock {
+		t.Fatalf("hunks %+v, want one converted tool block", d.Hunks)
+	}
+	fs := in.findings(t)
+	if ids := findingIDs(fs); ids != "client.disagree, diff.tool-call-converted" {
+		t.Fatalf("findings %s, want only the clients' disagreement and the conversion", ids)
+	}
+	f := fs[1]
+	if f.Pointer.Side != tape.Client || f.Pointer.Event != 2 {
+		t.Errorf("conversion at %s, want client event 2 (the block)", f.Pointer)
+	}
+
+	fs = exInput{up: up, client: asXML("b")}.findings(t)
+	got := map[string]Finding{}
+	for _, f := range fs {
+		got[f.ID] = f
+	}
+	if _, ok := got["diff.upstream-client"]; !ok {
+		t.Errorf("a rewritten block is a text change; findings %s", findingIDs(fs))
+	}
+	a, ok := got["diff.tool-args-changed"]
+	if !ok || a.Pointer.Event != 2 || a.Peer == nil || a.Peer.Side != tape.Upstream || a.Peer.Event != 2 {
+		t.Fatalf("diff.tool-args-changed %+v (peer %v), want client event 2 vs upstream event 2; findings %s", a, a.Peer, findingIDs(fs))
+	}
+	if a.Evidence != `changes path; path: upstream "\"a\"" / client "\"b\""` {
+		t.Errorf("evidence %q", a.Evidence)
+	}
+}
