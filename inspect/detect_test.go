@@ -22,6 +22,7 @@ import (
 type exInput struct {
 	url     string // default /v1/chat/completions
 	req     string // request body
+	upReq   string // the request as a proxy under test sent it upstream; "" means not recorded
 	up      string // upstream body; "" means not recorded
 	client  string // client body; "" means not recorded
 	status  int    // default 200
@@ -75,6 +76,9 @@ func (in exInput) exchange(ex int) *tape.Exchange {
 		req = `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`
 	}
 	x := &tape.Exchange{Ex: ex, Request: &tape.Request{Ex: ex, Method: "POST", URL: url, Body: []byte(req)}}
+	if in.upReq != "" {
+		x.UpstreamRequest = &tape.Request{Ex: ex, Side: tape.Upstream, Method: "POST", URL: url, Body: []byte(in.upReq)}
+	}
 	status := in.status
 	if status == 0 {
 		status = 200
@@ -449,6 +453,18 @@ func detectorCases() []struct {
 		{"req.unknown-tool-call-id",
 			exInput{req: reqMessages(userMsg + "," + assistantTC + "," + toolResult2), client: clean},
 			exInput{req: reqMessages(userMsg + "," + assistantTC + "," + toolResult1), client: clean}},
+		{"req.history-rewritten",
+			exInput{req: reqMessages(systemMsg + "," + userMsg + "," + assistantTC + "," + toolResult1), upReq: reqMessages(userMsg + "," + toolResult1), client: clean},
+			exInput{req: reqMessages(userMsg + "," + assistantTC + "," + toolResult1), upReq: reqMessages(systemMsg + "," + userMsg + "," + assistantTC + "," + toolResult1), client: clean}},
+		{"req.tools-changed",
+			exInput{req: toolsReq, upReq: strings.Replace(toolsReq, `"required":["path"]`, `"required":[]`, 1), client: clean},
+			exInput{req: toolsReq, upReq: strings.Replace(toolsReq, `"model":"m"`, `"model":"m","temperature":0`, 1), client: clean}},
+		{"req.model-changed",
+			exInput{req: toolsReq, upReq: strings.Replace(toolsReq, `"model":"m"`, `"model":"m-mini"`, 1), client: clean},
+			exInput{req: toolsReq, upReq: strings.Replace(toolsReq, `"messages"`, `"temperature":0,"messages"`, 1), client: clean}},
+		{"req.params-changed",
+			exInput{req: toolsReq, upReq: strings.Replace(toolsReq, `"stream":true`, `"stream":true,"stream_options":{"include_usage":true}`, 1), client: clean},
+			exInput{req: toolsReq, upReq: strings.Replace(toolsReq, `"model":"m","stream":true`, `"stream":true, "model":"m"`, 1), client: clean}},
 		{"schema.void-args",
 			exInput{req: toolsReq, client: chatCalls([3]string{"call_a", "getFileTree", `{"args":{}}`})},
 			exInput{req: toolsReq, client: chatCalls([3]string{"call_a", "getFileTree", `{}`})}},

@@ -29,6 +29,7 @@
 //	                              "region": "preamble"|"tool-block"|"between-blocks"|"tail",
 //	                              "converted",
 //	                              "lines": [ { "op": " "|"-"|"+", "text" } ] } ] } ],
+//	    "request_diff": RequestDiff,
 //	    "notes": [string], "origin", "websocket": WebSocket } ] }
 //
 //	Message  = { "protocol", "id", "model", "choices": [ { "index", "role", "text",
@@ -37,6 +38,15 @@
 //	             "cache_creation" }, "status", "error", "final": Message }
 //	ToolCall = { "index", "id", "name", "arguments" }
 //	Pointer  = { "ex", "side", "event", "chunk", "off", "t" }  (-1 when not applicable)
+//	RequestDiff = { "identical", "url": Change, "model": Change,
+//	                "params": [ { "name", "client", "upstream" } ],
+//	                "tools_added", "tools_removed", "tools_changed": [string],
+//	                "client_messages", "upstream_messages",
+//	                "messages": [ { "op": "removed"|"added"|"changed", "client_index",
+//	                                "upstream_index", "client_role", "upstream_role",
+//	                                "client", "upstream" } ],
+//	                "rewritten" }   (sandwich recordings only)
+//	Change   = { "client", "upstream" }
 //	WebSocket = { "extensions", "subprotocol",
 //	              "messages": [ { "side", "opcode", "off", "chunk", "t", "frames", "compressed",
 //	                              "bytes", "text", "clipped", "type", "close_code",

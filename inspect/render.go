@@ -89,6 +89,12 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 				fmt.Fprintf(bw, "   error: %s\n", paint(ansiRed, visible.String(m.Error)))
 			}
 		}
+		if d := x.RequestDiff; d != nil {
+			fmt.Fprintf(bw, "-- request: client's vs sent upstream by the proxy under test\n")
+			for _, l := range d.Lines() {
+				fmt.Fprintf(bw, "   %s\n", visible.String(l))
+			}
+		}
 		if len(x.Disagreements) > 0 {
 			fmt.Fprintf(bw, "-- clients disagree\n")
 			for _, d := range x.Disagreements {

@@ -64,6 +64,9 @@ type ExchangeReport struct {
 	// Findings are sorted by severity, most serious first, then by position.
 	Findings []Finding `json:"findings"`
 	Diffs    []*Diff   `json:"diffs,omitempty"`
+	// RequestDiff, in a sandwich recording, compares the client's request
+	// with the one the proxy under test sent upstream.
+	RequestDiff *RequestDiff `json:"request_diff,omitempty"`
 	// Notes are the capture's notes on this exchange.
 	Notes []string `json:"notes,omitempty"`
 	// WebSocket is set for an exchange that switched to WebSocket.
@@ -164,6 +167,7 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		ctx.req = parseRequest(x.Request.Body)
 		rep.Model = ctx.req.model
 	}
+	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest)
 	for _, n := range x.Notes {
 		rep.Notes = append(rep.Notes, n.Text)
 	}

@@ -23,6 +23,7 @@ type toolSchema struct {
 	void     bool            // declares no parameters at all
 	strictKw bool            // additionalProperties:false or an XML catalogue
 	source   string          // "tools" or "system-prompt"
+	schema   string          // the parameters' JSON schema as sent ("" for a catalogue)
 }
 
 // requestInfo is the part of a request body the detectors read.
@@ -107,7 +108,7 @@ func parseRequest(body []byte) *requestInfo {
 		if name == "" {
 			return true
 		}
-		ts := &toolSchema{name: name, params: map[string]bool{}, source: "tools"}
+		ts := &toolSchema{name: name, params: map[string]bool{}, source: "tools", schema: params.Raw}
 		params.Get("properties").ForEach(func(k, _ gjson.Result) bool {
 			ts.params[k.String()] = false
 			return true

@@ -111,6 +111,14 @@ func (m *model) requestDoc() doc {
 		l.finding = i
 		out = append(out, l)
 	}
+	if rd := v.rep.RequestDiff; rd != nil {
+		// A sandwich recording: what the proxy under test changed on the
+		// request's way upstream.
+		out = append(out, newLine(), newLine(sty("━━ client's request vs sent upstream by the proxy under test", st.header)))
+		for _, l := range rd.Lines() {
+			out = append(out, newLine(append([]run{txt("  ")}, visibleRuns(l, txt(""), st.marker, true)...)...))
+		}
+	}
 	switch rv.list {
 	case "messages":
 		out = append(out, newLine(), newLine(sty(fmt.Sprintf("━━ messages (%d)", len(rv.items)), st.header)))

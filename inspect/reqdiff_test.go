@@ -1,0 +1,97 @@
+package inspect
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/seam-dev/seam/tape"
+)
+
+func req(body string) *tape.Request {
+	return &tape.Request{Method: "POST", URL: "/v1/chat/completions", Body: []byte(body)}
+}
+
+// TestDiffRequestsHistory: the message alignment says which client turn
+// the proxy dropped, which it changed and which it added, and only drops
+// and changes count as a rewrite.
+func TestDiffRequestsHistory(t *testing.T) {
+	t.Parallel()
+	client := reqMessages(systemMsg + "," + userMsg + "," + assistantTC + "," + toolResult1)
+	up := reqMessages(`{"role":"system","content":"be verbose"}` + "," + userMsg + "," + toolResult1 + `,{"role":"user","content":"also this"}`)
+	d := diffRequests(req(client), req(up))
+	var got []string
+	for _, m := range d.Messages {
+		got = append(got, m.Op+" "+m.ClientRole+m.UpstreamRole)
+	}
+	want := []string{"changed systemsystem", "removed assistant", "added user"}
+	if strings.Join(got, "|") != strings.Join(want, "|") || !d.Rewritten || d.ClientMessages != 4 || d.UpstreamMessages != 4 {
+		t.Fatalf("changes %q (rewritten %v, %d/%d messages), want %q", got, d.Rewritten, d.ClientMessages, d.UpstreamMessages, want)
+	}
+	if d.Messages[1].ClientIndex != 2 || d.Messages[2].UpstreamIndex != 3 {
+		t.Errorf("indexes %+v", d.Messages)
+	}
+	lines := strings.Join(d.Lines(), "\n")
+	for _, w := range []string{"messages: 4 from the client, 4 upstream; the history was rewritten", "- client [2] assistant dropped: call getFileTree({})", "+ upstream [3] user added: \"also this\""} {
+		if !strings.Contains(lines, w) {
+			t.Errorf("lines lack %q:\n%s", w, lines)
+		}
+	}
+
+	// Only adding (a system prompt in front) is not a rewrite.
+	d = diffRequests(req(reqMessages(userMsg)), req(reqMessages(systemMsg+","+userMsg)))
+	if d.Rewritten || len(d.Messages) != 1 || d.Messages[0].Op != "added" || d.Messages[0].UpstreamIndex != 0 {
+		t.Errorf("added system prompt: %+v rewritten %v", d.Messages, d.Rewritten)
+	}
+}
+
+// TestDiffRequestsAcrossProtocols: a proxy that turns a Responses request
+// into a Chat Completions one, carrying everything, changes nothing that
+// matters (max_output_tokens is max_tokens, instructions the system
+// message, function tools the same tools); one that drops a tool and a
+// turn on the way is caught.
+func TestDiffRequestsAcrossProtocols(t *testing.T) {
+	t.Parallel()
+	responses := `{"model":"gpt-4o","stream":true,"max_output_tokens":50,"instructions":"be brief",` +
+		`"input":[{"role":"user","content":[{"type":"input_text","text":"list my files"}]}],` +
+		`"tools":[{"type":"function","name":"getFileTree","parameters":{"type":"object","properties":{}}},{"type":"function","name":"read","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}]}`
+	chat := `{"model":"gpt-4o","stream":true,"max_tokens":50,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"list my files"}],` +
+		`"tools":[{"type":"function","function":{"name":"getFileTree","parameters":{"type":"object","properties":{}}}},{"type":"function","function":{"name":"read","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}}]}`
+	d := diffRequests(&tape.Request{URL: "/v1/chat/completions", Body: []byte(responses)}, req(chat))
+	if d.Identical || d.URL != nil || !d.Equal() {
+		t.Fatalf("converted request: %+v\n%s", d, strings.Join(d.Lines(), "\n"))
+	}
+	lossy := `{"model":"gpt-4o","stream":true,"max_tokens":50,"messages":[{"role":"user","content":"list my files"}],` +
+		`"tools":[{"type":"function","function":{"name":"getFileTree","parameters":{"type":"object","properties":{}}}}]}`
+	d = diffRequests(&tape.Request{URL: "/v1/responses", Body: []byte(responses)}, req(lossy))
+	if d.URL == nil || d.URL.Upstream != "/v1/chat/completions" || len(d.ToolsRemoved) != 1 || d.ToolsRemoved[0] != "read" || !d.Rewritten {
+		t.Fatalf("lossy conversion: %+v", d)
+	}
+}
+
+// TestRequestDiffReported: the request diff of a sandwich shows in the
+// report, the text rendering and the JSON.
+func TestRequestDiffReported(t *testing.T) {
+	t.Parallel()
+	in := exInput{req: toolsReq, upReq: strings.Replace(toolsReq, `"model":"m"`, `"model":"m-mini"`, 1), client: chatText("Hi")}
+	r := Inspect(in.capture(), Options{})
+	if d := r.Exchanges[0].RequestDiff; d == nil || d.Model == nil || d.Model.Upstream != "m-mini" {
+		t.Fatalf("request diff %+v", d)
+	}
+	var text, js strings.Builder
+	if err := WriteText(&text, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "-- request: client's vs sent upstream by the proxy under test\n   model: m → m-mini\n") {
+		t.Errorf("text report:\n%s", text.String())
+	}
+	if !strings.Contains(js.String(), `"request_diff": {`) || !strings.Contains(js.String(), `"upstream": "m-mini"`) {
+		t.Errorf("JSON report lacks the request diff:\n%s", js.String())
+	}
+	// Without a second leg there is no request diff.
+	if d := Inspect(exInput{req: toolsReq, client: chatText("Hi")}.capture(), Options{}).Exchanges[0].RequestDiff; d != nil {
+		t.Errorf("request diff without an upstream request: %+v", d)
+	}
+}
