@@ -146,6 +146,13 @@ func (s *toolSet) end(dst []Event, choice, index int) []Event {
 type chatDecoder struct {
 	tools   toolSet
 	metaSet bool
+	// legacyCalls decodes the deprecated delta.function_call as a tool call
+	// (index 0), for a client that cannot receive it as it came (XML tools,
+	// a Responses client); otherwise such a chunk goes through whole.
+	legacyCalls bool
+	// refusals decodes delta.refusal, for a Responses client; otherwise
+	// such a chunk goes through whole.
+	refusals bool
 }
 
 // carries reports whether v holds something a client would show.
@@ -191,7 +198,7 @@ func (d *chatDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		m.Created = gjson.Get(data, "created").Raw
 	}
 	mark := len(dst)
-	unknown := false
+	unknown := ""
 	sawChoice := false
 	choices.ForEach(func(_, c gjson.Result) bool {
 		sawChoice = true
@@ -208,7 +215,7 @@ func (d *chatDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 			return true
 		})
 		ci := int(idx.Int())
-		var role, content, reasoning, tcs gjson.Result
+		var role, content, reasoning, refusal, tcs, legacy gjson.Result
 		delta.ForEach(func(k, v gjson.Result) bool {
 			switch k.Str {
 			case "role":
@@ -219,19 +226,33 @@ func (d *chatDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 				if v.Type == gjson.String && v.Str != "" {
 					reasoning = v
 				}
+			case "refusal":
+				if d.refusals {
+					refusal = v
+				} else if carries(v) {
+					unknown = "delta.refusal"
+					return false
+				}
 			case "tool_calls":
 				tcs = v
+			case "function_call":
+				if d.legacyCalls {
+					legacy = v
+					return true
+				}
+				fallthrough
 			default:
-				// A field the engine does not model (refusal, audio, a
-				// legacy function_call): the chunk goes through whole.
+				// A field the engine does not model (audio, annotations,
+				// a legacy function_call the client can take as it
+				// came): the chunk goes through whole.
 				if carries(v) {
-					unknown = true
+					unknown = "delta." + k.Str
 					return false
 				}
 			}
 			return true
 		})
-		if unknown {
+		if unknown != "" {
 			return false
 		}
 		if role.Str != "" {
@@ -242,6 +263,12 @@ func (d *chatDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		}
 		if content.Type == gjson.String && content.Str != "" {
 			dst = append(dst, Event{Kind: KindText, Choice: ci, Text: content.Str})
+		}
+		if refusal.Type == gjson.String && refusal.Str != "" {
+			dst = append(dst, Event{Kind: KindRefusal, Choice: ci, Text: refusal.Str})
+		}
+		if legacy.IsObject() {
+			dst = d.legacyCall(dst, ci, legacy)
 		}
 		if tcs.IsArray() {
 			pos := 0
@@ -257,8 +284,10 @@ func (d *chatDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		}
 		return true
 	})
-	if unknown {
-		return append(dst[:mark], opaque(ev))
+	if unknown != "" {
+		o := opaque(ev)
+		o.Lost = unknown
+		return append(dst[:mark], o)
 	}
 	if !sawChoice && !carries(usage) {
 		return append(dst, opaque(ev))
@@ -306,6 +335,18 @@ func (d *chatDecoder) toolCall(dst []Event, ci, pos int, tc gjson.Result) []Even
 	}
 	if args.Str != "" {
 		dst = append(dst, Event{Kind: KindToolArgs, Choice: ci, Index: ti, Text: args.Str})
+	}
+	return dst
+}
+
+// legacyCall decodes a deprecated delta.function_call ({name, arguments},
+// no id): the one call of its choice, kept as tool call 0.
+func (d *chatDecoder) legacyCall(dst []Event, ci int, fc gjson.Result) []Event {
+	if d.tools.start(ci, 0) {
+		dst = append(dst, Event{Kind: KindToolStart, Choice: ci, Index: 0, Name: fc.Get("name").String()})
+	}
+	if a := fc.Get("arguments").String(); a != "" {
+		dst = append(dst, Event{Kind: KindToolArgs, Choice: ci, Index: 0, Text: a})
 	}
 	return dst
 }

@@ -10,6 +10,10 @@ import (
 // tool_use → tool_calls, refusal → content_filter).
 type anthropicDecoder struct {
 	tools toolSet
+	// opaque holds the indexes of blocks of a type the engine does not
+	// model (server tool use and results, redacted thinking, …): their
+	// events, stop included, go through as they came.
+	opaque map[int]bool
 }
 
 func (d *anthropicDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
@@ -50,6 +54,10 @@ func (d *anthropicDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 			}
 			return dst
 		}
+		if d.opaque == nil {
+			d.opaque = map[int]bool{}
+		}
+		d.opaque[idx] = true
 	case "content_block_delta":
 		delta := root.Get("delta")
 		switch delta.Get("type").Str {
@@ -66,6 +74,10 @@ func (d *anthropicDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 			return appendDelta(dst, KindToolArgs, idx, delta.Get("partial_json").Str)
 		}
 	case "content_block_stop":
+		if d.opaque[idx] {
+			delete(d.opaque, idx)
+			return append(dst, opaque(ev))
+		}
 		return d.tools.end(dst, 0, idx)
 	case "message_delta":
 		if r := root.Get("delta.stop_reason"); r.Type == gjson.String {

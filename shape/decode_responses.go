@@ -1,6 +1,14 @@
 package shape
 
-import "github.com/seam-dev/seam/sse"
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/seam-dev/seam/sse"
+	"github.com/seam-dev/seam/tape"
+	"github.com/tidwall/gjson"
+)
 
 // responsesDecoder decodes OpenAI Responses events. Lifecycle events that an
 // encoder derives again (in_progress, content_part.*, *.done for text) carry
@@ -9,6 +17,11 @@ type responsesDecoder struct {
 	tools    toolSet
 	argsSeen map[int]bool
 	anyTool  bool
+	// customTools decodes custom (free-form input) tool calls as tool calls
+	// whose arguments are {"input": …}, for XML tools; otherwise their
+	// events go through as they came.
+	customTools bool
+	custom      map[int]bool // output indexes of custom calls being decoded
 }
 
 func (d *responsesDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
@@ -47,10 +60,26 @@ func (d *responsesDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 				dst = append(dst, Event{Kind: KindToolArgs, Index: oi, Text: a})
 			}
 			return d.tools.end(dst, 0, oi)
+		case "custom_tool_call":
+			if d.customTools {
+				return d.customCall(dst, typ, oi, item)
+			}
 		case "message", "reasoning":
 			return dst
 		}
 		return append(dst, opaque(ev))
+	case "response.custom_tool_call_input.delta":
+		if d.custom[oi] {
+			return append(dst, Event{Kind: KindToolArgs, Index: oi, Text: jsonEscape(root.Get("delta").Str)})
+		}
+	case "response.custom_tool_call_input.done":
+		if d.custom[oi] {
+			return dst
+		}
+	case "response.refusal.delta":
+		return appendDelta(dst, KindRefusal, 0, root.Get("delta").Str)
+	case "response.refusal.done":
+		return dst
 	case "response.output_text.delta":
 		return appendDelta(dst, KindText, 0, root.Get("delta").Str)
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
@@ -64,6 +93,7 @@ func (d *responsesDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		return d.args(dst, oi, root.Get("arguments").Str)
 	case "response.completed", "response.incomplete", "response.failed":
 		r := root.Get("response")
+		dst = d.closeCustom(dst)
 		dst = d.tools.endChoice(dst, -1)
 		reason := "stop"
 		switch typ {
@@ -107,4 +137,46 @@ func (d *responsesDecoder) args(dst []Event, oi int, a string) []Event {
 	return append(dst, Event{Kind: KindToolArgs, Index: oi, Text: a})
 }
 
-func (d *responsesDecoder) finish(dst []Event) []Event { return d.tools.endChoice(dst, -1) }
+// customCall decodes the output_item.added and .done of a custom tool
+// call: a tool call whose arguments are the JSON object {"input": …}, its
+// input streamed as escaped pieces of that string.
+func (d *responsesDecoder) customCall(dst []Event, typ string, oi int, item gjson.Result) []Event {
+	if typ == "response.output_item.added" {
+		if !d.tools.start(0, oi) {
+			return dst
+		}
+		if d.custom == nil {
+			d.custom = map[int]bool{}
+		}
+		d.custom[oi], d.anyTool = true, true
+		id := cmp.Or(item.Get("call_id").Str, item.Get("id").Str)
+		dst = append(dst, Event{Kind: KindToolStart, Index: oi, ID: id, Name: item.Get("name").Str},
+			Event{Kind: KindToolArgs, Index: oi, Text: `{"input":"` + jsonEscape(item.Get("input").Str)})
+		return dst
+	}
+	if !d.custom[oi] {
+		return dst
+	}
+	delete(d.custom, oi)
+	dst = append(dst, Event{Kind: KindToolArgs, Index: oi, Text: `"}`})
+	return d.tools.end(dst, 0, oi)
+}
+
+// jsonEscape returns s escaped as the inside of a JSON string.
+func jsonEscape(s string) string {
+	b := tape.AppendJSONString(nil, s)
+	return string(b[1 : len(b)-1])
+}
+
+// closeCustom ends the input string of every custom call still open.
+func (d *responsesDecoder) closeCustom(dst []Event) []Event {
+	for _, oi := range slices.Sorted(maps.Keys(d.custom)) {
+		dst = append(dst, Event{Kind: KindToolArgs, Index: oi, Text: `"}`})
+	}
+	clear(d.custom)
+	return dst
+}
+
+func (d *responsesDecoder) finish(dst []Event) []Event {
+	return d.tools.endChoice(d.closeCustom(dst), -1)
+}

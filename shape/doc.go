@@ -31,6 +31,34 @@
 // carry no content of their own and are regenerated rather than forwarded.
 // Encoders write fields in a fixed order, so output is byte-stable.
 //
+// # Nothing dropped silently
+//
+// Every upstream construct reaches the client, converted, as it came, or
+// refused loudly:
+//
+//   - A tool call the client cannot receive as structure is converted:
+//     under xml-tools every structured call (Chat tool_calls and the
+//     deprecated delta.function_call, Responses function calls and custom
+//     tool calls, whose free-form input becomes {"input": …}, Anthropic
+//     tool_use) becomes a <use_tool> block; under responses-adapter a Chat
+//     call (function_call included) becomes a function_call item.
+//   - A Chat refusal becomes a Responses refusal part under
+//     responses-adapter; a Responses refusal stays a refusal part.
+//   - What the decoder does not model goes through opaque, as it came.
+//     An Anthropic block of another type (server tool use, redacted
+//     thinking) keeps its stop, and the engine numbers its own blocks
+//     after it; a Responses item of another type (a web search, an MCP
+//     call) is kept in the response.completed the engine writes.
+//   - Under responses-adapter, where the client speaks another protocol, an
+//     opaque Chat chunk cannot go through as it came: one carrying content
+//     the engine does not model (its Event.Lost, e.g. delta.audio) is
+//     refused with an error event naming it; one carrying nothing a client
+//     shows (no choices, such as a content-filter report) is left out.
+//   - An Anthropic stream cut before message_stop still gives the client
+//     the message_delta (stop reason, usage) the upstream sent.
+//   - Chat usage carried to Responses keeps its cached and reasoning token
+//     details.
+//
 // # Transforms
 //
 // Each transform is a switch ([Switches] lists them with their defaults).

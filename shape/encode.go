@@ -12,6 +12,14 @@ type encoder interface {
 	encode(f *frames, e *Event, m *Meta)
 }
 
+// cutEncoder is an encoder holding back what it writes with the terminal
+// event (Anthropic's message_delta): when the upstream ends without one
+// (a cut stream), ended writes what it held, so the client loses nothing
+// the upstream sent.
+type cutEncoder interface {
+	ended(f *frames, m *Meta)
+}
+
 // writeOpaque forwards an opaque event as it came: a comment as ": text",
 // anything else re-encoded with its event name, id and data.
 func writeOpaque(f *frames, e *Event) {
@@ -57,11 +65,14 @@ func (c chatEncoder) encode(f *frames, e *Event, m *Meta) {
 		f.buf = append(f.buf, `"role":`...)
 		f.buf = tape.AppendJSONString(f.buf, e.Text)
 		tail(f)
-	case KindText, KindReasoning:
+	case KindText, KindReasoning, KindRefusal:
 		c.choice(f, m, e.Choice)
-		if e.Kind == KindText {
+		switch e.Kind {
+		case KindText:
 			f.buf = append(f.buf, `"content":`...)
-		} else {
+		case KindRefusal:
+			f.buf = append(f.buf, `"refusal":`...)
+		default:
 			f.buf = append(f.buf, `"reasoning_content":`...)
 		}
 		f.buf = tape.AppendJSONString(f.buf, e.Text)

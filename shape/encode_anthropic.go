@@ -1,6 +1,9 @@
 package shape
 
-import "github.com/seam-dev/seam/tape"
+import (
+	"github.com/seam-dev/seam/tape"
+	"github.com/tidwall/gjson"
+)
 
 // anthropicEncoder writes an Anthropic Messages event stream: message_start,
 // one content block per run of text, thinking or tool call (numbered by the
@@ -79,6 +82,43 @@ func (a *anthropicEncoder) delta(f *frames, idx int, typ, field, text string) {
 	endTyped(f)
 }
 
+// ended writes the message_delta (stop reason and usage) held for
+// message_stop when the upstream ended without one.
+func (a *anthropicEncoder) ended(f *frames, _ *Meta) {
+	if a.done || !a.started || a.reason == "" && a.usage == "" {
+		return
+	}
+	a.stop(f)
+	a.messageDelta(f)
+	a.done = true
+}
+
+func (a *anthropicEncoder) messageDelta(f *frames) {
+	typed(f, "message_delta")
+	f.buf = append(f.buf, `,"delta":{"stop_reason":`...)
+	if a.reason == "" {
+		f.buf = append(f.buf, "null"...)
+	} else {
+		f.buf = tape.AppendJSONString(f.buf, toAnthropicStop(a.reason))
+	}
+	f.buf = append(f.buf, `,"stop_sequence":null},"usage":`...)
+	f.buf = appendRawOr(f.buf, a.usage, `{"output_tokens":0}`)
+	endTyped(f)
+}
+
+// opaqueBlock keeps the encoder's block numbering clear of a block it
+// forwards as it came (a server tool use, redacted thinking): the block
+// open before it ends, and later blocks are numbered after it.
+func (a *anthropicEncoder) opaqueBlock(f *frames, e *Event) {
+	if e.Comment || gjson.Get(e.Raw, "type").Str != "content_block_start" {
+		return
+	}
+	a.stop(f)
+	if idx := int(gjson.Get(e.Raw, "index").Int()); idx >= a.next {
+		a.next = idx + 1
+	}
+}
+
 func (a *anthropicEncoder) encode(f *frames, e *Event, m *Meta) {
 	if a.done {
 		if e.Kind == KindOpaque {
@@ -90,7 +130,9 @@ func (a *anthropicEncoder) encode(f *frames, e *Event, m *Meta) {
 		a.ensureStarted(f, m)
 	}
 	switch e.Kind {
-	case KindText:
+	case KindText, KindRefusal:
+		// Messages has no refusal channel (only stop_reason refusal): a
+		// refusal from another protocol is shown as text.
 		if a.cur < 0 || a.curKind != KindText {
 			a.open(f, KindText, e)
 		}
@@ -126,20 +168,12 @@ func (a *anthropicEncoder) encode(f *frames, e *Event, m *Meta) {
 		endTyped(f)
 	case KindDone:
 		a.stop(f)
-		typed(f, "message_delta")
-		f.buf = append(f.buf, `,"delta":{"stop_reason":`...)
-		if a.reason == "" {
-			f.buf = append(f.buf, "null"...)
-		} else {
-			f.buf = tape.AppendJSONString(f.buf, toAnthropicStop(a.reason))
-		}
-		f.buf = append(f.buf, `,"stop_sequence":null},"usage":`...)
-		f.buf = appendRawOr(f.buf, a.usage, `{"output_tokens":0}`)
-		endTyped(f)
+		a.messageDelta(f)
 		typed(f, "message_stop")
 		endTyped(f)
 		a.done = true
 	case KindOpaque:
+		a.opaqueBlock(f, e)
 		writeOpaque(f, e)
 	}
 }

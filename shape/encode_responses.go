@@ -29,7 +29,11 @@ type responsesEncoder struct {
 }
 
 type respItem struct {
-	kind           string // message, reasoning, function_call
+	// kind is message, reasoning, function_call, refusal (a message whose
+	// content is one refusal part) or raw (an item forwarded as it came,
+	// kept for response.completed).
+	kind           string
+	raw            string // the item's JSON, for raw
 	id, callID     string
 	name           string
 	text           strings.Builder
@@ -109,11 +113,19 @@ func (r *responsesEncoder) response(f *frames, m *Meta, status string, full bool
 // item writes an output item's JSON; status "in_progress" writes the empty
 // form used by output_item.added.
 func (r *responsesEncoder) item(f *frames, it *respItem, status string) {
+	if it.kind == "raw" {
+		f.buf = append(f.buf, it.raw...)
+		return
+	}
 	full := status == "completed"
 	f.buf = append(f.buf, `{"id":`...)
 	f.buf = tape.AppendJSONString(f.buf, it.id)
 	f.buf = append(f.buf, `,"type":`...)
-	f.buf = tape.AppendJSONString(f.buf, it.kind)
+	if it.kind == "refusal" {
+		f.buf = tape.AppendJSONString(f.buf, "message")
+	} else {
+		f.buf = tape.AppendJSONString(f.buf, it.kind)
+	}
 	f.buf = append(f.buf, `,"status":`...)
 	f.buf = tape.AppendJSONString(f.buf, status)
 	switch it.kind {
@@ -123,6 +135,14 @@ func (r *responsesEncoder) item(f *frames, it *respItem, status string) {
 			f.buf = append(f.buf, `{"type":"output_text","text":`...)
 			f.buf = tape.AppendJSONString(f.buf, it.text.String())
 			f.buf = append(f.buf, `,"annotations":[]}`...)
+		}
+		f.buf = append(f.buf, ']')
+	case "refusal":
+		f.buf = append(f.buf, `,"role":"assistant","content":[`...)
+		if full {
+			f.buf = append(f.buf, `{"type":"refusal","refusal":`...)
+			f.buf = tape.AppendJSONString(f.buf, it.text.String())
+			f.buf = append(f.buf, '}')
 		}
 		f.buf = append(f.buf, ']')
 	case "reasoning":
@@ -185,7 +205,7 @@ func (r *responsesEncoder) openItem(f *frames, m *Meta, kind string, e *Event) i
 	it := &r.items[oi]
 	base := strings.TrimPrefix(r.respID(m), "resp_")
 	switch kind {
-	case "message":
+	case "message", "refusal":
 		it.id = "msg_" + base + "_" + strconv.Itoa(oi)
 	case "reasoning":
 		it.id = "rs_" + base + "_" + strconv.Itoa(oi)
@@ -209,6 +229,11 @@ func (r *responsesEncoder) openItem(f *frames, m *Meta, kind string, e *Event) i
 		r.head(f, "response.content_part.added")
 		r.itemRef(f, oi, it)
 		f.buf = append(f.buf, `,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}`...)
+		endTyped(f)
+	case "refusal":
+		r.head(f, "response.content_part.added")
+		r.itemRef(f, oi, it)
+		f.buf = append(f.buf, `,"content_index":0,"part":{"type":"refusal","refusal":""}`...)
 		endTyped(f)
 	case "reasoning":
 		r.head(f, "response.reasoning_summary_part.added")
@@ -241,6 +266,18 @@ func (r *responsesEncoder) closeItem(f *frames, oi int) {
 		f.buf = tape.AppendJSONString(f.buf, it.text.String())
 		f.buf = append(f.buf, `,"annotations":[]}`...)
 		endTyped(f)
+	case "refusal":
+		r.head(f, "response.refusal.done")
+		r.itemRef(f, oi, it)
+		f.buf = append(f.buf, `,"content_index":0,"refusal":`...)
+		f.buf = tape.AppendJSONString(f.buf, it.text.String())
+		endTyped(f)
+		r.head(f, "response.content_part.done")
+		r.itemRef(f, oi, it)
+		f.buf = append(f.buf, `,"content_index":0,"part":{"type":"refusal","refusal":`...)
+		f.buf = tape.AppendJSONString(f.buf, it.text.String())
+		f.buf = append(f.buf, `}`...)
+		endTyped(f)
 	case "reasoning":
 		r.head(f, "response.reasoning_summary_text.done")
 		r.itemRef(f, oi, it)
@@ -271,20 +308,23 @@ func (r *responsesEncoder) encode(f *frames, e *Event, m *Meta) {
 	}
 	r.ensureStarted(f, m)
 	switch e.Kind {
-	case KindText, KindReasoning:
+	case KindText, KindReasoning, KindRefusal:
 		kind, typ := "message", "response.output_text.delta"
-		if e.Kind == KindReasoning {
+		switch e.Kind {
+		case KindReasoning:
 			kind, typ = "reasoning", "response.reasoning_summary_text.delta"
+		case KindRefusal:
+			kind, typ = "refusal", "response.refusal.delta"
 		}
 		oi := r.openItem(f, m, kind, e)
 		it := &r.items[oi]
 		it.text.WriteString(e.Text)
 		r.head(f, typ)
 		r.itemRef(f, oi, it)
-		if kind == "message" {
-			f.buf = append(f.buf, `,"content_index":0`...)
-		} else {
+		if kind == "reasoning" {
 			f.buf = append(f.buf, `,"summary_index":0`...)
+		} else {
+			f.buf = append(f.buf, `,"content_index":0`...)
 		}
 		f.buf = append(f.buf, `,"delta":`...)
 		f.buf = tape.AppendJSONString(f.buf, e.Text)
@@ -335,7 +375,34 @@ func (r *responsesEncoder) encode(f *frames, e *Event, m *Meta) {
 		endTyped(f)
 		r.done = true
 	case KindOpaque:
+		if r.open >= 0 && itemEvent(e) == "response.output_item.added" {
+			// The upstream starts an item the engine does not model: the
+			// one open ends first, as it did upstream.
+			r.closeItem(f, r.open)
+		}
 		writeOpaque(f, e)
+		r.keepItem(e)
+	}
+}
+
+// itemEvent returns the type of an opaque event that adds or finishes an
+// output item, or "".
+func itemEvent(e *Event) string {
+	if e.Comment || !strings.Contains(e.Raw, `"response.output_item.`) {
+		return ""
+	}
+	return gjson.Get(e.Raw, "type").Str
+}
+
+// keepItem keeps the item of an output item an upstream Responses stream
+// finished but the engine does not model (a web search, an MCP call, …),
+// forwarded as it came, so that response.completed still lists it.
+func (r *responsesEncoder) keepItem(e *Event) {
+	if itemEvent(e) != "response.output_item.done" {
+		return
+	}
+	if it := gjson.Get(e.Raw, "item"); it.IsObject() {
+		r.items = append(r.items, respItem{kind: "raw", raw: it.Raw, closed: true})
 	}
 }
 
@@ -362,5 +429,15 @@ func responsesUsage(raw string) string {
 	b = appendInt(b, int(u.Get("completion_tokens").Int()))
 	b = append(b, `,"total_tokens":`...)
 	b = appendInt(b, int(u.Get("total_tokens").Int()))
+	if v := u.Get("prompt_tokens_details.cached_tokens"); v.Exists() {
+		b = append(b, `,"input_tokens_details":{"cached_tokens":`...)
+		b = appendInt(b, int(v.Int()))
+		b = append(b, '}')
+	}
+	if v := u.Get("completion_tokens_details.reasoning_tokens"); v.Exists() {
+		b = append(b, `,"output_tokens_details":{"reasoning_tokens":`...)
+		b = appendInt(b, int(v.Int()))
+		b = append(b, '}')
+	}
 	return string(append(b, '}'))
 }

@@ -30,11 +30,14 @@ const (
 	KindError
 	// KindDone is the stream's terminal event.
 	KindDone
+	// KindRefusal is a refusal delta (Text): Chat Completions
+	// delta.refusal, a Responses refusal part.
+	KindRefusal
 )
 
 // String returns the kind's name, e.g. "text" or "tool-start".
 func (k Kind) String() string {
-	names := [...]string{"opaque", "role", "text", "reasoning", "tool-start", "tool-args", "tool-end", "finish", "usage", "error", "done"}
+	names := [...]string{"opaque", "role", "text", "reasoning", "tool-start", "tool-args", "tool-end", "finish", "usage", "error", "done", "refusal"}
 	if int(k) < len(names) {
 		return names[k]
 	}
@@ -54,6 +57,11 @@ type Event struct {
 	Type, EventID string
 	// Comment marks an opaque event that was an SSE comment (Raw is its text).
 	Comment bool
+	// Lost names, for an opaque event, the content it carries that the
+	// engine does not model (e.g. "delta.audio"), or is "" when it carries
+	// nothing a client shows. An encoder for another protocol than the
+	// upstream's cannot forward such an event as it came.
+	Lost string
 }
 
 // Meta is what a decoder learns about the response as a whole and what an

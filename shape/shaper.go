@@ -2,6 +2,7 @@ package shape
 
 import (
 	"github.com/seam-dev/seam/sse"
+	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
 
@@ -107,6 +108,9 @@ func (s *shaper) Close(dst [][]byte) [][]byte {
 			}
 			c.flush(s)
 		}
+		if c, ok := s.enc.(cutEncoder); ok && s.state == stateDecoding {
+			c.ended(&s.out, &s.meta)
+		}
 		if s.hasPartial && s.state == stateDecoding {
 			// The event's lines without the blank line that would end it.
 			ev := sse.AppendEvent(nil, s.partial)
@@ -160,6 +164,7 @@ func (s *shaper) onEvent(ev sse.Event) {
 		// gjson reads broken JSON leniently; a client cannot read it at
 		// all. Forward it as it came instead of decoding a guess.
 		s.tmp = opaque(&s.cur)
+		s.tmp.Lost = "an event whose data is not valid JSON"
 		s.process(&s.tmp)
 		return
 	}
@@ -200,14 +205,14 @@ func (s *shaper) begin() bool {
 func (s *shaper) start(p protocol) bool {
 	switch p {
 	case protoChat:
-		s.dec = &chatDecoder{}
+		s.dec = &chatDecoder{legacyCalls: s.cfg.xmlTools || s.cfg.responsesAdapter, refusals: s.cfg.responsesAdapter}
 		s.enc = chatEncoder{}
 		s.chatUp = true
 		if s.cfg.responsesAdapter {
 			s.enc = &responsesEncoder{}
 		}
 	case protoResponses:
-		s.dec = &responsesDecoder{}
+		s.dec = &responsesDecoder{customTools: s.cfg.xmlTools}
 		s.enc = &responsesEncoder{}
 	case protoAnthropic:
 		s.dec = &anthropicDecoder{}
@@ -291,11 +296,39 @@ func (s *shaper) process(e *Event) {
 		for _, c := range s.choices {
 			c.flush(s)
 		}
+	case KindOpaque:
+		if s.adapting() && !e.Comment {
+			s.refuse(e)
+			return
+		}
 	}
 	if s.state != stateDecoding {
 		return
 	}
 	s.enc.encode(&s.out, e, &s.meta)
+}
+
+// adapting reports whether the client protocol differs from the
+// upstream's (a Chat Completions upstream encoded as Responses), so that an
+// upstream event cannot be forwarded as it came.
+func (s *shaper) adapting() bool { return s.chatUp && s.cfg.responsesAdapter }
+
+// refuse handles an upstream event the client's protocol cannot carry as
+// it came. One that carries content the engine does not model is refused
+// loudly: the client gets an error event naming what was not carried,
+// rather than losing it unseen or getting another protocol's JSON. One
+// that carries nothing a client shows (a Chat chunk with no choices, such
+// as a content-filter report) has no form in the client's protocol and is
+// left out.
+func (s *shaper) refuse(e *Event) {
+	if e.Lost == "" {
+		return
+	}
+	b := []byte(`{"type":"seam_cannot_carry","code":"cannot_carry","message":`)
+	b = tape.AppendJSONString(b, "seam's responses-adapter cannot carry "+e.Lost+" of the upstream Chat Completions stream to a Responses client; it was not forwarded")
+	b = append(b, '}')
+	s.tmp = Event{Kind: KindError, Raw: string(b)}
+	s.enc.encode(&s.out, &s.tmp, &s.meta)
 }
 
 // cut ends the turn for stop-after-tools: every choice finishes with "stop",
