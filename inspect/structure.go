@@ -44,7 +44,12 @@ type sideCall struct {
 func callsOf(ch *protocol.Choice) []sideCall {
 	var out []sideCall
 	for _, tc := range ch.ToolCalls {
-		out = append(out, sideCall{name: tc.Name, id: tc.ID, args: tc.Arguments, first: tc.Born.First(), last: tc.Born.Last()})
+		args := tc.Arguments
+		if tc.Custom {
+			// Free-form input: the XML carrying it names it <input>.
+			args = marshalArgs(map[string]any{"input": args})
+		}
+		out = append(out, sideCall{name: tc.Name, id: tc.ID, args: args, first: tc.Born.First(), last: tc.Born.Last()})
 	}
 	if strings.Contains(ch.Text, xmlOpen) {
 		for _, x := range ParseXMLToolCalls(ch.Text) {

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/seam-dev/seam/tape"
@@ -88,5 +89,31 @@ func TestConvertedHunk(t *testing.T) {
 	}
 	if a.Evidence != `changes path; path: upstream "\"a\"" / client "\"b\""` {
 		t.Errorf("evidence %q", a.Evidence)
+	}
+}
+
+// TestLegacyAndCustomCallsMatch: the deprecated Chat function_call and a
+// Responses custom tool call are tool calls too, so the same call carried
+// as an Obsidian block is a conversion, not a dropped call plus an added
+// one.
+func TestLegacyAndCustomCallsMatch(t *testing.T) {
+	t.Parallel()
+	legacy := cc(chatRole) + cc(`{"function_call":{"name":"read","arguments":"{\"path\":"}}`) + cc(`{"function_call":{"arguments":"\"a\"}"}}`) + ccf(`{}`, "function_call") + done
+	xml := cc(chatRole) + cc(`{"content":`+jsonString("<use_tool>\n<name>read</name>\n<path>a</path>\n</use_tool>")+`}`) + ccf(`{}`, "function_call") + done
+	if ids := findingIDs(exInput{up: legacy, client: xml}.findings(t)); ids != "client.disagree, diff.tool-call-converted" {
+		t.Errorf("legacy call as XML: findings %s", ids)
+	}
+	custom := respStream(
+		respEv{typ: "response.created", fields: `"response":{"id":"r1","model":"m","status":"in_progress","output":[]}`},
+		respEv{typ: "response.output_item.added", fields: `"output_index":0,"item":{"type":"custom_tool_call","id":"c1","call_id":"call_1","name":"apply_patch","input":""}`},
+		respEv{typ: "response.custom_tool_call_input.delta", fields: `"output_index":0,"item_id":"c1","delta":"*** Begin"`},
+		respEv{typ: "response.output_item.done", fields: `"output_index":0,"item":{"type":"custom_tool_call","id":"c1","call_id":"call_1","name":"apply_patch","input":"*** Begin"}`},
+		respEv{typ: "response.completed", fields: `"response":{"id":"r1","model":"m","status":"completed","output":[{"type":"custom_tool_call","id":"c1","call_id":"call_1","name":"apply_patch","input":"*** Begin"}]}`})
+	asXML := respOK("<use_tool>\n<name>apply_patch</name>\n<input>*** Begin</input>\n</use_tool>", "<use_tool>\n<name>apply_patch</name>\n<input>*** Begin</input>\n</use_tool>")
+	fs := exInput{url: "/v1/responses", up: custom, client: asXML}.findings(t)
+	for _, f := range fs {
+		if strings.HasPrefix(f.ID, "diff.tool-") && f.ID != "diff.tool-call-converted" {
+			t.Errorf("custom call as XML: %s %s (%s)", f.ID, f.Message, f.Evidence)
+		}
 	}
 }

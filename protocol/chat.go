@@ -185,6 +185,9 @@ func assembleChat(se *Side) *Assembly {
 					s.args[pos].WriteString(frag)
 				}
 			}
+			if strings.Contains(d.Delta, `"function_call"`) {
+				legacyCall(ch, s, gjson.Get(d.Delta, "function_call"), i)
+			}
 			if fr := d.FinishReason; fr != "" {
 				if s.finished < 0 {
 					s.finished = i
@@ -223,6 +226,28 @@ func assembleChat(se *Side) *Assembly {
 		}
 	}
 	return a
+}
+
+// legacyCall assembles the deprecated delta.function_call ({name,
+// arguments}, no id, one per choice) as the choice's tool call 0, the way
+// the SDKs that still read it join it: name set, arguments concatenated.
+func legacyCall(ch *Choice, s *chatChoiceState, fc gjson.Result, ev int) {
+	if !fc.IsObject() {
+		return
+	}
+	pos, ok := s.tools[0]
+	if !ok {
+		pos = len(ch.ToolCalls)
+		s.tools[0] = pos
+		ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: 0})
+		s.args = append(s.args, new(strings.Builder))
+	}
+	call := &ch.ToolCalls[pos]
+	call.Born.Add(ev)
+	if n := fc.Get("name").String(); n != "" {
+		call.Name = n
+	}
+	s.args[pos].WriteString(fc.Get("arguments").String())
 }
 
 // quoteTail shows the last few bytes of s, quoted, so control characters

@@ -21,6 +21,9 @@ type ToolCall struct {
 	Name string `json:"name"`
 	// Arguments is the raw joined arguments string.
 	Arguments string `json:"arguments"`
+	// Custom marks a Responses custom tool call, whose Arguments is its
+	// free-form input text rather than JSON.
+	Custom bool `json:"custom,omitempty"`
 	// Born is the events that opened the call and last added to it.
 	Born Born `json:"-"`
 }

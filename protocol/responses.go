@@ -101,7 +101,7 @@ func assembleResponses(se *Side) *Assembly {
 			lastSeq = n
 		}
 		oi := r.OutputIndex
-		if typ == "response.output_item.added" || typ == "response.output_item.done" || strings.HasPrefix(typ, "response.function_call_arguments.") {
+		if typ == "response.output_item.added" || typ == "response.output_item.done" || strings.HasPrefix(typ, "response.function_call_arguments.") || strings.HasPrefix(typ, "response.custom_tool_call_input.") {
 			item(oi).born.Add(i)
 		}
 		checkID := func(it *respItem) {
@@ -162,7 +162,7 @@ func assembleResponses(se *Side) *Assembly {
 			if v.Exists() && v.String() != got {
 				a.flag("final.mismatch", i, diffEvidence(got, v.String()), "%s differs from the joined deltas of output %d", typ, oi)
 			}
-		case "response.function_call_arguments.delta":
+		case "response.function_call_arguments.delta", "response.custom_tool_call_input.delta":
 			it := item(oi)
 			checkID(it)
 			it.args.WriteString(r.Delta.String())
@@ -239,8 +239,8 @@ func assembleResponses(se *Side) *Assembly {
 	for _, k := range slices.Sorted(maps.Keys(items)) {
 		it := items[k]
 		switch {
-		case it.typ == "function_call" || it.args.Len() > 0 && it.typ == "":
-			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: it.callID, Name: it.name, Arguments: it.args.String(), Born: it.born})
+		case it.typ == "function_call" || it.typ == "custom_tool_call" || it.args.Len() > 0 && it.typ == "":
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: it.callID, Name: it.name, Arguments: it.args.String(), Custom: it.typ == "custom_tool_call", Born: it.born})
 		case it.typ == "reasoning":
 			reasoning.WriteString(it.reason.String())
 			ch.ReasoningBorn.Add(it.reasonAt.First())
@@ -320,6 +320,8 @@ func ResponsesFinal(r gjson.Result) *Message {
 		switch o.Get("type").String() {
 		case "function_call":
 			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: o.Get("call_id").String(), Name: o.Get("name").String(), Arguments: o.Get("arguments").String()})
+		case "custom_tool_call":
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: o.Get("call_id").String(), Name: o.Get("name").String(), Arguments: o.Get("input").String(), Custom: true})
 		case "reasoning":
 			o.Get("summary").ForEach(func(_, s gjson.Result) bool {
 				reasoning.WriteString(s.Get("text").String())
