@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -81,16 +83,49 @@ func (r *Result) Describe() string {
 	case bytes.Equal(r.Body(), (&tape.SideData{Chunks: r.Recorded}).Body()):
 		return fmt.Sprintf("same bytes, other boundaries: frame %d is %d bytes, recorded %d", i, len(got), len(want))
 	}
-	return fmt.Sprintf("differs at frame %d: replayed %s, recorded %s", i, quote(got), quote(want))
+	k := commonPrefix(got, want)
+	body := int64(0)
+	for _, f := range r.Frames[:i] {
+		body += int64(len(f.Data))
+	}
+	g, w := around(got, k), around(want, k)
+	return fmt.Sprintf("differs at frame %d, byte %d of the frame (byte %d of the body):\n  replayed %s\n  recorded %s", i, k, body+int64(k), g, w)
 }
 
-func quote(b []byte) string {
-	const max = 120
-	s := string(b)
-	if len(s) > max {
-		s = s[:max] + "…"
+// Context shown around the first differing byte of a frame.
+const (
+	contextBefore = 32
+	contextAfter  = 48
+)
+
+// commonPrefix returns how many leading bytes a and b share.
+func commonPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
 	}
-	return fmt.Sprintf("%q", s)
+	return n
+}
+
+// around quotes b from a little before byte k to a little after it, with
+// an ellipsis where it is cut, so that control characters and bytes that
+// are not UTF-8 show as escapes.
+func around(b []byte, k int) string {
+	from, to := max(0, k-contextBefore), min(len(b), k+contextAfter)
+	for from > 0 && !utf8.RuneStart(b[from]) {
+		from--
+	}
+	for to < len(b) && !utf8.RuneStart(b[to]) {
+		to++
+	}
+	s := strconv.Quote(string(b[from:to]))
+	if from > 0 {
+		s = "…" + s
+	}
+	if to < len(b) {
+		s += "…"
+	}
+	return s
 }
 
 // Exchange replays the upstream side of x through the engine cfg describes,

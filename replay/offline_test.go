@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/seam-dev/seam/fixtures"
@@ -87,6 +88,19 @@ func TestReplayReportsFirstDifference(t *testing.T) {
 	}
 	if res.Identical() || res.Mismatch != 3 {
 		t.Fatalf("mismatch at %d, want 3: %s", res.Mismatch, res.Describe())
+	}
+	// It says where in the frame and the body, and shows the bytes around
+	// the first difference on both sides, escaped.
+	var before int
+	for _, ch := range c.Exchanges[0].Client.Chunks[:3] {
+		before += len(ch.Data)
+	}
+	got := res.Describe()
+	want := "differs at frame 3, byte 7 of the frame (byte " + strconv.Itoa(before+7) + " of the body):\n" +
+		"  replayed " + strconv.Quote(string(res.Frames[3].Data[:min(55, len(res.Frames[3].Data))])) + "…\n" +
+		`  recorded "event: ping\ndata: {\"type\":\"ping\"}\n\n"`
+	if got != want {
+		t.Errorf("describe:\n%s\nwant\n%s", got, want)
 	}
 	// Same bytes with other boundaries is a difference too.
 	x = *c.Exchanges[0]

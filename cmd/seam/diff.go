@@ -4,6 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/seam-dev/seam/inspect"
 )
@@ -20,17 +24,24 @@ func diffCommand() *command {
 		summary: "diff the assembled output of two exchanges or captures",
 		usage:   "seam diff [--ex N] [--ex-b M] A B",
 		help: `
-Assembles the client side of an exchange in A and one in B (captures or raw
+Assembles the client side of exchanges in A and B (captures or raw
 recordings) and prints a text diff of the results with +/- gutters; each
 hunk says the event, chunk, byte offset and time in B where it begins.
-A and B may be the same file with different --ex and --ex-b. By default the
-first exchange of each is compared.`,
-		example: "seam diff --ex 3 --ex-b 3 before.ndjson after.ndjson",
+
+By default every exchange of A is compared with the exchange of B that has
+the same number, and the last line says which pairs were compared and which
+exchanges have no counterpart. --ex (and --ex-b) compare one pair; A and B
+may then be the same file with different --ex and --ex-b.
+
+--json prints one diff object with --ex, else {"pairs": [diff, …],
+"only_a": [ex, …], "only_b": [ex, …]}. --exit-code exits 1 when any pair
+differs or an exchange has no counterpart.`,
+		example: "seam diff before.ndjson after.ndjson\n  seam diff --ex 3 --ex-b 4 capture.ndjson capture.ndjson",
 		flags: func(fs *flag.FlagSet) any {
 			o := &diffOptions{}
-			fs.IntVar(&o.exA, "ex", 1, "exchange `N` of A")
-			fs.IntVar(&o.exB, "ex-b", 0, "exchange `M` of B (default: the same number as --ex)")
-			fs.BoolVar(&o.json, "json", false, "print the diff as JSON")
+			fs.IntVar(&o.exA, "ex", 0, "compare only exchange `N` of A (default: every exchange)")
+			fs.IntVar(&o.exB, "ex-b", 0, "with --ex, exchange `M` of B (default: the same number as --ex)")
+			fs.BoolVar(&o.json, "json", false, "print the diffs as JSON")
 			fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the two differ, as git diff --exit-code")
 			return o
 		},
@@ -42,6 +53,15 @@ func runDiff(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	o := opts.(*diffOptions)
 	if fs.NArg() != 2 {
 		return &usageError{cmd: "diff", msg: "want two inputs, A and B", example: "seam diff before.ndjson after.ndjson"}
+	}
+	if o.exA < 0 || o.exB < 0 {
+		return &usageError{cmd: "diff", msg: "--ex and --ex-b number exchanges from 1", example: "seam diff --ex 3 before.ndjson after.ndjson"}
+	}
+	if o.exA == 0 && o.exB != 0 {
+		o.exA = 1
+	}
+	if o.exA == 0 {
+		return diffAll(e, o, fs.Arg(0), fs.Arg(1))
 	}
 	if o.exB == 0 {
 		o.exB = o.exA
@@ -81,4 +101,175 @@ func exchangeReport(e *env, path string, n int) (*inspect.ExchangeReport, error)
 		return nil, err
 	}
 	return inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true}).Exchange(x), nil
+}
+
+// diffPairs is the JSON form of seam diff over every exchange pair.
+type diffPairs struct {
+	Pairs []*inspect.Diff `json:"pairs"`
+	OnlyA []int           `json:"only_a,omitempty"`
+	OnlyB []int           `json:"only_b,omitempty"`
+}
+
+// reportStream inspects the exchanges of one input as they are read.
+type reportStream struct {
+	path string
+	src  exchangeSource
+	in   *inspect.Inspector
+	done bool
+	n    int // exchanges read
+}
+
+func openReportStream(e *env, path string) (*reportStream, func(), error) {
+	src, closeSrc, err := openExchanges(e, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := src.Header()
+	if err != nil {
+		closeSrc()
+		return nil, nil, err
+	}
+	return &reportStream{path: path, src: src, in: inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true})}, closeSrc, nil
+}
+
+// next returns the next exchange's report, or nil at the end.
+func (s *reportStream) next() (*inspect.ExchangeReport, error) {
+	if s.done {
+		return nil, nil
+	}
+	x, err := s.src.Next()
+	if err == io.EOF {
+		s.done = true
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.n++
+	return s.in.Exchange(x), nil
+}
+
+// diffAll compares every exchange of A with the exchange of B that has the
+// same number. Both inputs are read exchange by exchange, side by side, so
+// only the exchanges still waiting for their counterpart are held (none,
+// when both number theirs in the same order).
+func diffAll(e *env, o *diffOptions, pathA, pathB string) error {
+	a, closeA, err := openReportStream(e, pathA)
+	if err != nil {
+		return err
+	}
+	defer closeA()
+	b, closeB, err := openReportStream(e, pathB)
+	if err != nil {
+		return err
+	}
+	defer closeB()
+	out := diffPairs{Pairs: []*inspect.Diff{}}
+	waitA, waitB := map[int]*inspect.ExchangeReport{}, map[int]*inspect.ExchangeReport{}
+	compared := map[int]bool{}
+	var order []string
+	differ := false
+	pair := func(x, y *inspect.ExchangeReport) error {
+		d := inspect.DiffExchangeReports(x, y)
+		d.A, d.B = pathA+"#"+strconv.Itoa(x.Ex), pathB+"#"+strconv.Itoa(y.Ex)
+		differ = differ || !d.Equal
+		compared[x.Ex] = true
+		order = append(order, strconv.Itoa(x.Ex))
+		if o.json {
+			out.Pairs = append(out.Pairs, d)
+			return nil
+		}
+		return inspect.WriteDiff(e.stdout, d, false)
+	}
+	// take files a report of one side: paired with the other side's
+	// exchange of the same number when it was read, else kept waiting. A
+	// continuation of an exchange already compared is not compared again.
+	take := func(r *inspect.ExchangeReport, wait, other map[int]*inspect.ExchangeReport, aSide bool) error {
+		if r == nil || compared[r.Ex] {
+			return nil
+		}
+		y, ok := other[r.Ex]
+		if !ok {
+			if _, dup := wait[r.Ex]; !dup {
+				wait[r.Ex] = r
+			}
+			return nil
+		}
+		delete(other, r.Ex)
+		if aSide {
+			return pair(r, y)
+		}
+		return pair(y, r)
+	}
+	for !a.done || !b.done {
+		ra, err := a.next()
+		if err != nil {
+			return err
+		}
+		if err := take(ra, waitA, waitB, true); err != nil {
+			return err
+		}
+		rb, err := b.next()
+		if err != nil {
+			return err
+		}
+		if err := take(rb, waitB, waitA, false); err != nil {
+			return err
+		}
+	}
+	printWarnings(e, a.src.Warnings())
+	printWarnings(e, b.src.Warnings())
+	out.OnlyA, out.OnlyB = sortedKeys(waitA), sortedKeys(waitB)
+	differ = differ || len(out.OnlyA)+len(out.OnlyB) > 0
+	if o.json {
+		err = writeJSON(e.stdout, out)
+	} else {
+		err = writeDiffSummary(e, out, order, a.n, b.n)
+	}
+	if err != nil {
+		return err
+	}
+	if o.exitCode && differ {
+		return errDiffers
+	}
+	return nil
+}
+
+func sortedKeys(m map[int]*inspect.ExchangeReport) []int {
+	var out []int
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// writeDiffSummary says which exchanges were compared and which have no
+// counterpart.
+func writeDiffSummary(e *env, out diffPairs, compared []string, na, nb int) error {
+	what := "no exchange: none has the same number in A and B"
+	switch {
+	case len(compared) == 1:
+		what = "exchange " + compared[0] + " of A with the same number in B"
+	case len(compared) > 1:
+		what = "exchanges " + strings.Join(compared, ", ") + " of A with the same numbers in B"
+	}
+	if _, err := fmt.Fprintf(e.stdout, "compared %s (A has %s, B has %d)\n", what, plural(na, "exchange"), nb); err != nil {
+		return err
+	}
+	if len(out.OnlyA) > 0 {
+		fmt.Fprintf(e.stdout, "only in A: exchange %s\n", joinInts(out.OnlyA))
+	}
+	if len(out.OnlyB) > 0 {
+		fmt.Fprintf(e.stdout, "only in B: exchange %s\n", joinInts(out.OnlyB))
+	}
+	return nil
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/seam-dev/seam/inspect"
@@ -109,7 +110,13 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			}
 			continue
 		}
-		fmt.Fprintf(e.stdout, "exchange %d: %s\n", x.Ex, visible.String(res.Describe()))
+		// Describe's lines each go through the sanitiser (its excerpts are
+		// quoted already; a capture's bytes never reach the terminal raw).
+		desc := strings.Split(res.Describe(), "\n")
+		for i := range desc {
+			desc[i] = visible.String(desc[i])
+		}
+		fmt.Fprintf(e.stdout, "exchange %d: %s\n", x.Ex, strings.Join(desc, "\n"))
 		if res.Identical() || res.NoClient {
 			continue
 		}
@@ -129,14 +136,16 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	return nil
 }
 
-// writeReplayDiff prints the diff of the assembled client output, recorded
-// against replayed.
+// writeReplayDiff prints how the findings change from the recorded client
+// side to the replayed one, then the diff of the assembled client output,
+// recorded against replayed.
 func writeReplayDiff(e *env, recorded, replayed *tape.Exchange) error {
 	a := inspect.Inspect(&tape.Capture{Name: "recorded", Exchanges: []*tape.Exchange{recorded}}, inspect.Options{NoDiffs: true})
 	b := inspect.Inspect(&tape.Capture{Name: "replayed", Exchanges: []*tape.Exchange{replayed}}, inspect.Options{NoDiffs: true})
 	if len(a.Exchanges) == 0 || len(b.Exchanges) == 0 {
 		return nil
 	}
+	fmt.Fprintf(e.stdout, "  findings, recorded → replayed: %s\n", inspect.CompareFindings(a.Exchanges[0].Findings, b.Exchanges[0].Findings))
 	d := inspect.DiffExchangeReports(a.Exchanges[0], b.Exchanges[0])
 	d.A, d.B = "recorded client", "replayed client"
 	return inspect.WriteDiff(e.stdout, d, false)
