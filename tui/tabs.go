@@ -64,6 +64,10 @@ func (m *model) findingsDoc() doc {
 		if f.Pointer.Side != "" {
 			at = clean(strings.TrimPrefix(f.Pointer.String(), fmt.Sprintf("ex %d ", f.Pointer.Ex)))
 		}
+		if f.Peer != nil {
+			// A two-sided finding: where its counterpart was born.
+			at += " · vs " + clean(strings.TrimPrefix(f.Peer.String(), fmt.Sprintf("ex %d ", f.Peer.Ex)))
+		}
 		l2 := newLine(sty("    at "+at, st.dim))
 		var l3 docLine
 		if f.Evidence != "" {

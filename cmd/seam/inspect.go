@@ -46,6 +46,15 @@ assemble it (` + strings.Join(inspect.Clients(), ", ") + `),
 diffs the streamed deltas against the final output the stream claims and the
 upstream side against the client side, and runs the corruption detectors.
 
+Upstream and client are compared part by part too, across protocols: every
+tool call (structured, or an Obsidian <use_tool> block in the text), finish
+reason, usage, error, reasoning and refusal, so a call a proxy dropped,
+added, renamed or rewrote is a diff.* finding pointing at the event on each
+side; text hunks say whether they sit in the preamble, a tool block or the
+tail. In a sandwich recording (seam record --proxy) the client's request is
+compared with the one the proxy sent upstream: model, parameters, tools and
+the message history (req.* findings when it was rewritten).
+
 Findings are sorted by severity; each points at the exchange, side, event,
 chunk, byte offset and time where it was born. --json prints the same report
 as one JSON document (schema in the inspect package docs). With --fail-on,
