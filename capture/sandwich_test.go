@@ -89,26 +89,11 @@ func TestSandwich(t *testing.T) {
 			defer api.Close()
 			apiURL, _ := url.Parse(api.URL)
 
-			var buf bytes.Buffer
-			wr := tape.NewWriter(&buf, tape.WriterOptions{})
-			wr.Header(tape.Header{V: tape.Version, Seam: "test", Engine: tape.Engine{Profile: "external"}})
-			n := new(capture.Numbering)
-			back, err := capture.New(capture.Options{Upstream: apiURL, Writer: wr, Leg: capture.Back, Numbering: n})
-			if err != nil {
-				t.Fatal(err)
-			}
-			backSrv := httptest.NewServer(back)
-			proxy := httptest.NewServer(buggyProxy(backSrv.URL, forward))
-			defer proxy.Close()
-			proxyURL, _ := url.Parse(proxy.URL)
 			var sums []capture.Summary
 			var mu sync.Mutex
-			front, err := capture.New(capture.Options{Upstream: proxyURL, Writer: wr, Leg: capture.Front, Numbering: n,
-				OnDone: func(s capture.Summary) { mu.Lock(); sums = append(sums, s); mu.Unlock() }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			frontSrv := httptest.NewServer(front)
+			rig := newSandwich(t, apiURL, func(back string) http.Handler { return buggyProxy(back, forward) },
+				func(s capture.Summary) { mu.Lock(); sums = append(sums, s); mu.Unlock() })
+			frontSrv := rig.frontSrv
 
 			ids := []string{"a", "b", "c", "d"}
 			var wg sync.WaitGroup
@@ -129,19 +114,9 @@ func TestSandwich(t *testing.T) {
 				}
 			}
 			wg.Wait()
-			frontSrv.Close()
-			front.Wait()
-			backSrv.Close()
-			back.Wait()
-			if err := wr.Close(); err != nil {
-				t.Fatal(err)
-			}
+			c := rig.finish(t)
 			if _, leaked := gotTag.Load(""); !leaked {
 				t.Error("the exchange header reached the upstream API")
-			}
-			c, err := tape.Read(&buf, "sandwich")
-			if err != nil || len(c.Warnings) > 0 {
-				t.Fatalf("decode: %v %v", err, c.Warnings)
 			}
 			if len(c.Exchanges) != len(ids) || len(sums) != len(ids) {
 				t.Fatalf("%d exchanges and %d summaries, want %d", len(c.Exchanges), len(sums), len(ids))
@@ -201,40 +176,72 @@ func TestSandwichProxyAnswersItself(t *testing.T) {
 	}))
 	defer api.Close()
 	apiURL, _ := url.Parse(api.URL)
-	var buf bytes.Buffer
-	wr := tape.NewWriter(&buf, tape.WriterOptions{})
-	wr.Header(tape.Header{V: tape.Version, Seam: "test", Engine: tape.Engine{Profile: "external"}})
-	n := new(capture.Numbering)
-	back, err := capture.New(capture.Options{Upstream: apiURL, Writer: wr, Leg: capture.Back, Numbering: n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	backSrv := httptest.NewServer(back)
-	defer backSrv.Close()
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"cached\"}}]}\n\ndata: [DONE]\n\n")
-	}))
-	defer proxy.Close()
-	proxyURL, _ := url.Parse(proxy.URL)
 	sums := make(chan capture.Summary, 1)
-	front, err := capture.New(capture.Options{Upstream: proxyURL, Writer: wr, Leg: capture.Front, Numbering: n,
-		OnDone: func(s capture.Summary) { sums <- s }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	frontSrv := httptest.NewServer(front)
+	rig := newSandwich(t, apiURL, func(string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"cached\"}}]}\n\ndata: [DONE]\n\n")
+		})
+	}, func(s capture.Summary) { sums <- s })
+	frontSrv := rig.frontSrv
 	resp, err := http.Post(frontSrv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	frontSrv.Close()
-	front.Wait()
+	rig.finish(t)
 	s := <-sums
 	if !s.NoUpstream || s.UpstreamBytes != 0 || !strings.Contains(s.String(), "  up -  ") || s.ClientEvents != 2 {
 		t.Errorf("summary %+v\n%s\nwant no upstream and the proxy's 2 events under client", s, s)
 	}
-	wr.Close()
+}
+
+// sandwichRig is a sandwich recording in a test: the front leg, the proxy
+// under test, the back leg, one capture.
+type sandwichRig struct {
+	buf                      bytes.Buffer
+	wr                       *tape.Writer
+	front, back              *capture.Recorder
+	frontSrv, backSrv, proxy *httptest.Server
+}
+
+// newSandwich starts the two legs around the proxy proxyFor makes from the
+// back leg's URL; onDone gets the front leg's summaries.
+func newSandwich(t *testing.T, api *url.URL, proxyFor func(back string) http.Handler, onDone func(capture.Summary)) *sandwichRig {
+	t.Helper()
+	s := &sandwichRig{}
+	s.wr = tape.NewWriter(&s.buf, tape.WriterOptions{})
+	s.wr.Header(tape.Header{V: tape.Version, Seam: "test", Engine: tape.Engine{Profile: "external"}})
+	n := new(capture.Numbering)
+	var err error
+	if s.back, err = capture.New(capture.Options{Upstream: api, Writer: s.wr, Leg: capture.Back, Numbering: n}); err != nil {
+		t.Fatal(err)
+	}
+	s.backSrv = httptest.NewServer(s.back)
+	s.proxy = httptest.NewServer(proxyFor(s.backSrv.URL))
+	proxyURL, _ := url.Parse(s.proxy.URL)
+	if s.front, err = capture.New(capture.Options{Upstream: proxyURL, Writer: s.wr, Leg: capture.Front, Numbering: n, OnDone: onDone}); err != nil {
+		t.Fatal(err)
+	}
+	s.frontSrv = httptest.NewServer(s.front)
+	return s
+}
+
+// finish stops the legs (front first), closes the capture and reads it.
+func (s *sandwichRig) finish(t *testing.T) *tape.Capture {
+	t.Helper()
+	s.frontSrv.Close()
+	s.front.Wait()
+	s.proxy.Close()
+	s.backSrv.Close()
+	s.back.Wait()
+	if err := s.wr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := tape.Read(&s.buf, "sandwich")
+	if err != nil || len(c.Warnings) > 0 {
+		t.Fatalf("decode: %v %v", err, c.Warnings)
+	}
+	return c
 }

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"bytes"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -184,14 +185,7 @@ func pathOf(url string) string {
 	return p
 }
 
-func sortedToolNames(m map[string]*toolSchema) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func sortedToolNames(m map[string]*toolSchema) []string { return slices.Sorted(maps.Keys(m)) }
 
 // sameSchema compares two JSON schemas as JSON values.
 func sameSchema(a, b string) bool {
@@ -219,16 +213,9 @@ func paramName(k string) string {
 // diffParams compares the top-level parameters of two request bodies.
 func diffParams(a, b []byte) []ParamChange {
 	pa, pb := params(a), params(b)
-	names := make([]string, 0, len(pa)+len(pb))
-	for k := range pa {
-		names = append(names, k)
-	}
-	for k := range pb {
-		if _, ok := pa[k]; !ok {
-			names = append(names, k)
-		}
-	}
+	names := append(slices.Collect(maps.Keys(pa)), slices.Collect(maps.Keys(pb))...)
 	slices.Sort(names)
+	names = slices.Compact(names)
 	var out []ParamChange
 	for _, k := range names {
 		va, vb := pa[k], pb[k]

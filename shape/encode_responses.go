@@ -255,29 +255,9 @@ func (r *responsesEncoder) closeItem(f *frames, oi int) {
 	}
 	switch it.kind {
 	case "message":
-		r.head(f, "response.output_text.done")
-		r.itemRef(f, oi, it)
-		f.buf = append(f.buf, `,"content_index":0,"text":`...)
-		f.buf = tape.AppendJSONString(f.buf, it.text.String())
-		endTyped(f)
-		r.head(f, "response.content_part.done")
-		r.itemRef(f, oi, it)
-		f.buf = append(f.buf, `,"content_index":0,"part":{"type":"output_text","text":`...)
-		f.buf = tape.AppendJSONString(f.buf, it.text.String())
-		f.buf = append(f.buf, `,"annotations":[]}`...)
-		endTyped(f)
+		r.partDone(f, oi, it, "response.output_text.done", "text", `{"type":"output_text","text":`, `,"annotations":[]}`)
 	case "refusal":
-		r.head(f, "response.refusal.done")
-		r.itemRef(f, oi, it)
-		f.buf = append(f.buf, `,"content_index":0,"refusal":`...)
-		f.buf = tape.AppendJSONString(f.buf, it.text.String())
-		endTyped(f)
-		r.head(f, "response.content_part.done")
-		r.itemRef(f, oi, it)
-		f.buf = append(f.buf, `,"content_index":0,"part":{"type":"refusal","refusal":`...)
-		f.buf = tape.AppendJSONString(f.buf, it.text.String())
-		f.buf = append(f.buf, `}`...)
-		endTyped(f)
+		r.partDone(f, oi, it, "response.refusal.done", "refusal", `{"type":"refusal","refusal":`, `}`)
 	case "reasoning":
 		r.head(f, "response.reasoning_summary_text.done")
 		r.itemRef(f, oi, it)
@@ -296,6 +276,26 @@ func (r *responsesEncoder) closeItem(f *frames, oi int) {
 	f.buf = appendInt(f.buf, oi)
 	f.buf = append(f.buf, `,"item":`...)
 	r.item(f, it, "completed")
+	endTyped(f)
+}
+
+// partDone writes the two events that end an item's content part: doneType
+// with the whole text under field, then content_part.done with the part
+// (its JSON: partOpen, the text, partClose).
+func (r *responsesEncoder) partDone(f *frames, oi int, it *respItem, doneType, field, partOpen, partClose string) {
+	r.head(f, doneType)
+	r.itemRef(f, oi, it)
+	f.buf = append(f.buf, `,"content_index":0,"`...)
+	f.buf = append(f.buf, field...)
+	f.buf = append(f.buf, `":`...)
+	f.buf = tape.AppendJSONString(f.buf, it.text.String())
+	endTyped(f)
+	r.head(f, "response.content_part.done")
+	r.itemRef(f, oi, it)
+	f.buf = append(f.buf, `,"content_index":0,"part":`...)
+	f.buf = append(f.buf, partOpen...)
+	f.buf = tape.AppendJSONString(f.buf, it.text.String())
+	f.buf = append(f.buf, partClose...)
 	endTyped(f)
 }
 
