@@ -143,14 +143,17 @@ func TestAdapterRefusesWhatItCannotCarry(t *testing.T) {
 	}
 }
 
+// ev is a typed SSE event (Responses, Anthropic): its name, and its data
+// with the type first and then fields.
+func ev(typ, fields string) string {
+	return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\"," + fields + "}\n\n"
+}
+
 // TestCustomToolCallAsXML: a Responses custom (free-form input) tool call
 // through obsidian-xml becomes a <use_tool> block whose <input> holds the
 // input (it used to go through as it came, which Obsidian ignores).
 func TestCustomToolCallAsXML(t *testing.T) {
 	t.Parallel()
-	ev := func(typ, fields string) string {
-		return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\"," + fields + "}\n\n"
-	}
 	body := []byte(ev("response.created", `"response":{"id":"resp_1","model":"gpt-5","status":"in_progress","output":[]}`) +
 		ev("response.output_item.added", `"output_index":0,"item":{"type":"custom_tool_call","id":"ctc_1","call_id":"call_1","name":"apply_patch","input":""}`) +
 		ev("response.custom_tool_call_input.delta", `"output_index":0,"item_id":"ctc_1","delta":"*** Begin \"Patch\""`) +
@@ -170,9 +173,6 @@ func TestCustomToolCallAsXML(t *testing.T) {
 // keeps its stop, and the engine numbers its own blocks after it.
 func TestOpaqueItemsKept(t *testing.T) {
 	t.Parallel()
-	ev := func(typ, fields string) string {
-		return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\"," + fields + "}\n\n"
-	}
 	resp := []byte(ev("response.created", `"response":{"id":"resp_1","model":"gpt-5","status":"in_progress","output":[]}`) +
 		ev("response.output_item.added", `"output_index":0,"item":{"type":"web_search_call","id":"ws_1","status":"in_progress"}`) +
 		ev("response.output_item.done", `"output_index":0,"item":{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"paris weather"}}`) +
