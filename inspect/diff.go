@@ -301,7 +301,7 @@ func upstreamClientDiff(ctx *exCtx) *Diff {
 	d := diffSides(DiffUpstreamClient, textSide(ctx.x.Ex, up), textSide(ctx.x.Ex, cl))
 	if !d.Equal {
 		ca, cb := choiceAt(up.Message, 0), choiceAt(cl.Message, 0)
-		convA, convB := convertedBlocks(ca, cb)
+		convA, convB := convertedBlocks(ctx.callsOf(up, ca), ctx.callsOf(cl, cb))
 		classifyHunks(d, ca.Text, cb.Text, convA, convB)
 	}
 	return d
@@ -310,8 +310,8 @@ func upstreamClientDiff(ctx *exCtx) *Diff {
 // convertedBlocks returns the byte ranges of the XML blocks, in the
 // upstream text (a) and in the client text (b), of the calls that crossed
 // between structured form and XML with their name and arguments intact.
-func convertedBlocks(a, b *protocol.Choice) (convA, convB [][2]int) {
-	for _, p := range matchCalls(callsOf(a), callsOf(b)) {
+func convertedBlocks(a, b []sideCall) (convA, convB [][2]int) {
+	for _, p := range matchCalls(a, b) {
 		if p.a == nil || p.b == nil || p.a.xml == p.b.xml || p.a.name != p.b.name || !argsEqual(p.a, p.b) {
 			continue
 		}

@@ -151,6 +151,8 @@ type exCtx struct {
 	// upDiff is the upstream-vs-client diff, computed whatever
 	// Options.NoDiffs says, or nil when the exchange lacks a side.
 	upDiff *Diff
+	// calls holds the tool calls of each side's choices, read once.
+	calls map[callsKey][]sideCall
 }
 
 func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCtx) *exCtx {

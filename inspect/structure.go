@@ -37,6 +37,44 @@ type sideCall struct {
 	// first is the event where the call was born, last the one that
 	// completed it (-1 when unknown).
 	first, last int
+	// val is args decoded (the parameters, for an XML call), once: valOK
+	// says it is one JSON value, decoded that it was looked at.
+	val            any
+	valOK, decoded bool
+}
+
+// value returns the call's arguments as a JSON value, decoding them once.
+// Against XML, empty arguments are {} (XML cannot tell them apart).
+func (c *sideCall) value(loose bool) (any, bool) {
+	if loose && strings.TrimSpace(c.args) == "" {
+		return map[string]any{}, true
+	}
+	if !c.decoded {
+		c.val, c.valOK = decodeJSON(c.args)
+		c.decoded = true
+	}
+	return c.val, c.valOK
+}
+
+// callsOf returns the tool calls of choice ch of side s, reading them once
+// per exchange (the text diff and the structural comparison both use them).
+func (c *exCtx) callsOf(s *SideReport, ch *protocol.Choice) []sideCall {
+	key := callsKey{s.Side, ch.Index}
+	if calls, ok := c.calls[key]; ok {
+		return calls
+	}
+	if c.calls == nil {
+		c.calls = map[callsKey][]sideCall{}
+	}
+	calls := callsOf(ch)
+	c.calls[key] = calls
+	return calls
+}
+
+// callsKey names one choice of one side.
+type callsKey struct {
+	side   tape.Side
+	choice int
 }
 
 // callsOf returns the tool calls of a choice: its structured calls, then
@@ -54,7 +92,8 @@ func callsOf(ch *protocol.Choice) []sideCall {
 	if strings.Contains(ch.Text, xmlOpen) {
 		for _, x := range ParseXMLToolCalls(ch.Text) {
 			out = append(out, sideCall{name: x.Name, args: marshalArgs(x.Args), xml: true, start: x.Start, end: x.End,
-				first: protocol.EventAt(ch.Spans, x.Start), last: protocol.EventAt(ch.Spans, max(x.End-1, x.Start))})
+				first: protocol.EventAt(ch.Spans, x.Start), last: protocol.EventAt(ch.Spans, max(x.End-1, x.Start)),
+				val: x.Args, valOK: true, decoded: true})
 		}
 	}
 	return out
@@ -111,19 +150,10 @@ func argsEqual(x, y *sideCall) bool {
 		return true
 	}
 	loose := x.xml || y.xml
-	ax, bx := x.args, y.args
-	if loose {
-		if strings.TrimSpace(ax) == "" {
-			ax = "{}"
-		}
-		if strings.TrimSpace(bx) == "" {
-			bx = "{}"
-		}
-	}
-	va, okA := decodeJSON(ax)
-	vb, okB := decodeJSON(bx)
+	va, okA := x.value(loose)
+	vb, okB := y.value(loose)
 	if !okA || !okB {
-		return ax == bx
+		return false // the strings differ and one is not JSON
 	}
 	return jsonEqual(va, vb, loose)
 }
@@ -237,7 +267,7 @@ func choiceLabel(idx int) string {
 
 // calls compares the tool calls of one choice.
 func (s *structCtx) calls(idx int, ca, cb *protocol.Choice) {
-	pairs := matchCalls(callsOf(ca), callsOf(cb))
+	pairs := matchCalls(s.c.callsOf(s.up, ca), s.c.callsOf(s.cl, cb))
 	converted := 0
 	var convEvidence []string
 	for _, p := range pairs {
@@ -314,8 +344,8 @@ func callEvidence(c *sideCall) string {
 
 // argsHow says how two differing arguments differ, when it is simple.
 func argsHow(a, b *sideCall) string {
-	_, okA := decodeJSON(a.args)
-	_, okB := decodeJSON(b.args)
+	_, okA := a.value(false)
+	_, okB := b.value(false)
 	switch {
 	case okA && !okB:
 		return " (the client's are not valid JSON)"
@@ -331,8 +361,9 @@ func argsHow(a, b *sideCall) string {
 // objects the parameters added, removed and changed (the first with both
 // values), else both strings from a little before their first difference.
 func argsEvidence(a, b *sideCall) string {
-	va, okA := decodeJSON(a.args)
-	vb, okB := decodeJSON(b.args)
+	loose := a.xml || b.xml
+	va, okA := a.value(loose)
+	vb, okB := b.value(loose)
 	oa, isA := va.(map[string]any)
 	ob, isB := vb.(map[string]any)
 	if !okA || !okB || !isA || !isB {
@@ -345,7 +376,7 @@ func argsEvidence(a, b *sideCall) string {
 		switch {
 		case !ok:
 			removed = append(removed, k)
-		case !jsonEqual(oa[k], w, a.xml || b.xml):
+		case !jsonEqual(oa[k], w, loose):
 			changed = append(changed, k)
 			if first == "" {
 				ja, jb := jsonText(oa[k]), jsonText(w)
