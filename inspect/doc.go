@@ -36,7 +36,7 @@
 //	             "reasoning", "refusal", "tool_calls": [ToolCall], "finish_reason" } ],
 //	             "usage": { "input", "output", "total", "reasoning", "cache_read",
 //	             "cache_creation" }, "status", "error", "final": Message }
-//	ToolCall = { "index", "id", "name", "arguments" }
+//	ToolCall = { "index", "id", "name", "arguments", "custom" }
 //	Pointer  = { "ex", "side", "event", "chunk", "off", "t" }  (-1 when not applicable)
 //	RequestDiff = { "identical", "url": Change, "model": Change,
 //	                "params": [ { "name", "client", "upstream" } ],
