@@ -19,6 +19,20 @@ const (
 	RegionTail = "tail"
 )
 
+// Where says in words which region of the text the hunk sits in ("in the
+// tail after the last tool block"), and whether it only carries converted
+// tool calls; "" when the texts have no tool blocks.
+func (h *Hunk) Where() string {
+	if h.Region == "" {
+		return ""
+	}
+	s := "in the " + regionWords(h.Region)
+	if h.Converted {
+		s += ", tool calls carried as XML"
+	}
+	return s
+}
+
 // toolBlocks returns the byte ranges of the tool blocks of a text: each
 // from a "<use_tool" to the end of the first "</use_tool" after it (its '>'
 // included when present), an unclosed one to the end of the text. Malformed

@@ -169,11 +169,8 @@ func writeDiff(w io.Writer, d *Diff, indent string, paint func(code, s string) s
 			at = " " + visible.String(h.At.String())
 		}
 		region := ""
-		if h.Region != "" {
-			region = " in the " + regionWords(h.Region)
-			if h.Converted {
-				region += ", tool calls carried as XML"
-			}
+		if r := h.Where(); r != "" {
+			region = " " + r
 		}
 		fmt.Fprintf(w, "%s@@ a byte %d, b byte %d%s @@%s\n", indent, h.AOff, h.BOff, at, region)
 		for _, l := range h.Lines {

@@ -145,11 +145,14 @@ func assembleText(rep *inspect.ExchangeReport) *assembled {
 
 // hunkWhere says where a hunk began in the stream.
 func hunkWhere(h *inspect.Hunk) string {
-	if h.At == nil || h.At.Event < 0 {
-		return fmt.Sprintf("a byte %d, b byte %d", h.AOff, h.BOff)
+	where := fmt.Sprintf("a byte %d, b byte %d", h.AOff, h.BOff)
+	if p := h.At; p != nil && p.Event >= 0 {
+		where = fmt.Sprintf("%s event %d · chunk %d · byte %d · t=%s", p.Side, p.Event, p.Chunk, p.Off, fmtT(p.T))
 	}
-	p := h.At
-	return fmt.Sprintf("%s event %d · chunk %d · byte %d · t=%s", p.Side, p.Event, p.Chunk, p.Off, fmtT(p.T))
+	if r := h.Where(); r != "" {
+		where += " · " + r
+	}
+	return where
 }
 
 // changedSpan returns the byte range of a that differs from b once their
