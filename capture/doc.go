@@ -18,6 +18,16 @@
 // gets are not modified, except that Accept-Encoding is set to identity so
 // recorded bytes are readable text.
 //
+// Recording costs the stream as little as it can: each exchange writes
+// through a tape.ExchangeWriter, whose queue never makes it wait (when the
+// disk falls behind, the exchange's data stops being recorded and the
+// capture says so); an upstream chunk is recorded after its bytes were
+// written and flushed to the client; a client write that is the upstream
+// chunk just read (passthrough) is recorded as a reference to it, and its
+// SSE events are counted from the upstream side's parse instead of parsing
+// the same bytes again. The read buffer of a shaping engine comes from the
+// proxy's buffer pool.
+//
 // A [Forward] proxy puts a Recorder with no upstream behind HTTPS_PROXY for
 // clients whose base URL cannot change: it decrypts CONNECT tunnels to the
 // hosts of an [InterceptList] with certificates from package tlsca, tunnels

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ type exchange struct {
 	t0   int64
 	req  *http.Request
 	body *bodyTap
+	tw   *tape.ExchangeWriter
 
 	reqOnce sync.Once
 	// upMask and clMask write each side's chunks with the request's secret
@@ -36,7 +38,44 @@ type exchange struct {
 	upOutcome tape.Outcome
 	upErr     string
 
+	// The last upstream chunk read: a client write of the same bytes is
+	// recorded as a reference to it. The slice aliases the read buffer and
+	// is valid until the next read, which the proxy's copy loop makes only
+	// after writing these bytes to the client.
+	lastUp    []byte
+	lastUpOff int64
+	// mirror is set when the passthrough engine makes the client side the
+	// upstream side's bytes: the client side is not parsed again, its
+	// events are counted from upWatch.
+	mirror  bool
+	upWatch *streamWatch
+	// upPending is an upstream chunk read but not yet recorded (nor fed to
+	// upWatch): that happens once its bytes have been written and flushed
+	// to the client, so recording adds nothing to the time a byte takes to
+	// reach the client. Its data aliases the read buffer; it is recorded
+	// before the next upstream read reuses it.
+	upPending pendingChunk
+
 	ws *wsConn // the tapped connection, once the upstream switched protocols
+}
+
+// pendingChunk is an upstream chunk waiting to be recorded.
+type pendingChunk struct {
+	ok   bool
+	t    int64
+	data []byte
+}
+
+// recordPending records the upstream chunk waiting, if any, and feeds it to
+// the upstream side's watch.
+func (x *exchange) recordPending() {
+	if p := &x.upPending; p.ok {
+		p.ok = false
+		if x.upMask != nil {
+			x.upMask.Chunk(tape.Chunk{Side: tape.Upstream, T: p.t, Data: p.data})
+		}
+		x.upWatch.feed(p.data)
+	}
 }
 
 func contextWith(req *http.Request, x *exchange) context.Context {
@@ -50,12 +89,22 @@ func exchangeFrom(req *http.Request) *exchange {
 // masks sets up the maskers of the sides this recorder records, looking
 // for secrets (the secret values of the request's headers and URL).
 func (x *exchange) masks(secrets []string) {
-	w := x.rec.opts.Writer
 	if x.rec.records(tape.Upstream) {
-		x.upMask = tape.NewMasker(secrets, x.rec.opts.Redaction, w.Chunk)
+		x.upMask = tape.NewMasker(secrets, x.rec.opts.Redaction, func(c tape.Chunk) {
+			x.tw.Chunk(tape.Upstream, c.T, c.Data)
+		})
 	}
 	if x.rec.records(tape.Client) {
-		x.clMask = tape.NewMasker(secrets, x.rec.opts.Redaction, w.Chunk)
+		// A client chunk may come with the upstream offset of the bytes
+		// it repeats (Ref, RefOff): the writer refers to them if the
+		// masked bytes are still the same.
+		x.clMask = tape.NewMasker(secrets, x.rec.opts.Redaction, func(c tape.Chunk) {
+			upOff := int64(-1)
+			if c.Ref {
+				upOff = c.RefOff
+			}
+			x.tw.ClientChunk(c.T, c.Data, upOff)
+		})
 	}
 }
 
@@ -76,8 +125,8 @@ func (x *exchange) endMask(m *tape.Masker, side tape.Side) {
 	}
 	m.Flush()
 	if n := m.Masked(); n > 0 {
-		x.rec.opts.Writer.Note(tape.Note{Ex: x.ex, T: x.rec.now(), Text: fmt.Sprintf(
-			"seam: %d secret value(s) of the request, echoed in the %s side's chunks, were masked at the same length (\"[redacted]***\"); offsets and chunk boundaries are kept", n, side)})
+		x.tw.Note(x.rec.now(), fmt.Sprintf(
+			"seam: %d secret value(s) of the request, echoed in the %s side's chunks, were masked at the same length (\"[redacted]***\"); offsets and chunk boundaries are kept", n, side))
 	}
 }
 
@@ -100,8 +149,8 @@ func (x *exchange) writeRequest() {
 		}
 		scheme, host := x.origin()
 		starved, kept := x.body.cutForMemory()
-		x.rec.opts.Writer.Request(tape.Request{
-			Ex: x.ex, Side: side, T: x.t0, Method: x.req.Method,
+		x.tw.Request(tape.Request{
+			Side: side, T: x.t0, Method: x.req.Method,
 			Scheme: scheme, Host: host,
 			URL:     red.URL(x.req.URL),
 			Headers: red.Headers(x.req.Header),
@@ -109,9 +158,9 @@ func (x *exchange) writeRequest() {
 		})
 		x.body.release()
 		if starved {
-			x.rec.opts.Writer.Note(tape.Note{Ex: x.ex, T: x.rec.now(), Text: fmt.Sprintf(
+			x.tw.Note(x.rec.now(), fmt.Sprintf(
 				"request body recorded up to %d bytes: the requests in flight held the %s seam keeps for request bodies (the whole body went upstream)",
-				kept, sizeText(x.rec.opts.MaxHeldRequestBodies))})
+				kept, sizeText(x.rec.opts.MaxHeldRequestBodies)))
 		}
 	})
 }
@@ -128,6 +177,7 @@ func (x *exchange) origin() (scheme, host string) {
 // endUpstream records the upstream side's end line once.
 func (x *exchange) endUpstream(outcome tape.Outcome, err error, w *streamWatch) {
 	x.upOnce.Do(func() {
+		x.recordPending() // the side's chunks go before its end
 		x.upOutcome = outcome
 		x.upEvents = w.events
 		if err != nil && outcome != tape.Complete && outcome != tape.Truncated {
@@ -135,10 +185,7 @@ func (x *exchange) endUpstream(outcome tape.Outcome, err error, w *streamWatch) 
 		}
 		if x.rec.records(tape.Upstream) {
 			x.endMask(x.upMask, tape.Upstream)
-			x.rec.opts.Writer.End(tape.End{
-				Ex: x.ex, Side: tape.Upstream, T: x.rec.now(),
-				Outcome: outcome, Bytes: x.upBytes, Error: x.upErr,
-			})
+			x.tw.End(tape.Upstream, x.rec.now(), outcome, x.upErr)
 		}
 		if x.rec.opts.Leg == Back {
 			var first time.Time
@@ -188,6 +235,7 @@ type upstreamBody struct {
 }
 
 func (b *upstreamBody) Read(p []byte) (int, error) {
+	b.x.recordPending() // before a read reuses the buffer it is in
 	if b.passthrough {
 		if b.err != nil {
 			return 0, b.err
@@ -214,8 +262,9 @@ func (b *upstreamBody) Read(p []byte) (int, error) {
 			return 0, b.err
 		}
 		if b.buf == nil {
-			b.buf = make([]byte, 32<<10)
+			b.buf = copyBuffers{}.Get()
 		}
+		b.x.recordPending() // a chunk that made no frame: its buffer is read into again
 		n, err := b.rc.Read(b.buf)
 		b.record(b.buf[:n])
 		b.frames = b.engine.Push(b.frames[:0], b.buf[:n])
@@ -236,15 +285,14 @@ func (b *upstreamBody) record(p []byte) {
 	if x.upFirst == 0 {
 		x.upFirst = max(t, 1)
 	}
-	if x.upMask != nil {
-		x.upMask.Chunk(tape.Chunk{Ex: x.ex, Side: tape.Upstream, T: t, Off: x.upBytes, Data: p})
-	}
+	x.upPending = pendingChunk{ok: true, t: t, data: p}
+	x.lastUp, x.lastUpOff = p, x.upBytes
 	x.upBytes += int64(len(p))
-	b.watch.feed(p)
 }
 
 func (b *upstreamBody) finish(err error) {
 	b.err = err
+	b.x.recordPending() // the outcome needs the last chunk parsed
 	b.watch.close()
 	outcome := upstreamOutcome(b.x.req, err, b.watch.terminal)
 	if outcome == tape.Complete && b.watch.isSSE && !b.watch.terminal {
@@ -258,6 +306,7 @@ func (b *upstreamBody) finish(err error) {
 func (b *upstreamBody) Close() error {
 	if b.err == nil {
 		b.err = errClientGone
+		b.x.recordPending()
 		b.watch.close()
 		outcome := tape.ClientAborted
 		if b.watch.terminal {
@@ -265,10 +314,25 @@ func (b *upstreamBody) Close() error {
 		}
 		b.x.endUpstream(outcome, nil, b.watch)
 	}
+	if b.buf != nil {
+		// The proxy reads no more: the buffer and the frames and chunks
+		// that view it are done with.
+		copyBuffers{}.Put(b.buf)
+		b.buf = nil
+	}
 	return b.rc.Close()
 }
 
 var errClientGone = errors.New("client went away")
+
+// same reports whether a client write p is the upstream chunk up, unchanged:
+// in passthrough it is the very slice read, otherwise compare the bytes.
+func same(p, up []byte) bool {
+	if len(p) != len(up) || len(p) == 0 {
+		return false
+	}
+	return &p[0] == &up[0] || bytes.Equal(p, up)
+}
 
 // clientWriter records what is written to the client. It implements
 // FlushError and Unwrap so http.ResponseController (which ReverseProxy uses
@@ -282,6 +346,10 @@ type clientWriter struct {
 	watch       *streamWatch
 	bytes       int64
 	writeErr    error
+	// unmirrored is set when a write was not the upstream bytes in mirror
+	// mode, which passthrough never does; the client side is then parsed
+	// from that write on.
+	unmirrored bool
 }
 
 func (w *clientWriter) WriteHeader(code int) {
@@ -297,8 +365,8 @@ func (w *clientWriter) WriteHeader(code int) {
 	h := w.Header()
 	w.watch = newStreamWatch(isEventStream(h.Get("Content-Type")))
 	if w.x.rec.records(tape.Client) {
-		w.x.rec.opts.Writer.Response(tape.Response{
-			Ex: w.x.ex, Side: tape.Client, T: w.x.rec.now(), Status: code, Headers: w.x.rec.opts.Redaction.Headers(h),
+		w.x.tw.Response(tape.Response{
+			Side: tape.Client, T: w.x.rec.now(), Status: code, Headers: w.x.rec.opts.Redaction.Headers(h),
 		})
 	}
 	w.ResponseWriter.WriteHeader(code)
@@ -308,14 +376,29 @@ func (w *clientWriter) Write(p []byte) (int, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
+	x := w.x
+	t := x.rec.now()
 	n, err := w.ResponseWriter.Write(p)
 	if n > 0 {
-		x := w.x
+		if err == nil {
+			// The proxy flushes after every write; flushing first here
+			// puts the bytes on the wire before they are recorded. (Its
+			// own flush then finds nothing to send.)
+			w.flush()
+		}
+		upOff := int64(-1)
+		if same(p, x.lastUp) {
+			upOff = x.lastUpOff
+		}
+		x.recordPending() // the upstream chunk these bytes came from goes first
 		if x.clMask != nil {
-			x.clMask.Chunk(tape.Chunk{Ex: x.ex, Side: tape.Client, T: x.rec.now(), Off: w.bytes, Data: p[:n]})
+			x.clMask.Chunk(tape.Chunk{Side: tape.Client, T: t, Data: p[:n], Ref: upOff >= 0, RefOff: upOff})
 		}
 		w.bytes += int64(n)
-		w.watch.feed(p[:n])
+		if !x.mirror || upOff < 0 || w.unmirrored {
+			w.unmirrored = x.mirror
+			w.watch.feed(p[:n])
+		}
 	}
 	if err != nil && w.writeErr == nil {
 		w.writeErr = err
@@ -323,8 +406,14 @@ func (w *clientWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// FlushError flushes the underlying writer.
-func (w *clientWriter) FlushError() error {
+// FlushError flushes the underlying writer. The proxy may call it from a
+// timer goroutine.
+func (w *clientWriter) FlushError() error { return w.flush() }
+
+func (w *clientWriter) flush() error {
+	if f, ok := w.ResponseWriter.(interface{ FlushError() error }); ok {
+		return f.FlushError() // the server's writer: no controller to allocate
+	}
 	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
@@ -342,6 +431,12 @@ func (x *exchange) finishClient(w *clientWriter) {
 		w.watch = newStreamWatch(false)
 	}
 	w.watch.close()
+	x.recordPending()
+	if x.mirror && !w.unmirrored {
+		// The client got a prefix of the upstream bytes (all of them
+		// unless it went away): count its events from the upstream parse.
+		w.watch.events, w.watch.terminal = x.upWatch.prefix(w.bytes)
+	}
 	// The upstream side has always ended by now unless the proxy never got a
 	// response body (a panic before it); record that as an upstream error.
 	select {
@@ -388,7 +483,7 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 		x.rec.numbering.done(x.ex)
 	}
 	x.endMask(x.clMask, tape.Client)
-	x.rec.opts.Writer.End(tape.End{Ex: x.ex, Side: tape.Client, T: t, Outcome: outcome, Bytes: bytes, Error: errText})
+	x.tw.End(tape.Client, t, outcome, errText)
 	f := x.rec.opts.OnDone
 	if f == nil {
 		if x.rec.opts.Leg == Front {

@@ -161,6 +161,7 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		req:   req,
 		upEnd: make(chan struct{}),
 	}
+	x.tw = r.opts.Writer.Exchange(x.ex)
 	x.masks(r.opts.Redaction.Secrets(req.Header, req.URL))
 	// The proxy gets a copy of req: the server inspects the request it
 	// handed over (its body type decides whether the connection is reused).
@@ -224,8 +225,8 @@ func (r *Recorder) modifyResponse(resp *http.Response) error {
 	}
 	ct := resp.Header.Get("Content-Type")
 	if r.records(tape.Upstream) {
-		r.opts.Writer.Response(tape.Response{
-			Ex: x.ex, Side: tape.Upstream, T: r.now(),
+		x.tw.Response(tape.Response{
+			Side: tape.Upstream, T: r.now(),
 			Status: resp.StatusCode, Headers: r.opts.Redaction.Headers(resp.Header),
 		})
 	}
@@ -241,7 +242,9 @@ func (r *Recorder) modifyResponse(resp *http.Response) error {
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
 	}
-	resp.Body = &upstreamBody{x: x, rc: resp.Body, engine: eng, passthrough: pass, watch: newStreamWatch(isEventStream(ct))}
+	x.upWatch = newStreamWatch(isEventStream(ct))
+	x.mirror = pass && r.opts.Leg == Whole
+	resp.Body = &upstreamBody{x: x, rc: resp.Body, engine: eng, passthrough: pass, watch: x.upWatch}
 	return nil
 }
 
@@ -477,10 +480,17 @@ func (t *bodyTap) cutForMemory() (bool, int) {
 }
 
 // copyBuffers pools the proxy's copy buffers, so a stream does not allocate
+// one. A stream holds its buffer while it is open, so the size is what an
+// open stream costs: 16 KiB holds dozens of events, so a backlogged
+// upstream is still read in few calls, at half the memory of the usual
 // 32 KiB.
 type copyBuffers struct{}
 
-var copyBufferPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+// copyBufferSize is the size of the proxy's copy buffers, the largest
+// chunk a Read records.
+const copyBufferSize = 16 << 10
+
+var copyBufferPool = sync.Pool{New: func() any { b := make([]byte, copyBufferSize); return &b }}
 
 func (copyBuffers) Get() []byte { return *copyBufferPool.Get().(*[]byte) }
 

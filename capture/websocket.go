@@ -22,9 +22,12 @@ func (r *Recorder) upgraded(x *exchange, resp *http.Response) error {
 	h := r.opts.Redaction.Headers(resp.Header)
 	t := r.now()
 	x.upFirst = max(t, 1)
+	// The two directions are recorded from two goroutines, each its own
+	// bytes.
+	x.tw.Separate()
 	for _, side := range []tape.Side{tape.Upstream, tape.Client} {
 		if r.records(side) {
-			r.opts.Writer.Response(tape.Response{Ex: x.ex, Side: side, T: t, Status: resp.StatusCode, Headers: h})
+			x.tw.Response(tape.Response{Side: side, T: t, Status: resp.StatusCode, Headers: h})
 		}
 	}
 	c := &wsConn{x: x, rwc: rwc}

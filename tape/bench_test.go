@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"runtime"
@@ -62,11 +63,41 @@ func syntheticCapture() (head, block []byte) {
 	return head, block
 }
 
+// passthroughCapture returns a header and a block of one exchange's lines as
+// the recorder writes them in passthrough (format v2): every client chunk a
+// reference to the upstream chunk, each end with its hash.
+func passthroughCapture() (head, block []byte) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, WriterOptions{})
+	x := w.Exchange(1)
+	x.Request(Request{Method: "POST", URL: "/v1/chat/completions",
+		Headers: Headers{"content-type": {"application/json"}, "authorization": {Redacted}},
+		Body:    []byte(`{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"hi"}]}`)})
+	for _, side := range []Side{Upstream, Client} {
+		x.Response(Response{Side: side, Status: 200, Headers: Headers{"content-type": {"text/event-stream"}}})
+	}
+	for i := range 200 {
+		x.Chunk(Upstream, int64(i)*1e6, sseChunk)
+		x.ClientChunk(int64(i)*1e6+1, sseChunk, int64(i*len(sseChunk)))
+	}
+	x.End(Upstream, 1e9, Complete, "")
+	x.End(Client, 1e9, Complete, "")
+	w.Close()
+	return AppendHeader(nil, testHeader()), buf.Bytes()
+}
+
 // BenchmarkDecode decodes a 64 MiB capture that is generated while it is read,
 // and reports the largest live heap seen, which stays near the size of one
-// line however large the capture is.
+// line however large the capture is. format=v2 is a passthrough recording
+// (references resolved, hashes verified), format=v1 the same bytes written
+// twice without hashes.
 func BenchmarkDecode(b *testing.B) {
-	head, block := syntheticCapture()
+	b.Run("format=v1", func(b *testing.B) { benchDecode(b, syntheticCapture) })
+	b.Run("format=v2", func(b *testing.B) { benchDecode(b, passthroughCapture) })
+}
+
+func benchDecode(b *testing.B, capture func() (head, block []byte)) {
+	head, block := capture()
 	const size = 64 << 20
 	b.SetBytes(size)
 	b.ReportAllocs()

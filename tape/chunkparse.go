@@ -21,6 +21,9 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 		dataSpan        []byte
 		dataEsc         bool
 		b64Span         []byte
+		haveRef         bool
+		haveLen         bool
+		n               int64
 	)
 	i := skipSpace(line, 0)
 	if i >= len(line) || line[i] != '{' {
@@ -78,25 +81,29 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 					return nil, false
 				}
 				haveB, b64Span = true, val
-			case "ex", "t", "off":
+			case "ex", "t", "off", "ref", "len":
 				return nil, false
 			}
 		} else {
-			n, end, ok := scanInt(line, i)
+			v, end, ok := scanInt(line, i)
 			if !ok {
 				return nil, false
 			}
 			i = end
 			switch string(key) {
 			case "ex":
-				if int64(int(n)) != n {
+				if int64(int(v)) != v {
 					return nil, false
 				}
-				c.Ex = int(n)
+				c.Ex = int(v)
 			case "t":
-				c.T = n
+				c.T = v
 			case "off":
-				c.Off = n
+				c.Off = v
+			case "ref":
+				haveRef, c.RefOff = true, v
+			case "len":
+				haveLen, n = true, v
 			case "type", "side", "data", "data_b64":
 				return nil, false
 			}
@@ -114,10 +121,15 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 		}
 		i = skipSpace(line, i+1)
 	}
-	if skipSpace(line, i) != len(line) || !isChunk || (haveData && haveB) {
+	if skipSpace(line, i) != len(line) || !isChunk || (haveData && haveB) || haveRef != haveLen || (haveRef && (haveData || haveB)) {
 		return nil, false
 	}
 	switch {
+	case haveRef:
+		if n < 0 {
+			return nil, false
+		}
+		c.Ref, c.refLen = true, n // the Decoder fills Data
 	case haveData:
 		data, ok := unquote(dataSpan, dataEsc)
 		if !ok {

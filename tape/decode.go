@@ -12,7 +12,7 @@ import (
 // Kind names the type of a capture line, as written in its "type" field.
 type Kind string
 
-// The line types of capture format v1.
+// The line types of the capture format.
 const (
 	KindHeader   Kind = typeHeader
 	KindRequest  Kind = typeRequest
@@ -105,12 +105,22 @@ type Decoder struct {
 	headerLine int
 	err        error // sticky: returned by every later Next
 	warnings   []error
+	// started is set once the first bytes were looked at for compression.
+	started bool
+	// cut is set once a compressed stream was found cut short.
+	cut bool
+	// open holds, per exchange not yet ended on both sides, what resolving
+	// references and verifying hashes needs.
+	open map[int]*exCheck
+	// untracked is set once too many exchanges were open at once to keep
+	// checking new ones.
+	untracked bool
 }
 
-// NewDecoder returns a Decoder reading a capture from r. The name is the file
-// name used in errors ("-" for stdin).
+// NewDecoder returns a Decoder reading a capture from r, plain or zstd
+// compressed. The name is the file name used in errors ("-" for stdin).
 func NewDecoder(r io.Reader, name string) *Decoder {
-	return &Decoder{r: bufio.NewReaderSize(r, 64<<10), name: name}
+	return &Decoder{r: bufio.NewReaderSize(r, 64<<10), name: name, open: make(map[int]*exCheck)}
 }
 
 // Warnings returns the problems that were skipped so far: a torn last line and
@@ -178,6 +188,9 @@ func (d *Decoder) Next() (Record, error) {
 		if err := migrate(d.header.V, &rec); err != nil {
 			return Record{}, &LineError{File: d.name, Line: d.line, Err: err}
 		}
+		if err := d.check(&rec); err != nil {
+			return Record{}, &LineError{File: d.name, Line: d.line, Err: err}
+		}
 		rec.Line = d.line
 		return rec, nil
 	}
@@ -191,6 +204,19 @@ func (d *Decoder) readLine() (line []byte, complete bool, err error) {
 		d.buf = nil
 	}
 	d.buf = d.buf[:0]
+	if !d.started {
+		d.started = true
+		r, err := Uncompress(d.r)
+		if err != nil {
+			return nil, false, err
+		}
+		if r != io.Reader(d.r) {
+			d.r = bufio.NewReaderSize(r, 64<<10)
+		}
+	}
+	if d.cut {
+		return nil, false, io.EOF
+	}
 	for {
 		frag, err := d.r.ReadSlice('\n')
 		switch err {
@@ -209,6 +235,15 @@ func (d *Decoder) readLine() (line []byte, complete bool, err error) {
 			}
 			return d.buf, false, nil
 		default:
+			if errors.Is(err, ErrCutShort) {
+				d.cut = true
+				d.warnings = append(d.warnings, &LineError{File: d.name, Line: d.line + 1, Err: err})
+				d.buf = append(d.buf, frag...)
+				if len(d.buf) == 0 {
+					return nil, false, io.EOF
+				}
+				return d.buf, false, nil
+			}
 			return nil, false, err
 		}
 	}
@@ -223,11 +258,12 @@ func checkVersion(v int) error {
 }
 
 // migrate upgrades a record read from a capture of version v to the current
-// version, in memory. Version 1 is the first version, so there is nothing to
-// do yet; a v2 adds a case here for every v1 record it changes.
+// version, in memory. Version 2 only added what version 1 readers could not
+// have read (chunk references, end hashes), so a version 1 record is a
+// valid version 2 record as it is.
 func migrate(v int, rec *Record) error {
 	switch v {
-	case Version:
+	case 1, Version:
 		return nil
 	}
 	return &VersionError{V: v}
@@ -313,6 +349,8 @@ func decodeKind(kind Kind, line []byte) (Record, error) {
 			Chunk
 			DataText *string `json:"data"`
 			DataB64  []byte  `json:"data_b64"`
+			Ref      *int64  `json:"ref"`
+			Len      *int64  `json:"len"`
 		}
 		if err := json.Unmarshal(line, &w); err != nil {
 			return rec, err
@@ -322,6 +360,17 @@ func decodeKind(kind Kind, line []byte) (Record, error) {
 			return rec, err
 		}
 		w.Chunk.Data = data
+		switch {
+		case (w.Ref == nil) != (w.Len == nil):
+			return rec, errors.New(`"ref" and "len" go together`)
+		case w.Ref != nil && (w.DataText != nil || w.DataB64 != nil):
+			return rec, errors.New(`both "ref" and "data" set`)
+		case w.Ref != nil:
+			if *w.Len < 0 {
+				return rec, fmt.Errorf("len %d: must not be negative", *w.Len)
+			}
+			w.Chunk.Ref, w.Chunk.RefOff, w.Chunk.refLen = true, *w.Ref, *w.Len
+		}
 		if err := checkChunk(&w.Chunk); err != nil {
 			return rec, err
 		}
@@ -379,6 +428,12 @@ func checkChunk(c *Chunk) error {
 	}
 	if c.Off < 0 {
 		return fmt.Errorf("off %d: must not be negative", c.Off)
+	}
+	if c.Ref && c.Side != Client {
+		return fmt.Errorf(`side %q: only a client chunk may be a "ref" to upstream bytes`, c.Side)
+	}
+	if c.Ref && c.RefOff < 0 {
+		return fmt.Errorf("ref %d: must not be negative", c.RefOff)
 	}
 	return nil
 }

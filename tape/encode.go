@@ -99,14 +99,20 @@ func AppendResponse(dst []byte, r Response) []byte {
 // AppendChunk appends c as one complete "chunk" line, including the trailing
 // newline, to dst and returns the extended buffer. The data goes to "data"
 // when it is valid UTF-8 and to "data_b64" otherwise, so no byte is ever
-// replaced. It allocates only when dst has to grow.
+// replaced; a chunk with Ref set is written as "ref" and "len" instead. It
+// allocates only when dst has to grow.
 func AppendChunk(dst []byte, c Chunk) []byte {
 	dst = append(dst, `{"type":"chunk","ex":`...)
 	dst = strconv.AppendInt(dst, int64(c.Ex), 10)
 	dst = appendStringField(dst, "side", string(c.Side))
 	dst = appendIntField(dst, "t", c.T)
 	dst = appendIntField(dst, "off", c.Off)
-	dst = appendBytesField(dst, "data", c.Data)
+	if c.Ref {
+		dst = appendIntField(dst, "ref", c.RefOff)
+		dst = appendIntField(dst, "len", int64(len(c.Data)))
+	} else {
+		dst = appendBytesField(dst, "data", c.Data)
+	}
 	return append(dst, "}\n"...)
 }
 
@@ -121,6 +127,12 @@ func AppendEnd(dst []byte, e End) []byte {
 	dst = appendIntField(dst, "bytes", e.Bytes)
 	if e.Error != "" {
 		dst = appendStringField(dst, "error", e.Error)
+	}
+	if e.SHA256 != "" {
+		dst = appendStringField(dst, "sha256", e.SHA256)
+	}
+	if e.Unrecorded != 0 {
+		dst = appendIntField(dst, "unrecorded", e.Unrecorded)
 	}
 	return append(dst, "}\n"...)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -281,7 +282,7 @@ func TestHeaderImportedNoStart(t *testing.T) {
 	h := Header{V: Version, Seam: "0.1.0", ID: "import-1", Upstream: "https://api.openai.com",
 		Engine: Engine{Profile: "passthrough"}, Imported: &Imported{Format: "go-vcr cassette v2", File: "x\".yaml", Timing: TimingPartial}}
 	line := AppendHeader(nil, h)
-	want := `{"type":"capture","v":1,"seam":"0.1.0","id":"import-1","upstream":"https://api.openai.com","engine":{"profile":"passthrough"},"imported":{"format":"go-vcr cassette v2","file":"x\".yaml","timing":"partial"}}` + "\n"
+	want := `{"type":"capture","v":` + strconv.Itoa(Version) + `,"seam":"0.1.0","id":"import-1","upstream":"https://api.openai.com","engine":{"profile":"passthrough"},"imported":{"format":"go-vcr cassette v2","file":"x\".yaml","timing":"partial"}}` + "\n"
 	if string(line) != want {
 		t.Errorf("header line\n got %s\nwant %s", line, want)
 	}

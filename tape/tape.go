@@ -1,16 +1,23 @@
-// Package tape is seam's capture format, version 1: one JSON object per line,
-// appended in the order things happened, many exchanges per file.
+// Package tape is seam's capture format, version 2: one JSON object per line,
+// appended in the order things happened, many exchanges per file, plain or
+// zstd-compressed.
 //
 // A capture starts with a [Header] line and then holds, per exchange, a
 // [Request], a [Response] and [Chunk] lines per side, and an [End] per side.
 // Chunks are the source of truth: parsed events are derived from them.
-// FORMAT.md at the repository root documents every line type and field.
+// A client chunk byte-identical to the upstream chunk it came from is written
+// as a reference to it, and each side's end line carries the SHA-256 of the
+// side's body, which the [Decoder] verifies. Version 1 captures read as they
+// are. FORMAT.md at the repository root documents every line type and field.
+//
+// Besides the standard library and package sse, tape uses
+// github.com/klauspost/compress/zstd for compressed captures.
 package tape
 
 import "time"
 
 // Version is the capture format version this package writes.
-const Version = 1
+const Version = 2
 
 // Side names one of the two response streams of an exchange.
 type Side string
@@ -142,6 +149,16 @@ type Chunk struct {
 	// Off is the byte offset of Data in that side's body.
 	Off  int64  `json:"off"`
 	Data []byte `json:"-"` // "data" when valid UTF-8, else "data_b64"
+	// Ref is set on a client chunk whose bytes are upstream bytes of the
+	// same exchange (v2): the line holds "ref", the upstream offset RefOff
+	// of those bytes, and "len", instead of the bytes. Only an
+	// [ExchangeWriter] sets it, right after the upstream chunk it refers
+	// to; the [Decoder] fills Data from the upstream side and clears it, so
+	// a chunk read and written again holds its bytes.
+	Ref    bool  `json:"-"`
+	RefOff int64 `json:"-"`
+	// refLen is the "len" of a reference not yet resolved by the Decoder.
+	refLen int64
 }
 
 // End closes one side of an exchange; there is one per side on every path.
@@ -152,6 +169,13 @@ type End struct {
 	Outcome Outcome `json:"outcome"`
 	Bytes   int64   `json:"bytes"`
 	Error   string  `json:"error,omitempty"`
+	// SHA256 is the hex SHA-256 of the side's body, the data of its chunks
+	// in order (v2). It is empty when the capture does not hold all of it.
+	SHA256 string `json:"sha256,omitempty"`
+	// Unrecorded is how many of Bytes went over the wire but are not in the
+	// capture: the capture writer fell behind and stopped recording this
+	// exchange's data.
+	Unrecorded int64 `json:"unrecorded,omitempty"`
 }
 
 // Note is a free-text annotation on an exchange.

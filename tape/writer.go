@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 )
 
 // WriterOptions configures a [Writer].
@@ -12,53 +13,119 @@ type WriterOptions struct {
 	// underlying writer has a Sync method (an *os.File does): slower, but a
 	// line is on disk before the next batch is written.
 	Sync bool
+	// Compress writes the capture as a zstd stream (a ".ndjson.zst" file).
+	// The stream is flushed whenever an exchange has ended and, at the
+	// latest, a short moment after the last line, so a crash leaves every
+	// complete exchange readable.
+	Compress bool
+	// MaxQueued bounds the bytes of encoded lines waiting for the disk.
+	// Zero means [DefaultMaxQueued]. When the disk is slower than the wire
+	// and the queue is full, an [ExchangeWriter] stops recording the data of
+	// its exchange instead of waiting (the stream it records goes on), and
+	// the record methods of Writer itself wait for room.
+	MaxQueued int
+	// OnError, if set, is called once, from the writer goroutine, as soon as
+	// a write fails; nothing is written after that. inFlight is the number
+	// of exchanges that had started and were not yet recorded to their end:
+	// they will not be.
+	OnError func(err error, inFlight int)
+	// OnDrop, if set, is called once per exchange, from the goroutine
+	// recording it, when the exchange loses data because the queue was
+	// full.
+	OnDrop func(ex int)
 }
 
+// DefaultMaxQueued is the default bound on encoded lines waiting for the
+// disk, in bytes.
+const DefaultMaxQueued = 16 << 20
+
 const (
-	// queueLen is how many encoded lines may wait for the writer goroutine
-	// before producers block.
-	queueLen = 4096
-	// maxBatch is the size past which the writer goroutine stops gathering
-	// lines into one Write.
-	maxBatch = 256 << 10
-	// maxPooled is the largest line buffer returned to the pool.
-	maxPooled = 64 << 10
+	// slabSize is the capacity of the buffers lines are encoded into, one
+	// after the other; the writer goroutine writes a slab in one call.
+	slabSize = 1 << 20
+	// maxFree is how many empty slabs are kept for reuse.
+	maxFree = 4
+	// flushDelay is how long a compressed capture may hold written lines in
+	// the compressor when no exchange ended.
+	flushDelay = 200 * time.Millisecond
 )
+
+// slab is a buffer of whole encoded lines waiting for the writer goroutine.
+// Producers encode lines straight into the last slab of the queue, so a
+// line is copied once, into the file.
+type slab struct {
+	b []byte
+	// ends marks the client side's end lines in b, by the offset just past
+	// each: once it is written, the exchange is recorded.
+	ends []endMark
+}
+
+// endMark is a client end line in a slab.
+type endMark struct {
+	pos   int
+	ex    int
+	lossy bool // the exchange lost data
+}
+
+// WriterStats counts what a [Writer] has written.
+type WriterStats struct {
+	// Recorded is the number of exchanges whose last line (the client
+	// side's end) was written.
+	Recorded int
+	// Incomplete is how many of those lost data because the queue was full.
+	Incomplete int
+	// InFlight is the number of exchanges started with [Writer.Exchange]
+	// and not yet recorded to their end.
+	InFlight int
+}
 
 // Writer appends records to a capture. One goroutine owns the underlying
 // io.Writer; any number of producers encode lines in their own goroutines and
-// hand them over through a channel. Every line reaches the io.Writer whole,
-// in one Write call (a Write may carry several complete lines), and the lines
-// of one producer keep their order.
+// queue them. Every line reaches the io.Writer whole, in one Write call (a
+// Write may carry several complete lines), and the lines of one producer keep
+// their order. The queue is bounded (see [WriterOptions.MaxQueued]).
 type Writer struct {
-	w    io.Writer
-	sync interface{ Sync() error }
+	w     io.Writer // where batches go: the file, or the compressor
+	flush func() error
+	end   func() error // finishes the compressed stream
+	sync  interface{ Sync() error }
+	opts  WriterOptions
+	max   int
 
-	mu     sync.RWMutex // held for reading while sending, for writing by Close
+	mu     sync.Mutex
+	room   sync.Cond // signalled when queued shrinks
+	slabs  []*slab   // the queue; lines are appended to the last slab
+	free   []*slab   // empty slabs for reuse
+	queued int       // bytes of lines queued or being written
 	closed bool
-	lines  chan *[]byte
+	open   map[int]struct{} // exchanges started and not recorded to their end
+	err    error
+	stats  WriterStats
+	wake   chan struct{}
 	done   chan struct{}
-
-	pool sync.Pool // of *[]byte line buffers
-
-	errMu sync.Mutex
-	err   error
 }
 
 // NewWriter returns a Writer appending to w and starts its writer goroutine.
 // Call [Writer.Close] to stop it.
 func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 	cw := &Writer{
-		w:     w,
-		lines: make(chan *[]byte, queueLen),
-		done:  make(chan struct{}),
+		w:    w,
+		opts: opts,
+		max:  opts.MaxQueued,
+		open: make(map[int]struct{}),
+		wake: make(chan struct{}, 1),
+		done: make(chan struct{}),
 	}
+	if cw.max <= 0 {
+		cw.max = DefaultMaxQueued
+	}
+	cw.room.L = &cw.mu
 	if s, ok := w.(interface{ Sync() error }); ok && opts.Sync {
 		cw.sync = s
 	}
-	cw.pool.New = func() any {
-		b := make([]byte, 0, 512)
-		return &b
+	if opts.Compress {
+		zw := newCompressor(w)
+		cw.w, cw.flush, cw.end = zw, zw.Flush, zw.Close
 	}
 	go cw.run()
 	return cw
@@ -77,11 +144,7 @@ func (w *Writer) Response(r Response) {
 
 // Chunk encodes c, copying its data, and queues it for writing; the caller may
 // reuse c.Data as soon as Chunk returns.
-func (w *Writer) Chunk(c Chunk) {
-	bp := w.pool.Get().(*[]byte)
-	*bp = AppendChunk((*bp)[:0], c)
-	w.send(bp)
-}
+func (w *Writer) Chunk(c Chunk) { w.enqueue(func(b []byte) []byte { return AppendChunk(b, c) }) }
 
 // End encodes e and queues it for writing.
 func (w *Writer) End(e End) { w.enqueue(func(b []byte) []byte { return AppendEnd(b, e) }) }
@@ -89,114 +152,250 @@ func (w *Writer) End(e End) { w.enqueue(func(b []byte) []byte { return AppendEnd
 // Note encodes n and queues it for writing.
 func (w *Writer) Note(n Note) { w.enqueue(func(b []byte) []byte { return AppendNote(b, n) }) }
 
-// enqueue encodes one line into a pooled buffer and sends it.
+// enqueue queues one line, waiting for room when the queue is full.
 func (w *Writer) enqueue(appendLine func([]byte) []byte) {
-	bp := w.pool.Get().(*[]byte)
-	*bp = appendLine((*bp)[:0])
-	w.send(bp)
+	w.mu.Lock()
+	for !w.closed && w.queued > 0 && w.queued >= w.max {
+		w.room.Wait()
+	}
+	w.mu.Unlock()
+	w.appendLine(appendLine, 0, false, lineMeta{})
 }
 
-// send hands a line to the writer goroutine, or drops it after Close.
-func (w *Writer) send(bp *[]byte) {
-	w.mu.RLock()
+// lineMeta says what the writer needs to know of a line besides its bytes.
+type lineMeta struct {
+	ex int
+	// end marks the client side's end line; lossy says its exchange lost
+	// data.
+	end, lossy bool
+}
+
+// appendLine encodes one line into the queue with appendLine and reports
+// whether it was queued. A droppable line is not queued when it would take
+// the queue past its bound; other lines are always queued: they are small
+// and few (a response, an end, a note per exchange). size is a guess of the
+// line's length. After Close nothing is queued.
+func (w *Writer) appendLine(appendLine func([]byte) []byte, size int, droppable bool, m lineMeta) bool {
+	w.mu.Lock()
 	if w.closed {
-		w.mu.RUnlock()
-		w.put(bp)
-		return
+		w.mu.Unlock()
+		return false
 	}
-	w.lines <- bp
-	w.mu.RUnlock()
+	s := w.tail(size)
+	start := len(s.b)
+	s.b = appendLine(s.b)
+	n := len(s.b) - start
+	if droppable && w.queued+n > w.max {
+		s.b = s.b[:start]
+		w.mu.Unlock()
+		return false
+	}
+	w.queued += n
+	if m.end {
+		s.ends = append(s.ends, endMark{pos: len(s.b), ex: m.ex, lossy: m.lossy})
+	}
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return true
 }
 
-// put returns a line buffer to the pool unless it grew too large.
-func (w *Writer) put(bp *[]byte) {
-	if cap(*bp) <= maxPooled {
-		*bp = (*bp)[:0]
-		w.pool.Put(bp)
+// tail returns the slab to append a line of about size bytes to: the last
+// one while it has room, else a new one. Called with w.mu held.
+func (w *Writer) tail(size int) *slab {
+	if k := len(w.slabs); k > 0 {
+		if s := w.slabs[k-1]; cap(s.b)-len(s.b) >= size {
+			return s
+		}
+	}
+	var s *slab
+	if k := len(w.free); k > 0 && size <= slabSize {
+		s, w.free = w.free[k-1], w.free[:k-1]
+	} else {
+		s = &slab{b: make([]byte, 0, max(slabSize, size))}
+	}
+	w.slabs = append(w.slabs, s)
+	return s
+}
+
+// recycle keeps an empty slab for reuse. Called with w.mu held.
+func (w *Writer) recycle(s *slab) {
+	if len(w.free) < maxFree && cap(s.b) <= 2*slabSize {
+		s.b, s.ends = s.b[:0], s.ends[:0]
+		w.free = append(w.free, s)
 	}
 }
 
-// Close writes every queued line, stops the writer goroutine and returns the
-// first write error, if any. Records sent after Close are dropped. Close does
-// not close the underlying io.Writer.
+// Close writes every queued line, stops the writer goroutine, ends the
+// compressed stream if any and returns the first write error, if any.
+// Records sent after Close are dropped. Close does not close the underlying
+// io.Writer.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	if !w.closed {
 		w.closed = true
-		close(w.lines)
+		w.room.Broadcast()
 	}
 	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
 	<-w.done
 	return w.Err()
 }
 
 // Err returns the first write error so far, or nil.
 func (w *Writer) Err() error {
-	w.errMu.Lock()
-	defer w.errMu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	return w.err
 }
 
-// setErr records the first write error.
-func (w *Writer) setErr(err error) {
-	w.errMu.Lock()
-	if w.err == nil {
-		w.err = err
-	}
-	w.errMu.Unlock()
+// Stats returns what has been written so far.
+func (w *Writer) Stats() WriterStats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.stats
+	s.InFlight = len(w.open)
+	return s
 }
 
-// run is the writer goroutine: it gathers the lines that are waiting into one
-// batch, writes it in one call and repeats until the channel is closed.
+// run is the writer goroutine: it takes the slabs that are waiting, writes
+// each in one call and repeats until closed.
 func (w *Writer) run() {
 	defer close(w.done)
-	var batch []byte
-	failed := false
-	for bp := range w.lines {
-		out := *bp
-		if len(w.lines) > 0 {
-			batch = append(batch[:0], out...)
-			w.put(bp)
-			bp = nil
-		gather:
-			for len(batch) < maxBatch {
-				select {
-				case next, ok := <-w.lines:
-					if !ok {
-						break gather
+	var (
+		taken  []*slab
+		dirty  bool // compressed lines not flushed yet
+		failed bool
+		timer  *time.Timer
+		timerC <-chan time.Time
+	)
+	for {
+		w.mu.Lock()
+		for len(w.slabs) == 0 && !w.closed {
+			w.mu.Unlock()
+			if dirty && timerC == nil {
+				timer = time.NewTimer(flushDelay)
+				timerC = timer.C
+			}
+			select {
+			case <-w.wake:
+			case <-timerC:
+				timerC = nil
+				if !failed && dirty {
+					if err := w.flush(); err != nil {
+						failed = w.fail(fmt.Errorf("write capture: %w", err))
 					}
-					batch = append(batch, *next...)
-					w.put(next)
-				default:
-					break gather
 				}
+				dirty = false
 			}
-			out = batch
+			w.mu.Lock()
 		}
-		if !failed {
-			if err := w.write(out); err != nil {
-				w.setErr(err)
-				failed = true
+		taken = append(taken[:0], w.slabs...)
+		clear(w.slabs)
+		w.slabs = w.slabs[:0]
+		closing := w.closed && len(taken) == 0
+		w.mu.Unlock()
+		if closing {
+			break
+		}
+		ended := false
+		for _, s := range taken {
+			if failed || len(s.b) == 0 {
+				continue
+			}
+			n, err := w.write(s.b)
+			if err != nil && w.flush != nil {
+				n = 0 // the compressor may have taken bytes the disk did not
+			}
+			ended = w.written(s.ends, n) || ended
+			if err != nil {
+				failed = w.fail(err)
+			} else {
+				dirty = w.flush != nil
 			}
 		}
-		if bp != nil {
-			w.put(bp)
+		if ended && dirty && !failed {
+			if err := w.flush(); err != nil {
+				failed = w.fail(fmt.Errorf("write capture: %w", err))
+			}
+			dirty = false
 		}
-		if cap(batch) > 4*maxBatch {
-			batch = nil
+		w.mu.Lock()
+		for i, s := range taken {
+			w.queued -= len(s.b)
+			w.recycle(s)
+			taken[i] = nil
+		}
+		w.room.Broadcast()
+		w.mu.Unlock()
+	}
+	if timer != nil {
+		timer.Stop()
+	}
+	if w.end != nil && !failed {
+		if err := w.end(); err != nil {
+			w.fail(fmt.Errorf("write capture: %w", err))
 		}
 	}
 }
 
-// write writes one batch of complete lines and syncs it when asked to.
-func (w *Writer) write(b []byte) error {
-	if _, err := w.w.Write(b); err != nil {
-		return fmt.Errorf("write capture: %w", err)
+// written accounts for the client end lines among the first n bytes of a
+// slab written, and reports whether there was one.
+func (w *Writer) written(ends []endMark, n int) bool {
+	if len(ends) == 0 || ends[0].pos > n {
+		return false
+	}
+	w.mu.Lock()
+	for _, e := range ends {
+		if e.pos > n {
+			break
+		}
+		w.stats.Recorded++
+		if e.lossy {
+			w.stats.Incomplete++
+		}
+		delete(w.open, e.ex)
+	}
+	w.mu.Unlock()
+	return true
+}
+
+// fail records the first write error and calls OnError. It returns true.
+func (w *Writer) fail(err error) bool {
+	w.mu.Lock()
+	first := w.err == nil
+	if first {
+		w.err = err
+	}
+	inFlight := len(w.open)
+	w.mu.Unlock()
+	if first && w.opts.OnError != nil {
+		w.opts.OnError(err, inFlight)
+	}
+	return true
+}
+
+// write writes one batch of complete lines and syncs it when asked to. It
+// returns how many bytes of b were written.
+func (w *Writer) write(b []byte) (int, error) {
+	n, err := w.w.Write(b)
+	if err != nil {
+		return n, fmt.Errorf("write capture: %w", err)
 	}
 	if w.sync != nil {
+		if w.flush != nil {
+			if err := w.flush(); err != nil {
+				return 0, fmt.Errorf("write capture: %w", err)
+			}
+		}
 		if err := w.sync.Sync(); err != nil {
-			return fmt.Errorf("sync capture: %w", err)
+			return 0, fmt.Errorf("sync capture: %w", err)
 		}
 	}
-	return nil
+	return n, nil
 }

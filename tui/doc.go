@@ -42,10 +42,13 @@
 // streams. Options.Stream reads a capture from any reader the same way
 // (for "seam record --tui").
 //
-// A directory in Options.Paths stands for its *.ndjson files, sorted by
-// name. With Follow each tick also lists the directories given (one
-// readdir each, in a command; never their subdirectories) and opens the
-// *.ndjson files not seen before, so every run "seam record -o DIR/"
+// A directory in Options.Paths stands for its *.ndjson and *.ndjson.zst
+// files, sorted by name. A compressed capture is decompressed into memory
+// as a stream (and, when followed, read on as the recorder flushes it)
+// instead of being read in place. With Follow each tick also lists the
+// directories given (one readdir each, in a command; never their
+// subdirectories) and opens the capture files not seen before, so every
+// run "seam record -o DIR/"
 // starts shows up: its exchanges join the list like those of a growing
 // file, the new capture ordered among the directory's others by name. A
 // file that is deleted or renamed stays loaded (its descriptor stays open),

@@ -11,10 +11,11 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/seam-dev/seam/tape"
 )
 
 // dirState is a directory named in Options.Paths and followed: every tick
-// it is listed again and the *.ndjson files that appeared in it are opened.
+// it is listed again and the capture files that appeared in it are opened.
 type dirState struct {
 	path string
 	// arg is the directory's index in Options.Paths; its files are ordered
@@ -50,15 +51,15 @@ type openedFile struct {
 	err  error
 }
 
-// captureNames returns the names of the *.ndjson files among a directory's
-// entries, sorted. Directories are skipped.
+// captureNames returns the names of the *.ndjson and *.ndjson.zst files
+// among a directory's entries, sorted. Directories are skipped.
 func captureNames(ents []fs.DirEntry) []string {
 	var names []string
 	for _, e := range ents {
 		if e.IsDir() {
 			continue
 		}
-		if ok, _ := filepath.Match("*.ndjson", e.Name()); ok {
+		if tape.HasCaptureExt(e.Name()) {
 			names = append(names, e.Name())
 		}
 	}
@@ -155,8 +156,13 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 			continue
 		}
 		i := len(m.caps)
-		m.caps = append(m.caps, &capState{name: of.path, file: of.f, info: of.info, arg: d.arg, follow: true, ix: newIndexer(of.path, i)})
-		cmds = append(cmds, m.scanCmd(i))
+		c := m.newFileCap(of.path, of.f, of.info, d.arg, true)
+		m.caps = append(m.caps, c)
+		if c.stream != nil {
+			cmds = append(cmds, c.readStream(i))
+		} else {
+			cmds = append(cmds, m.scanCmd(i))
+		}
 	}
 	m.rerank()
 	return tea.Batch(cmds...)

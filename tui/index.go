@@ -330,11 +330,21 @@ func chunkSideT(rest []byte) (tape.Side, int64) {
 // header line.
 const maxHeaderLine = 1 << 20
 
-// checkHeader reads the first line of capture file r (named name) and
-// returns why it is not a capture this seam reads: empty, a first line that
-// is not a capture header, or a format version it refuses; nil when it is.
+// checkHeader reads the first line of capture file r (named name; zstd
+// compressed or not) and returns why it is not a capture this seam reads:
+// empty, a first line that is not a capture header, or a format version it
+// refuses; nil when it is.
 func checkHeader(r io.ReaderAt, name string) error {
-	br := bufio.NewReader(io.NewSectionReader(r, 0, maxHeaderLine))
+	var src io.Reader = io.NewSectionReader(r, 0, maxHeaderLine)
+	head := make([]byte, 4)
+	if n, _ := r.ReadAt(head, 0); tape.IsCompressed(head[:n]) {
+		u, err := tape.Uncompress(io.NewSectionReader(r, 0, 1<<62))
+		if err != nil {
+			return fmt.Errorf("read %s: %w", name, err)
+		}
+		src = io.LimitReader(u, maxHeaderLine)
+	}
+	br := bufio.NewReader(src)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {

@@ -317,7 +317,7 @@ func (m *model) listView(height int) []string {
 		msg := "no exchanges yet"
 		switch {
 		case len(m.caps) == 0 && len(m.dirs) > 0:
-			msg = "waiting for captures in " + m.waitingFor() + ": new *.ndjson files show here as they are written"
+			msg = "waiting for captures in " + m.waitingFor() + ": new *.ndjson and *.ndjson.zst files show here as they are written"
 		case len(m.sums) > 0:
 			msg = fmt.Sprintf("no exchange matches filter %q (f to change, esc to clear)", l.filter)
 		case !m.allScanned():
@@ -356,7 +356,7 @@ func (m *model) listRow(idx int, c listCols, selected bool) string {
 	var runs []run
 	runs = append(runs, txt(mark+fit(strconv.Itoa(s.ex), c.ex)+sep))
 	if c.capture > 0 {
-		runs = append(runs, sty(fit(clean(strings.TrimSuffix(filepath.Base(m.caps[s.file].name), ".ndjson")), c.capture)+sep, st.dim))
+		runs = append(runs, sty(fit(clean(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(m.caps[s.file].name), tape.CompressedExt), ".ndjson")), c.capture)+sep, st.dim))
 	}
 	if c.time > 0 {
 		runs = append(runs, sty(fit(when, c.time)+sep, st.dim))

@@ -26,8 +26,10 @@ type exKey struct{ file, ex int }
 // capState is one capture source: a file read with ReadAt, or a stream
 // accumulated in memory.
 type capState struct {
-	name     string
-	file     *os.File
+	name string
+	file *os.File
+	// zfile is a compressed capture file, read through stream.
+	zfile    *os.File
 	mem      []byte
 	stream   io.Reader
 	readBuf  []byte // reused by every read of stream
@@ -164,7 +166,7 @@ func newModel(ctx context.Context, o Options) (*model, error) {
 	return m, nil
 }
 
-// openPath opens the capture file p, or the *.ndjson files of directory p
+// openPath opens the capture file p, or the capture files of directory p
 // in name order. With follow, a directory is remembered to be listed again
 // every tick, and may be empty.
 func (m *model) openPath(arg int, p string, follow bool) error {
@@ -182,11 +184,11 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 				return err
 			}
 		}
-		c := &capState{name: p, file: f, arg: arg, follow: follow, ix: newIndexer(p, len(m.caps))}
+		var info os.FileInfo
 		if follow && err == nil {
-			c.info = st // its identity, for files appearing in followed directories
+			info = st // its identity, for files appearing in followed directories
 		}
-		m.caps = append(m.caps, c)
+		m.caps = append(m.caps, m.newFileCap(p, f, info, arg, follow))
 		return nil
 	}
 	ents, err := f.ReadDir(-1)
@@ -196,7 +198,7 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 	}
 	names := captureNames(ents)
 	if len(names) == 0 && !follow {
-		return fmt.Errorf("%s: no *.ndjson captures in this directory", p)
+		return fmt.Errorf("%s: no *.ndjson captures (or *.ndjson.zst) in this directory", p)
 	}
 	d := &dirState{path: p, arg: arg, seen: map[string]bool{}}
 	for _, n := range names {
@@ -211,11 +213,11 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 				return err
 			}
 		}
-		c := &capState{name: path, file: f, arg: arg, follow: follow, ix: newIndexer(path, len(m.caps))}
+		var info os.FileInfo
 		if follow {
-			c.info, _ = f.Stat() // nil on error: only renames go unnoticed
+			info, _ = f.Stat() // nil on error: only renames go unnoticed
 		}
-		m.caps = append(m.caps, c)
+		m.caps = append(m.caps, m.newFileCap(path, f, info, arg, follow))
 		d.seen[n] = true
 	}
 	if follow {
@@ -229,6 +231,9 @@ func (m *model) close() {
 	for _, c := range m.caps {
 		if c.file != nil {
 			c.file.Close()
+		}
+		if c.zfile != nil {
+			c.zfile.Close()
 		}
 	}
 }

@@ -19,13 +19,13 @@ var ErrInterrupted = errors.New("interrupted")
 // Options configures the TUI.
 type Options struct {
 	// Paths are the captures to show, in order: files, or directories that
-	// stand for the *.ndjson files in them (by name, not recursively).
+	// stand for the *.ndjson and *.ndjson.zst files in them (by name, not recursively).
 	// Without Follow a directory is read once and must hold a capture.
 	Paths []string
 	// Follow tails the files as they grow (a capture being recorded), showing
 	// exchanges as they arrive and reloading the open one as its chunks come
 	// in. It also lists the directories of Paths again on every tick and
-	// opens the *.ndjson files that appeared, listed among the directory's
+	// opens the capture files that appeared, listed among the directory's
 	// others by name; files that left keep what was loaded. A followed
 	// directory may be empty: the list then waits for captures in it.
 	Follow bool

@@ -18,6 +18,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
+	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -79,6 +80,7 @@ type goldenExchange struct {
 }
 
 func goldenPath(fixture string) string {
+	fixture = strings.TrimSuffix(fixture, tape.CompressedExt) // x.ndjson.zst has x.expect.json
 	return strings.TrimSuffix(fixture, filepath.Ext(fixture)) + ".expect.json"
 }
 

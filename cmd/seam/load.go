@@ -17,7 +17,7 @@ import (
 )
 
 // captureFiles expands args (files, directories, "-") into capture paths:
-// a directory stands for the *.ndjson files in it.
+// a directory stands for the *.ndjson and *.ndjson.zst files in it.
 func captureFiles(args []string) ([]string, error) {
 	var paths []string
 	for _, a := range args {
@@ -33,14 +33,13 @@ func captureFiles(args []string) ([]string, error) {
 			paths = append(paths, a)
 			continue
 		}
-		found, err := filepath.Glob(filepath.Join(a, "*.ndjson"))
+		found, err := globCaptures(a)
 		if err != nil {
 			return nil, err
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("%s: no *.ndjson captures in this directory", a)
+			return nil, fmt.Errorf("%s: no *.ndjson captures (or *.ndjson.zst) in this directory", a)
 		}
-		sort.Strings(found)
 		paths = append(paths, found...)
 	}
 	return paths, nil
@@ -80,8 +79,9 @@ func openInput(e *env, path string) (*tape.Capture, error) {
 	return inspect.Import(br, path)
 }
 
-// openStream opens path ("-" for stdin) for reading and tells a capture
-// from another tool's recording by its first line. done closes the file.
+// openStream opens path ("-" for stdin) for reading, decompressing it when
+// it is zstd, and tells a capture from another tool's recording by its
+// first line. done closes the file.
 func openStream(e *env, path string) (br *bufio.Reader, capture bool, done func(), err error) {
 	var r io.Reader = e.stdin
 	done = func() {}
@@ -93,13 +93,37 @@ func openStream(e *env, path string) (br *bufio.Reader, capture bool, done func(
 		done = func() { f.Close() }
 		r = f
 	}
-	br = bufio.NewReaderSize(r, 64<<10)
+	u, err := tape.Uncompress(r)
+	if err != nil {
+		done()
+		return nil, false, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	br = bufio.NewReaderSize(u, 64<<10)
 	head, err := br.Peek(64 << 10)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+	// A compressed capture cut short (killed mid-block) is read up to the
+	// cut, which the decoder reports as a warning.
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull && !errors.Is(err, tape.ErrCutShort) {
 		done()
 		return nil, false, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return br, isCapture(head), done, nil
+}
+
+// globCaptures returns the capture files in dir, plain and compressed, in
+// name order.
+func globCaptures(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", dir, err)
+	}
+	var found []string
+	for _, e := range ents {
+		if !e.IsDir() && tape.HasCaptureExt(e.Name()) {
+			found = append(found, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(found)
+	return found, nil
 }
 
 // pathError words a file system error as "PATH: what went wrong" (the

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -51,6 +53,24 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("%s does not contain %q", args[2], args[0])
 				}
 				ts.Check(os.WriteFile(file, []byte(strings.ReplaceAll(string(b), args[0], args[1])), 0o644))
+			},
+			// zstd FILE compresses FILE into FILE.zst and removes FILE, as
+			// the zstd command does with --rm.
+			"zstd": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: zstd FILE")
+				}
+				file := ts.MkAbs(args[0])
+				b, err := os.ReadFile(file)
+				ts.Check(err)
+				var out bytes.Buffer
+				zw, err := zstd.NewWriter(&out)
+				ts.Check(err)
+				_, err = zw.Write(b)
+				ts.Check(err)
+				ts.Check(zw.Close())
+				ts.Check(os.WriteFile(file+".zst", out.Bytes(), 0o644))
+				ts.Check(os.Remove(file))
 			},
 		},
 	})

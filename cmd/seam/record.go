@@ -95,7 +95,7 @@ recorded frame by frame in both modes.`,
 			fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to listen on")
 			fs.StringVar(&o.proxy, "proxy", "", "record a proxy under test from both sides: its base `URL` (see above)")
 			fs.StringVar(&o.back, "back", "127.0.0.1:8089", "with --proxy, the `address` the proxy's upstream requests come to")
-			fs.StringVar(&o.output, "o", "", "capture `file` or directory (default ./captures/seam-<UTC time>.ndjson; - for stdout)")
+			fs.StringVar(&o.output, "o", "", "capture `file` or directory (default ./captures/seam-<UTC time>.ndjson; a name ending in .zst is zstd-compressed; - for stdout)")
 			fs.BoolVar(&o.fsync, "fsync", false, "fsync the capture after every write (durable, slower)")
 			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per exchange")
 			fs.BoolVar(&o.tui, "tui", false, "watch exchanges arrive in the terminal UI (q stops recording)")
@@ -163,7 +163,7 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	var count atomic.Int64
 	cfg := recordingConfig{
 		output: o.output, stdout: e.stdout, fsync: o.fsync, upstream: up, engine: eng, legs: legs,
-		server: serverOptions{allowHosts: o.allow, log: e.stderr}, redaction: red,
+		server: serverOptions{allowHosts: o.allow, log: e.stderr}, redaction: red, log: e.stderr,
 		onDone: func(s capture.Summary) {
 			count.Add(1)
 			if !o.quiet && !o.tui {
@@ -180,6 +180,7 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 				legs[0].ln.Addr(), redactURL(proxy), legs[1].ln.Addr(), redactURL(up))
 		}
 	}
+	tuneGC(e)
 	r, err := startRecording(cfg)
 	if err != nil {
 		return err
@@ -275,8 +276,11 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *recording, c
 		<-tuiDone
 	}
 	stopErr := r.stop(shutdownGrace, e.stderr)
-	fmt.Fprintf(e.stderr, "%s recorded to %s\n", plural(int(count.Load()), "exchange"), path)
-	return errors.Join(runErr, stopErr)
+	r.report(e.stderr, count.Load())
+	if stopErr != nil {
+		return stopErr // a capture that lost exchanges fails the run, interrupted or not
+	}
+	return runErr
 }
 
 // parseUpstream checks that raw is an absolute http(s) URL.

@@ -8,7 +8,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime/debug"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/seam-dev/seam/capture"
@@ -46,6 +49,9 @@ type recording struct {
 	// cut cancels the context of every request, ending the connections the
 	// servers no longer track (WebSockets, once switched).
 	cut context.CancelFunc
+	// drops counts the exchanges that lost data because the disk fell
+	// behind.
+	drops atomic.Int64
 }
 
 // recordingConfig says what startRecording starts.
@@ -63,6 +69,7 @@ type recordingConfig struct {
 	server   serverOptions // every leg's server; listen is set per leg
 	// redaction adds --redact patterns to the built-in rules; nil for none.
 	redaction *tape.Redaction
+	log       io.Writer // where write errors are reported as they happen
 }
 
 // startRecording listens on every leg's address, opens the capture, writes
@@ -70,6 +77,9 @@ type recordingConfig struct {
 func startRecording(cfg recordingConfig) (_ *recording, err error) {
 	base, cut := context.WithCancel(context.Background())
 	r := &recording{legs: cfg.legs, errs: make(chan error, len(cfg.legs)), cut: cut}
+	if cfg.log == nil {
+		cfg.log = io.Discard
+	}
 	defer func() {
 		if err != nil {
 			r.closeListeners()
@@ -86,7 +96,20 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 		return nil, err
 	}
 	start := time.Now()
-	r.w = tape.NewWriter(r.out, tape.WriterOptions{Sync: cfg.fsync})
+	r.w = tape.NewWriter(r.out, tape.WriterOptions{
+		Sync:     cfg.fsync,
+		Compress: strings.HasSuffix(r.path, tape.CompressedExt),
+		OnError: func(err error, inFlight int) {
+			// Said at once: the proxy keeps serving, so nothing else shows it.
+			fmt.Fprintf(cfg.log, "seam: capture %s: %v: recording stopped; %s in flight will not be recorded to the end, later ones not at all (clients are still served)\n",
+				r.path, err, plural(inFlight, "exchange"))
+		},
+		OnDrop: func(ex int) {
+			if r.drops.Add(1) == 1 {
+				fmt.Fprintf(cfg.log, "seam: capture %s: the disk is slower than the wire: exchange #%d and any other that cannot queue its data are no longer recorded (their clients still get every byte; a note in the capture marks each)\n", r.path, ex)
+			}
+		},
+	})
 	h := newHeader(start, cfg.upstream, cfg.engine)
 	h.Insecure = cfg.insecure
 	r.w.Header(h)
@@ -179,7 +202,32 @@ func (r *recording) stop(grace time.Duration, log io.Writer) error {
 	}
 	r.cut()
 	if err := errors.Join(r.w.Close(), r.out.Close()); err != nil {
-		return fmt.Errorf("write capture %s: %w", r.path, err)
+		return fmt.Errorf("capture %s: %w", r.path, err)
 	}
 	return nil
+}
+
+// report says what reached the capture: served is the number of exchanges
+// the proxy answered. Only exchanges whose last line was written count as
+// recorded.
+func (r *recording) report(log io.Writer, served int64) {
+	st := r.w.Stats()
+	line := fmt.Sprintf("%s recorded to %s", plural(st.Recorded, "exchange"), r.path)
+	if lost := served - int64(st.Recorded); lost > 0 {
+		line += fmt.Sprintf(" (%d served, %d not recorded)", served, lost)
+	}
+	if st.Incomplete > 0 {
+		line += fmt.Sprintf("; %d of them incomplete: the disk fell behind the wire", st.Incomplete)
+	}
+	fmt.Fprintln(log, line)
+}
+
+// tuneGC has the garbage collector keep the heap within half again its live
+// size (GOGC=50) while recording, unless the user set GOGC or GOMEMLIMIT: a
+// proxy holding many streams allocates little per chunk, so collecting
+// more often costs little, and memory is what it runs short of.
+func tuneGC(e *env) {
+	if e.getenv("GOGC") == "" && e.getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(50)
+	}
 }

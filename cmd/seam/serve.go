@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -254,7 +253,7 @@ func planServe(e *env, o *serveOptions, args []string) (*servePlan, error) {
 }
 
 // captureExists reports whether path holds captures for --mode once: "-"
-// (stdin), an existing file, or a directory with *.ndjson files in it.
+// (stdin), an existing file, or a directory with capture files in it.
 func captureExists(path string) (bool, error) {
 	if path == "-" {
 		return true, nil // stdin: replay it
@@ -269,7 +268,7 @@ func captureExists(path string) (bool, error) {
 	if !st.IsDir() {
 		return true, nil
 	}
-	found, err := filepath.Glob(filepath.Join(path, "*.ndjson"))
+	found, err := globCaptures(path)
 	return len(found) > 0, err
 }
 
@@ -331,9 +330,10 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if fwd != nil {
 		leg.transport = capture.UpstreamTransport(fwd.upstream)
 	}
+	tuneGC(e)
 	r, err := startRecording(recordingConfig{
 		output: p.record, stdout: e.stdout, discard: !p.recordOn,
-		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg}, insecure: o.fwd.insecure, server: so, redaction: red,
+		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg}, insecure: o.fwd.insecure, server: so, redaction: red, log: e.stderr,
 		onDone: func(s capture.Summary) {
 			count.Add(1)
 			if !o.quiet {
@@ -355,9 +355,12 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	// Forwarded streams get the same grace as seam record's.
 	stopErr := r.stop(shutdownGrace, e.stderr)
 	if p.recordOn {
-		fmt.Fprintf(e.stderr, "%s recorded to %s\n", plural(int(count.Load()), "exchange"), r.path)
+		r.report(e.stderr, count.Load())
 	}
-	return errors.Join(runErr, stopErr)
+	if stopErr != nil {
+		return stopErr
+	}
+	return runErr
 }
 
 // serveReplay answers from captures alone on addr until ctx ends, behind

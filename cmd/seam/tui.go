@@ -20,7 +20,7 @@ func tuiCommand() *command {
 		summary: "browse captures in a terminal UI: diffs, timeline, findings, engine switches",
 		usage:   "seam tui [--follow] CAPTURE|DIR...",
 		help: `
-Opens the captures (a directory stands for the *.ndjson files in it) in a
+Opens the captures (a directory stands for the *.ndjson and *.ndjson.zst files in it) in a
 terminal UI: every exchange with its status, timing and a findings badge;
 for each exchange the diffs inspect computes (streamed vs final, upstream vs
 client, recorded vs replayed), the timeline of chunks and events of both

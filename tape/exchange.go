@@ -1,0 +1,210 @@
+package tape
+
+import (
+	"fmt"
+	"hash/crc32"
+	"sync/atomic"
+)
+
+// ExchangeWriter writes the lines of one exchange through a [Writer] and
+// keeps what the format needs per side: the byte offset of the next chunk,
+// the SHA-256 of the body so far, and the last upstream chunk, which a client
+// chunk made of the same bytes refers to instead of repeating them.
+//
+// When the Writer's queue is full, an ExchangeWriter does not wait: it stops
+// recording the exchange's data (chunks and, if it does not fit, the request
+// body), writes a note saying so, and its end lines carry the number of
+// bytes not recorded. The stream it records is never held up by the disk.
+//
+// The methods of one side must be called from one goroutine at a time, and
+// both sides from the same one unless [ExchangeWriter.Separate] was called;
+// Request may be called from another.
+type ExchangeWriter struct {
+	w     *Writer
+	ex    int
+	lossy atomic.Bool
+	// tracked is set once the exchange counts as in flight in the Writer.
+	tracked atomic.Bool
+
+	up, cl sideState
+	// The last upstream chunk that was queued, and the CRC-32C of its
+	// bytes: a client chunk of the same bytes is written as a reference.
+	lastOff, lastLen int64
+	lastCRC          uint32
+	lastOK           bool
+	// h hashes the chunks queued: while nothing was dropped, it hashes
+	// every byte.
+	h sideHashes
+}
+
+// sideState is what an ExchangeWriter keeps of one side.
+type sideState struct {
+	bytes      int64
+	unrecorded int64
+	// rec is the chunk being encoded by enc, its bound appendChunk.
+	rec Chunk
+	enc func([]byte) []byte
+}
+
+func (st *sideState) appendChunk(b []byte) []byte { return AppendChunk(b, st.rec) }
+
+// Exchange returns a writer for the lines of exchange ex.
+func (w *Writer) Exchange(ex int) *ExchangeWriter { return &ExchangeWriter{w: w, ex: ex} }
+
+// track counts the exchange as in flight until its client end is written.
+func (x *ExchangeWriter) track() {
+	if x.tracked.Swap(true) {
+		return
+	}
+	x.w.mu.Lock()
+	x.w.open[x.ex] = struct{}{}
+	x.w.mu.Unlock()
+}
+
+func (x *ExchangeWriter) side(s Side) *sideState {
+	if s == Upstream {
+		return &x.up
+	}
+	return &x.cl
+}
+
+// Separate says that the two sides are not one stream's bytes (a
+// WebSocket's two directions) and are written from two goroutines: each
+// side is hashed on its own. Call it before any chunk is written.
+func (x *ExchangeWriter) Separate() { x.h.separate() }
+
+// Bytes returns the body bytes of side s so far, recorded or not.
+func (x *ExchangeWriter) Bytes(s Side) int64 { return x.side(s).bytes }
+
+// Lossy reports whether the exchange lost data because the queue was full.
+func (x *ExchangeWriter) Lossy() bool { return x.lossy.Load() }
+
+// Request writes r (r.Ex is set to the exchange). If its body does not fit
+// in the queue, the line is written without it, marked body_truncated.
+func (x *ExchangeWriter) Request(r Request) {
+	r.Ex = x.ex
+	if r.Side == "" {
+		x.track()
+	}
+	enc := func(b []byte) []byte { return AppendRequest(b, r) }
+	if x.w.appendLine(enc, 512+len(r.Body)*5/4, len(r.Body) > 0, lineMeta{}) {
+		return
+	}
+	x.drop(r.T, "its request body")
+	r.Body, r.BodyTruncated = nil, true
+	x.w.appendLine(enc, 512, false, lineMeta{})
+}
+
+// Response writes r (r.Ex is set to the exchange).
+func (x *ExchangeWriter) Response(r Response) {
+	r.Ex = x.ex
+	if r.Side == Client {
+		x.track()
+	}
+	x.w.appendLine(func(b []byte) []byte { return AppendResponse(b, r) }, 512, false, lineMeta{})
+}
+
+// Chunk writes data, read from the upstream or written to the client at t,
+// as the next chunk of side s. The data is copied; the caller may reuse it
+// when Chunk returns.
+func (x *ExchangeWriter) Chunk(s Side, t int64, data []byte) {
+	x.chunk(s, t, data, false, 0)
+}
+
+// ClientChunk writes data, written to the client at t, as the next client
+// chunk. upOff is the upstream offset the data came from, unchanged, or -1:
+// when the data is the last upstream chunk written, at that offset, with
+// the same bytes (their CRC-32C is compared: a masker may have changed one
+// side's copy), the line refers to it instead of repeating the bytes.
+func (x *ExchangeWriter) ClientChunk(t int64, data []byte, upOff int64) {
+	ref := upOff >= 0 && x.lastOK && upOff == x.lastOff && int64(len(data)) == x.lastLen &&
+		crc32.Checksum(data, castagnoli) == x.lastCRC
+	x.chunk(Client, t, data, ref, upOff)
+}
+
+// castagnoli is the CRC-32C table, computed in hardware where there is one.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func (x *ExchangeWriter) chunk(s Side, t int64, data []byte, ref bool, refOff int64) {
+	if s == Client {
+		x.track()
+	}
+	st := x.side(s)
+	off := st.bytes
+	st.bytes += int64(len(data))
+	if s == Upstream {
+		x.lastOK = false
+	}
+	if x.lossy.Load() {
+		st.unrecorded += int64(len(data))
+		return
+	}
+	st.rec = Chunk{Ex: x.ex, Side: s, T: t, Off: off, Data: data, Ref: ref, RefOff: refOff}
+	if st.enc == nil {
+		st.enc = st.appendChunk // bound once: no allocation per chunk
+	}
+	size := 160
+	if !ref {
+		size += len(data) * 5 / 4
+	}
+	queued := x.w.appendLine(st.enc, size, true, lineMeta{})
+	st.rec.Data = nil
+	if !queued {
+		x.drop(t, "its data")
+		st.unrecorded += int64(len(data))
+		return
+	}
+	if s == Upstream {
+		x.h.upstream(data)
+		x.lastOff, x.lastLen, x.lastOK = off, int64(len(data)), true
+		x.lastCRC = crc32.Checksum(data, castagnoli)
+		return
+	}
+	x.h.client(data, ref, refOff)
+}
+
+// drop marks the exchange as losing data, once: it says so in a note and
+// tells the Writer's OnDrop.
+func (x *ExchangeWriter) drop(t int64, what string) {
+	if x.lossy.Swap(true) {
+		return
+	}
+	x.Note(t, fmt.Sprintf("not recorded from here on: %s and the rest of this exchange's data; the capture writer had %s of lines waiting for the disk (the stream itself went on)", what, sizeText(x.w.max)))
+	if f := x.w.opts.OnDrop; f != nil {
+		f(x.ex)
+	}
+}
+
+// End writes the end line of side s: how it ended at t, its byte count and,
+// when every byte of it was recorded, its SHA-256. The client side's end
+// line is the exchange's last.
+func (x *ExchangeWriter) End(s Side, t int64, outcome Outcome, errText string) {
+	st := x.side(s)
+	e := End{Ex: x.ex, Side: s, T: t, Outcome: outcome, Bytes: st.bytes, Error: errText, Unrecorded: st.unrecorded}
+	if sum, ok := x.h.sum(s); ok && st.unrecorded == 0 {
+		e.SHA256 = sum
+	}
+	m := lineMeta{ex: x.ex}
+	if s == Client {
+		x.track()
+		m.end, m.lossy = true, x.lossy.Load()
+	}
+	x.w.appendLine(func(b []byte) []byte { return AppendEnd(b, e) }, 512, false, m)
+}
+
+// Note writes a note on the exchange.
+func (x *ExchangeWriter) Note(t int64, text string) {
+	n := Note{Ex: x.ex, T: t, Text: text}
+	x.w.appendLine(func(b []byte) []byte { return AppendNote(b, n) }, 256+len(text), false, lineMeta{})
+}
+
+// sizeText formats n bytes as a short size: 16 MiB, 512 KiB, 100 B.
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,103 @@
+package tape
+
+import "fmt"
+
+// exCheck is what a [Decoder] keeps of an exchange whose sides have not both
+// ended: the last upstream chunk, which a client chunk may refer to, and
+// the running hash of each side, which its end line is checked against.
+type exCheck struct {
+	h        sideHashes
+	upEnded  bool
+	clEnded  bool
+	last     []byte // data of the last upstream chunk
+	lastOff  int64
+	haveLast bool
+}
+
+// maxOpenChecks bounds the exchanges a Decoder follows at once; a capture
+// with more exchanges open at the same time (none is recorded so) is read
+// without checking the exchanges past the bound.
+const maxOpenChecks = 1 << 16
+
+// check resolves a chunk reference and verifies each side's hash at its end
+// line. A reference that cannot be resolved is an error; a hash that does
+// not match is a warning, and the record is kept.
+func (d *Decoder) check(rec *Record) error {
+	switch rec.Kind {
+	case KindChunk:
+		c := rec.Chunk
+		x := d.open[c.Ex]
+		if x == nil {
+			x = d.track(c.Ex)
+		}
+		if c.Ref {
+			if x == nil || !x.haveLast {
+				return fmt.Errorf("chunk refers to upstream bytes %d to %d, but exchange %d has no upstream chunk before it", c.RefOff, c.RefOff+c.refLen, c.Ex)
+			}
+			lo := c.RefOff - x.lastOff
+			hi := lo + c.refLen
+			if lo < 0 || hi > int64(len(x.last)) || hi < lo {
+				return fmt.Errorf("chunk refers to upstream bytes %d to %d, outside the last upstream chunk of exchange %d (bytes %d to %d)",
+					c.RefOff, c.RefOff+c.refLen, c.Ex, x.lastOff, x.lastOff+int64(len(x.last)))
+			}
+			c.Data = x.last[lo:hi:hi]
+			c.refLen = 0
+		}
+		if x == nil {
+			c.Ref, c.RefOff = false, 0
+			return nil
+		}
+		if d.header.V >= 2 { // version 1 has no hashes to check
+			if c.Side == Upstream {
+				x.h.upstream(c.Data)
+			} else {
+				x.h.client(c.Data, c.Ref, c.RefOff)
+			}
+		}
+		if c.Side == Upstream {
+			x.last, x.lastOff, x.haveLast = c.Data, c.Off, true
+		}
+		// A reader sees bytes: written again, anywhere, the chunk holds
+		// them (a reference is only valid right after its upstream chunk).
+		c.Ref, c.RefOff = false, 0
+	case KindEnd:
+		e := rec.End
+		x := d.open[e.Ex]
+		if x == nil {
+			if d.untracked {
+				return nil // not followed: nothing known to check against
+			}
+			if x = d.track(e.Ex); x == nil {
+				return nil
+			}
+		}
+		ended, n := &x.upEnded, x.h.upN
+		if e.Side == Client {
+			ended, n = &x.clEnded, x.h.clN
+		}
+		if e.SHA256 != "" && e.Unrecorded == 0 && !*ended {
+			if got, ok := x.h.sum(e.Side); ok && got != e.SHA256 {
+				d.warnings = append(d.warnings, &LineError{File: d.name, Line: d.line, Err: fmt.Errorf(
+					"exchange %d: the %s side's %d bytes (its chunks joined in order) have SHA-256 %.12s…, its end line says %.12s…: the capture lost or altered bytes",
+					e.Ex, e.Side, n, got, e.SHA256)})
+			}
+		}
+		*ended = true
+		if x.upEnded && x.clEnded {
+			delete(d.open, e.Ex)
+		}
+	}
+	return nil
+}
+
+// track starts following exchange ex, or returns nil when too many are
+// followed already.
+func (d *Decoder) track(ex int) *exCheck {
+	if len(d.open) >= maxOpenChecks {
+		d.untracked = true
+		return nil
+	}
+	x := &exCheck{}
+	d.open[ex] = x
+	return x
+}
