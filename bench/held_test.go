@@ -1,23 +1,14 @@
 package bench
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/seam-dev/seam/tape"
 )
 
 // BenchmarkHeldStreams holds thousands of streams open at once, each paced
@@ -51,10 +42,12 @@ func heldStreams(b *testing.B, n int, path string) {
 	}
 	defer up.Close()
 	url := up.URL()
-	var seam *seamProcess
+	var seam *SeamRecord
+	var sampler *Sampler
 	if path == "seam-record" {
 		seam = startSeamRecord(b, url)
-		url = seam.url
+		url = seam.URL
+		sampler = NewSampler(seam.Pid(), 100*time.Millisecond)
 	}
 	tr := NewTransport()
 	tr.MaxIdleConnsPerHost = n
@@ -95,10 +88,11 @@ func heldStreams(b *testing.B, n int, path string) {
 	b.ReportMetric(float64(peakOverlap(spans)), "peak-open")
 	reportLatency(b, "chunk-", lat)
 	if seam != nil {
-		if rss := seam.peakRSS(); rss > 0 {
-			b.ReportMetric(float64(rss)/(1<<20), "proxy-peak-MiB")
+		samples, err := sampler.Stop()
+		if err == nil {
+			b.ReportMetric(float64(Summarize(samples).PeakRSS)/(1<<20), "proxy-peak-MiB")
 		}
-		seam.stop(b, b.N*n)
+		stopSeam(b, seam, b.N*n)
 	}
 }
 
@@ -127,87 +121,34 @@ func peakOverlap(spans [][2]int64) int {
 	return peak
 }
 
-// seamProcess is "seam record" running as its own process.
-type seamProcess struct {
-	cmd     *exec.Cmd
-	url     string
-	capture string
-}
-
 // startSeamRecord builds the seam binary and runs "seam record" in front of
 // upstream, writing a capture in a temporary directory.
-func startSeamRecord(b *testing.B, upstream string) *seamProcess {
+func startSeamRecord(b *testing.B, upstream string) *SeamRecord {
 	b.Helper()
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "seam")
-	build := exec.Command("go", "build", "-o", bin, "github.com/seam-dev/seam/cmd/seam")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("build seam: %v\n%s", err, out)
-	}
-	p := &seamProcess{capture: filepath.Join(dir, "held.ndjson")}
-	p.cmd = exec.Command(bin, "record", "--upstream", upstream, "--listen", "127.0.0.1:0", "-o", p.capture, "-q")
-	stderr, err := p.cmd.StderrPipe()
+	bin, err := BuildSeam(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := p.cmd.Start(); err != nil {
+	p, err := StartSeamRecord(bin, upstream, filepath.Join(dir, "held.ndjson"))
+	if err != nil {
 		b.Fatal(err)
 	}
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "listening on "); ok {
-			p.url, _, _ = strings.Cut(rest, " ")
-			break
-		}
-	}
-	if p.url == "" {
-		p.cmd.Process.Kill()
-		b.Fatalf("seam record never said where it listens (%v)", sc.Err())
-	}
-	go func() { // keep draining so the process never blocks on stderr
-		for sc.Scan() {
-		}
-	}()
 	return p
 }
 
-// peakRSS returns the process's peak resident set in bytes, or 0 where
-// /proc does not say.
-func (p *seamProcess) peakRSS() int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
-
-// stop interrupts seam record and checks that its capture holds want
+// stopSeam interrupts seam record and checks that its capture holds want
 // complete exchanges with no byte lost between the two sides.
-func (p *seamProcess) stop(b *testing.B, want int) {
+func stopSeam(b *testing.B, p *SeamRecord, want int) {
 	b.Helper()
-	p.cmd.Process.Signal(syscall.SIGINT)
-	err := p.cmd.Wait()
-	var ee *exec.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 130) {
-		b.Fatalf("seam record: %v", err)
+	if err := p.Stop(); err != nil {
+		b.Fatal(err)
 	}
-	c, err := tape.ReadFile(p.capture)
+	c, err := CheckCapture(p.Capture)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if len(c.Exchanges) != want {
-		b.Fatalf("capture holds %d exchanges, want %d", len(c.Exchanges), want)
-	}
-	for _, x := range c.Exchanges {
-		if x.Upstream.End == nil || x.Client.End == nil || x.Client.End.Outcome != tape.Complete ||
-			x.Upstream.End.Bytes != x.Client.End.Bytes {
-			b.Fatalf("exchange %d did not complete whole: upstream %+v, client %+v", x.Ex, x.Upstream.End, x.Client.End)
-		}
+	if c.Exchanges != want || c.Incomplete > 0 {
+		b.Fatalf("capture holds %d exchanges (%d of them incomplete), want %d whole", c.Exchanges, c.Incomplete, want)
 	}
 }

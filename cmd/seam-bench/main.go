@@ -1,0 +1,397 @@
+// Command seam-bench measures what recording costs a stream: it runs the same
+// load, with the same client and the same upstream, directly and through
+// "seam record" (as its own process, writing both sides to disk, plain and
+// compressed), side by side in one run, and prints one table.
+//
+//	go run ./cmd/seam-bench                      # 1, 50 and 500 streams, 10 s each
+//	go run ./cmd/seam-bench -streams 500 -duration 60s
+//
+// Every stream is a synthetic Chat Completions stream of -events content
+// events of about 260 bytes, sent back to back (gap 0), from package bench's
+// upstream on 127.0.0.1. For each concurrency it reports streams per second,
+// time to first event p50/p99, the proxy's CPU (cores) and peak resident
+// set, whether that grew from the first half of the run to the second, and
+// the capture's size per byte on the wire, with each path's ratio to direct.
+// A first phase sends one stream with an event every 5 ms and reports the
+// delay seam adds per event (p50 and p99 of seam's event latency minus
+// direct's).
+//
+// A proxy to compare with is added with -peer NAME=COMMAND, COMMAND using
+// {upstream} and {port}; mitmproxy's mitmdump is added by itself when it is
+// on PATH. Captures are checked after each run: every exchange whole on both
+// sides, every hash verified.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/seam-dev/seam/bench"
+)
+
+type options struct {
+	streams  []int
+	duration time.Duration
+	events   int
+	gap      time.Duration
+	seam     string
+	dir      string
+	plain    bool
+	zst      bool
+	keep     bool
+	peers    []peer
+}
+
+type peer struct{ name, command string }
+
+func main() {
+	o := options{}
+	fs := flag.NewFlagSet("seam-bench", flag.ContinueOnError)
+	streams := fs.String("streams", "1,50,500", "concurrent streams per run, comma-separated")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long each run lasts")
+	fs.IntVar(&o.events, "events", 200, "content events per stream")
+	fs.DurationVar(&o.gap, "gap", 5*time.Millisecond, "event interval of the one-stream delay run (0 skips it)")
+	fs.StringVar(&o.seam, "seam", "", "seam binary to run (default: build ./cmd/seam)")
+	fs.StringVar(&o.dir, "dir", "", "directory for the captures (default: a temporary one, removed)")
+	fs.BoolVar(&o.plain, "plain", true, "run seam record writing a plain .ndjson capture")
+	fs.BoolVar(&o.zst, "zst", true, "run seam record writing a compressed .ndjson.zst capture")
+	fs.BoolVar(&o.keep, "keep", false, "keep the captures (in -dir), e.g. to time seam inspect on them")
+	cpuprofile := fs.String("cpuprofile", "", "write the harness's own CPU profile (client and upstream) to `file`")
+	fs.Func("peer", "another proxy to compare, `NAME=COMMAND` with {upstream} and {port} in COMMAND (repeatable)", func(s string) error {
+		name, cmd, ok := strings.Cut(s, "=")
+		if !ok || name == "" || !strings.Contains(cmd, "{port}") {
+			return errors.New("want NAME=COMMAND with {port} (and usually {upstream}) in COMMAND")
+		}
+		o.peers = append(o.peers, peer{name, cmd})
+		return nil
+	})
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		os.Exit(2)
+	}
+	for _, f := range strings.Split(*streams, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "seam-bench: -streams %q: want counts such as 1,50,500\n", *streams)
+			os.Exit(2)
+		}
+		o.streams = append(o.streams, n)
+	}
+	if _, err := exec.LookPath("mitmdump"); err == nil {
+		o.peers = append(o.peers, peer{"mitmproxy", "mitmdump -q --mode reverse:{upstream} --listen-host 127.0.0.1 --listen-port {port} --set stream_large_bodies=1"})
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "seam-bench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, o, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "seam-bench:", err)
+		pprof.StopCPUProfile()
+		os.Exit(1)
+	}
+}
+
+// path is one way from the client to the upstream.
+type path struct {
+	name  string
+	start func(upstream string, i int) (*proxy, error) // nil for direct
+}
+
+// proxy is a proxy process of one run.
+type proxy struct {
+	url     string
+	pid     int
+	stop    func() error
+	capture string
+}
+
+func run(ctx context.Context, o options, out io.Writer) error {
+	dir := o.dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "seam-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	bin := o.seam
+	if bin == "" {
+		fmt.Fprintln(os.Stderr, "building seam…")
+		var err error
+		if bin, err = bench.BuildSeam(dir); err != nil {
+			return err
+		}
+	}
+	clock := bench.NewClock()
+	up, err := bench.NewUpstream(clock)
+	if err != nil {
+		return err
+	}
+	defer up.Close()
+
+	paths := []path{{name: "direct"}}
+	seamPath := func(name, ext string) path {
+		return path{name: name, start: func(upstream string, i int) (*proxy, error) {
+			capture := filepath.Join(dir, fmt.Sprintf("run%d%s", i, ext))
+			p, err := bench.StartSeamRecord(bin, upstream, capture)
+			if err != nil {
+				return nil, err
+			}
+			return &proxy{url: p.URL, pid: p.Pid(), stop: p.Stop, capture: capture}, nil
+		}}
+	}
+	if o.plain {
+		paths = append(paths, seamPath("seam record", ".ndjson"))
+	}
+	if o.zst {
+		paths = append(paths, seamPath("seam record .zst", ".ndjson.zst"))
+	}
+	for _, p := range o.peers {
+		paths = append(paths, path{name: p.name, start: func(upstream string, _ int) (*proxy, error) { return startPeer(p, upstream) }})
+	}
+	fmt.Fprintf(out, "seam-bench: %d content events of ~260 B per stream, gap 0, %s per run; client, upstream and proxy on this machine (%d CPUs, load average %s at the start)\n\n",
+		o.events, o.duration, runtime.NumCPU(), loadAverage())
+
+	run := 0
+	if o.gap > 0 {
+		if err := delayRun(ctx, o, up, clock, paths, &run, out); err != nil {
+			return err
+		}
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "streams\tpath\treq/s\t×direct\tTTFB p50\tTTFB p99\t×direct\tproxy CPU\tproxy RSS\tRSS 1st→2nd half\tcapture/wire\t")
+	failed := false
+	for _, n := range o.streams {
+		var direct bench.LoadResult
+		for _, p := range paths {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			run++
+			fmt.Fprintf(os.Stderr, "%d streams through %s…\n", n, p.name)
+			res, ps, check, err := measure(ctx, o, up, clock, p, n, run)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				failed = true
+				fmt.Fprintf(os.Stderr, "%d streams through %s: %v\n", n, p.name, err)
+				fmt.Fprintf(tw, "%d\t%s\tfailed: see above\t\n", n, p.name)
+				continue
+			}
+			if p.start == nil {
+				direct = res
+			}
+			p50, p99 := bench.Percentile(res.TTFB, 50), bench.Percentile(res.TTFB, 99)
+			row := []string{strconv.Itoa(n), p.name, fmt.Sprintf("%.0f", res.PerSecond()), ratio(res.PerSecond(), direct.PerSecond()),
+				ms(p50), ms(p99), ratio(float64(p99), float64(bench.Percentile(direct.TTFB, 99)))}
+			if p.start == nil {
+				row = append(row, "—", "—", "—", "—")
+			} else {
+				row = append(row, fmt.Sprintf("%.2f", ps.Cores), mib(ps.PeakRSS), mib(ps.FirstHalf)+"→"+mib(ps.LastHalf), capRatio(check, res.Bytes))
+			}
+			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+			if res.Errors > 0 {
+				fmt.Fprintf(os.Stderr, "%d streams through %s: %d failed: %v\n", n, p.name, res.Errors, res.Err)
+			}
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if failed {
+		return errors.New("some runs failed")
+	}
+	return nil
+}
+
+// measure runs n concurrent streams through p for the run's duration.
+func measure(ctx context.Context, o options, up *bench.Upstream, clock bench.Clock, p path, n, run int) (bench.LoadResult, bench.ProcSummary, *bench.CaptureCheck, error) {
+	load := bench.Load{Concurrency: n, Duration: o.duration, Stream: bench.Stream{Events: o.events}}
+	return through(ctx, o, up, clock, p, run, func(hc *http.Client, url string) bench.LoadResult {
+		return load.Run(ctx, hc, clock, url)
+	})
+}
+
+// through starts p's proxy (if any) for one run, runs f through it with a
+// fresh client, samples the proxy meanwhile, stops it and checks its
+// capture.
+func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clock, p path, run int, f func(*http.Client, string) bench.LoadResult) (bench.LoadResult, bench.ProcSummary, *bench.CaptureCheck, error) {
+	url := up.URL()
+	var px *proxy
+	if p.start != nil {
+		var err error
+		if px, err = p.start(url, run); err != nil {
+			return bench.LoadResult{}, bench.ProcSummary{}, nil, err
+		}
+		url = px.url
+	}
+	tr := bench.NewTransport()
+	tr.MaxIdleConnsPerHost = 1024
+	hc := &http.Client{Transport: tr}
+	var sampler *bench.Sampler
+	if px != nil {
+		sampler = bench.NewSampler(px.pid, 250*time.Millisecond)
+	}
+	res := f(hc, url)
+	tr.CloseIdleConnections()
+	var ps bench.ProcSummary
+	var check *bench.CaptureCheck
+	if px != nil {
+		samples, serr := sampler.Stop()
+		ps = bench.Summarize(samples)
+		if err := errors.Join(px.stop(), serr); err != nil {
+			return res, ps, nil, err
+		}
+		if px.capture != "" {
+			c, err := bench.CheckCapture(px.capture)
+			if err != nil {
+				return res, ps, nil, err
+			}
+			if c.Exchanges != res.Streams {
+				return res, ps, nil, fmt.Errorf("capture holds %d exchanges, the clients read %d streams", c.Exchanges, res.Streams)
+			}
+			check = &c
+			if !o.keep {
+				os.Remove(px.capture)
+			}
+		}
+	}
+	if res.Streams == 0 && res.Err != nil {
+		return res, ps, check, res.Err
+	}
+	return res, ps, check, ctx.Err()
+}
+
+// delayRun sends one stream at a time with an event every o.gap through
+// each path and prints the delay each proxy adds per event.
+func delayRun(ctx context.Context, o options, up *bench.Upstream, clock bench.Clock, paths []path, run *int, out io.Writer) error {
+	load := bench.Load{Concurrency: 1, Duration: o.duration, Stream: bench.Stream{Events: 100, Interval: o.gap}, Events: true}
+	var direct []int64
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "1 stream, an event every %s\tevents\tlatency p50\tp99\tadded p50\tadded p99\t\n", o.gap)
+	for _, p := range paths {
+		*run++
+		res, _, _, err := through(ctx, o, up, clock, p, *run, func(hc *http.Client, url string) bench.LoadResult {
+			return load.Run(ctx, hc, clock, url)
+		})
+		if err != nil {
+			return fmt.Errorf("paced stream through %s: %w", p.name, err)
+		}
+		p50, p99 := bench.Percentile(res.Latency, 50), bench.Percentile(res.Latency, 99)
+		row := []string{p.name, strconv.Itoa(len(res.Latency)), us(p50), us(p99), "—", "—"}
+		if p.start == nil {
+			direct = res.Latency
+		} else {
+			row[4], row[5] = us(p50-bench.Percentile(direct, 50)), us(p99-bench.Percentile(direct, 99))
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	fmt.Fprintln(tw)
+	return tw.Flush()
+}
+
+// startPeer runs another proxy in front of upstream on a free port.
+func startPeer(p peer, upstream string) (*proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	line := strings.NewReplacer("{upstream}", upstream, "{port}", port).Replace(p.command)
+	f := strings.Fields(line)
+	cmd := exec.Command(f[0], f[1:]...)
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", p.name, err)
+	}
+	addr := "127.0.0.1:" + port
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return nil, fmt.Errorf("%s never listened on %s", p.name, addr)
+		}
+	}
+	return &proxy{url: "http://" + addr, pid: cmd.Process.Pid, stop: func() error {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		return nil
+	}}, nil
+}
+
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f×", a/b)
+}
+
+func ms(ns int64) string { return fmt.Sprintf("%.1f ms", float64(ns)/1e6) }
+
+func us(ns int64) string { return fmt.Sprintf("%.1f µs", float64(ns)/1e3) }
+
+func mib(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/1e6) }
+
+func capRatio(c *bench.CaptureCheck, wire int64) string {
+	if c == nil || wire == 0 {
+		return "—"
+	}
+	s := fmt.Sprintf("%.3f", float64(c.Bytes)/float64(wire))
+	if c.Incomplete > 0 {
+		s += fmt.Sprintf(" (%d of %d exchanges incomplete: the writer fell behind)", c.Incomplete, c.Exchanges)
+	}
+	return s
+}
+
+// loadAverage returns the one-minute load average, which says whether
+// other work shares the CPUs with the run.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "unknown"
+	}
+	return f[0]
+}
