@@ -2,7 +2,9 @@ package capture_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -156,6 +158,17 @@ func TestPassthroughByteExact(t *testing.T) {
 				if o := x.Side(s).End.Outcome; o != tape.Complete {
 					t.Errorf("%s outcome %s, want complete", s, o)
 				}
+				// finish decoded the capture without warnings: each
+				// side's hash matched what was reconstructed.
+				if h := x.Side(s).End.SHA256; h != fmt.Sprintf("%x", want) {
+					t.Errorf("%s end line sha256 %q, want %x", s, h, want)
+				}
+			}
+			// The client side is stored once: every client chunk line is a
+			// reference to the upstream chunk it repeats.
+			if refs := bytes.Count(r.buf.Bytes(), []byte(`"side":"client"`)) - 2; refs != len(writes) ||
+				bytes.Count(r.buf.Bytes(), []byte(`,"ref":`)) != len(writes) {
+				t.Errorf("%d client chunk lines, %d of them references; want all %d", refs, bytes.Count(r.buf.Bytes(), []byte(`,"ref":`)), len(writes))
 			}
 		})
 	}
