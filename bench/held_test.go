@@ -16,8 +16,10 @@ import (
 // checks every byte of every one. One op is one batch. path=seam-record runs
 // the real seam binary as a separate process (the file descriptors of 5,000
 // streams on both of its sides, plus the client's and the upstream's, do not
-// fit one process under a 20,000 limit); path=direct is the same batch
-// without it. It reports the peak number of streams open at the same
+// fit one process under a 20,000 limit) writing a plain capture,
+// path=seam-record-zst a compressed one; path=direct is the same batch
+// without it. Every capture is read back: every exchange whole, every hash
+// verified. It reports the peak number of streams open at the same
 // moment, event latency p50/p99 under that load, and the proxy's peak RSS.
 //
 //	go test ./bench -run XXX -bench HeldStreams -benchtime 1x
@@ -26,7 +28,7 @@ func BenchmarkHeldStreams(b *testing.B) {
 		b.Skip("holds thousands of connections")
 	}
 	for _, n := range []int{1000, 5000} {
-		for _, path := range []string{"direct", "seam-record"} {
+		for _, path := range []string{"direct", "seam-record", "seam-record-zst"} {
 			b.Run(fmt.Sprintf("streams=%d/path=%s", n, path), func(b *testing.B) {
 				heldStreams(b, n, path)
 			})
@@ -44,8 +46,12 @@ func heldStreams(b *testing.B, n int, path string) {
 	url := up.URL()
 	var seam *SeamRecord
 	var sampler *Sampler
-	if path == "seam-record" {
-		seam = startSeamRecord(b, url)
+	if path != "direct" {
+		capture := "held.ndjson"
+		if path == "seam-record-zst" {
+			capture += ".zst"
+		}
+		seam = startSeamRecord(b, url, capture)
 		url = seam.URL
 		sampler = NewSampler(seam.Pid(), 100*time.Millisecond)
 	}
@@ -123,14 +129,14 @@ func peakOverlap(spans [][2]int64) int {
 
 // startSeamRecord builds the seam binary and runs "seam record" in front of
 // upstream, writing a capture in a temporary directory.
-func startSeamRecord(b *testing.B, upstream string) *SeamRecord {
+func startSeamRecord(b *testing.B, upstream, capture string) *SeamRecord {
 	b.Helper()
 	dir := b.TempDir()
 	bin, err := BuildSeam(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := StartSeamRecord(bin, upstream, filepath.Join(dir, "held.ndjson"))
+	p, err := StartSeamRecord(bin, upstream, filepath.Join(dir, capture))
 	if err != nil {
 		b.Fatal(err)
 	}
