@@ -226,13 +226,24 @@ func appendString(dst []byte, s string) []byte {
 	return appendEscaped(dst, s)
 }
 
+// mustEscape marks the bytes a JSON string cannot hold as they are: control
+// characters, '"' and '\\'. One table lookup per byte is the hot loop of
+// recording.
+var mustEscape = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 // appendEscaped appends valid UTF-8 s as a quoted JSON string.
 func appendEscaped[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
+		if !mustEscape[c] {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
