@@ -87,12 +87,12 @@ func (x *ExchangeWriter) Request(r Request) {
 		x.track()
 	}
 	enc := func(b []byte) []byte { return AppendRequest(b, r) }
-	if x.w.appendLine(enc, 512+len(r.Body)*5/4, len(r.Body) > 0, lineMeta{}) {
+	if x.w.appendLine(enc, len(r.Body) > 0, lineMeta{}) {
 		return
 	}
 	x.drop(r.T, "its request body")
 	r.Body, r.BodyTruncated = nil, true
-	x.w.appendLine(enc, 512, false, lineMeta{})
+	x.w.appendLine(enc, false, lineMeta{})
 }
 
 // Response writes r (r.Ex is set to the exchange).
@@ -101,7 +101,7 @@ func (x *ExchangeWriter) Response(r Response) {
 	if r.Side == Client {
 		x.track()
 	}
-	x.w.appendLine(func(b []byte) []byte { return AppendResponse(b, r) }, 512, false, lineMeta{})
+	x.w.appendLine(func(b []byte) []byte { return AppendResponse(b, r) }, false, lineMeta{})
 }
 
 // Chunk writes data, read from the upstream or written to the client at t,
@@ -143,11 +143,7 @@ func (x *ExchangeWriter) chunk(s Side, t int64, data []byte, ref bool, refOff in
 	if st.enc == nil {
 		st.enc = st.appendChunk // bound once: no allocation per chunk
 	}
-	size := 160
-	if !ref {
-		size += len(data) * 5 / 4
-	}
-	queued := x.w.appendLine(st.enc, size, true, lineMeta{})
+	queued := x.w.appendLine(st.enc, true, lineMeta{})
 	st.rec.Data = nil
 	if !queued {
 		x.drop(t, "its data")
@@ -189,13 +185,13 @@ func (x *ExchangeWriter) End(s Side, t int64, outcome Outcome, errText string) {
 		x.track()
 		m.end, m.lossy = true, x.lossy.Load()
 	}
-	x.w.appendLine(func(b []byte) []byte { return AppendEnd(b, e) }, 512, false, m)
+	x.w.appendLine(func(b []byte) []byte { return AppendEnd(b, e) }, false, m)
 }
 
 // Note writes a note on the exchange.
 func (x *ExchangeWriter) Note(t int64, text string) {
 	n := Note{Ex: x.ex, T: t, Text: text}
-	x.w.appendLine(func(b []byte) []byte { return AppendNote(b, n) }, 256+len(text), false, lineMeta{})
+	x.w.appendLine(func(b []byte) []byte { return AppendNote(b, n) }, false, lineMeta{})
 }
 
 // sizeText formats n bytes as a short size: 16 MiB, 512 KiB, 100 B.

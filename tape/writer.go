@@ -159,7 +159,7 @@ func (w *Writer) enqueue(appendLine func([]byte) []byte) {
 		w.room.Wait()
 	}
 	w.mu.Unlock()
-	w.appendLine(appendLine, 0, false, lineMeta{})
+	w.appendLine(appendLine, false, lineMeta{})
 }
 
 // lineMeta says what the writer needs to know of a line besides its bytes.
@@ -170,27 +170,30 @@ type lineMeta struct {
 	end, lossy bool
 }
 
-// appendLine encodes one line into the queue with appendLine and reports
-// whether it was queued. A droppable line is not queued when it would take
-// the queue past its bound; other lines are always queued: they are small
-// and few (a response, an end, a note per exchange). size is a guess of the
-// line's length. After Close nothing is queued.
-func (w *Writer) appendLine(appendLine func([]byte) []byte, size int, droppable bool, m lineMeta) bool {
+// appendLine encodes one line with appendLine, queues it and reports
+// whether it did. A droppable line is not queued when it would take the
+// queue past its bound; other lines are always queued: they are small and
+// few (a response, an end, a note per exchange). After Close nothing is
+// queued.
+func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m lineMeta) bool {
+	// Encode outside the lock, into a scratch buffer handed back at once
+	// (so the pool holds about one per CPU): the lock is held for a copy.
+	bp := scratch.Get().(*[]byte)
+	line := appendLine((*bp)[:0])
+	defer func() {
+		if cap(line) <= maxScratch {
+			*bp = line[:0]
+			scratch.Put(bp)
+		}
+	}()
 	w.mu.Lock()
-	if w.closed {
+	if w.closed || droppable && w.queued+len(line) > w.max {
 		w.mu.Unlock()
 		return false
 	}
-	s := w.tail(size)
-	start := len(s.b)
-	s.b = appendLine(s.b)
-	n := len(s.b) - start
-	if droppable && w.queued+n > w.max {
-		s.b = s.b[:start]
-		w.mu.Unlock()
-		return false
-	}
-	w.queued += n
+	s := w.tail(len(line))
+	s.b = append(s.b, line...)
+	w.queued += len(line)
 	if m.end {
 		s.ends = append(s.ends, endMark{pos: len(s.b), ex: m.ex, lossy: m.lossy})
 	}
@@ -202,7 +205,13 @@ func (w *Writer) appendLine(appendLine func([]byte) []byte, size int, droppable 
 	return true
 }
 
-// tail returns the slab to append a line of about size bytes to: the last
+// scratch pools the buffers lines are encoded into before they are copied
+// into a slab; maxScratch is the largest kept.
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+const maxScratch = 64 << 10
+
+// tail returns the slab to append a line of size bytes to: the last
 // one while it has room, else a new one. Called with w.mu held.
 func (w *Writer) tail(size int) *slab {
 	if k := len(w.slabs); k > 0 {
