@@ -197,6 +197,15 @@ func scanInt(b []byte, i int) (n int64, end int, ok bool) {
 	if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
 		return 0, 0, false
 	}
+	if j-digits <= 18 { // fits int64: no conversion, no allocation
+		for _, c := range b[digits:j] {
+			n = n*10 + int64(c-'0')
+		}
+		if digits > i {
+			n = -n
+		}
+		return n, j, true
+	}
 	n, err := strconv.ParseInt(string(b[i:j]), 10, 64)
 	if err != nil {
 		return 0, 0, false
