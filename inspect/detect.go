@@ -41,6 +41,7 @@ func registry() []detector {
 		det(tape.AnomalyTimeBackwards, Warn, "FORMAT.md t", "a time is negative, earlier than the line before it on its side, or before the request", nil),
 		det(tape.AnomalyBytesMismatch, Error, "FORMAT.md end", "an end line's byte count is not the sum of the side's chunks", nil),
 		det(tape.AnomalyInterrupted, Warn, "FORMAT.md end", "a side has no end line: the recording was cut short (crash, kill -9) or is still running", nil),
+		det(tape.AnomalyUnrecorded, Warn, "FORMAT.md write-behind", "the recorder stopped recording a side's data: the capture writer fell behind the wire (the stream went on)", nil),
 		// Transport and SSE framing.
 		det("http.status", Error, "HTTP", "the response status is not 2xx", runHTTPStatus),
 		det("stream.outcome", Warn, "DESIGN.md §2", "a side ended without finishing (truncated, aborted, upstream error, timeout)", runOutcome),

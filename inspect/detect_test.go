@@ -496,6 +496,10 @@ func detectorCases() []struct {
 		{tape.AnomalyTimeBackwards, exInput{client: clean, tamper: func(x *tape.Exchange) { x.Client.End.T = -1 }}, exInput{client: clean, tamper: func(*tape.Exchange) {}}},
 		{tape.AnomalyBytesMismatch, exInput{client: clean, tamper: func(x *tape.Exchange) { x.Client.End.Bytes++ }}, exInput{client: clean, tamper: func(*tape.Exchange) {}}},
 		{tape.AnomalyInterrupted, exInput{client: clean, tamper: func(x *tape.Exchange) { x.Client.End = nil }}, exInput{client: clean, tamper: func(*tape.Exchange) {}}},
+		{tape.AnomalyUnrecorded, exInput{client: clean, tamper: func(x *tape.Exchange) {
+			x.Client.End.Bytes += 100
+			x.Client.End.Unrecorded = 100
+		}}, exInput{client: clean, tamper: func(*tape.Exchange) {}}},
 		{"exchange.retry-seam",
 			exInput{client: clean, prev: &exInput{client: clean, status: 500}},
 			exInput{client: clean, prev: &exInput{client: clean}}},
@@ -614,7 +618,7 @@ func TestEmittedIDsAreRegistered(t *testing.T) {
 				// Anomaly* constants.
 				fd := enclosingFunc(f, call.Pos())
 				if fd == "runTape" {
-					for _, id := range []string{tape.AnomalyOffsetGap, tape.AnomalyTimeBackwards, tape.AnomalyBytesMismatch, tape.AnomalyInterrupted} {
+					for _, id := range []string{tape.AnomalyOffsetGap, tape.AnomalyTimeBackwards, tape.AnomalyBytesMismatch, tape.AnomalyInterrupted, tape.AnomalyUnrecorded} {
 						emitted[id] = true
 					}
 				}

@@ -42,6 +42,10 @@ const (
 	// AnomalyInterrupted: a side (or the whole exchange) has no end line:
 	// the recording was cut short (a crash, kill -9, or still running).
 	AnomalyInterrupted = "tape.interrupted"
+	// AnomalyUnrecorded: the recorder stopped recording a side's data
+	// because the capture writer fell behind the wire; the end line counts
+	// the bytes that went over the wire unrecorded.
+	AnomalyUnrecorded = "tape.unrecorded"
 )
 
 // gathering is an exchange being assembled from its records, with what the
@@ -156,7 +160,12 @@ func (g *gatherer) add(rec Record) *gathering {
 		}
 		s.End = e
 		gx.sideTime(x, e.Side, e.T, rec.Line, -1, 0, "the "+string(e.Side)+" end")
-		if sum := gx.sides[sideIndex(e.Side)].sum; e.Bytes != sum {
+		sum := gx.sides[sideIndex(e.Side)].sum
+		switch {
+		case e.Unrecorded > 0 && e.Bytes-e.Unrecorded == sum:
+			x.note(Anomaly{ID: AnomalyUnrecorded, Side: e.Side, Line: rec.Line, Chunk: -1, Off: sum,
+				Message: fmt.Sprintf("the %s side's data was recorded up to byte %d of %d: the capture writer fell behind the wire and recording stopped (the stream itself went on)", e.Side, sum, e.Bytes)})
+		case e.Bytes != sum:
 			x.note(Anomaly{ID: AnomalyBytesMismatch, Side: e.Side, Line: rec.Line, Chunk: -1,
 				Message: fmt.Sprintf("the %s end line claims %d bytes, but the side's chunks before it hold %d", e.Side, e.Bytes, sum)})
 		}
