@@ -12,9 +12,9 @@ import (
 // chunk made of the same bytes refers to instead of repeating them.
 //
 // When the Writer's queue is full, an ExchangeWriter does not wait: it stops
-// recording the exchange's data (chunks and, if it does not fit, the request
-// body), writes a note saying so, and its end lines carry the number of
-// bytes not recorded. The stream it records is never held up by the disk.
+// recording the exchange's data (its chunks), writes a note saying so, and
+// its end lines carry the number of bytes not recorded. The stream it
+// records is never held up by the disk.
 //
 // The methods of one side must be called from one goroutine at a time, and
 // both sides from the same one unless [ExchangeWriter.Separate] was called;
@@ -79,20 +79,14 @@ func (x *ExchangeWriter) Bytes(s Side) int64 { return x.side(s).bytes }
 // Lossy reports whether the exchange lost data because the queue was full.
 func (x *ExchangeWriter) Lossy() bool { return x.lossy.Load() }
 
-// Request writes r (r.Ex is set to the exchange). If its body does not fit
-// in the queue, the line is written without it, marked body_truncated.
+// Request writes r (r.Ex is set to the exchange). A request line is always
+// queued: the bodies of the requests in flight are bounded by the recorder.
 func (x *ExchangeWriter) Request(r Request) {
 	r.Ex = x.ex
 	if r.Side == "" {
 		x.track()
 	}
-	enc := func(b []byte) []byte { return AppendRequest(b, r) }
-	if x.w.appendLine(enc, len(r.Body) > 0, lineMeta{}) {
-		return
-	}
-	x.drop(r.T, "its request body")
-	r.Body, r.BodyTruncated = nil, true
-	x.w.appendLine(enc, false, lineMeta{})
+	x.w.appendLine(func(b []byte) []byte { return AppendRequest(b, r) }, false, lineMeta{})
 }
 
 // Response writes r (r.Ex is set to the exchange).
@@ -146,7 +140,7 @@ func (x *ExchangeWriter) chunk(s Side, t int64, data []byte, ref bool, refOff in
 	queued := x.w.appendLine(st.enc, true, lineMeta{})
 	st.rec.Data = nil
 	if !queued {
-		x.drop(t, "its data")
+		x.drop(t)
 		st.unrecorded += int64(len(data))
 		return
 	}
@@ -161,11 +155,11 @@ func (x *ExchangeWriter) chunk(s Side, t int64, data []byte, ref bool, refOff in
 
 // drop marks the exchange as losing data, once: it says so in a note and
 // tells the Writer's OnDrop.
-func (x *ExchangeWriter) drop(t int64, what string) {
+func (x *ExchangeWriter) drop(t int64) {
 	if x.lossy.Swap(true) {
 		return
 	}
-	x.Note(t, fmt.Sprintf("not recorded from here on: %s and the rest of this exchange's data; the capture writer had %s of lines waiting for the disk (the stream itself went on)", what, sizeText(x.w.max)))
+	x.Note(t, fmt.Sprintf("not recorded from here on: this exchange's data (the capture writer had %s of chunks waiting for the disk; the stream itself went on)", sizeText(x.w.max)))
 	if f := x.w.opts.OnDrop; f != nil {
 		f(x.ex)
 	}

@@ -18,8 +18,9 @@ type WriterOptions struct {
 	// latest, a short moment after the last line, so a crash leaves every
 	// complete exchange readable.
 	Compress bool
-	// MaxQueued bounds the bytes of encoded lines waiting for the disk.
-	// Zero means [DefaultMaxQueued]. When the disk is slower than the wire
+	// MaxQueued bounds the bytes of encoded chunk lines waiting for the
+	// disk (the other lines are few per exchange). Zero means
+	// [DefaultMaxQueued]. When the disk is slower than the wire
 	// and the queue is full, an [ExchangeWriter] stops recording the data of
 	// its exchange instead of waiting (the stream it records goes on), and
 	// the record methods of Writer itself wait for room.
@@ -55,6 +56,8 @@ const (
 // line is copied once, into the file.
 type slab struct {
 	b []byte
+	// drop is how many of b's bytes are droppable lines (chunks).
+	drop int
 	// ends marks the client side's end lines in b, by the offset just past
 	// each: once it is written, the exchange is recorded.
 	ends []endMark
@@ -97,12 +100,15 @@ type Writer struct {
 	slabs  []*slab   // the queue; lines are appended to the last slab
 	free   []*slab   // empty slabs for reuse
 	queued int       // bytes of lines queued or being written
-	closed bool
-	open   map[int]struct{} // exchanges started and not recorded to their end
-	err    error
-	stats  WriterStats
-	wake   chan struct{}
-	done   chan struct{}
+	// dropQueued is the part of queued that droppable lines (chunks)
+	// take: what MaxQueued bounds.
+	dropQueued int
+	closed     bool
+	open       map[int]struct{} // exchanges started and not recorded to their end
+	err        error
+	stats      WriterStats
+	wake       chan struct{}
+	done       chan struct{}
 }
 
 // NewWriter returns a Writer appending to w and starts its writer goroutine.
@@ -172,9 +178,11 @@ type lineMeta struct {
 
 // appendLine encodes one line with appendLine, queues it and reports
 // whether it did. A droppable line is not queued when it would take the
-// queue past its bound; other lines are always queued: they are small and
-// few (a response, an end, a note per exchange). After Close nothing is
-// queued.
+// droppable lines queued past the bound; other lines are always queued, and
+// do not count against it: they are few (a request, a response, an end, a
+// note per exchange) and the request bodies they hold are bounded on their
+// own (capture's budget for request bodies in flight). After Close nothing
+// is queued.
 func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m lineMeta) bool {
 	// Encode outside the lock, into a scratch buffer handed back at once
 	// (so the pool holds about one per CPU): the lock is held for a copy.
@@ -187,13 +195,17 @@ func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m li
 		}
 	}()
 	w.mu.Lock()
-	if w.closed || droppable && w.queued+len(line) > w.max {
+	if w.closed || droppable && w.dropQueued+len(line) > w.max {
 		w.mu.Unlock()
 		return false
 	}
 	s := w.tail(len(line))
 	s.b = append(s.b, line...)
 	w.queued += len(line)
+	if droppable {
+		w.dropQueued += len(line)
+		s.drop += len(line)
+	}
 	if m.end {
 		s.ends = append(s.ends, endMark{pos: len(s.b), ex: m.ex, lossy: m.lossy})
 	}
@@ -232,7 +244,7 @@ func (w *Writer) tail(size int) *slab {
 // recycle keeps an empty slab for reuse. Called with w.mu held.
 func (w *Writer) recycle(s *slab) {
 	if len(w.free) < maxFree && cap(s.b) <= 2*slabSize {
-		s.b, s.ends = s.b[:0], s.ends[:0]
+		s.b, s.ends, s.drop = s.b[:0], s.ends[:0], 0
 		w.free = append(w.free, s)
 	}
 }
@@ -337,6 +349,7 @@ func (w *Writer) run() {
 		w.mu.Lock()
 		for i, s := range taken {
 			w.queued -= len(s.b)
+			w.dropQueued -= s.drop
 			w.recycle(s)
 			taken[i] = nil
 		}
