@@ -149,7 +149,7 @@ func (p *arrayParser) finish(tail []byte, emit Emit) {
 		data = p.carry
 	}
 	p.elems++
-	emit(Frame{Start: p.start, End: p.start + int64(len(data)), Terminated: true}, data)
+	emit(Frame{Start: p.start, End: p.start + int64(len(data)), DataOff: p.start, Terminated: true}, data)
 	if cap(p.carry) > shrinkCap {
 		p.carry = nil
 	} else {
@@ -170,7 +170,7 @@ func (p *arrayParser) Close(emit Emit) {
 	switch p.st {
 	case aValue:
 		p.problem(Problem{Kind: Cut, Off: p.off, Msg: "the body ends inside array element " + strconv.Itoa(p.elems) + " (no closing ']')"})
-		emit(Frame{Start: p.start, End: p.start + int64(len(p.carry)), Terminated: false}, p.carry)
+		emit(Frame{Start: p.start, End: p.start + int64(len(p.carry)), DataOff: p.start, Terminated: false}, p.carry)
 		p.carry = nil
 	case aFirst, aElem, aAfter:
 		p.problem(Problem{Kind: Cut, Off: p.off, Msg: "the body ends before the array's closing ']'"})

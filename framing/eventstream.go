@@ -115,7 +115,7 @@ func (p *eventStreamParser) message(m []byte, at int64, hlen uint32, emit Emit) 
 	if cap(msg.Payload) > cap(p.payload) && cap(msg.Payload) <= shrinkCap {
 		p.payload = msg.Payload[:0]
 	}
-	f := Frame{Headers: msg.Headers, Start: at, End: at + int64(len(m)), Terminated: true}
+	f := Frame{Headers: msg.Headers, Start: at, End: at + int64(len(m)), DataOff: at + preludeLen + int64(hlen), Terminated: true}
 	f.MessageType = f.Header(":message-type")
 	f.Name = f.Header(":event-type")
 	if f.MessageType == "exception" {

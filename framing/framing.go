@@ -35,6 +35,14 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
+// MarshalText encodes the framing as its name, "" for Unknown.
+func (k Kind) MarshalText() ([]byte, error) {
+	if k == Unknown {
+		return nil, nil
+	}
+	return []byte(k.String()), nil
+}
+
 // ContentType returns the media type a body of this framing is served
 // with, "" for Unknown. A JSON array stream is served as application/json.
 func (k Kind) ContentType() string {
@@ -130,6 +138,10 @@ type Frame struct {
 	// SSE block, the NDJSON line (without its line ending), the array
 	// element, or the whole event-stream message.
 	Start, End int64
+	// DataOff is the offset of the data's first byte in the body when the
+	// data is a run of the body's bytes (NDJSON, JSON array, event-stream
+	// payload), and -1 for SSE, whose data is joined from its lines.
+	DataOff int64
 	// Terminated is false for a last frame the end of the body cut short:
 	// an SSE block without its blank line, an NDJSON line without its LF,
 	// an array element never closed.
@@ -235,7 +247,7 @@ func (s *sseParser) bind(emit Emit) {
 	s.emit = emit
 	if s.fn == nil {
 		s.fn = func(e sse.Event, data []byte) {
-			s.emit(Frame{Name: e.Type, Start: e.Start, End: e.End, Terminated: e.Terminated, Quirks: e.Quirks}, data)
+			s.emit(Frame{Name: e.Type, Start: e.Start, End: e.End, DataOff: -1, Terminated: e.Terminated, Quirks: e.Quirks}, data)
 		}
 	}
 }

@@ -39,8 +39,8 @@ func checkInvariants(t *testing.T, kind Kind, body []byte) parsed {
 		if !bytes.Contains(body[f.Start:f.End], d) {
 			t.Fatalf("frame %d data %q is not within its bytes %q", i, d, body[f.Start:f.End])
 		}
-		if (kind == NDJSON || kind == JSONArray) && !bytes.HasPrefix(body[f.Start:], d) {
-			t.Fatalf("frame %d data %q does not start at %d", i, d, f.Start)
+		if f.DataOff < f.Start || !bytes.HasPrefix(body[f.DataOff:], d) {
+			t.Fatalf("frame %d data %q does not start at its DataOff %d", i, d, f.DataOff)
 		}
 	}
 	for _, n := range []int{1, 2, 3, 7, 64} {

@@ -60,7 +60,7 @@ func (p *ndjsonParser) line(line []byte, at int64, terminated bool, emit Emit) {
 	if len(bytes.Trim(line, " \t\r")) == 0 {
 		return
 	}
-	emit(Frame{Start: at, End: at + int64(len(line)), Terminated: terminated}, line)
+	emit(Frame{Start: at, End: at + int64(len(line)), DataOff: at, Terminated: terminated}, line)
 }
 
 func (p *ndjsonParser) release() {

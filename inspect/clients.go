@@ -60,7 +60,7 @@ type ClientValue struct {
 // emulateClients runs every client emulator over one side.
 func emulateClients(s *SideReport) []ClientResult {
 	m := s.Message
-	spec := ClientResult{Client: ClientSpec, Rule: "protocols.md §3: " + string(m.Protocol) + " assembly rules", Error: m.Error}
+	spec := ClientResult{Client: ClientSpec, Rule: m.Protocol.Rule(), Error: m.Error}
 	if len(m.Choices) > 0 {
 		c := m.Choices[0]
 		spec.Text, spec.Reasoning, spec.Refusal, spec.ToolCalls, spec.FinishReason = c.Text, c.Reasoning, c.Refusal, c.ToolCalls, c.FinishReason
@@ -331,6 +331,9 @@ func vscodeResponses(events []protocol.Event, objs []protocol.ObjEvent) ClientRe
 		if !events[i].Terminated {
 			break
 		}
+		if events[i].Bare {
+			continue // not an SSE event: the client never sees it
+		}
 		p := &objs[i]
 		if !p.Valid {
 			return ClientResult{Client: r.Client, Rule: r.Rule, Error: "response rejected: invalid JSON in event data"}
@@ -378,7 +381,7 @@ func vscodeAnthropic(events []protocol.Event, objs []protocol.ObjEvent) ClientRe
 	var text, reasoning strings.Builder
 	for i := range events {
 		e := &events[i]
-		if !e.Terminated || protocol.IsDone(e.Data) || e.Data == "" {
+		if !e.Terminated || e.Bare || protocol.IsDone(e.Data) || e.Data == "" {
 			continue
 		}
 		p := &objs[i]
@@ -459,6 +462,9 @@ func nodeChat(se *protocol.Side, n int) ClientResult {
 	}
 	for i := range events {
 		e, ck := &events[i], cs.Chunk(i)
+		if e.Bare {
+			continue // not an SSE event: the client never sees it
+		}
 		if ck.Done {
 			break
 		}
@@ -539,6 +545,9 @@ func pythonChat(se *protocol.Side, n int) ClientResult {
 	}
 	for i := range events {
 		e, ck := &events[i], cs.Chunk(i)
+		if e.Bare {
+			continue // not an SSE event: the client never sees it
+		}
 		if strings.HasPrefix(e.Data, "[DONE]") {
 			break
 		}
@@ -634,7 +643,7 @@ func sdkAnthropic(client string, events []protocol.Event, objs []protocol.ObjEve
 	named := make([]protocol.Event, 0, len(events))
 	namedObjs := make([]protocol.ObjEvent, 0, len(events))
 	for i, e := range events {
-		if protocol.FromEventName(e.Name) == protocol.Anthropic || e.Name == "ping" || e.Name == "error" {
+		if !e.Bare && (protocol.FromEventName(e.Name) == protocol.Anthropic || e.Name == "ping" || e.Name == "error") {
 			named = append(named, e)
 			namedObjs = append(namedObjs, objs[i])
 		}

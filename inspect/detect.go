@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
@@ -48,11 +50,19 @@ func registry() []detector {
 		det("sse.unterminated-event", Warn, "SSE spec; protocols.md §4.1", "the last event has no blank line after it: spec clients discard it, VS Code loses the last line", runUnterminated),
 		det("sse.quirk", Info, "SSE spec; protocols.md §4.1", "framing departs from the common form (CR or mixed line endings, no space after colon, BOM, multi-line data, unknown fields, ...)", runQuirks),
 		det("sse.comment", Info, "class O", "comment (keepalive) frames in the stream; fragile clients choke on them", runComments),
+		det("framing.mismatch", Warn, "providers.md §1.6, §2.1", "the body is not the framing its Content-Type declares (e.g. binary event-stream served as text/event-stream)", runFraming),
+		det("framing.corrupt", Error, "providers.md §2.1, §2.5", "bytes the framing cannot read: an event-stream message with a bad CRC or header, bytes that are not the JSON array", nil),
+		det("framing.cut", Warn, "providers.md §1.1, §2.1", "the body ends inside a frame (an event-stream message, an array element, the array)", nil),
+		det("protocol.unknown", Info, "issue 10", "the stream's protocol is not one seam assembles: its events are shown raw, with no protocol findings", runProtocolUnknown),
 		det("stream.no-terminal", Warn, "class M; protocols.md §6", "no terminal event ([DONE], message_stop, response.completed)", nil),
 		det("stream.after-terminal", Error, "class L/M; protocols.md §6", "events after the terminal event, which clients never read", nil),
 		det("stream.error-event", Error, "protocols.md §3, §6", "the stream carries an error event or error payload", nil),
 		det("stream.event-name-mismatch", Info, "protocols.md §2.7", "SSE event name differs from the JSON type", nil),
 		det("payload.invalid-json", Error, "protocols.md §2.1, §2.7", "event data that is not valid JSON", nil),
+		det("stream.after-end", Warn, "providers.md §1.4, §2.3, §3.4, §4.4", "events after the end signal of a protocol whose SDKs read to EOF (finishReason, messageStop, done, message-end): a client stopping at the end loses them", nil),
+		det("stream.blocked", Warn, "providers.md §1.2, §2.3, §6", "the provider blocked the prompt or withheld the answer (safety, recitation, guardrail, content filter)", nil),
+		det("finish.abnormal", Warn, "providers.md §1.2, §2.3", "the answer ended for an abnormal reason (malformed function call or model output, context window exceeded, ...)", nil),
+		det("tool.unclosed", Warn, "providers.md §2.3, §4.3", "a tool call never got its closing event: its arguments may be partial", nil),
 		// WebSocket and the OpenAI Realtime API.
 		det("websocket.protocol", Warn, "RFC 6455, RFC 7692", "frames that break the WebSocket protocol (masking, fragmentation, close codes, reserved bits, deflate, UTF-8)", nil),
 		det("realtime.error", Warn, "providers.md §8.2", "an error event in a Realtime session (most leave the session open)", nil),
@@ -84,6 +94,10 @@ func registry() []detector {
 		det("anthropic.event-name", Warn, "protocols.md §3.4", "missing or mismatched SSE event names: the SDKs route by name", nil),
 		det("anthropic.order", Warn, "protocols.md §3.4", "events out of the message_start / block start-delta-stop order", nil),
 		det("anthropic.block-unclosed", Warn, "protocols.md §3.4", "a content block never got content_block_stop", nil),
+		// Bedrock and Cohere.
+		det("bedrock.order", Warn, "providers.md §2.3, §2.4", "ConverseStream events out of the messageStart / block / messageStop / metadata order, or Invoke messages without chunk bytes", nil),
+		det("bedrock.no-metadata", Info, "providers.md §2.3", "no metadata event after messageStop (usage and latency missing)", nil),
+		det("cohere.order", Warn, "providers.md §4.3", "Cohere events out of the message-start / start-delta-end order", nil),
 		// Assembled text (Obsidian XML era).
 		det("xml.unclosed-closer", Error, "class A; protocols.md §1.4", "</use_tool not followed by '>' (e.g. </use_tool<use_tool>): Obsidian merges two calls", runXML),
 		det("xml.partial-opener", Error, "class A", "<use_tool not followed by '>'", nil),
@@ -227,12 +241,20 @@ func runOutcome(c *exCtx) {
 		if s.Outcome == "" || s.Outcome.Success() {
 			continue
 		}
+		if s.Outcome == tape.Truncated && s.Stream && s.Message.Protocol == protocol.Unknown {
+			// The recorder calls a stream truncated when it saw no terminal
+			// event it knows; for a protocol nobody knows, that says nothing.
+			continue
+		}
 		c.emit("stream.outcome", c.sidePointer(s, len(s.ev.Events)-1), s.Error, string(s.Side)+" side ended "+string(s.Outcome))
 	}
 }
 
 func runUnterminated(c *exCtx) {
 	for _, s := range c.rep.Sides {
+		if s.Framing != framing.SSE {
+			continue // an NDJSON line without LF is still read; a cut element is framing.cut
+		}
 		n := len(s.ev.Events)
 		if n > 0 && !s.ev.Events[n-1].Terminated {
 			c.emit("sse.unterminated-event", c.sidePointer(s, n-1), excerpt.Clip(s.ev.Events[n-1].Data, 80),
@@ -332,4 +354,69 @@ func hunkEvidence(h Hunk) string {
 		}
 	}
 	return strings.Join(parts, " | ")
+}
+
+// runFraming reports a body that is not the framing its Content-Type
+// declares, and the bytes the framing could not read.
+func runFraming(c *exCtx) {
+	for _, s := range c.rep.Sides {
+		if s.mismatch {
+			ct := ""
+			if sd := c.x.Side(s.Side); sd.Response != nil && len(sd.Response.Headers["content-type"]) > 0 {
+				ct = sd.Response.Headers["content-type"][0]
+			}
+			c.emit("framing.mismatch", c.bytePointer(s, 0), excerpt.Clip(strconv.Quote(string(head(s.ev.Chunks, 24))), 80),
+				"the "+string(s.Side)+" body is "+s.Framing.String()+" although its Content-Type says "+strconv.Quote(ct)+": it was read as "+s.Framing.String())
+		}
+		for _, p := range s.ev.Problems {
+			at, ev := c.bytePointer(s, p.Off), bytesEvidence(s.ev.Chunks, p.Off, 16)
+			msg := s.Framing.String() + " at byte " + strconv.FormatInt(p.Off, 10) + ": " + p.Msg
+			if p.Kind == framing.Cut {
+				c.emit("framing.cut", at, ev, msg)
+			} else {
+				c.emit("framing.corrupt", at, ev, msg)
+			}
+		}
+	}
+}
+
+// runProtocolUnknown says once per side that a stream's protocol was not
+// recognised, so its events were not assembled.
+func runProtocolUnknown(c *exCtx) {
+	for _, s := range c.rep.Sides {
+		if s.Stream && s.Message.Protocol == protocol.Unknown && len(s.ev.Events) > 0 {
+			c.emit("protocol.unknown", c.sidePointer(s, 0), excerpt.Clip(s.ev.Events[0].Data, 80),
+				"protocol not recognised: the "+strconv.Itoa(len(s.ev.Events))+" "+s.Framing.String()+" events of the "+string(s.Side)+" side are shown raw, not assembled")
+		}
+	}
+}
+
+// bytePointer points at byte off of a side's body: the chunk holding it
+// and that chunk's time.
+func (c *exCtx) bytePointer(s *SideReport, off int64) Pointer {
+	p := Pointer{Ex: c.x.Ex, Side: s.Side, Event: -1, Chunk: -1, Off: off, T: -1}
+	chunks := s.ev.Chunks
+	if len(chunks) == 0 {
+		return p
+	}
+	i := sort.Search(len(chunks), func(i int) bool { return chunks[i].Off > off })
+	if i > 0 {
+		i--
+	}
+	p.Chunk, p.T = i, chunks[i].T
+	return p
+}
+
+// bytesEvidence shows up to n body bytes from off, quoted.
+func bytesEvidence(chunks []tape.Chunk, off int64, n int) string {
+	var b []byte
+	for _, ch := range chunks {
+		end := ch.Off + int64(len(ch.Data))
+		if end <= off || len(b) >= n {
+			continue
+		}
+		from := max(off-ch.Off, 0)
+		b = append(b, ch.Data[from:min(int64(len(ch.Data)), from+int64(n-len(b)))]...)
+	}
+	return strconv.Quote(string(b))
 }

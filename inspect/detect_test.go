@@ -26,6 +26,7 @@ type exInput struct {
 	up      string // upstream body; "" means not recorded
 	client  string // client body; "" means not recorded
 	status  int    // default 200
+	ct      string // Content-Type of both sides, default text/event-stream
 	outcome tape.Outcome
 	prev    *exInput // an exchange recorded just before this one
 	// ws, when set, makes a WebSocket exchange: the server's and the
@@ -120,7 +121,11 @@ func (in exInput) exchange(ex int) *tape.Exchange {
 			continue
 		}
 		sd := x.Side(s.side)
-		sd.Response = &tape.Response{Ex: ex, Side: s.side, Status: status, Headers: tape.Headers{"content-type": {"text/event-stream"}}}
+		ct := in.ct
+		if ct == "" {
+			ct = "text/event-stream"
+		}
+		sd.Response = &tape.Response{Ex: ex, Side: s.side, Status: status, Headers: tape.Headers{"content-type": {ct}}}
 		sd.Chunks = chunksOf(s.side, []byte(s.body), 0)
 		for i := range sd.Chunks {
 			sd.Chunks[i].Ex = ex
@@ -306,7 +311,7 @@ func detectorCases() []struct {
 		id         string
 		fire, calm exInput
 	}
-	return []C{
+	return append([]C{
 		{"http.status", exInput{client: clean, status: 500}, exInput{client: clean}},
 		{"stream.outcome", exInput{client: clean, outcome: tape.Truncated}, exInput{client: clean}},
 		{"sse.unterminated-event", exInput{client: strings.TrimSuffix(clean, "\n\n")}, exInput{client: clean}},
@@ -327,9 +332,11 @@ func detectorCases() []struct {
 		{"chat.index-not-zero",
 			exInput{client: cc(chatRole) + cc(tool(1, "call_a", "read", `{"path":"a"}`)) + ccf(`{}`, "tool_calls") + done},
 			exInput{client: cc(chatRole) + cc(tool(0, "call_a", "read", `{"path":"a"}`)) + ccf(`{}`, "tool_calls") + done}},
+		// Fragments without index need one to be joined; a call sent whole
+		// in one delta, as Mistral sends it, does not.
 		{"chat.tool-index-missing",
-			exInput{client: cc(chatRole) + cc(`{"tool_calls":[{"id":"call_a","function":{"name":"read","arguments":"{}"}}]}`) + ccf(`{}`, "tool_calls") + done},
-			exInput{client: cc(chatRole) + cc(`{"tool_calls":[{"index":0,"id":"call_a","function":{"name":"read","arguments":"{}"}}]}`) + ccf(`{}`, "tool_calls") + done}},
+			exInput{client: cc(chatRole) + cc(`{"tool_calls":[{"id":"call_a","function":{"name":"read","arguments":""}}]}`) + cc(`{"tool_calls":[{"function":{"arguments":"{}"}}]}`) + ccf(`{}`, "tool_calls") + done},
+			exInput{client: cc(chatRole) + cc(`{"tool_calls":[{"id":"call_a","function":{"name":"read","arguments":"{}"}}]}`) + ccf(`{}`, "tool_calls") + done}},
 		{"chat.repeated-fields",
 			exInput{client: cc(chatRole) + cc(`{"role":"assistant","content":"Hi"}`) + ccf(`{}`, "stop") + done},
 			exInput{client: cc(chatRole) + cc(`{"content":"Hi"}`) + ccf(`{}`, "stop") + done}},
@@ -503,7 +510,7 @@ func detectorCases() []struct {
 		{"exchange.retry-seam",
 			exInput{client: clean, prev: &exInput{client: clean, status: 500}},
 			exInput{client: clean, prev: &exInput{client: clean}}},
-	}
+	}, providerDetectorCases()...)
 }
 
 // Realtime server events for the detector cases.

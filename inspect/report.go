@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
+	"github.com/tidwall/gjson"
 )
 
 // SchemaVersion is the version of the JSON report schema (see doc.go).
@@ -86,11 +88,17 @@ type SideReport struct {
 	TTFB     int64        `json:"ttfb_ns"`
 	Dur      int64        `json:"duration_ns"`
 	// Stream is false for a non-stream (JSON) body.
-	Stream  bool              `json:"stream"`
+	Stream bool `json:"stream"`
+	// Framing is how a stream carries its events (sse, ndjson, json-array,
+	// eventstream); empty for a non-stream body.
+	Framing framing.Kind      `json:"framing,omitempty"`
 	Message *protocol.Message `json:"message"`
 
 	ev  *protocol.Side
 	asm *protocol.Assembly
+	// mismatch is set when the body is not the framing its Content-Type
+	// declares.
+	mismatch bool
 }
 
 // EventList returns the side's events as inspect parsed them; finding and
@@ -255,9 +263,23 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 	if len(sd.Chunks) > 0 {
 		sr.TTFB = sd.Chunks[0].T - reqT
 	}
-	sr.ev = protocol.ParseSide(sd.Chunks, twin)
+	kind, mismatch := framing.Choose(ct, head(sd.Chunks, 64))
+	sr.Framing, sr.mismatch = kind, mismatch
+	body := ""
+	if kind == framing.NDJSON && framing.FromContentType(ct) != framing.NDJSON {
+		// JSON under a JSON (or no) Content-Type: a single document is a
+		// non-stream body, several lines are NDJSON.
+		if body = string(sd.Body()); gjson.Valid(body) {
+			kind = framing.Unknown
+			sr.Framing = kind
+		}
+	}
+	sr.ev = protocol.Parse(sd.Chunks, kind, twin)
 	sr.Events, sr.Comments = len(sr.ev.Events), len(sr.ev.Comments)
-	sr.Stream = !isJSONBody(ct, sd.Chunks, sr.ev)
+	sr.Stream = kind != framing.Unknown || !isJSONBody(ct, sd.Chunks, sr.ev)
+	if sr.Stream && sr.Framing == framing.Unknown {
+		sr.Framing = framing.SSE
+	}
 	p := opts.Protocol
 	if p == "" {
 		p = protocol.Unknown
@@ -268,7 +290,9 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		}
 		sr.asm = protocol.Assemble(p, sr.ev)
 	} else {
-		body := sr.ev.Body // the joined body, when parseSideTwin built it
+		if body == "" {
+			body = sr.ev.Body // the joined body, when ParseSide built it
+		}
 		if body == "" {
 			body = string(sd.Body())
 		}
@@ -280,6 +304,7 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		sr.asm = protocol.AssembleBody(p, body)
 		sr.ev = &protocol.Side{Chunks: sd.Chunks}
 		sr.Events = 0
+		sr.Framing = framing.Unknown
 	}
 	sr.Message = &sr.asm.Message
 	return sr
@@ -331,4 +356,16 @@ func isJSONBody(ct string, chunks []tape.Chunk, ev *protocol.Side) bool {
 		return false
 	}
 	return bytes.HasPrefix(bytes.TrimSpace(chunks[0].Data), []byte("{"))
+}
+
+// head returns up to n first bytes of the body the chunks make up.
+func head(chunks []tape.Chunk, n int) []byte {
+	if len(chunks) > 0 && len(chunks[0].Data) >= n {
+		return chunks[0].Data[:n]
+	}
+	var b []byte
+	for i := 0; i < len(chunks) && len(b) < n; i++ {
+		b = append(b, chunks[i].Data[:min(len(chunks[i].Data), n-len(b))]...)
+	}
+	return b
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
 
@@ -69,6 +70,14 @@ func (a *Assembly) flagOnce(id string, ev int, evidence string, format string, a
 
 // Assemble runs the protocol's assembly rules over a side's events.
 func Assemble(p Protocol, se *Side) *Assembly {
+	a := assemble(p, se)
+	if a.Message.Choices == nil {
+		a.Message.Choices = []Choice{}
+	}
+	return a
+}
+
+func assemble(p Protocol, se *Side) *Assembly {
 	switch p {
 	case Chat:
 		return assembleChat(se)
@@ -76,13 +85,25 @@ func Assemble(p Protocol, se *Side) *Assembly {
 		return assembleResponses(se)
 	case Anthropic:
 		return AssembleAnthropic(se.Events, se.ObjEvents())
+	case Gemini:
+		return assembleGemini(se)
+	case BedrockConverse:
+		return assembleConverse(se)
+	case BedrockInvoke:
+		return assembleInvoke(se)
+	case Cohere:
+		return assembleCohere(se)
+	case Ollama:
+		return assembleOllama(se)
 	}
 	return newAssembly(Unknown)
 }
 
 // AssembleBody assembles a non-stream JSON body (chat.completion, a
-// Responses response object, or an Anthropic message). The result's Final
-// is the message itself, as the body is what the server claims.
+// Responses response object, an Anthropic message, a Gemini
+// GenerateContentResponse, an Ollama response, a Cohere v2 chat response,
+// a Bedrock Converse response). The result's Final is the message itself,
+// as the body is what the server claims.
 func AssembleBody(p Protocol, body string) *Assembly {
 	a := newAssembly(p)
 	if !gjson.Valid(body) {
@@ -94,6 +115,20 @@ func AssembleBody(p Protocol, body string) *Assembly {
 		a.Message.Error = ErrorText(e)
 	}
 	switch p {
+	case Gemini, Ollama:
+		// One chunk of the stream is the whole answer.
+		one := &Side{Events: []Event{{Data: body, End: int64(len(body)), Terminated: true}}, Chunks: []tape.Chunk{{}}}
+		a = Assemble(p, one)
+		if a.Message.Error != "" {
+			a.Anomalies = nil // the HTTP status finding reports it
+		}
+		for i := range a.Anomalies {
+			a.Anomalies[i].Event = -1
+		}
+	case Cohere:
+		cohereBody(a, r)
+	case BedrockConverse:
+		converseBody(a, r)
 	case Chat:
 		a.Message.ID, a.Message.Model = r.Get("id").String(), r.Get("model").String()
 		r.Get("choices").ForEach(func(_, c gjson.Result) bool {
@@ -171,4 +206,59 @@ func ErrorText(e gjson.Result) string {
 		return excerpt.Clip(e.Raw, 200)
 	}
 	return strings.Join(parts, ": ")
+}
+
+// cohereBody reads a Cohere v2 chat response (COH V2ChatResponse).
+func cohereBody(a *Assembly, r gjson.Result) {
+	a.Message.ID = r.Get("id").String()
+	ch := a.Message.choice(0)
+	msg := r.Get("message")
+	ch.Role = msg.Get("role").String()
+	ch.Reasoning = msg.Get("tool_plan").String()
+	msg.Get("content").ForEach(func(_, c gjson.Result) bool {
+		switch c.Get("type").String() {
+		case "text":
+			ch.Text += c.Get("text").String()
+		case "thinking":
+			ch.Reasoning += c.Get("thinking").String()
+		}
+		return true
+	})
+	msg.Get("tool_calls").ForEach(func(k, t gjson.Result) bool {
+		ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: t.Get("id").String(),
+			Name: t.Get("function.name").String(), Arguments: t.Get("function.arguments").String()})
+		return true
+	})
+	ch.FinishReason = r.Get("finish_reason").String()
+	if u := r.Get("usage.tokens"); u.IsObject() {
+		a.Message.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int())}
+	}
+}
+
+// converseBody reads a Bedrock Converse response.
+func converseBody(a *Assembly, r gjson.Result) {
+	ch := a.Message.choice(0)
+	msg := r.Get("output.message")
+	ch.Role = msg.Get("role").String()
+	msg.Get("content").ForEach(func(k, c gjson.Result) bool {
+		switch {
+		case c.Get("text").Exists():
+			ch.Text += c.Get("text").String()
+		case c.Get("toolUse").Exists():
+			tu := c.Get("toolUse")
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: tu.Get("toolUseId").String(),
+				Name: tu.Get("name").String(), Arguments: tu.Get("input").Raw})
+		case c.Get("reasoningContent").Exists():
+			ch.Reasoning += c.Get("reasoningContent.reasoningText.text").String()
+		}
+		return true
+	})
+	ch.FinishReason = r.Get("stopReason").String()
+	if u := r.Get("usage"); u.IsObject() {
+		a.Message.Usage = &Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
+			Total: int(u.Get("totalTokens").Int())}
+	}
+	if m := r.Get("message").String(); m != "" && a.Message.Error == "" && len(ch.ToolCalls) == 0 && ch.Text == "" {
+		a.Message.Error = m // an AWS error body: {"message": "..."}
+	}
 }

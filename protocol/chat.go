@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 
@@ -16,7 +15,8 @@ type chatChoiceState struct {
 	tools      map[int]int
 	roleEvents int
 	text       strings.Builder
-	reasoning  strings.Builder
+	reasoning  [3]strings.Builder // reasoning_content, reasoning, reasoning_details text
+	details    []string           // the raw reasoning_details items
 	refusal    strings.Builder
 	args       []*strings.Builder // by position in the choice's ToolCalls
 	cumulative map[int]int
@@ -27,6 +27,13 @@ type chatChoiceState struct {
 // calls by tool index (arguments concatenated, id and name set from the first
 // delta that carries them), content, refusal and reasoning fields
 // concatenated, usage from the usage chunk (choices: []), [DONE] terminal.
+// The OpenAI-compatible extras of providers.md §5–§6 are read too: content
+// given as Mistral's typed parts (text parts to the text, thinking parts to
+// the reasoning), tool arguments given as an object, the reasoning
+// channels reasoning_content, reasoning and reasoning_details kept apart
+// (the first with text is the reasoning), Groq's x_groq usage and error,
+// and in-band errors: a top-level "error" (with or without choices), a
+// vLLM {"object": "error"} payload, finish_reason "error".
 func assembleChat(se *Side) *Assembly {
 	events := se.Events
 	cs := se.ChatEvents()
@@ -78,15 +85,21 @@ func assembleChat(se *Side) *Assembly {
 		if m.Model == "" {
 			m.Model = ck.Model
 		}
-		if ck.Err.Exists() && !ck.Choices.Exists() || e.Name == "error" {
-			m.Error = ErrorText(ck.Err.Result())
+		if inBand := chatError(ck, e); inBand != "" {
+			m.Error = inBand
 			m.ErrorBorn.Add(i)
 			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
-			continue
+			if !ck.Choices.Exists() || ck.Choices.IsNull() {
+				continue
+			}
 		}
 		deltas := cs.ChoiceDeltas(ck)
-		if ck.Usage.IsObject() {
-			m.Usage = chatUsage(ck.Usage.Result())
+		if u := ck.Usage; u.IsObject() || !u.Exists() && ck.Groq.IsObject() && ck.Groq.Result().Get("usage").IsObject() {
+			if u.IsObject() {
+				m.Usage = chatUsage(u.Result())
+			} else {
+				m.Usage = chatUsage(ck.Groq.Result().Get("usage"))
+			}
 			m.UsageBorn.Add(i)
 			if !allFinished() && len(deltas) == 0 {
 				a.flag("chat.usage-before-finish", i, "", "usage chunk arrives before every choice has a finish_reason")
@@ -120,13 +133,40 @@ func assembleChat(se *Side) *Assembly {
 				if d.ToolCalls.Exists() && txt != "" {
 					a.flag("chat.content-with-tool-calls", i, excerpt.Clip(d.Delta, 160), "content and tool_calls in one delta: VS Code drops the content %q", excerpt.Clip(txt, 40))
 				}
+			} else if d.Content().IsArray() {
+				// Mistral's typed content parts (providers.md §5.2).
+				d.Content().Result().ForEach(func(_, part gjson.Result) bool {
+					switch part.Get("type").String() {
+					case "text":
+						if t := part.Get("text").String(); t != "" {
+							ch.Spans = append(ch.Spans, Span{At: s.text.Len(), Event: i})
+							s.text.WriteString(t)
+						}
+					case "thinking":
+						part.Get("thinking").ForEach(func(_, t gjson.Result) bool {
+							s.reasoning[0].WriteString(t.Get("text").String())
+							return true
+						})
+						ch.ReasoningBorn.Add(i)
+					}
+					return true
+				})
 			}
 			if d.ReasoningContent().IsString() {
-				s.reasoning.WriteString(d.ReasoningContent().s)
+				s.reasoning[0].WriteString(d.ReasoningContent().s)
 				ch.ReasoningBorn.Add(i)
 			}
 			if d.Reasoning().IsString() {
-				s.reasoning.WriteString(d.Reasoning().s)
+				s.reasoning[1].WriteString(d.Reasoning().s)
+				ch.ReasoningBorn.Add(i)
+			}
+			if rd := d.ReasoningDetails; rd.IsArray() {
+				rd.Result().ForEach(func(_, item gjson.Result) bool {
+					s.details = append(s.details, item.Raw)
+					s.reasoning[2].WriteString(item.Get("text").String())
+					s.reasoning[2].WriteString(item.Get("summary").String())
+					return true
+				})
 				ch.ReasoningBorn.Add(i)
 			}
 			if d.Refusal().IsString() {
@@ -138,7 +178,9 @@ func assembleChat(se *Side) *Assembly {
 				ti := 0
 				if tc.HasIndex {
 					ti = tc.Index
-				} else {
+				} else if !wholeCall(tc) {
+					// A call sent whole in one delta (Mistral's way) needs no
+					// index to be joined; a fragment does.
 					a.flagOnce("chat.tool-index-missing", i, excerpt.Clip(tc.Raw, 120), "tool call delta has no index: SDKs file it under 0")
 				}
 				pos, ok := s.tools[ti]
@@ -183,6 +225,9 @@ func assembleChat(se *Side) *Assembly {
 					}
 					s.lastFrag[ti] = frag
 					s.args[pos].WriteString(frag)
+				} else if tc.Args.IsObject() {
+					// Mistral may send the arguments as an object.
+					s.args[pos].WriteString(tc.Args.s)
 				}
 			}
 			if strings.Contains(d.Delta, `"function_call"`) {
@@ -194,8 +239,15 @@ func assembleChat(se *Side) *Assembly {
 				}
 				ch.FinishReason = fr
 				ch.FinishBorn.Add(i)
-				if (fr == "length" || fr == "content_filter") && len(ch.ToolCalls) > 0 {
+				switch {
+				case (fr == "length" || fr == "content_filter") && len(ch.ToolCalls) > 0:
 					a.flag("chat.finish-length-tools", i, jsonMember("finish_reason", fr), "finish_reason %s while tool calls are open: VS Code drops the calls, openai-python raises", fr)
+				case fr == "content_filter":
+					a.flag("stream.blocked", i, jsonMember("finish_reason", fr), "choice %d was stopped by a content filter (finish_reason content_filter)", idx)
+				case fr == "error" && m.Error == "":
+					m.Error = "finish_reason error"
+					m.ErrorBorn.Add(i)
+					a.flag("stream.error-event", i, jsonMember("finish_reason", fr), "choice %d ended with finish_reason error: the provider failed mid-stream", idx)
 				}
 			}
 		}
@@ -203,13 +255,21 @@ func assembleChat(se *Side) *Assembly {
 	for k := range m.Choices {
 		ch := &m.Choices[k]
 		if s := st[ch.Index]; s != nil {
-			ch.Text, ch.Reasoning, ch.Refusal = s.text.String(), s.reasoning.String(), s.refusal.String()
+			ch.Text, ch.Refusal = s.text.String(), s.refusal.String()
+			for r := range s.reasoning {
+				if ch.Reasoning = s.reasoning[r].String(); ch.Reasoning != "" {
+					break
+				}
+			}
+			if len(s.details) > 0 {
+				ch.ReasoningDetails = "[" + strings.Join(s.details, ",") + "]"
+			}
 			for p := range ch.ToolCalls {
 				ch.ToolCalls[p].Arguments = s.args[p].String()
 			}
 		}
 	}
-	sort.Slice(m.Choices, func(i, j int) bool { return m.Choices[i].Index < m.Choices[j].Index })
+	sortChoices(m)
 	last := len(events) - 1
 	if a.Terminal < 0 && len(events) > 0 {
 		a.flag("stream.no-terminal", last, "", "no data: [DONE] at the end of the stream")
@@ -265,4 +325,36 @@ func jsonMember(key, val string) string {
 	b := tape.AppendJSONString(nil, key)
 	b = append(b, ':')
 	return string(tape.AppendJSONString(b, val))
+}
+
+// chatError returns the in-band error a Chat chunk carries, or "": a
+// top-level "error" that is not null, a vLLM {"object": "error"} payload,
+// Groq's x_groq.error, or an SSE event named error.
+func chatError(ck *ChatChunk, e *Event) string {
+	switch {
+	case ck.Err.Exists() && !ck.Err.IsNull():
+		return ErrorText(ck.Err.Result())
+	case ck.Object == "error":
+		return ErrorText(gjson.Parse(e.Data))
+	case ck.Groq.IsObject():
+		if g := ck.Groq.Result().Get("error"); g.Exists() && g.Type != gjson.Null {
+			return ErrorText(g)
+		}
+	}
+	if e.Name == "error" {
+		if t := ErrorText(ck.Err.Result()); t != "" {
+			return t
+		}
+		return excerpt.Clip(e.Data, 200)
+	}
+	return ""
+}
+
+// wholeCall reports whether a tool call delta carries a whole call: its
+// id, its name and complete JSON arguments.
+func wholeCall(tc *ChatToolDelta) bool {
+	if tc.ID == "" || tc.Name == "" {
+		return false
+	}
+	return tc.Args.IsObject() || tc.Args.IsString() && gjson.Valid(tc.Args.s)
 }

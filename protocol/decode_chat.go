@@ -10,12 +10,15 @@ type ChatChunk struct {
 	Choices Kind
 	// d0 and d1 index ChatSide.deltas: the decoded choices.
 	d0, d1 int32
-	// ID and Model are the "id" and "model" strings.
-	ID    string
-	Model string
-	// Err is the top-level "error" value and Usage the "usage" value.
+	// ID, Model and Object are the "id", "model" and "object" strings.
+	ID     string
+	Model  string
+	Object string
+	// Err is the top-level "error" value, Usage the "usage" value and Groq
+	// Groq's "x_groq" extension object.
 	Err   Value
 	Usage Value
+	Groq  Value
 }
 
 // ChatDelta is one decoded element of "choices".
@@ -34,6 +37,8 @@ type ChatDelta struct {
 	kinds [4]Kind
 	// ToolCalls is the shape of the "tool_calls" value.
 	ToolCalls Shape
+	// ReasoningDetails is OpenRouter's "reasoning_details" value.
+	ReasoningDetails Value
 	// VSCodeReasoning is set when the delta has one of the cot_summary,
 	// reasoning_text and thinking fields VS Code reads.
 	VSCodeReasoning bool
@@ -181,6 +186,10 @@ func (s *ChatSide) decodeChunk(c *ChatChunk, data string) {
 				v.Err = sc.jv()
 			case "usage":
 				v.Usage = sc.jv()
+			case "object":
+				v.Object = sc.str()
+			case "x_groq":
+				v.Groq = sc.jv()
 			case "choices":
 				v.Choices = s.decodeChoices(&sc)
 			default:
@@ -269,6 +278,8 @@ func (s *ChatSide) decodeDeltaFields(sc *jscan, d *ChatDelta, t0 int) {
 			d.set(dReasoning, sc.jv())
 		case "refusal":
 			d.set(dRefusal, sc.jv())
+		case "reasoning_details":
+			d.ReasoningDetails = sc.jv()
 		case "cot_summary", "reasoning_text", "thinking":
 			d.VSCodeReasoning = true
 			sc.skip()

@@ -27,6 +27,10 @@ func (s *ChatSide) refDecodeChunk(c *ChatChunk, data string) {
 			c.Err = mkjv(v)
 		case "usage":
 			c.Usage = mkjv(v)
+		case "object":
+			c.Object = v.String()
+		case "x_groq":
+			c.Groq = mkjv(v)
 		case "choices":
 			c.Choices = mkjv(v).k
 			v.ForEach(func(_, ch gjson.Result) bool {
@@ -62,6 +66,8 @@ func (s *ChatSide) refDecodeDelta(ch gjson.Result) ChatDelta {
 					d.set(dReasoning, mkjv(v))
 				case "refusal":
 					d.set(dRefusal, mkjv(v))
+				case "reasoning_details":
+					d.ReasoningDetails = mkjv(v)
 				case "cot_summary", "reasoning_text", "thinking":
 					d.VSCodeReasoning = true
 				case "tool_calls":

@@ -22,6 +22,8 @@ var decodeCases = []string{
 	`{"a":"\u12g4"}`, `{"a":"\`, `{"a":"abc`, `{"\u0069d":"x","model":"m\u00e9"}`,
 	`{"id":"a\"b\\c\/d\b\f\n\r\t"}`, `{"id":"\ud83d\ude00 \ud800 \udc00x \ud800\u0041 \ud800\n"}`,
 	`{"id":5,"model":1.50,"error":{"message":"x"},"usage":null}`, `{"id":null,"model":true}`,
+	`{"object":"error","message":"m","x_groq":{"error":"e","usage":{"prompt_tokens":1}}}`, `{"object":7,"x_groq":null}`,
+	`{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.text","text":"t","signature":"s"}],"content":[{"type":"text","text":"x"}]}}]}`,
 	`{"id":-12345678901234567890,"model":1e400}`,
 	`{"choices":null}`, `{"choices":5}`, `{"choices":"s"}`, `{"choices":{"a":{"index":2},"b":3}}`,
 	`{"choices":[{"index":"7","finish_reason":1.0,"delta":"str"},{"index":1.9},{"index":-3e2},[1],7]}`,

@@ -4,15 +4,18 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/tape"
 )
 
-// Event is one dispatched SSE event of a side, mapped back to the chunk it
-// arrived in.
+// Event is one event of a side (an SSE event, an NDJSON line, a JSON array
+// element or an event-stream message), mapped back to the chunk it arrived
+// in.
 type Event struct {
 	// Index is the position of the event in the side's event list.
 	Index int `json:"index"`
-	// Name is the SSE event field ("" when the event had none).
+	// Name is the SSE event field ("" when the event had none), or the
+	// event-stream :event-type (:exception-type for an exception).
 	Name string `json:"name,omitempty"`
 	// Data is the event's data.
 	Data string `json:"data"`
@@ -31,6 +34,13 @@ type Event struct {
 	// Quirks lists departures from the SSE spec's common form seen in the
 	// event's lines (see the sse package).
 	Quirks string `json:"quirks,omitempty"`
+	// MessageType is an event-stream message's :message-type ("event",
+	// "exception" or "error"). For "error", Name is its :error-code and
+	// Data its :error-message.
+	MessageType string `json:"message_type,omitempty"`
+	// Bare marks bytes between SSE events that are no SSE event but a bare
+	// JSON value: SSE clients never see them.
+	Bare bool `json:"bare,omitempty"`
 }
 
 // Comment is one SSE comment line (": text") with the body offset of its
@@ -50,6 +60,11 @@ type Side struct {
 	Comments []Comment
 	// Chunks are the side's chunks the events point into.
 	Chunks []tape.Chunk
+	// Framing is how the body carries its events (framing.Unknown for SSE
+	// parsed by ParseSide) and Problems what of it the framing could not
+	// read, with body offsets.
+	Framing  framing.Kind
+	Problems []framing.Problem
 	// Body is the side's body as one string when ParseSide built it, else
 	// "".
 	Body string

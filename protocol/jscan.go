@@ -241,6 +241,12 @@ func (sc *jscan) raw() RawJSON {
 	return RawJSON(sc.s[i:end])
 }
 
+// truth reads a value and reports whether it is true.
+func (sc *jscan) truth() bool {
+	v := sc.val()
+	return v.k == jBool && v.raw[0] == 't'
+}
+
 // skip reads and discards any value.
 func (sc *jscan) skip() {
 	end, _, _, ok := jsSkip(sc.s, jsWS(sc.s, sc.i))

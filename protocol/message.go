@@ -1,5 +1,10 @@
 package protocol
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Usage is token accounting as the stream reports it (zero when absent).
 type Usage struct {
 	Input         int `json:"input"`
@@ -26,10 +31,16 @@ type ToolCall struct {
 	Custom bool `json:"custom,omitempty"`
 	// Born is the events that opened the call and last added to it.
 	Born Born `json:"-"`
+	// Signature is the Gemini thoughtSignature of the part carrying the
+	// call, byte for byte: the model needs it back on the next turn.
+	Signature string `json:"signature,omitempty"`
 }
 
-// Choice is one assembled choice (Chat Completions) or the single output of
-// a Responses or Anthropic stream.
+// Choice is one assembled choice (Chat Completions), candidate (Gemini), or
+// the single output of the other protocols. Reasoning is the model's
+// thinking in the protocol's own channel (reasoning_content, else
+// reasoning, else the reasoning_details text for Chat; thought parts for
+// Gemini; thinking blocks; Cohere's tool plan).
 type Choice struct {
 	Index        int        `json:"index"`
 	Role         string     `json:"role,omitempty"`
@@ -38,6 +49,14 @@ type Choice struct {
 	Refusal      string     `json:"refusal,omitempty"`
 	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
 	FinishReason string     `json:"finish_reason,omitempty"`
+	// Signature is the signature of the reasoning (Anthropic
+	// signature_delta, Bedrock reasoningContent.signature, Gemini
+	// thoughtSignature on a part other than a function call), when sent.
+	Signature string `json:"signature,omitempty"`
+	// ReasoningDetails is OpenRouter's reasoning_details items, every item
+	// of every delta in order, as one JSON array (they go back unchanged on
+	// the next turn).
+	ReasoningDetails string `json:"reasoning_details,omitempty"`
 
 	// Spans maps byte ranges of Text back to the events that added them.
 	Spans []Span `json:"-"`
@@ -138,4 +157,9 @@ func (m *Message) Text() string {
 		}
 	}
 	return ""
+}
+
+// sortChoices orders the message's choices by index.
+func sortChoices(m *Message) {
+	slices.SortFunc(m.Choices, func(a, b Choice) int { return cmp.Compare(a.Index, b.Index) })
 }

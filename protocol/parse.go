@@ -122,7 +122,42 @@ func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
 		p.FeedView(chunks[i].Data, emit)
 	}
 	p.CloseView(emit)
+	if hasGap(se.Events, base, base+int64(size)) {
+		addBareJSON(se, base, func(start, end int64) string {
+			if b := block(start-base, end-base); b != "" {
+				return b
+			}
+			return bodyRange(chunks, start, end)
+		})
+	}
 	return se
+}
+
+// hasGap reports whether some bytes of the body from start to end lie
+// outside every event (between two, before the first or after the last).
+func hasGap(events []Event, start, end int64) bool {
+	prev := start
+	for i := range events {
+		if events[i].Off != prev {
+			return true
+		}
+		prev = events[i].End
+	}
+	return prev != end
+}
+
+// bodyRange copies the body bytes from start to end out of the chunks.
+func bodyRange(chunks []tape.Chunk, start, end int64) string {
+	var b strings.Builder
+	for i := chunkAt(chunks, start); i < len(chunks) && chunks[i].Off < end; i++ {
+		c := chunks[i]
+		lo := max(start-c.Off, 0)
+		hi := min(end-c.Off, int64(len(c.Data)))
+		if lo < hi {
+			b.Write(c.Data[lo:hi])
+		}
+	}
+	return b.String()
 }
 
 // dataString returns data as a string: a substring of block, the event's

@@ -20,11 +20,55 @@ const (
 	Responses Protocol = "openai-responses"
 	// Anthropic is the Anthropic Messages API.
 	Anthropic Protocol = "anthropic-messages"
+	// Gemini is Google's streamGenerateContent, on the Gemini API and on
+	// Vertex AI, as SSE (alt=sse) or as a streamed JSON array.
+	Gemini Protocol = "gemini"
+	// BedrockConverse is AWS Bedrock's ConverseStream.
+	BedrockConverse Protocol = "bedrock-converse"
+	// BedrockInvoke is AWS Bedrock's InvokeModelWithResponseStream: each
+	// chunk carries the model's own streaming event in base64.
+	BedrockInvoke Protocol = "bedrock-invoke"
+	// Cohere is Cohere's v2 chat stream.
+	Cohere Protocol = "cohere-v2"
+	// Ollama is Ollama's native /api/chat and /api/generate NDJSON stream
+	// (its /v1 endpoints speak Chat).
+	Ollama Protocol = "ollama"
 )
 
+// Protocols lists the protocols this package assembles, in the order
+// --protocol help shows them.
+func Protocols() []Protocol {
+	return []Protocol{Chat, Responses, Anthropic, Gemini, BedrockConverse, BedrockInvoke, Cohere, Ollama}
+}
+
+// Rule names the assembly rule this package follows for the protocol: the
+// reference section and the official client whose behaviour it matches.
+func (p Protocol) Rule() string {
+	switch p {
+	case Chat:
+		return "protocols.md §3.1: choices by index, tool calls by index (openai-node / openai-python accumulation)"
+	case Responses:
+		return "protocols.md §3.3: items by output_index, checked against response.completed (openai SDKs)"
+	case Anthropic:
+		return "protocols.md §3.4: blocks by index, input_json_delta joined (anthropic SDKs)"
+	case Gemini:
+		return "providers.md §1.3: google-genai GenerateContentResponse.text and function_calls per chunk, joined; thought parts as reasoning"
+	case BedrockConverse:
+		return "providers.md §2.3: the AWS SDKs' ConverseStream union, blocks by contentBlockIndex, toolUse input joined"
+	case BedrockInvoke:
+		return "providers.md §2.4: anthropic SDK's Bedrock client (chunk bytes decoded, assembled as Messages events)"
+	case Cohere:
+		return "providers.md §4.3: cohere-python V2ChatStreamResponse by type, blocks and tool calls by index"
+	case Ollama:
+		return "providers.md §3.3: Ollama's own non-stream aggregation (content and thinking joined, tool_calls appended)"
+	}
+	return "none: the protocol is not recognised"
+}
+
 // ParseName parses a protocol name as given to --protocol. It accepts
-// the canonical names and the short forms chat, responses and anthropic
-// (or messages). The empty string and "auto" give Unknown, meaning detect.
+// the canonical names and the short forms chat, responses, anthropic (or
+// messages), vertex, converse, invoke and cohere. The empty string and
+// "auto" give Unknown, meaning detect.
 func ParseName(s string) (Protocol, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":
@@ -35,8 +79,22 @@ func ParseName(s string) (Protocol, error) {
 		return Responses, nil
 	case "anthropic", "messages", "anthropic-messages":
 		return Anthropic, nil
+	case "gemini", "vertex", "google":
+		return Gemini, nil
+	case "bedrock-converse", "converse":
+		return BedrockConverse, nil
+	case "bedrock-invoke", "invoke":
+		return BedrockInvoke, nil
+	case "cohere", "cohere-v2":
+		return Cohere, nil
+	case "ollama":
+		return Ollama, nil
 	}
-	return Unknown, fmt.Errorf("unknown protocol %q (want chat, responses or anthropic)", s)
+	names := make([]string, 0, 8)
+	for _, p := range Protocols() {
+		names = append(names, string(p))
+	}
+	return Unknown, fmt.Errorf("unknown protocol %q (want one of %s)", s, strings.Join(names, ", "))
 }
 
 // Detect tells the protocol of a stream from its events (event
@@ -49,6 +107,12 @@ func Detect(url string, events []Event) Protocol {
 	for i, e := range events {
 		if i > 20 {
 			break
+		}
+		if e.Bare || e.MessageType == "exception" || e.MessageType == "error" {
+			continue
+		}
+		if e.Name == "chunk" && e.MessageType != "" {
+			return BedrockInvoke
 		}
 		if p := FromEventName(e.Name); p != Unknown {
 			return p
@@ -70,17 +134,34 @@ func FromURL(url string) Protocol {
 		return Responses
 	case strings.HasSuffix(path, "/messages"):
 		return Anthropic
+	case strings.Contains(path, ":streamGenerateContent"), strings.Contains(path, ":generateContent"):
+		return Gemini
+	case strings.HasSuffix(path, "/converse-stream"), strings.HasSuffix(path, "/converse"):
+		return BedrockConverse
+	case strings.HasSuffix(path, "/invoke-with-response-stream"), strings.HasSuffix(path, "/invoke"):
+		return BedrockInvoke
+	case strings.HasSuffix(path, "/v2/chat"):
+		return Cohere
+	case strings.HasSuffix(path, "/api/chat"), strings.HasSuffix(path, "/api/generate"):
+		return Ollama
 	}
 	return Unknown
 }
 
-// FromEventName tells the protocol from an SSE event name.
+// FromEventName tells the protocol from an SSE event name or an
+// event-stream :event-type.
 func FromEventName(name string) Protocol {
 	switch {
 	case strings.HasPrefix(name, "response."):
 		return Responses
 	case name == "message_start", strings.HasPrefix(name, "content_block_"), name == "message_delta", name == "message_stop":
 		return Anthropic
+	case name == "messageStart", name == "contentBlockStart", name == "contentBlockDelta", name == "contentBlockStop",
+		name == "messageStop", name == "metadata":
+		return BedrockConverse
+	case name == "message-start", name == "message-end", strings.HasPrefix(name, "content-"),
+		strings.HasPrefix(name, "tool-call-"), name == "tool-plan-delta", strings.HasPrefix(name, "citation-"):
+		return Cohere
 	}
 	return Unknown
 }
@@ -92,17 +173,26 @@ func FromPayload(data string) Protocol {
 		return Unknown
 	}
 	r := gjson.Parse(data)
-	typ := r.Get("type").String()
-	obj := r.Get("object").String()
+	var f [9]gjson.Result
+	getFields(r, []string{"type", "object", "content", "choices", "candidates", "promptFeedback", "done", "bytes", "usageMetadata"}, f[:])
+	typ, obj := f[0].String(), f[1].String()
 	switch {
 	case strings.HasPrefix(obj, "chat.completion"):
 		return Chat
 	case obj == "response", strings.HasPrefix(typ, "response."):
 		return Responses
-	case typ == "message" && r.Get("content").IsArray(), FromEventName(typ) != Unknown:
+	case typ == "message" && f[2].IsArray():
 		return Anthropic
-	case r.Get("choices").IsArray():
+	case typ != "" && (FromEventName(typ) == Anthropic || FromEventName(typ) == Cohere):
+		return FromEventName(typ)
+	case f[3].IsArray():
 		return Chat
+	case f[4].Exists(), f[5].Exists(), f[8].Exists():
+		return Gemini
+	case f[6].IsBool() && r.Get("model").Exists():
+		return Ollama
+	case f[7].Type == gjson.String:
+		return BedrockInvoke
 	}
 	return Unknown
 }

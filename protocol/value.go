@@ -35,6 +35,9 @@ func (k Kind) Exists() bool { return k != jAbsent }
 // IsNull reports whether the kind is null.
 func (k Kind) IsNull() bool { return k == jNull }
 
+// IsNull reports whether the value is null.
+func (v Value) IsNull() bool { return v.k == jNull }
+
 // IsString reports whether the value is a string.
 func (v Value) IsString() bool { return v.k == jString }
 

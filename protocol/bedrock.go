@@ -1,0 +1,333 @@
+package protocol
+
+import (
+	"encoding/base64"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/tidwall/gjson"
+)
+
+// bedrockBlock is one content block being assembled from ConverseStream.
+type bedrockBlock struct {
+	tool      bool
+	id, name  string
+	text      strings.Builder
+	reasoning strings.Builder
+	input     strings.Builder
+	signature string
+	spans     []Span
+	stopped   bool
+}
+
+// assembleConverse follows providers.md §2.3 (the ConverseStream union as
+// the AWS SDKs decode it): blocks by contentBlockIndex, opened by
+// contentBlockStart or by their first delta; text deltas joined; toolUse
+// input fragments joined and parsed at contentBlockStop; reasoningContent
+// text joined apart, its signature kept; stopReason from messageStop, which
+// is the end; usage from the metadata event after it. Exception and error
+// messages are the in-band errors.
+func assembleConverse(se *Side) *Assembly {
+	a := newAssembly(BedrockConverse)
+	m := &a.Message
+	blocks := map[int]*bedrockBlock{}
+	started, metadata := false, -1
+	events := se.Events
+	for i := range events {
+		e := &events[i]
+		if bedrockError(a, e, i) {
+			continue
+		}
+		if !gjson.Valid(e.Data) {
+			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "%s payload is not valid JSON: the AWS SDKs fail on it", e.Name)
+			continue
+		}
+		if metadata >= 0 {
+			a.flag("stream.after-end", i, e.Name, "%s after the metadata event, which ends a ConverseStream", e.Name)
+		} else if a.Terminal >= 0 && e.Name != "metadata" {
+			a.flag("stream.after-end", i, e.Name, "%s after messageStop", e.Name)
+		}
+		if !started && e.Name != "messageStart" {
+			a.flagOnce("bedrock.order", i, e.Name, "%s before messageStart", e.Name)
+		}
+		r := gjson.Parse(e.Data)
+		block := func() *bedrockBlock {
+			idx := int(r.Get("contentBlockIndex").Int())
+			b := blocks[idx]
+			if b == nil {
+				b = &bedrockBlock{}
+				blocks[idx] = b
+			}
+			return b
+		}
+		switch e.Name {
+		case "messageStart":
+			if started {
+				a.flag("bedrock.order", i, "", "a second messageStart in one stream")
+			}
+			started = true
+			m.choice(0).Role = r.Get("role").String()
+		case "contentBlockStart":
+			b := block()
+			if tu := r.Get("start.toolUse"); tu.Exists() {
+				b.tool, b.id, b.name = true, tu.Get("toolUseId").String(), tu.Get("name").String()
+			}
+		case "contentBlockDelta":
+			b := block()
+			if b.stopped {
+				a.flag("bedrock.order", i, excerpt.Clip(e.Data, 100), "delta for block %d after its contentBlockStop", r.Get("contentBlockIndex").Int())
+			}
+			d := r.Get("delta")
+			switch {
+			case d.Get("text").Exists():
+				if t := d.Get("text").String(); t != "" {
+					b.spans = append(b.spans, Span{At: b.text.Len(), Event: i})
+					b.text.WriteString(t)
+				}
+			case d.Get("toolUse").Exists():
+				b.tool = true
+				b.input.WriteString(d.Get("toolUse.input").String())
+			case d.Get("reasoningContent").Exists():
+				rc := d.Get("reasoningContent")
+				b.reasoning.WriteString(rc.Get("text").String())
+				if s := rc.Get("signature").String(); s != "" {
+					b.signature = s
+				}
+			}
+		case "contentBlockStop":
+			b := block()
+			b.stopped = true
+			if js := b.input.String(); b.tool && js != "" && !gjson.Valid(js) {
+				a.flag("tool.args-invalid-json", i, excerpt.Clip(js, 120), "toolUse %s input is not valid JSON at contentBlockStop", b.name)
+			}
+		case "messageStop":
+			sr := r.Get("stopReason").String()
+			m.choice(0).FinishReason = sr
+			if a.Terminal < 0 {
+				a.Terminal = i
+				m.Status = "done"
+			}
+			switch sr {
+			case "guardrail_intervened", "content_filtered":
+				a.flag("stream.blocked", i, jsonMember("stopReason", sr), "a guardrail or content filter stopped the answer (stopReason %s): it is withheld or masked", sr)
+			case "malformed_model_output", "malformed_tool_use", "model_context_window_exceeded":
+				a.flag("finish.abnormal", i, jsonMember("stopReason", sr), "the answer ended with stopReason %s", sr)
+			}
+		case "metadata":
+			metadata = i
+			if u := r.Get("usage"); u.IsObject() {
+				m.Usage = &Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
+					Total: int(u.Get("totalTokens").Int()), CacheRead: int(u.Get("cacheReadInputTokens").Int()),
+					CacheCreation: int(u.Get("cacheWriteInputTokens").Int())}
+			}
+			if a.Terminal < 0 {
+				a.flag("bedrock.order", i, "", "metadata before messageStop")
+			}
+		}
+	}
+	switch {
+	case a.Terminal < 0 && len(events) > 0 && m.Error == "":
+		a.flag("stream.no-terminal", len(events)-1, "", "no messageStop: the stream was cut")
+	case a.Terminal >= 0 && metadata < 0 && m.Error == "":
+		a.flag("bedrock.no-metadata", a.Terminal, "", "no metadata event after messageStop (usage and latency are missing)")
+	}
+	ch := m.choice(0)
+	if ch.Role == "" {
+		ch.Role = "assistant"
+	}
+	var text, reasoning strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(blocks)) {
+		b := blocks[k]
+		if b.tool {
+			args := b.input.String()
+			if args == "" {
+				args = "{}"
+			}
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: b.id, Name: b.name, Arguments: args})
+			if !b.stopped {
+				a.flag("tool.unclosed", len(events)-1, excerpt.Clip(args, 80), "toolUse block %d (%s) never got contentBlockStop: its input is partial", k, b.name)
+			}
+			continue
+		}
+		for _, s := range b.spans {
+			ch.Spans = append(ch.Spans, Span{At: text.Len() + s.At, Event: s.Event})
+		}
+		text.WriteString(b.text.String())
+		reasoning.WriteString(b.reasoning.String())
+		if b.signature != "" {
+			ch.Signature = b.signature
+		}
+	}
+	ch.Text, ch.Reasoning = text.String(), reasoning.String()
+	return a
+}
+
+// bedrockError handles an exception or error message (providers.md §2.2):
+// the stream's in-band error. It reports whether e was one.
+func bedrockError(a *Assembly, e *Event, i int) bool {
+	switch e.MessageType {
+	case "exception":
+		msg := gjson.Get(e.Data, "message").String()
+		if msg == "" {
+			msg = gjson.Get(e.Data, "Message").String()
+		}
+		a.Message.Error = strings.TrimSpace(e.Name + ": " + msg)
+	case "error":
+		a.Message.Error = strings.TrimSpace(e.Name + ": " + e.Data)
+	default:
+		return false
+	}
+	a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an %s message: %s", e.MessageType, a.Message.Error)
+	if a.Terminal < 0 {
+		a.Terminal = i
+	}
+	return true
+}
+
+// assembleInvoke follows providers.md §2.4: each chunk's bytes are
+// base64-decoded into the model's own streaming event. Anthropic events
+// are assembled with the Anthropic rules, as the Anthropic SDK's Bedrock
+// client does (it rebuilds an SSE event named by the event's type and runs
+// its Messages parser); other models' chunks (Titan's outputText, Llama's
+// generation, Mistral's outputs, Claude's legacy completion) are joined,
+// their stop reason ending the stream.
+func assembleInvoke(se *Side) *Assembly {
+	events := se.Events
+	inner := make([]Event, 0, len(events))
+	from := make([]int, 0, len(events)) // the frame each inner event came from
+	a := newAssembly(BedrockInvoke)
+	anthropic := false
+	for i := range events {
+		e := events[i]
+		if bedrockError(a, &e, i) {
+			continue
+		}
+		b64 := gjson.Get(e.Data, "bytes")
+		if e.Name != "chunk" || b64.Type != gjson.String {
+			a.flag("bedrock.order", i, excerpt.Clip(e.Data, 100), "%s message without chunk bytes in an InvokeModelWithResponseStream", e.Name)
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(b64.String())
+		if err != nil {
+			a.flag("payload.invalid-json", i, excerpt.Clip(b64.String(), 80), "chunk bytes are not base64: %v", err)
+			continue
+		}
+		e.Data = string(raw)
+		e.Name = gjson.Get(e.Data, "type").String()
+		if FromEventName(e.Name) == Anthropic || e.Name == "ping" {
+			anthropic = true
+		}
+		e.Index = len(inner)
+		inner = append(inner, e)
+		from = append(from, i)
+	}
+	var in *Assembly
+	if anthropic {
+		in = AssembleAnthropic(inner, decodeObj(inner, nil, 0))
+	} else {
+		in = assembleInvokeText(inner)
+	}
+	// Point the inner assembly's anomalies and spans back at the frames.
+	back := func(ev int) int {
+		if ev < 0 || ev >= len(from) {
+			return ev
+		}
+		return from[ev]
+	}
+	msg := in.Message
+	msg.Protocol = BedrockInvoke
+	if a.Message.Error != "" {
+		msg.Error = a.Message.Error
+	}
+	for k := range msg.Choices {
+		ch := &msg.Choices[k]
+		for s := range ch.Spans {
+			ch.Spans[s].Event = back(ch.Spans[s].Event)
+		}
+	}
+	out := newAssembly(BedrockInvoke)
+	out.Message = msg
+	out.Terminal = back(in.Terminal)
+	if a.Terminal >= 0 && (out.Terminal < 0 || a.Terminal < out.Terminal) {
+		out.Terminal = a.Terminal
+	}
+	all := append(a.Anomalies, in.Anomalies...)
+	for _, x := range all {
+		if x.ID == "stream.no-terminal" && a.Terminal >= 0 {
+			continue // the exception ended it
+		}
+		if x.ID == "anthropic.event-name" {
+			continue // the events were named from their type, as the SDK does
+		}
+		x.Event = back(x.Event)
+		out.Anomalies = append(out.Anomalies, x)
+	}
+	// Anomalies of the frames themselves came first: keep event order.
+	slices.SortStableFunc(out.Anomalies, func(x, y Anomaly) int { return x.Event - y.Event })
+	return out
+}
+
+// assembleInvokeText joins the text chunks of the non-Anthropic models on
+// InvokeModelWithResponseStream.
+func assembleInvokeText(events []Event) *Assembly {
+	a := newAssembly(BedrockInvoke)
+	m := &a.Message
+	ch := m.choice(0)
+	ch.Role = "assistant"
+	var text strings.Builder
+	for i := range events {
+		e := &events[i]
+		if !gjson.Valid(e.Data) {
+			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "decoded chunk bytes are not JSON")
+			continue
+		}
+		if a.Terminal >= 0 {
+			a.flag("stream.after-end", i, excerpt.Clip(e.Data, 120), "chunk after the one carrying the stop reason")
+		}
+		r := gjson.Parse(e.Data)
+		t := ""
+		for _, k := range []string{"outputText", "generation", "completion", "text", "outputs.0.text"} {
+			if v := r.Get(k); v.Type == gjson.String {
+				t = v.String()
+				break
+			}
+		}
+		if t != "" {
+			ch.Spans = append(ch.Spans, Span{At: text.Len(), Event: i})
+			text.WriteString(t)
+		}
+		stop := ""
+		for _, k := range []string{"completionReason", "stop_reason", "outputs.0.stop_reason", "finish_reason"} {
+			if v := r.Get(k); v.Type == gjson.String {
+				stop = v.String()
+				break
+			}
+		}
+		if stop != "" {
+			ch.FinishReason = stop
+			if a.Terminal < 0 {
+				a.Terminal = i
+				m.Status = "done"
+			}
+		}
+		if act := r.Get("amazon-bedrock-guardrailAction").String(); act == "INTERVENED" {
+			a.flag("stream.blocked", i, jsonMember("amazon-bedrock-guardrailAction", act), "a Bedrock guardrail intervened: the answer is withheld or masked")
+			if a.Terminal < 0 {
+				a.Terminal = i
+				m.Status = "done"
+			}
+		}
+		if u := r.Get("amazon-bedrock-invocationMetrics"); u.IsObject() {
+			m.Usage = &Usage{Input: int(u.Get("inputTokenCount").Int()), Output: int(u.Get("outputTokenCount").Int())}
+		} else if in := r.Get("inputTextTokenCount"); in.Exists() {
+			m.Usage = &Usage{Input: int(in.Int()), Output: int(r.Get("totalOutputTextTokenCount").Int())}
+		}
+	}
+	ch.Text = text.String()
+	if a.Terminal < 0 && len(events) > 0 {
+		a.flag("stream.no-terminal", len(events)-1, "", "no chunk with a stop reason: the stream was cut")
+	}
+	return a
+}

@@ -1,0 +1,481 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/tidwall/gjson"
+)
+
+// gemCandidate is one candidate being assembled from a Gemini stream.
+type gemCandidate struct {
+	index     int
+	role      string
+	text      strings.Builder
+	reasoning strings.Builder
+	spans     []Span
+	calls     []ToolCall
+	partial   *gemPartial // the call whose arguments continue (willContinue)
+	finish    string
+	finished  int // event of the first finishReason, or -1
+	signature string
+}
+
+// gemPartial builds the arguments of a Vertex function call streamed as
+// partialArgs, in the order their JSON paths first appear.
+type gemPartial struct {
+	call  int
+	paths []string
+	vals  map[string]*strings.Builder
+	str   map[string]bool
+}
+
+// gemEvent is what one Gemini event says.
+type gemEvent struct {
+	id, model   string
+	errv        RawJSON
+	blockReason string
+	usage       RawJSON
+	hasCands    bool
+}
+
+// blockedFinish are the finish reasons with which Gemini stops an answer
+// it will not give (GPY FinishReason): a finding, not a failure of the
+// stream.
+var blockedFinish = map[string]bool{
+	"SAFETY": true, "RECITATION": true, "BLOCKLIST": true, "PROHIBITED_CONTENT": true, "SPII": true,
+	"IMAGE_SAFETY": true, "IMAGE_PROHIBITED_CONTENT": true, "IMAGE_RECITATION": true, "LANGUAGE": true,
+}
+
+// abnormalFinish are the finish reasons that say the answer went wrong.
+var abnormalFinish = map[string]bool{
+	"MALFORMED_FUNCTION_CALL": true, "UNEXPECTED_TOOL_CALL": true, "TOO_MANY_TOOL_CALLS": true,
+	"FINISH_REASON_UNSPECIFIED": true, "OTHER": true, "IMAGE_OTHER": true, "NO_IMAGE": true,
+}
+
+// assembleGemini follows providers.md §1 with the google-genai SDK's rules
+// (GPY GenerateContentResponse.text and function_calls, applied per chunk
+// and joined in order): candidates by index; text parts joined, thought
+// parts (thought: true) joined apart as reasoning; every functionCall part
+// its own call, never merged across chunks (Vertex partialArgs are joined
+// while the call says willContinue); thoughtSignature kept with its part;
+// usageMetadata taken from the last chunk that has it. The end is the first
+// chunk with a finishReason or a promptFeedback.blockReason: there is no
+// sentinel. A bare or array-wrapped {"error": …} is the in-band error.
+func assembleGemini(se *Side) *Assembly {
+	a := newAssembly(Gemini)
+	m := &a.Message
+	var cands []*gemCandidate
+	cand := func(i int) *gemCandidate {
+		for _, c := range cands {
+			if c.index == i {
+				return c
+			}
+		}
+		c := &gemCandidate{index: i, finished: -1}
+		cands = append(cands, c)
+		return c
+	}
+	var usage RawJSON
+	events := se.Events
+	for i := range events {
+		e := &events[i]
+		data := e.Data
+		if IsDone(data) {
+			a.flag("stream.after-terminal", i, data, "data: [DONE] in a Gemini stream (Gemini has no sentinel)")
+			continue
+		}
+		if !gjson.Valid(data) {
+			a.flag("payload.invalid-json", i, excerpt.Clip(data, 120), "event data is not valid JSON: the Gemini SDKs fail on it")
+			continue
+		}
+		// The JSON-array form wraps an error in a one-element list.
+		if d := strings.TrimSpace(data); d != "" && d[0] == '[' {
+			if first := gjson.Get(d, "0"); first.IsObject() {
+				data = first.Raw
+			}
+		}
+		var ge gemEvent
+		decodeGemini(data, &ge, func(c int) *gemCandidate {
+			if a.Terminal >= 0 && e.Index > a.Terminal {
+				a.flagOnce("stream.after-end", i, excerpt.Clip(e.Data, 120), "chunk after the one carrying finishReason: the SDKs still read it, a client stopping at the finish loses it")
+			}
+			return cand(c)
+		}, a, i)
+		if ge.errv != "" {
+			m.Error = geminiError(ge.errv.Result())
+			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
+			if a.Terminal < 0 {
+				a.Terminal = i
+			}
+			continue
+		}
+		if m.ID == "" {
+			m.ID = ge.id
+		}
+		if m.Model == "" {
+			m.Model = ge.model
+		}
+		if ge.usage != "" {
+			usage = ge.usage
+		}
+		if ge.blockReason != "" {
+			m.Error = "prompt blocked (" + ge.blockReason + ")"
+			m.Status = "blocked"
+			a.flag("stream.blocked", i, jsonMember("blockReason", ge.blockReason), "Gemini blocked the prompt (promptFeedback.blockReason %s): there is no answer", ge.blockReason)
+			if a.Terminal < 0 {
+				a.Terminal = i
+			}
+		}
+		for _, c := range cands {
+			if c.finished == i {
+				if a.Terminal < 0 {
+					a.Terminal = i
+				}
+				switch {
+				case blockedFinish[c.finish]:
+					a.flag("stream.blocked", i, jsonMember("finishReason", c.finish), "candidate %d stopped with finishReason %s: the answer is cut or withheld", c.index, c.finish)
+				case abnormalFinish[c.finish]:
+					a.flag("finish.abnormal", i, jsonMember("finishReason", c.finish), "candidate %d ended with finishReason %s", c.index, c.finish)
+				}
+			}
+		}
+	}
+	if a.Terminal < 0 && len(events) > 0 {
+		a.flag("stream.no-terminal", len(events)-1, "", "no chunk with a finishReason or a promptFeedback.blockReason: the stream was cut")
+	}
+	if m.Status == "" && a.Terminal >= 0 && m.Error == "" {
+		m.Status = "done"
+	}
+	if usage != "" {
+		u := usage.Result()
+		m.Usage = &Usage{Input: int(u.Get("promptTokenCount").Int()), Output: int(u.Get("candidatesTokenCount").Int()),
+			Total: int(u.Get("totalTokenCount").Int()), Reasoning: int(u.Get("thoughtsTokenCount").Int()),
+			CacheRead: int(u.Get("cachedContentTokenCount").Int())}
+	}
+	for _, c := range cands {
+		ch := m.choice(c.index)
+		ch.Role = c.role
+		if ch.Role == "" {
+			ch.Role = "model"
+		}
+		ch.Text, ch.Reasoning, ch.Spans = c.text.String(), c.reasoning.String(), c.spans
+		ch.FinishReason, ch.Signature = c.finish, c.signature
+		for k := range c.calls {
+			if p := c.partial; p != nil && p.call == k {
+				c.calls[k].Arguments = p.json()
+			}
+		}
+		ch.ToolCalls = c.calls
+		for _, tc := range ch.ToolCalls {
+			if tc.Arguments != "" && !gjson.Valid(tc.Arguments) {
+				a.flag("tool.args-invalid-json", len(events)-1, excerpt.Clip(tc.Arguments, 120), "function call %s arguments are not valid JSON", tc.Name)
+			}
+		}
+	}
+	sortChoices(m)
+	return a
+}
+
+// decodeGemini reads one GenerateContentResponse, feeding each candidate's
+// parts to the candidate cand returns.
+func decodeGemini(data string, ge *gemEvent, cand func(int) *gemCandidate, a *Assembly, ev int) {
+	sc := jscan{s: data}
+	if !sc.open('{') {
+		return
+	}
+	for k := range sc.members() {
+		switch k {
+		case "candidates":
+			ge.hasCands = true
+			if !sc.open('[') {
+				sc.skip()
+				break
+			}
+			for n := 0; sc.elem(&n); {
+				decodeCandidate(&sc, cand, a, ev)
+			}
+		case "promptFeedback":
+			pf := sc.raw()
+			ge.blockReason = pf.Get("blockReason").String()
+		case "usageMetadata":
+			ge.usage = sc.raw()
+		case "modelVersion":
+			ge.model = sc.str()
+		case "responseId":
+			ge.id = sc.str()
+		case "error":
+			ge.errv = sc.raw()
+		default:
+			sc.skip()
+		}
+	}
+}
+
+// gemPart is one decoded Part: its text (a substring of the event data),
+// whether it is a thought, its thoughtSignature and its functionCall.
+type gemPart struct {
+	text    string
+	hasText bool
+	thought bool
+	sig     string
+	call    RawJSON
+}
+
+// decodeCandidate reads one element of "candidates". Its index may come
+// after its content, so the parts are read first and given to the
+// candidate once the element is read.
+func decodeCandidate(sc *jscan, cand func(int) *gemCandidate, a *Assembly, ev int) {
+	if !sc.open('{') {
+		sc.skip()
+		return
+	}
+	var parts []gemPart
+	var buf [4]gemPart
+	parts = buf[:0]
+	index, finish, role := 0, "", ""
+	for k := range sc.members() {
+		switch k {
+		case "index":
+			index = int(sc.int())
+		case "content":
+			if !sc.open('{') {
+				sc.skip()
+				break
+			}
+			for k := range sc.members() {
+				switch k {
+				case "role":
+					role = sc.str()
+				case "parts":
+					if !sc.open('[') {
+						sc.skip()
+						break
+					}
+					for n := 0; sc.elem(&n); {
+						parts = append(parts, decodePart(sc))
+					}
+				default:
+					sc.skip()
+				}
+			}
+		case "finishReason":
+			finish = sc.str()
+		default:
+			sc.skip()
+		}
+	}
+	c := cand(index)
+	if role != "" {
+		c.role = role
+	}
+	for i := range parts {
+		c.add(&parts[i], a, ev)
+	}
+	if finish != "" {
+		c.finish = finishName(finish)
+		if c.finished < 0 {
+			c.finished = ev
+		}
+	}
+}
+
+// decodePart reads one Part of a candidate's content.
+func decodePart(sc *jscan) gemPart {
+	var p gemPart
+	if !sc.open('{') {
+		sc.skip()
+		return p
+	}
+	for k := range sc.members() {
+		switch k {
+		case "text":
+			p.text, p.hasText = sc.str(), true
+		case "thought":
+			p.thought = sc.truth()
+		case "thoughtSignature":
+			p.sig = sc.str()
+		case "functionCall":
+			p.call = sc.raw()
+		default:
+			sc.skip()
+		}
+	}
+	return p
+}
+
+// add joins one part to the candidate: text to the answer, thought text to
+// the reasoning, a function call to the calls.
+func (c *gemCandidate) add(p *gemPart, a *Assembly, ev int) {
+	switch {
+	case p.call != "":
+		c.addCall(p.call, p.sig, a, ev)
+	case p.hasText && p.thought:
+		c.reasoning.WriteString(p.text)
+	case p.hasText && p.text != "":
+		c.spans = append(c.spans, Span{At: c.text.Len(), Event: ev})
+		c.text.WriteString(p.text)
+	}
+	if p.sig != "" && p.call == "" {
+		c.signature = p.sig
+	}
+}
+
+// addCall adds the functionCall part call, or continues the call whose
+// partialArgs said willContinue.
+func (c *gemCandidate) addCall(call RawJSON, sig string, a *Assembly, ev int) {
+	r := call.Result()
+	var f [5]gjson.Result
+	getFields(r, []string{"id", "name", "args", "partialArgs", "willContinue"}, f[:])
+	p := c.partial
+	if p == nil || f[1].String() != "" && f[1].String() != c.calls[p.call].Name {
+		args := f[2].Raw
+		if args != "" {
+			args = compactJSON(args)
+		}
+		c.calls = append(c.calls, ToolCall{Index: len(c.calls), ID: f[0].String(), Name: f[1].String(), Arguments: args, Signature: sig})
+		p = nil
+		if f[3].IsArray() {
+			p = &gemPartial{call: len(c.calls) - 1, vals: map[string]*strings.Builder{}, str: map[string]bool{}}
+		}
+	} else if sig != "" && c.calls[p.call].Signature == "" {
+		c.calls[p.call].Signature = sig
+	}
+	if p != nil {
+		f[3].ForEach(func(_, pa gjson.Result) bool {
+			p.add(pa)
+			return true
+		})
+		c.calls[p.call].Arguments = p.json()
+	}
+	c.partial = nil
+	if p != nil && f[4].Bool() {
+		c.partial = p
+	}
+}
+
+// add joins one PartialArg: its typed value at its JSON path, strings
+// continuing a string already begun at the same path.
+func (p *gemPartial) add(pa gjson.Result) {
+	path := pa.Get("jsonPath").String()
+	b := p.vals[path]
+	if b == nil {
+		b = new(strings.Builder)
+		p.vals[path] = b
+		p.paths = append(p.paths, path)
+	}
+	switch {
+	case pa.Get("stringValue").Exists():
+		p.str[path] = true
+		b.WriteString(pa.Get("stringValue").String())
+	case pa.Get("numberValue").Exists():
+		b.WriteString(pa.Get("numberValue").Raw)
+	case pa.Get("boolValue").Exists():
+		b.WriteString(pa.Get("boolValue").Raw)
+	case pa.Get("nullValue").Exists():
+		b.WriteString("null")
+	}
+}
+
+// json renders the arguments joined so far as a JSON object, nesting
+// dotted paths ($.a.b) into objects.
+func (p *gemPartial) json() string {
+	type node struct {
+		keys []string
+		kids map[string]*node
+		val  string
+		leaf bool
+	}
+	root := &node{kids: map[string]*node{}}
+	for _, path := range p.paths {
+		n := root
+		for _, k := range strings.Split(strings.TrimPrefix(strings.TrimPrefix(path, "$"), "."), ".") {
+			kid := n.kids[k]
+			if kid == nil {
+				kid = &node{kids: map[string]*node{}}
+				n.kids[k] = kid
+				n.keys = append(n.keys, k)
+			}
+			n = kid
+		}
+		n.leaf, n.val = true, p.vals[path].String()
+		if p.str[path] {
+			n.val = strconv.Quote(n.val)
+		}
+	}
+	var b strings.Builder
+	var write func(n *node)
+	write = func(n *node) {
+		if n.leaf {
+			b.WriteString(n.val)
+			return
+		}
+		b.WriteByte('{')
+		for i, k := range n.keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(appendQuoted(nil, k))
+			b.WriteByte(':')
+			write(n.kids[k])
+		}
+		b.WriteByte('}')
+	}
+	write(root)
+	return b.String()
+}
+
+func appendQuoted(dst []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(dst, q...)
+}
+
+// compactJSON removes the insignificant whitespace of a valid JSON text
+// (pretty-printed arguments of the JSON-array form).
+func compactJSON(s string) string {
+	if !strings.ContainsAny(s, " \t\r\n") {
+		return s
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(s)) != nil {
+		return s
+	}
+	return b.String()
+}
+
+// finishNames are the FinishReason enum's names by number, for streams
+// requested with enum-encoding=int (google.ai.generativelanguage.v1beta
+// Candidate.FinishReason; only the stable first values are mapped).
+var finishNames = [...]string{"FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "OTHER"}
+
+// finishName returns the name of a finishReason sent as a number, or the
+// reason as sent.
+func finishName(f string) string {
+	if n, err := strconv.Atoi(f); err == nil && n >= 0 && n < len(finishNames) {
+		return finishNames[n]
+	}
+	return f
+}
+
+// geminiError renders a Google API error object ({code, message, status}).
+func geminiError(r gjson.Result) string {
+	if e := r.Get("error"); e.Exists() {
+		r = e
+	}
+	if r.Type == gjson.String {
+		return r.String()
+	}
+	var parts []string
+	for _, k := range []string{"code", "status", "message"} {
+		if v := r.Get(k).String(); v != "" {
+			parts = append(parts, v)
+		}
+	}
+	if len(parts) == 0 {
+		return excerpt.Clip(r.Raw, 200)
+	}
+	return strings.Join(parts, " ")
+}
