@@ -15,8 +15,17 @@
 // through a tape.Masker, which masks the request's secret values where a
 // response echoes them, at the same length, holding back a chunk whose end
 // may begin one. The request that goes upstream and the bytes the client
-// gets are not modified, except that Accept-Encoding is set to identity so
-// recorded bytes are readable text.
+// gets are not modified.
+//
+// Content encoding: in passthrough the client's Accept-Encoding goes
+// upstream untouched, the capture keeps the body's wire bytes with their
+// Content-Encoding, and the terminal watch that decides each side's outcome
+// reads a decoded copy (package coding): a compressed body cut before its
+// end is recorded truncated, one that does not decode as an upstream
+// error. An engine that reshapes the stream asks the upstream for identity
+// instead, and writes a note saying so; should the upstream compress
+// anyway, the engine gets the body decoded and the client gets it without
+// Content-Encoding, while the upstream side keeps the wire bytes.
 //
 // Recording costs the stream as little as it can: each exchange writes
 // through a tape.ExchangeWriter, whose queue never makes it wait (when the

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 )
@@ -175,12 +176,12 @@ func (x *exchange) origin() (scheme, host string) {
 }
 
 // endUpstream records the upstream side's end line once.
-func (x *exchange) endUpstream(outcome tape.Outcome, err error, w *streamWatch) {
+func (x *exchange) endUpstream(outcome tape.Outcome, err error, events int) {
 	x.upOnce.Do(func() {
 		x.recordPending() // the side's chunks go before its end
 		x.upOutcome = outcome
-		x.upEvents = w.events
-		if err != nil && outcome != tape.Complete && outcome != tape.Truncated {
+		x.upEvents = events
+		if err != nil && outcome != tape.Complete && !errors.Is(err, io.EOF) {
 			x.upErr = err.Error()
 		}
 		if x.rec.records(tape.Upstream) {
@@ -227,6 +228,12 @@ type upstreamBody struct {
 	engine      shape.Engine
 	passthrough bool
 	watch       *streamWatch
+	// dec decodes the upstream body for an engine that reshapes it (the
+	// client then gets it decoded), nil otherwise; decoded collects what
+	// one read decodes to.
+	dec     *coding.Decoder
+	decoded []byte
+	collect func([]byte)
 
 	buf    []byte   // read buffer when the engine is not passthrough
 	frames [][]byte // frames not yet handed to the copy loop
@@ -267,7 +274,17 @@ func (b *upstreamBody) Read(p []byte) (int, error) {
 		b.x.recordPending() // a chunk that made no frame: its buffer is read into again
 		n, err := b.rc.Read(b.buf)
 		b.record(b.buf[:n])
-		b.frames = b.engine.Push(b.frames[:0], b.buf[:n])
+		in := b.buf[:n]
+		if b.dec != nil {
+			// A decoding failure is the watch's to report.
+			b.decoded = b.decoded[:0]
+			b.dec.Write(in, b.collect)
+			if err != nil {
+				b.dec.Close(b.collect)
+			}
+			in = b.decoded
+		}
+		b.frames = b.engine.Push(b.frames[:0], in)
 		if err != nil {
 			b.frames = b.engine.Close(b.frames)
 			b.finish(err)
@@ -294,11 +311,18 @@ func (b *upstreamBody) finish(err error) {
 	b.err = err
 	b.x.recordPending() // the outcome needs the last chunk parsed
 	b.watch.close()
-	outcome := upstreamOutcome(b.x.req, err, b.watch.terminal)
-	if outcome == tape.Complete && b.watch.isSSE && !b.watch.terminal {
-		outcome = tape.Truncated
+	outcome := upstreamOutcome(b.x.req, err, b.watch.terminal())
+	if outcome == tape.Complete {
+		switch {
+		case b.watch.corrupt() != nil:
+			outcome, err = tape.UpstreamError, b.watch.corrupt()
+		case b.watch.cutByCoding():
+			outcome, err = tape.Truncated, b.watch.codingErr
+		case b.watch.unfinished():
+			outcome = tape.Truncated
+		}
 	}
-	b.x.endUpstream(outcome, err, b.watch)
+	b.x.endUpstream(outcome, err, b.watch.events())
 }
 
 // Close is called by the proxy when it is done with the body. If the upstream
@@ -309,10 +333,10 @@ func (b *upstreamBody) Close() error {
 		b.x.recordPending()
 		b.watch.close()
 		outcome := tape.ClientAborted
-		if b.watch.terminal {
+		if b.watch.terminal() {
 			outcome = tape.ClientClosedAfterDone
 		}
-		b.x.endUpstream(outcome, nil, b.watch)
+		b.x.endUpstream(outcome, nil, b.watch.events())
 	}
 	if b.buf != nil {
 		// The proxy reads no more: the buffer and the frames and chunks
@@ -363,7 +387,7 @@ func (w *clientWriter) WriteHeader(code int) {
 	w.wroteHeader = true
 	w.status = code
 	h := w.Header()
-	w.watch = newStreamWatch(isEventStream(h.Get("Content-Type")))
+	w.watch = newStreamWatch(h.Get("Content-Type"), h.Get("Content-Encoding"), w.x.req.URL.Path)
 	if w.x.rec.records(tape.Client) {
 		w.x.tw.Response(tape.Response{
 			Side: tape.Client, T: w.x.rec.now(), Status: code, Headers: w.x.rec.opts.Redaction.Headers(h),
@@ -428,21 +452,21 @@ func (x *exchange) finishClient(w *clientWriter) {
 		return
 	}
 	if w.watch == nil {
-		w.watch = newStreamWatch(false)
+		w.watch = noStream()
 	}
 	w.watch.close()
 	x.recordPending()
 	if x.mirror && !w.unmirrored {
 		// The client got a prefix of the upstream bytes (all of them
 		// unless it went away): count its events from the upstream parse.
-		w.watch.events, w.watch.terminal = x.upWatch.prefix(w.bytes)
+		w.watch.mirror(x.upWatch, w.bytes)
 	}
 	// The upstream side has always ended by now unless the proxy never got a
 	// response body (a panic before it); record that as an upstream error.
 	select {
 	case <-x.upEnd:
 	default:
-		x.endUpstream(tape.UpstreamError, errors.New("proxy ended before the upstream responded"), newStreamWatch(false))
+		x.endUpstream(tape.UpstreamError, errors.New("proxy ended before the upstream responded"), 0)
 	}
 	var outcome tape.Outcome
 	var errText string
@@ -457,20 +481,24 @@ func (x *exchange) finishClient(w *clientWriter) {
 		gone := w.writeErr != nil || (x.req.Context().Err() != nil && !upstreamDone) ||
 			x.upOutcome == tape.ClientAborted || x.upOutcome == tape.ClientClosedAfterDone
 		switch {
-		case gone && w.watch.terminal:
+		case gone && w.watch.terminal():
 			outcome = tape.ClientClosedAfterDone
 		case gone:
 			outcome = tape.ClientAborted
 			if w.writeErr != nil {
 				errText = w.writeErr.Error()
 			}
-		case w.watch.isSSE && !w.watch.terminal:
+		case w.watch.corrupt() != nil:
+			outcome, errText = tape.UpstreamError, w.watch.corrupt().Error()
+		case w.watch.cutByCoding():
+			outcome, errText = tape.Truncated, w.watch.codingErr.Error()
+		case w.watch.unfinished():
 			outcome = tape.Truncated
 		default:
 			outcome = tape.Complete
 		}
 	}
-	x.finishEnd(outcome, errText, w.status, w.bytes, w.watch.events)
+	x.finishEnd(outcome, errText, w.status, w.bytes, w.watch.events())
 }
 
 // finishEnd records the client side's end line and reports the exchange.

@@ -1,127 +1,136 @@
 package capture
 
 import (
-	"bytes"
+	"errors"
 
-	"github.com/seam-dev/seam/sse"
+	"github.com/seam-dev/seam/coding"
+	"github.com/seam-dev/seam/protocol"
 )
 
-// streamWatch follows one side's body to tell how its stream ended: it counts
-// SSE events and notes whether a terminal event was seen. It parses only when
-// the body is an event stream.
+// streamWatch follows one side's body to tell how its stream ended: it
+// decodes a copy of the body when it is compressed (the recorded and
+// forwarded bytes stay as they came), counts the events and notes whether
+// the protocol's terminal signal was seen.
 //
-// It also keeps where the events of the last chunk ended, so that when the
-// client side is the upstream side's bytes (passthrough), the client side's
-// events are counted from the upstream side's parse ([streamWatch.prefix])
-// instead of parsing the same bytes twice.
+// When the client side is the upstream side's bytes (passthrough), the
+// client side is not parsed again: [streamWatch.mirror] makes its watch say
+// what the upstream side's says of the bytes the client got.
 type streamWatch struct {
-	isSSE    bool
-	parser   sse.Parser
-	events   int
-	terminal bool
-	emit     func(sse.Event, []byte)
+	dec  *coding.Decoder // nil when the body is not compressed or undecodable
+	w    *protocol.Watch
+	sink func([]byte) // where fed bytes go: the watch, or the decoder
+	// codingErr is how the compressed stream ended (coding.ErrCut, corrupt,
+	// or unsupported), nil when it ended cleanly or was not compressed.
+	codingErr error
+	closed    bool
 
-	fed         int64   // bytes fed
-	chunkEvents int     // events before the last chunk fed
-	ends        []int64 // end offsets of the events since then
-	terminalAt  int64   // end offset of the first terminal event, or -1
+	fed               int64 // wire bytes fed
+	feedEvents        int   // events before the last feed
+	feedTerminal      bool  // terminal seen before the last feed
+	mirrored          bool  // the counts below replace the watch's
+	mEvents           int
+	mTerminal, mKnown bool
 }
 
-func newStreamWatch(isSSE bool) *streamWatch {
-	w := &streamWatch{isSSE: isSSE, terminalAt: -1}
-	w.emit = w.onEvent
-	return w
-}
-
-func (w *streamWatch) feed(p []byte) {
-	if w.isSSE {
-		w.chunkEvents, w.ends = w.events, w.ends[:0]
-		w.parser.FeedView(p, w.emit)
-	}
-	w.fed += int64(len(p))
-}
-
-func (w *streamWatch) close() {
-	if w.isSSE {
-		w.parser.CloseView(w.emit)
-	}
-}
-
-func (w *streamWatch) onEvent(e sse.Event, data []byte) {
-	w.events++
-	w.ends = append(w.ends, e.End)
-	if isTerminal(e.Type, data) {
-		w.terminal = true
-		if w.terminalAt < 0 {
-			w.terminalAt = e.End
-		}
-	}
-}
-
-// prefix returns what a watch fed only the first n bytes, then closed, would
-// say, for n at or after the start of the last chunk fed: the events
-// complete within them, and whether a terminal event was among those.
-func (w *streamWatch) prefix(n int64) (events int, terminal bool) {
-	if n >= w.fed {
-		return w.events, w.terminal
-	}
-	events = w.chunkEvents
-	for _, end := range w.ends {
-		if end <= n {
-			events++
-		}
-	}
-	return events, w.terminalAt >= 0 && w.terminalAt <= n
-}
-
-// isTerminal reports whether an event of type typ carrying data ends a
-// stream in one of the protocols seam knows: Chat Completions' [DONE],
-// Anthropic's message_stop, the Responses API's
-// response.completed/failed/incomplete, or an error event.
-func isTerminal(typ string, data []byte) bool {
-	switch typ {
-	case "message_stop", "response.completed", "response.failed", "response.incomplete", "error":
-		return true
-	case "", "message":
-	default:
-		return false
-	}
-	if string(data) == "[DONE]" {
-		return true
-	}
-	// Payloads sent without an event: line carry their type in the JSON
-	// (Chat Completions chunks have no "type" at all).
-	if !bytes.Contains(data, typeKey) {
-		return false
-	}
-	for _, t := range terminalTypes {
-		if typeFieldIs(data, t) {
-			return true
-		}
-	}
-	return false
-}
-
-var (
-	typeKey       = []byte(`"type"`)
-	terminalTypes = [][]byte{[]byte(`"message_stop"`), []byte(`"response.completed"`), []byte(`"response.failed"`), []byte(`"response.incomplete"`)}
-)
-
-// typeFieldIs reports whether the quoted value t appears in data as the value
-// of a "type" key, so a text delta that merely mentions "message_stop" is not
-// mistaken for the end of the stream.
-func typeFieldIs(data, t []byte) bool {
-	for base := 0; ; {
-		i := bytes.Index(data[base:], t)
-		if i < 0 {
-			return false
-		}
-		before := bytes.TrimRight(data[:base+i], " \t\r\n")
-		if key, ok := bytes.CutSuffix(before, []byte(":")); ok {
-			if bytes.HasSuffix(bytes.TrimRight(key, " \t\r\n"), typeKey) {
-				return true
+// newStreamWatch returns a watch for a body with the given Content-Type and
+// Content-Encoding, answering a request for path.
+func newStreamWatch(contentType, contentEncoding, path string) *streamWatch {
+	s := &streamWatch{w: protocol.NewWatch(contentType, path)}
+	s.sink = s.w.Feed
+	if contentEncoding != "" {
+		d, err := coding.NewDecoder(contentEncoding)
+		switch {
+		case err != nil:
+			s.codingErr = err
+			s.sink = func([]byte) {} // bytes seam cannot read tell nothing
+		case !d.Identity():
+			s.dec = d
+			s.sink = func(p []byte) {
+				if err := d.Write(p, s.w.Feed); err != nil && s.codingErr == nil {
+					s.codingErr = err
+				}
 			}
 		}
-		base += i + len(t)
 	}
+	return s
+}
+
+// noStream is the watch of a side that carried no body.
+func noStream() *streamWatch { return newStreamWatch("", "", "") }
+
+// feed follows the next bytes of the body as they came on the wire.
+func (s *streamWatch) feed(p []byte) {
+	s.feedEvents, s.feedTerminal = s.w.Events(), s.w.Terminal()
+	s.fed += int64(len(p))
+	s.sink(p)
+}
+
+func (s *streamWatch) close() {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	if s.dec != nil {
+		if err := s.dec.Close(s.w.Feed); err != nil && s.codingErr == nil {
+			s.codingErr = err
+		}
+	}
+	s.w.Close()
+}
+
+// mirror makes s, the closed watch of a client side that got the first n
+// bytes of the upstream side's body unchanged, say what up says of them:
+// their events, whether the terminal event was among them, and how their
+// compressed stream ended (cut when the client got less than all of it).
+func (s *streamWatch) mirror(up *streamWatch, n int64) {
+	s.mirrored, s.mKnown = true, up.w.Known()
+	s.codingErr = up.codingErr
+	switch {
+	case up.dec == nil:
+		s.mEvents, s.mTerminal = up.w.Prefix(n)
+	case n >= up.fed:
+		s.mEvents, s.mTerminal = up.w.Events(), up.w.Terminal()
+	default:
+		// Decoded events do not map back to wire bytes: count those the
+		// upstream side had before the chunk the client got only part of.
+		s.mEvents, s.mTerminal = up.feedEvents, up.feedTerminal
+		s.codingErr = coding.ErrCut
+	}
+}
+
+func (s *streamWatch) events() int {
+	if s.mirrored {
+		return s.mEvents
+	}
+	return s.w.Events()
+}
+
+func (s *streamWatch) terminal() bool {
+	if s.mirrored {
+		return s.mTerminal
+	}
+	return s.w.Terminal()
+}
+
+func (s *streamWatch) cutByCoding() bool { return errors.Is(s.codingErr, coding.ErrCut) }
+
+// unfinished reports whether a body that reached its end cleanly still
+// ended short: its compressed stream was cut, or it is a stream of a known
+// protocol that never sent its terminal signal.
+func (s *streamWatch) unfinished() bool {
+	known := s.w.Known()
+	if s.mirrored {
+		known = s.mKnown
+	}
+	return s.cutByCoding() || known && !s.terminal()
+}
+
+// corrupt returns the error of a compressed body that does not decode, or
+// nil.
+func (s *streamWatch) corrupt() error {
+	var u *coding.UnsupportedError
+	if s.codingErr == nil || s.cutByCoding() || errors.As(s.codingErr, &u) {
+		return nil
+	}
+	return s.codingErr
 }

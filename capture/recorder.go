@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"mime"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -15,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 )
@@ -82,11 +82,14 @@ type Options struct {
 // Recorder is a recording reverse proxy. It is an http.Handler; use one per
 // capture file. It is safe for concurrent use.
 type Recorder struct {
-	opts      Options
-	start     time.Time
-	proxy     *httputil.ReverseProxy
-	numbering *Numbering
-	live      sync.WaitGroup
+	opts Options
+	// passthrough is set when the engine forwards the upstream bytes as
+	// they are.
+	passthrough bool
+	start       time.Time
+	proxy       *httputil.ReverseProxy
+	numbering   *Numbering
+	live        sync.WaitGroup
 	// held is what request bodies in flight may still hold.
 	held *heldBytes
 }
@@ -105,9 +108,11 @@ func New(opts Options) (*Recorder, error) {
 	if opts.Writer == nil {
 		return nil, errors.New("capture: no capture writer")
 	}
-	if _, err := shape.New(opts.Engine, shape.Exchange{Status: http.StatusOK, ContentType: "text/event-stream"}); err != nil {
+	eng, err := shape.New(opts.Engine, shape.Exchange{Status: http.StatusOK, ContentType: "text/event-stream"})
+	if err != nil {
 		return nil, fmt.Errorf("capture: engine: %w", err)
 	}
+	_, passthrough := eng.(shape.Passthrough)
 	if opts.MaxRequestBody <= 0 {
 		opts.MaxRequestBody = DefaultMaxRequestBody
 	}
@@ -117,7 +122,7 @@ func New(opts Options) (*Recorder, error) {
 	if opts.Transport == nil {
 		opts.Transport = defaultTransport()
 	}
-	r := &Recorder{opts: opts, start: opts.Start, numbering: opts.Numbering, held: &heldBytes{left: opts.MaxHeldRequestBodies}}
+	r := &Recorder{opts: opts, passthrough: passthrough, start: opts.Start, numbering: opts.Numbering, held: &heldBytes{left: opts.MaxHeldRequestBodies}}
 	if r.numbering == nil {
 		r.numbering = new(Numbering)
 	}
@@ -208,8 +213,17 @@ func (r *Recorder) rewrite(pr *httputil.ProxyRequest) {
 			pr.Out.Header["Proxy-Authorization"] = v
 		}
 	}
-	// Recorded bytes must be readable text, so ask for no content coding.
-	pr.Out.Header.Set("Accept-Encoding", "identity")
+	if !r.passthrough {
+		// An engine that reshapes the stream reads events, so it asks for
+		// them uncompressed, and the capture says so. In passthrough the
+		// client's Accept-Encoding goes upstream untouched: the capture
+		// keeps the wire bytes and readers decode a copy.
+		if ae := pr.In.Header.Get("Accept-Encoding"); ae != "" && !strings.EqualFold(ae, "identity") {
+			x := exchangeFrom(pr.In)
+			x.tw.Note(r.now(), "seam asked the upstream for Accept-Encoding: identity instead of the client's "+strconv.Quote(ae)+": the "+r.opts.Engine.Profile+" engine reshapes the stream")
+		}
+		pr.Out.Header.Set("Accept-Encoding", "identity")
+	}
 	switch r.opts.Leg {
 	case Front:
 		pr.Out.Header.Set(ExchangeHeader, strconv.Itoa(exchangeFrom(pr.In).ex))
@@ -242,9 +256,21 @@ func (r *Recorder) modifyResponse(resp *http.Response) error {
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
 	}
-	x.upWatch = newStreamWatch(isEventStream(ct))
+	ce := resp.Header.Get("Content-Encoding")
+	x.upWatch = newStreamWatch(ct, ce, x.req.URL.Path)
 	x.mirror = pass && r.opts.Leg == Whole
-	resp.Body = &upstreamBody{x: x, rc: resp.Body, engine: eng, passthrough: pass, watch: x.upWatch}
+	ub := &upstreamBody{x: x, rc: resp.Body, engine: eng, passthrough: pass, watch: x.upWatch}
+	ub.collect = func(p []byte) { ub.decoded = append(ub.decoded, p...) }
+	if !pass && ce != "" {
+		// An engine reads events, not compressed bytes: it gets the body
+		// decoded, and so does the client. The upstream side keeps the
+		// wire bytes and their Content-Encoding.
+		if d, err := coding.NewDecoder(ce); err == nil && !d.Identity() {
+			ub.dec = d
+			resp.Header.Del("Content-Encoding")
+		}
+	}
+	resp.Body = ub
 	return nil
 }
 
@@ -256,7 +282,7 @@ func (r *Recorder) errorHandler(w http.ResponseWriter, req *http.Request, err er
 	x.body.settle()
 	x.writeRequest()
 	outcome := upstreamOutcome(req, err, false)
-	x.endUpstream(outcome, err, newStreamWatch(false))
+	x.endUpstream(outcome, err, 0)
 	if outcome == tape.ClientAborted {
 		return // nobody is left to answer
 	}
@@ -278,11 +304,6 @@ func redactedUpstream(u *url.URL) string {
 	v.User = nil
 	v.RawQuery = ""
 	return v.String()
-}
-
-func isEventStream(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
 }
 
 // bodyTap passes a request body through to the upstream while keeping a copy

@@ -135,7 +135,7 @@ func (x *exchange) finishWebSocket() {
 	c := x.ws
 	upOutcome, upErr, upBytes, upFrames := c.up.finish(x)
 	x.upBytes = upBytes
-	x.endUpstream(upOutcome, errorText(upErr), &streamWatch{events: upFrames})
+	x.endUpstream(upOutcome, errorText(upErr), upFrames)
 	outcome, _, bytes, frames := c.down.finish(x)
 	x.finishEnd(outcome, "", http.StatusSwitchingProtocols, bytes, frames)
 }

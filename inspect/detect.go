@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
@@ -50,6 +52,9 @@ func registry() []detector {
 		det("sse.unterminated-event", Warn, "SSE spec; protocols.md §4.1", "the last event has no blank line after it: spec clients discard it, VS Code loses the last line", runUnterminated),
 		det("sse.quirk", Info, "SSE spec; protocols.md §4.1", "framing departs from the common form (CR or mixed line endings, no space after colon, BOM, multi-line data, unknown fields, ...)", runQuirks),
 		det("sse.comment", Info, "class O", "comment (keepalive) frames in the stream; fragile clients choke on them", runComments),
+		det("encoding.cut", Warn, "providers.md §7.2, §7.3", "a compressed body ends before the end of its compressed stream (no gzip trailer, no last zstd or brotli block): it was cut", runEncoding),
+		det("encoding.corrupt", Error, "providers.md §7.2", "a compressed body that does not decode (a client's decoder fails on it)", nil),
+		det("encoding.unsupported", Warn, "providers.md §7.1, §7.3", "a Content-Encoding seam cannot decode: the body is not read (undici passes such bytes undecoded and the client fails to parse them)", nil),
 		det("framing.mismatch", Warn, "providers.md §1.6, §2.1", "the body is not the framing its Content-Type declares (e.g. binary event-stream served as text/event-stream)", runFraming),
 		det("framing.corrupt", Error, "providers.md §2.1, §2.5", "bytes the framing cannot read: an event-stream message with a bad CRC or header, bytes that are not the JSON array", nil),
 		det("framing.cut", Warn, "providers.md §1.1, §2.1", "the body ends inside a frame (an event-stream message, an array element, the array)", nil),
@@ -419,4 +424,32 @@ func bytesEvidence(chunks []tape.Chunk, off int64, n int) string {
 		b = append(b, ch.Data[from:min(int64(len(ch.Data)), from+int64(n-len(b)))]...)
 	}
 	return strconv.Quote(string(b))
+}
+
+// runEncoding reports a compressed body that was cut, corrupt, or in a
+// coding seam cannot decode.
+func runEncoding(c *exCtx) {
+	for _, s := range c.rep.Sides {
+		err := s.codingErr
+		if err == nil {
+			continue
+		}
+		last := len(s.ev.Chunks) - 1
+		p := c.bytePointer(s, s.Decoded)
+		if last >= 0 {
+			p.Chunk, p.T = last, s.ev.Chunks[last].T
+		}
+		var u *coding.UnsupportedError
+		switch {
+		case errors.As(err, &u):
+			c.emit("encoding.unsupported", c.bytePointer(s, 0), "Content-Encoding: "+excerpt.Clip(s.Encoding, 60),
+				"the "+string(s.Side)+" body is in "+err.Error()+": it is not read")
+		case errors.Is(err, coding.ErrCut):
+			c.emit("encoding.cut", p, "Content-Encoding: "+excerpt.Clip(s.Encoding, 60),
+				"the "+string(s.Side)+" body is cut inside its "+s.Encoding+" stream after "+strconv.FormatInt(s.Decoded, 10)+" decoded bytes: it was truncated")
+		default:
+			c.emit("encoding.corrupt", p, excerpt.Clip(err.Error(), 120),
+				"the "+string(s.Side)+" body does not decode as "+s.Encoding+" after "+strconv.FormatInt(s.Decoded, 10)+" decoded bytes: "+excerpt.Clip(err.Error(), 120))
+		}
+	}
 }

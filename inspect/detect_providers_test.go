@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"bytes"
+	"compress/gzip"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
@@ -148,9 +149,27 @@ func providerDetectorCases() []struct {
 		{"cohere.order",
 			exInput{url: "/v2/chat", client: cohereText(false)},
 			exInput{url: "/v2/chat", client: cohereText(true)}},
+		{"encoding.cut",
+			exInput{ce: "gzip", client: gzipped(chatText("Hello"))[:40]},
+			exInput{ce: "gzip", client: gzipped(chatText("Hello"))}},
+		{"encoding.corrupt",
+			exInput{ce: "gzip", client: gzipped(chatText("Hello")) + "not a gzip member at all"},
+			exInput{ce: "gzip", client: gzipped(chatText("Hello"))}},
+		{"encoding.unsupported",
+			exInput{ce: "compress", client: chatText("Hello")},
+			exInput{ce: "identity", client: chatText("Hello")}},
 		// Ollama: an error line is the in-band error; done ends the stream.
 		{"stream.error-event",
 			exInput{url: "/api/chat", ct: nd, client: ollama(ollamaChunk, `{"error":"model runner crashed"}`)},
 			exInput{url: "/api/chat", ct: nd, client: ollama(ollamaChunk, ollamaDone)}},
 	}
+}
+
+// gzipped returns s gzip-compressed.
+func gzipped(s string) string {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(s))
+	w.Close()
+	return b.String()
 }

@@ -27,6 +27,7 @@ type exInput struct {
 	client  string // client body; "" means not recorded
 	status  int    // default 200
 	ct      string // Content-Type of both sides, default text/event-stream
+	ce      string // Content-Encoding of both sides, the bodies given encoded
 	outcome tape.Outcome
 	prev    *exInput // an exchange recorded just before this one
 	// ws, when set, makes a WebSocket exchange: the server's and the
@@ -126,6 +127,9 @@ func (in exInput) exchange(ex int) *tape.Exchange {
 			ct = "text/event-stream"
 		}
 		sd.Response = &tape.Response{Ex: ex, Side: s.side, Status: status, Headers: tape.Headers{"content-type": {ct}}}
+		if in.ce != "" {
+			sd.Response.Headers["content-encoding"] = []string{in.ce}
+		}
 		sd.Chunks = chunksOf(s.side, []byte(s.body), 0)
 		for i := range sd.Chunks {
 			sd.Chunks[i].Ex = ex

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
@@ -91,14 +92,21 @@ type SideReport struct {
 	Stream bool `json:"stream"`
 	// Framing is how a stream carries its events (sse, ndjson, json-array,
 	// eventstream); empty for a non-stream body.
-	Framing framing.Kind      `json:"framing,omitempty"`
-	Message *protocol.Message `json:"message"`
+	Framing framing.Kind `json:"framing,omitempty"`
+	// Encoding is the body's Content-Encoding, when it has one, and Decoded
+	// the size of the decoded body the events and offsets refer to.
+	Encoding string            `json:"encoding,omitempty"`
+	Decoded  int64             `json:"decoded_bytes,omitempty"`
+	Message  *protocol.Message `json:"message"`
 
 	ev  *protocol.Side
 	asm *protocol.Assembly
 	// mismatch is set when the body is not the framing its Content-Type
 	// declares.
 	mismatch bool
+	// codingErr is how the body's compressed stream ended (nil when it
+	// ended cleanly or was not compressed).
+	codingErr error
 }
 
 // EventList returns the side's events as inspect parsed them; finding and
@@ -244,11 +252,14 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 // data (a pass-through proxy), the decoded payloads are shared.
 func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, twin *protocol.Side) *SideReport {
 	sr := &SideReport{Side: s, Chunks: len(sd.Chunks), TTFB: -1, Dur: -1}
-	ct := ""
+	ct, ce := "", ""
 	if sd.Response != nil {
 		sr.Status = sd.Response.Status
 		if v := sd.Response.Headers["content-type"]; len(v) > 0 {
 			ct = strings.ToLower(v[0])
+		}
+		if v := sd.Response.Headers["content-encoding"]; len(v) > 0 {
+			ce = strings.Join(v, ", ")
 		}
 	}
 	if sd.End != nil {
@@ -263,20 +274,41 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 	if len(sd.Chunks) > 0 {
 		sr.TTFB = sd.Chunks[0].T - reqT
 	}
-	kind, mismatch := framing.Choose(ct, head(sd.Chunks, 64))
+	chunks := sd.Chunks
+	if ce != "" {
+		// Read a decoded copy of the wire bytes; the chunks keep their
+		// index and time, offsets count decoded bytes.
+		sr.Encoding = ce
+		dec, err := coding.Chunks(sd.Chunks, ce)
+		sr.codingErr = err
+		if dec == nil {
+			// A coding seam cannot decode: the bytes mean nothing to it.
+			sr.ev = &protocol.Side{Chunks: sd.Chunks}
+			sr.Stream = true
+			sr.asm = protocol.Assemble(protocol.Unknown, sr.ev)
+			sr.Message = &sr.asm.Message
+			return sr
+		}
+		chunks = dec
+		if len(dec) > 0 {
+			last := dec[len(dec)-1]
+			sr.Decoded = last.Off + int64(len(last.Data))
+		}
+	}
+	kind, mismatch := framing.Choose(ct, head(chunks, 64))
 	sr.Framing, sr.mismatch = kind, mismatch
 	body := ""
 	if kind == framing.NDJSON && framing.FromContentType(ct) != framing.NDJSON {
 		// JSON under a JSON (or no) Content-Type: a single document is a
 		// non-stream body, several lines are NDJSON.
-		if body = string(sd.Body()); gjson.Valid(body) {
+		if body = joinChunks(chunks); gjson.Valid(body) {
 			kind = framing.Unknown
 			sr.Framing = kind
 		}
 	}
-	sr.ev = protocol.Parse(sd.Chunks, kind, twin)
+	sr.ev = protocol.Parse(chunks, kind, twin)
 	sr.Events, sr.Comments = len(sr.ev.Events), len(sr.ev.Comments)
-	sr.Stream = kind != framing.Unknown || !isJSONBody(ct, sd.Chunks, sr.ev)
+	sr.Stream = kind != framing.Unknown || !isJSONBody(ct, chunks, sr.ev)
 	if sr.Stream && sr.Framing == framing.Unknown {
 		sr.Framing = framing.SSE
 	}
@@ -294,7 +326,7 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 			body = sr.ev.Body // the joined body, when ParseSide built it
 		}
 		if body == "" {
-			body = string(sd.Body())
+			body = joinChunks(chunks)
 		}
 		if p == protocol.Unknown {
 			if p = protocol.FromPayload(body); p == protocol.Unknown {
@@ -302,7 +334,7 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 			}
 		}
 		sr.asm = protocol.AssembleBody(p, body)
-		sr.ev = &protocol.Side{Chunks: sd.Chunks}
+		sr.ev = &protocol.Side{Chunks: chunks}
 		sr.Events = 0
 		sr.Framing = framing.Unknown
 	}
@@ -368,4 +400,13 @@ func head(chunks []tape.Chunk, n int) []byte {
 		b = append(b, chunks[i].Data[:min(len(chunks[i].Data), n-len(b))]...)
 	}
 	return b
+}
+
+// joinChunks returns the body the chunks make up.
+func joinChunks(chunks []tape.Chunk) string {
+	var b strings.Builder
+	for _, c := range chunks {
+		b.Write(c.Data)
+	}
+	return b.String()
 }

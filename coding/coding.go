@@ -1,0 +1,330 @@
+// Package coding decodes HTTP content codings (RFC 9110 §8.4) of a body as
+// it arrives: gzip (and x-gzip), deflate (zlib-wrapped, or raw as some
+// servers send it), br and zstd, stacked in any order the Content-Encoding
+// header lists them. seam keeps a body's wire bytes as they came and reads
+// a decoded copy; this package makes that copy, incrementally, so every
+// reader (the recorder's terminal watch, inspect, serve, export, the TUI)
+// sees events as a client that decodes would.
+//
+// A Decoder is a push decoder: Write hands it the next wire bytes and it
+// emits, before returning, every decoded byte those bytes complete. The
+// decompressors of the standard library, klauspost/compress and
+// andybalholm/brotli are pull readers, so each Decoder runs them on one
+// goroutine, fed through a handshake that hands over one write at a time:
+// what a write decodes to is exactly what the decompressor can produce
+// from the bytes so far. Close ends the body and reports how the encoded
+// stream ended: cleanly, cut short (ErrCut: the decoded prefix is kept, as
+// Go's readers and undici do), or corrupt.
+//
+// Memory is bounded: the goroutine decodes into a 32 KiB buffer handed to
+// the caller's emit, zstd windows above 8 MiB (RFC 9659's limit for the
+// zstd coding) are refused, and nothing is buffered beyond one write.
+package coding
+
+import (
+	"compress/flate"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// ErrCut is returned by Close when the body ended before the end of its
+// compressed stream (no gzip trailer, no final zstd or brotli block): the
+// body was truncated, although every byte decoded so far is sound.
+var ErrCut = errors.New("the compressed body is cut: it ends before the end of its compressed stream")
+
+// UnsupportedError is returned for a coding this package does not decode.
+type UnsupportedError struct{ Coding string }
+
+func (e *UnsupportedError) Error() string {
+	return "content coding " + strconv.Quote(e.Coding) + " is not supported (gzip, deflate, br and zstd are)"
+}
+
+// Codings parses a Content-Encoding header value into the codings it lists,
+// in the order they were applied, lower-cased, identity left out. It fails
+// on a coding it does not decode, naming it.
+func Codings(contentEncoding string) ([]string, error) {
+	var out []string
+	for _, c := range strings.Split(contentEncoding, ",") {
+		c = strings.ToLower(strings.TrimSpace(c))
+		switch c {
+		case "", "identity":
+			continue
+		case "x-gzip":
+			c = "gzip"
+		case "gzip", "deflate", "br", "zstd":
+		default:
+			return nil, &UnsupportedError{Coding: c}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Decoder decodes one body. It must be closed, or its goroutine stays
+// parked. A Decoder is not safe for concurrent use.
+type Decoder struct {
+	codings []string
+	in      chan []byte
+	idle    chan struct{}
+	done    chan struct{}
+	emit    func([]byte)
+	err     error // set by the goroutine before done is closed
+	waiting bool  // the goroutine waits in a read for the next write
+	started bool
+	closed  bool
+	extra   int64 // bytes written after the compressed stream ended
+	out     int64
+}
+
+// NewDecoder returns a Decoder for a Content-Encoding header value, or an
+// error naming a coding it does not decode. An empty or identity value
+// gives a Decoder that passes the bytes through.
+func NewDecoder(contentEncoding string) (*Decoder, error) {
+	cs, err := Codings(contentEncoding)
+	if err != nil {
+		return nil, err
+	}
+	return &Decoder{codings: cs}, nil
+}
+
+// Identity reports whether the Decoder passes the bytes through unchanged.
+func (d *Decoder) Identity() bool { return len(d.codings) == 0 }
+
+// Decoded returns how many decoded bytes were emitted so far.
+func (d *Decoder) Decoded() int64 { return d.out }
+
+// Write decodes p, the next wire bytes, calling emit with the decoded bytes
+// they complete before it returns; emit's argument is valid only during
+// the call. After the compressed stream has ended or failed, Write emits
+// nothing and returns that failure (nil once it ended cleanly).
+func (d *Decoder) Write(p []byte, emit func([]byte)) error {
+	if d.closed {
+		return errors.New("coding: write after close")
+	}
+	if len(d.codings) == 0 {
+		if len(p) > 0 {
+			d.out += int64(len(p))
+			emit(p)
+		}
+		return nil
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	d.emit = emit
+	d.start()
+	if !d.wait() {
+		d.extra += int64(len(p))
+		return d.err
+	}
+	d.in <- p
+	d.waiting = false
+	d.wait()
+	return nil
+}
+
+// Close ends the body, emitting what the decompressor still holds, and
+// returns how the compressed stream ended: nil when it ended cleanly,
+// ErrCut when the body stopped short of its end, else the decoding error.
+// Bytes after the end of the compressed stream are an error too.
+func (d *Decoder) Close(emit func([]byte)) error {
+	if d.closed {
+		return d.result()
+	}
+	d.closed = true
+	if len(d.codings) == 0 || !d.started {
+		return nil
+	}
+	d.emit = emit
+	if d.wait() {
+		close(d.in)
+	}
+	<-d.done
+	return d.result()
+}
+
+func (d *Decoder) result() error {
+	switch {
+	case d.err != nil:
+		return d.err
+	case d.extra > 0:
+		return fmt.Errorf("%d bytes after the end of the compressed stream", d.extra)
+	}
+	return nil
+}
+
+// wait blocks until the goroutine waits for input (true) or has ended
+// (false).
+func (d *Decoder) wait() bool {
+	if d.waiting {
+		return true
+	}
+	select {
+	case <-d.idle:
+		d.waiting = true
+		return true
+	case <-d.done:
+		return false
+	}
+}
+
+func (d *Decoder) start() {
+	if d.started {
+		return
+	}
+	d.started = true
+	d.in = make(chan []byte)
+	d.idle = make(chan struct{})
+	d.done = make(chan struct{})
+	go d.run()
+}
+
+// run decodes on the Decoder's goroutine until the compressed stream ends.
+func (d *Decoder) run() {
+	defer close(d.done)
+	f := &feeder{d: d}
+	var r io.Reader = f
+	for i := len(d.codings) - 1; i >= 0; i-- {
+		nr, err := newReader(d.codings[i], r)
+		if err != nil {
+			d.err = classify(d.codings[i], err)
+			return
+		}
+		if c, ok := nr.(io.Closer); ok {
+			defer c.Close()
+		}
+		r = nr
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			d.out += int64(n)
+			d.emit(buf[:n])
+		}
+		if err == io.EOF {
+			// The compressed stream ended; what the feeder still holds
+			// follows it.
+			d.extra += int64(len(f.cur))
+			return
+		}
+		if err != nil {
+			d.err = classify(strings.Join(d.codings, ", "), err)
+			return
+		}
+	}
+}
+
+func classify(coding string, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return ErrCut
+	}
+	return fmt.Errorf("%s: corrupt compressed body: %w", coding, err)
+}
+
+// newReader returns the decompressing reader for one coding.
+func newReader(coding string, r io.Reader) (io.Reader, error) {
+	switch coding {
+	case "gzip":
+		return gzip.NewReader(r)
+	case "deflate":
+		// RFC 9110 deflate is zlib-wrapped; some servers send raw deflate.
+		pr := &prefixed{r: r}
+		if _, err := io.ReadFull(r, pr.head[:]); err != nil {
+			return nil, err
+		}
+		if pr.head[0]&0x0f == 8 && (uint16(pr.head[0])<<8|uint16(pr.head[1]))%31 == 0 {
+			return zlib.NewReader(pr)
+		}
+		return flate.NewReader(pr), nil
+	case "br":
+		return brotli.NewReader(r), nil
+	case "zstd":
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(8<<20), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, err
+		}
+		return zr.IOReadCloser(), nil
+	}
+	return nil, &UnsupportedError{Coding: coding}
+}
+
+// prefixed is r after two bytes already read from it, read byte by byte
+// when the decompressor wants (so it reads no further than it needs).
+type prefixed struct {
+	head [2]byte
+	n    int
+	r    io.Reader
+}
+
+func (p *prefixed) Read(b []byte) (int, error) {
+	if p.n < len(p.head) {
+		k := copy(b, p.head[p.n:])
+		p.n += k
+		return k, nil
+	}
+	return p.r.Read(b)
+}
+
+func (p *prefixed) ReadByte() (byte, error) {
+	if p.n < len(p.head) {
+		p.n++
+		return p.head[p.n-1], nil
+	}
+	return p.r.(io.ByteReader).ReadByte()
+}
+
+// feeder is the decompressor's source: the bytes of one Write at a time.
+// When they are used up it tells the caller it waits (idle) and blocks
+// until the next Write, or Close.
+type feeder struct {
+	d   *Decoder
+	cur []byte
+	eof bool
+}
+
+func (f *feeder) Read(p []byte) (int, error) {
+	if !f.fill() {
+		return 0, io.EOF
+	}
+	n := copy(p, f.cur)
+	f.cur = f.cur[n:]
+	return n, nil
+}
+
+// ReadByte lets flate and gzip read exactly what they need, so bytes after
+// the compressed stream stay in the feeder, where they are counted.
+func (f *feeder) ReadByte() (byte, error) {
+	if !f.fill() {
+		return 0, io.EOF
+	}
+	c := f.cur[0]
+	f.cur = f.cur[1:]
+	return c, nil
+}
+
+// fill waits for the next write when the current one is used up, and
+// reports whether there are bytes to read.
+func (f *feeder) fill() bool {
+	for len(f.cur) == 0 {
+		if f.eof {
+			return false
+		}
+		f.d.idle <- struct{}{}
+		b, ok := <-f.d.in
+		if !ok {
+			f.eof = true
+			return false
+		}
+		f.cur = b
+	}
+	return true
+}

@@ -1,0 +1,269 @@
+package coding
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/zlib"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/seam-dev/seam/tape"
+)
+
+// flusher is a compressing writer that can flush a block, as a streaming
+// server does after each event.
+type flusher interface {
+	io.WriteCloser
+	Flush() error
+}
+
+// writer returns a compressing writer for coding over w.
+func writer(t testing.TB, coding string, w io.Writer) flusher {
+	t.Helper()
+	switch coding {
+	case "gzip":
+		return gzip.NewWriter(w)
+	case "deflate":
+		return zlib.NewWriter(w)
+	case "raw-deflate":
+		fw, _ := flate.NewWriter(w, flate.DefaultCompression)
+		return fw
+	case "br":
+		return brotli.NewWriter(w)
+	case "zstd":
+		zw, err := zstd.NewWriter(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return zw
+	}
+	t.Fatalf("no writer for %s", coding)
+	return nil
+}
+
+// encode compresses parts with coding, flushing after each part, and
+// returns the encoded body and the offset where each part's flush ended.
+func encode(t testing.TB, coding string, parts [][]byte) ([]byte, []int) {
+	t.Helper()
+	var b bytes.Buffer
+	w := writer(t, coding, &b)
+	var ends []int
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		ends = append(ends, b.Len())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes(), ends
+}
+
+// decodeAll feeds body to a Decoder for contentEncoding in pieces of n
+// bytes and returns what it decoded and how it ended.
+func decodeAll(t testing.TB, contentEncoding string, body []byte, n int) ([]byte, error) {
+	t.Helper()
+	d, err := NewDecoder(contentEncoding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	emit := func(p []byte) { out.Write(p) }
+	var werr error
+	for off := 0; off < len(body); off += n {
+		if err := d.Write(body[off:min(off+n, len(body))], emit); err != nil && werr == nil {
+			werr = err
+		}
+	}
+	cerr := d.Close(emit)
+	if werr != nil && cerr == nil {
+		t.Fatalf("Write failed with %v but Close returned nil", werr)
+	}
+	return out.Bytes(), cerr
+}
+
+func sseParts(t testing.TB) [][]byte {
+	t.Helper()
+	b, err := os.ReadFile("../fixtures/realworld/openai-chat-long-text.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts [][]byte
+	for _, p := range bytes.SplitAfter(b, []byte("\n\n")) {
+		if len(p) > 0 {
+			parts = append(parts, p)
+		}
+	}
+	return parts
+}
+
+// TestRoundTrip: every coding decodes back to the original body whatever
+// the split, and each flushed event is decoded as soon as its bytes are
+// written (what makes a live terminal watch possible).
+func TestRoundTrip(t *testing.T) {
+	t.Parallel()
+	parts := sseParts(t)
+	want := bytes.Join(parts, nil)
+	for _, c := range []struct{ coding, header string }{
+		{"gzip", "gzip"}, {"gzip", "x-gzip"}, {"deflate", "deflate"}, {"raw-deflate", "deflate"}, {"br", "br"}, {"zstd", "zstd"},
+	} {
+		t.Run(c.coding+"/"+c.header, func(t *testing.T) {
+			t.Parallel()
+			body, ends := encode(t, c.coding, parts)
+			for _, n := range []int{1, 7, 1000, len(body)} {
+				got, err := decodeAll(t, c.header, body, n)
+				if err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("pieces of %d: err %v, decoded %d bytes, want %d", n, err, len(got), len(want))
+				}
+			}
+			// Live: after the bytes up to event i's flush, events 0..i are out.
+			d, _ := NewDecoder(c.header)
+			var out bytes.Buffer
+			prev := 0
+			for i, end := range ends {
+				if err := d.Write(body[prev:end], func(p []byte) { out.Write(p) }); err != nil {
+					t.Fatal(err)
+				}
+				prev = end
+				if w := bytes.Join(parts[:i+1], nil); !bytes.Equal(out.Bytes(), w) {
+					t.Fatalf("after event %d's flush: %d decoded bytes, want %d", i, out.Len(), len(w))
+				}
+			}
+			if err := d.Write(body[prev:], func(p []byte) { out.Write(p) }); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Close(func(p []byte) { out.Write(p) }); err != nil || !bytes.Equal(out.Bytes(), want) {
+				t.Fatalf("close: %v", err)
+			}
+		})
+	}
+}
+
+// TestStacked: "gzip, br" was gzipped, then brotli-compressed; it decodes
+// in reverse order.
+func TestStacked(t *testing.T) {
+	t.Parallel()
+	parts := sseParts(t)
+	want := bytes.Join(parts, nil)
+	inner, _ := encode(t, "gzip", parts)
+	outer, _ := encode(t, "br", [][]byte{inner})
+	got, err := decodeAll(t, "gzip, br", outer, 333)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("err %v, %d bytes, want %d", err, len(got), len(want))
+	}
+}
+
+// TestCutAndCorrupt: a body cut before its end marker decodes to a prefix
+// of the original and ends with ErrCut; a flipped byte or trailing bytes
+// are errors, never a hang or a panic.
+func TestCutAndCorrupt(t *testing.T) {
+	t.Parallel()
+	parts := sseParts(t)
+	want := bytes.Join(parts, nil)
+	for _, coding := range []string{"gzip", "deflate", "br", "zstd"} {
+		body, ends := encode(t, coding, parts)
+		for _, cut := range []int{len(body) - 3, ends[len(ends)/2], 5} {
+			got, err := decodeAll(t, coding, body[:cut], 64)
+			if !errors.Is(err, ErrCut) {
+				t.Errorf("%s cut at %d/%d: err %v, want ErrCut", coding, cut, len(body), err)
+			}
+			if !bytes.HasPrefix(want, got) {
+				t.Errorf("%s cut at %d: decoded bytes are not a prefix of the body", coding, cut)
+			}
+		}
+		if got, _ := decodeAll(t, coding, body[:ends[len(ends)/2]], 64); len(got) == 0 && coding != "br" {
+			t.Errorf("%s cut mid-stream decoded nothing: the prefix must be kept", coding)
+		}
+		bad := append([]byte(nil), body...)
+		for i := len(bad) / 3; i < len(bad)/3+8; i++ {
+			bad[i] ^= 0x55
+		}
+		if _, err := decodeAll(t, coding, bad, 64); err == nil && coding != "deflate" {
+			t.Errorf("%s corrupt: no error", coding)
+		}
+		if _, err := decodeAll(t, coding, append(append([]byte(nil), body...), "junk"...), 64); err == nil {
+			t.Errorf("%s with trailing bytes: no error", coding)
+		}
+	}
+}
+
+func TestUnsupportedAndIdentity(t *testing.T) {
+	t.Parallel()
+	_, err := NewDecoder("gzip, compress")
+	var u *UnsupportedError
+	if !errors.As(err, &u) || u.Coding != "compress" || !strings.Contains(err.Error(), `"compress"`) {
+		t.Fatalf("err %v", err)
+	}
+	got, err := decodeAll(t, " identity ", []byte("plain"), 2)
+	if err != nil || string(got) != "plain" {
+		t.Fatalf("identity: %q %v", got, err)
+	}
+}
+
+// FuzzDecoder feeds any bytes to each decoder: it must end, with an error
+// or not, without panicking, emitting no more than it is allowed to.
+func FuzzDecoder(f *testing.F) {
+	for _, c := range []string{"gzip", "deflate", "br", "zstd"} {
+		body, _ := encode(f, c, [][]byte{[]byte("data: {\"a\":1}\n\n"), []byte("data: [DONE]\n\n")})
+		f.Add(c, body)
+	}
+	f.Fuzz(func(t *testing.T, coding string, body []byte) {
+		if _, err := Codings(coding); err != nil {
+			return
+		}
+		got, err := decodeAll(t, coding, body, 3)
+		again, err2 := decodeAll(t, coding, body, len(body)+1)
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("split changes the outcome: %v vs %v", err, err2)
+		}
+		// A sound stream decodes the same whatever the split; a broken one
+		// may decode more before the break is seen in small pieces.
+		if err == nil && !bytes.Equal(got, again) || !bytes.HasPrefix(got, again) && !bytes.HasPrefix(again, got) {
+			t.Fatalf("split changes the bytes: %d/%v vs %d/%v", len(got), err, len(again), err2)
+		}
+	})
+}
+
+// TestChunks: recorded chunks decode to one chunk per read, each holding
+// what that read decoded to, their joined data the original body.
+func TestChunks(t *testing.T) {
+	t.Parallel()
+	parts := sseParts(t)
+	body, ends := encode(t, "gzip", parts)
+	var chunks []tape.Chunk
+	prev := 0
+	for i, end := range append(ends, len(body)) {
+		chunks = append(chunks, tape.Chunk{Ex: 1, Side: tape.Upstream, T: int64(i), Off: int64(prev), Data: body[prev:end]})
+		prev = end
+	}
+	got, err := Chunks(chunks, "gzip")
+	if err != nil || len(got) != len(chunks) {
+		t.Fatalf("err %v, %d chunks for %d", err, len(got), len(chunks))
+	}
+	var joined []byte
+	for i, c := range got {
+		if c.Off != int64(len(joined)) || c.T != int64(i) {
+			t.Fatalf("chunk %d at %d t %d", i, c.Off, c.T)
+		}
+		if i < len(parts) && !bytes.Equal(c.Data, parts[i]) {
+			t.Fatalf("chunk %d holds %q, want event %q", i, c.Data, parts[i])
+		}
+		joined = append(joined, c.Data...)
+	}
+	if !bytes.Equal(joined, bytes.Join(parts, nil)) {
+		t.Fatal("joined chunks are not the body")
+	}
+	if _, err := Chunks(chunks[:len(chunks)-1], "gzip"); !errors.Is(err, ErrCut) {
+		t.Fatalf("cut: %v", err)
+	}
+}
