@@ -42,3 +42,23 @@ func Chunks(chunks []tape.Chunk, contentEncoding string) ([]tape.Chunk, error) {
 	}
 	return out, cerr
 }
+
+// Decode decodes a whole body with the given Content-Encoding. On ErrCut or
+// a corrupt body it returns what decoded before the failure with the
+// error.
+func Decode(body []byte, contentEncoding string) ([]byte, error) {
+	d, err := NewDecoder(contentEncoding)
+	if err != nil {
+		return nil, err
+	}
+	if d.Identity() {
+		return body, nil
+	}
+	var out []byte
+	emit := func(p []byte) { out = append(out, p...) }
+	werr := d.Write(body, emit)
+	if err := d.Close(emit); err != nil {
+		return out, err
+	}
+	return out, werr
+}

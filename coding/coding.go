@@ -328,3 +328,49 @@ func (f *feeder) fill() bool {
 	}
 	return true
 }
+
+// Accepts reports whether a client sending the Accept-Encoding value accept
+// can read a body with the Content-Encoding contentEncoding: every coding
+// of it is listed (or "*" is) with a weight above zero. A client that sends
+// no Accept-Encoding is taken to want identity (curl without --compressed
+// decodes nothing).
+func Accepts(accept, contentEncoding string) bool {
+	cs, err := Codings(contentEncoding)
+	if err != nil {
+		return false
+	}
+	q := map[string]bool{}
+	star := false
+	for _, item := range strings.Split(accept, ",") {
+		name, params, _ := strings.Cut(item, ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "x-gzip" {
+			name = "gzip"
+		}
+		ok := true
+		for _, p := range strings.Split(params, ";") {
+			k, v, _ := strings.Cut(p, "=")
+			if strings.EqualFold(strings.TrimSpace(k), "q") {
+				f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				ok = err == nil && f > 0
+			}
+		}
+		if name == "*" {
+			star = ok
+			continue
+		}
+		if name != "" {
+			q[name] = ok
+		}
+	}
+	for _, c := range cs {
+		ok, listed := q[c]
+		if !listed {
+			ok = star
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}

@@ -267,3 +267,27 @@ func TestChunks(t *testing.T) {
 		t.Fatalf("cut: %v", err)
 	}
 }
+
+func TestAccepts(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		accept, ce string
+		want       bool
+	}{
+		{"gzip, deflate, br, zstd", "br", true},
+		{"gzip;q=1.0, br;q=0", "br", false},
+		{"*", "zstd", true},
+		{"*;q=0, gzip", "gzip", true},
+		{"*;q=0, gzip", "br", false},
+		{"", "gzip", false},
+		{"gzip", "gzip, br", false},
+		{"gzip, br", "gzip, br", true},
+		{"x-gzip", "gzip", true},
+		{"anything", "", true},
+		{"gzip", "compress", false},
+	} {
+		if got := Accepts(c.accept, c.ce); got != c.want {
+			t.Errorf("Accepts(%q, %q) = %v, want %v", c.accept, c.ce, got, c.want)
+		}
+	}
+}

@@ -109,6 +109,17 @@ type SideReport struct {
 	codingErr error
 }
 
+// ChunkList returns the side's chunks as inspect read them: the recorded
+// chunks, or for a compressed body their decoded copy (one per recorded
+// chunk, same index and time, offsets in the decoded body), which event
+// and finding offsets refer to.
+func (s *SideReport) ChunkList() []tape.Chunk {
+	if s == nil || s.ev == nil {
+		return nil
+	}
+	return s.ev.Chunks
+}
+
 // EventList returns the side's events as inspect parsed them; finding and
 // hunk pointers index into it.
 func (s *SideReport) EventList() []protocol.Event {

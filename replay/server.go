@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -196,7 +197,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	redacted, _ := s.opts.Redaction.Body(body.Bytes(), r.Header.Get("Content-Type"))
 	x, why := s.match(r.Method, host, r.URL.Path, redacted)
 	if x != nil {
-		s.play(r.Context(), w, x)
+		s.play(r.Context(), w, x, r.Header.Get("Accept-Encoding"))
 		return
 	}
 	if mode == ModeNewEpisodes {
@@ -287,18 +288,41 @@ func (s *Server) match(method, host, path string, body []byte) (*tape.Exchange, 
 }
 
 // skipHeaders are not replayed: they describe the original connection, or
-// were redacted when recorded.
+// were redacted when recorded. Content-Encoding is replayed only with the
+// recorded compressed bytes (see play).
 var skipHeaders = map[string]bool{
 	"content-length": true, "transfer-encoding": true, "connection": true,
 	"keep-alive": true, "content-encoding": true, "date": true,
 }
 
-func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchange) {
+// DecodedHeader names the response header with which the Server says it
+// decoded a recorded compressed body (its value is the recorded
+// Content-Encoding): the client did not accept that coding, or a fault
+// reshapes the body's events.
+const DecodedHeader = "X-Seam-Decoded"
+
+// play answers with exchange x. A body recorded compressed is sent as
+// recorded, with its Content-Encoding, to a client whose Accept-Encoding
+// (accept) allows it; otherwise it is decoded, sent without
+// Content-Encoding, and DecodedHeader says so. Faults apply to the decoded
+// events.
+func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchange, accept string) {
 	if f, ok := statusFault(s.opts.Faults); ok {
 		writeStatusFault(w, f)
 		return
 	}
 	chunks := x.Upstream.Chunks
+	ce := strings.Join(x.Upstream.Response.Headers["content-encoding"], ", ")
+	if ce != "" {
+		if len(s.opts.Faults) == 0 && coding.Accepts(accept, ce) {
+			w.Header().Set("Content-Encoding", ce)
+		} else if dec, _ := coding.Chunks(chunks, ce); dec != nil {
+			chunks = dec
+			w.Header().Set(DecodedHeader, ce)
+		} else {
+			w.Header().Set("Content-Encoding", ce) // a coding seam cannot decode: as recorded
+		}
+	}
 	aborted := false
 	if len(s.opts.Faults) > 0 {
 		chunks = applyFaults(chunks, s.opts.Faults, rand.New(rand.NewPCG(s.opts.Seed, uint64(x.Ex))))

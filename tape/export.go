@@ -24,6 +24,24 @@ import (
 // and the secret values taken out of a request body are masked where the
 // response echoes them.
 func WriteHAR(w io.Writer, c *Capture, creator string) error {
+	return WriteHARWith(w, c, HAROptions{Creator: creator})
+}
+
+// HAROptions tune WriteHARWith.
+type HAROptions struct {
+	// Creator is the version of seam written as the HAR creator.
+	Creator string
+	// Decode, when set, decodes a response body sent with a
+	// Content-Encoding: HAR's content.text is the decoded body (with
+	// content.compression the bytes saved) while bodySize stays the wire
+	// size. A body it cannot decode is written as it came, and the entry's
+	// comment says why.
+	Decode func(body []byte, contentEncoding string) ([]byte, error)
+}
+
+// WriteHARWith is WriteHAR with options.
+func WriteHARWith(w io.Writer, c *Capture, opts HAROptions) error {
+	creator := opts.Creator
 	type nv struct {
 		Name  string `json:"name"`
 		Value string `json:"value"`
@@ -34,10 +52,11 @@ func WriteHAR(w io.Writer, c *Capture, creator string) error {
 		Encoding string `json:"encoding,omitempty"`
 	}
 	type content struct {
-		Size     int64  `json:"size"`
-		MimeType string `json:"mimeType"`
-		Text     string `json:"text"`
-		Encoding string `json:"encoding,omitempty"`
+		Size        int64  `json:"size"`
+		Compression int64  `json:"compression,omitempty"`
+		MimeType    string `json:"mimeType"`
+		Text        string `json:"text"`
+		Encoding    string `json:"encoding,omitempty"`
 	}
 	type request struct {
 		Method      string    `json:"method"`
@@ -125,13 +144,22 @@ func WriteHAR(w io.Writer, c *Capture, creator string) error {
 			side = &x.Upstream
 		}
 		if side.Response != nil {
-			body, _ := MaskSecrets(side.Body(), secrets, nil)
+			wire := side.Body()
+			body := wire
+			if ce := strings.Join(side.Response.Headers["content-encoding"], ", "); ce != "" && opts.Decode != nil {
+				if dec, err := opts.Decode(wire, ce); err != nil {
+					e.Comment += ", body not decoded (" + err.Error() + ")"
+				} else {
+					body = dec
+				}
+			}
+			body, _ = MaskSecrets(body, secrets, nil)
 			ct := first(side.Response.Headers["content-type"])
 			e.Response = response{
 				Status: side.Response.Status, HTTPVersion: "HTTP/1.1",
 				Headers: headers(redactHeaderMap(side.Response.Headers)), Cookies: []nv{},
-				Content:     content{Size: int64(len(body)), MimeType: ct, Text: string(body)},
-				HeadersSize: -1, BodySize: int64(len(body)),
+				Content:     content{Size: int64(len(body)), Compression: int64(len(body) - len(wire)), MimeType: ct, Text: string(body)},
+				HeadersSize: -1, BodySize: int64(len(wire)),
 			}
 			if !utf8.Valid(body) {
 				e.Response.Content.Text, e.Response.Content.Encoding = b64(body), "base64"

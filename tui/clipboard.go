@@ -40,12 +40,12 @@ func (m *model) copySelection() tea.Cmd {
 				t = rawTarget{set: true, side: r.side, event: r.event, idx: r.idx}
 			}
 			if t.set {
-				sd := v.x.Side(t.side)
+				chunks := v.chunks[t.side]
 				if t.event && t.idx < len(v.events[t.side]) {
 					e := v.events[t.side][t.idx]
-					s = string(sliceBody(sd.Chunks, e.Off, e.End))
-				} else if !t.event && t.idx < len(sd.Chunks) {
-					s = string(sd.Chunks[t.idx].Data)
+					s = string(sliceBody(chunks, e.Off, e.End))
+				} else if !t.event && t.idx < len(chunks) {
+					s = string(chunks[t.idx].Data)
 				}
 			}
 		case tabDiff:

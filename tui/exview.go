@@ -43,7 +43,12 @@ type exView struct {
 	// events are inspect's events of each side, so a finding's pointer
 	// indexes them.
 	events map[tape.Side][]protocol.Event
-	rows   []tlRow
+	// chunks are each side's chunks as inspect read them: decoded when
+	// the body is compressed, so event offsets index them; encoding is the
+	// side's Content-Encoding.
+	chunks   map[tape.Side][]tape.Chunk
+	encoding map[tape.Side]string
+	rows     []tlRow
 	// flagged maps "side/event" and "side#chunk" keys of the rows findings
 	// point at.
 	flagged map[string]bool
@@ -56,7 +61,8 @@ func chunkKey(s tape.Side, c int) string { return fmt.Sprintf("%s#%d", s, c) }
 func buildView(c *tape.Capture, x *tape.Exchange) *exView {
 	one := &tape.Capture{Name: c.Name, Header: c.Header, Exchanges: []*tape.Exchange{x}}
 	rep := inspect.Inspect(one, inspect.Options{Ex: x.Ex})
-	v := &exView{x: x, req: parseRequest(x), events: map[tape.Side][]protocol.Event{}, flagged: map[string]bool{}}
+	v := &exView{x: x, req: parseRequest(x), events: map[tape.Side][]protocol.Event{}, flagged: map[string]bool{},
+		chunks: map[tape.Side][]tape.Chunk{}, encoding: map[tape.Side]string{}}
 	if len(rep.Exchanges) > 0 {
 		v.rep = rep.Exchanges[0]
 	} else {
@@ -68,7 +74,14 @@ func buildView(c *tape.Capture, x *tape.Exchange) *exView {
 		sides[sr.Side] = sr
 	}
 	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
-		sd := x.Side(s)
+		chunks := x.Side(s).Chunks
+		if sr := sides[s]; sr != nil {
+			if c := sr.ChunkList(); len(c) == len(chunks) {
+				chunks = c
+			}
+			v.encoding[s] = sr.Encoding
+		}
+		v.chunks[s] = chunks
 		evs := sides[s].EventList()
 		v.events[s] = evs
 		var evRows []tlRow
@@ -88,7 +101,7 @@ func buildView(c *tape.Capture, x *tape.Exchange) *exView {
 		// A chunk row names the events it completed and the text they add.
 		prev = -1
 		next := 0
-		for i, ch := range sd.Chunks {
+		for i, ch := range chunks {
 			r := tlRow{side: s, idx: i, chunk: i, t: ch.T, n: len(ch.Data), dt: -1}
 			if prev >= 0 {
 				r.dt = ch.T - prev

@@ -181,7 +181,11 @@ func (m *model) rawDoc() doc {
 	d, st := m.det, m.st
 	v := d.view()
 	t := d.rawTarget()
-	sd := v.x.Side(t.side)
+	chunks := v.chunks[t.side]
+	decoded := ""
+	if enc := v.encoding[t.side]; enc != "" {
+		decoded = " · decoded from " + clean(enc)
+	}
 	var data []byte
 	var head string
 	if t.event {
@@ -190,15 +194,15 @@ func (m *model) rawDoc() doc {
 			return staticDoc{newLine(sty("no such event", st.dim))}
 		}
 		e := evs[t.idx]
-		data = sliceBody(sd.Chunks, e.Off, e.End)
-		head = fmt.Sprintf("%s event %d · type %s · chunks %d–%d · bytes %d–%d · t=%s", t.side, t.idx, cmp.Or(clean(e.Name), "message (default)"), e.Chunk, e.EndChunk, e.Off, e.End, fmtT(e.T))
+		data = sliceBody(chunks, e.Off, e.End)
+		head = fmt.Sprintf("%s event %d · type %s · chunks %d–%d · bytes %d–%d · t=%s%s", t.side, t.idx, cmp.Or(clean(e.Name), "message (default)"), e.Chunk, e.EndChunk, e.Off, e.End, fmtT(e.T), decoded)
 	} else {
-		if t.idx >= len(sd.Chunks) {
+		if t.idx >= len(chunks) {
 			return staticDoc{newLine(sty(fmt.Sprintf("no %s chunks", t.side), st.dim))}
 		}
-		c := sd.Chunks[t.idx]
+		c := chunks[t.idx]
 		data = c.Data
-		head = fmt.Sprintf("%s chunk %d of %d · off %d · %d bytes · t=%s", t.side, t.idx, len(sd.Chunks), c.Off, len(c.Data), fmtT(c.T))
+		head = fmt.Sprintf("%s chunk %d of %d · off %d · %d bytes · t=%s%s", t.side, t.idx, len(chunks), c.Off, len(c.Data), fmtT(c.T), decoded)
 	}
 	out := staticDoc{newLine(sty(head, st.header)), newLine(sty("␍ CR  ␊ LF  ⇥ tab  ␛ ESC  · trailing space  ⟨U+…⟩ hidden  ⟨\\xNN⟩ not UTF-8", st.dim))}
 	// Long lines wrap: raw bytes are never cut off.

@@ -91,9 +91,8 @@ func (t *timelineDoc) line(i int) docLine {
 }
 
 func (t *timelineDoc) chunkData(r tlRow) []byte {
-	sd := t.v.x.Side(r.side)
-	if r.idx < len(sd.Chunks) {
-		return sd.Chunks[r.idx].Data
+	if chunks := t.v.chunks[r.side]; r.idx < len(chunks) {
+		return chunks[r.idx].Data
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/seam-dev/seam/sse"
+	"github.com/seam-dev/seam/tape"
 )
 
 // compressingServer streams body's events compressed with the coding the
@@ -159,5 +160,59 @@ func TestRecordCompressedUpstreams(t *testing.T) {
 				t.Errorf("identity view %+v", views["identity"])
 			}
 		})
+	}
+}
+
+// TestExportCompressed: "seam export --format sse" writes a compressed
+// body decoded (--wire: as sent), and the HAR holds the decoded text with
+// the wire size.
+func TestExportCompressed(t *testing.T) {
+	t.Parallel()
+	plain := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	var z bytes.Buffer
+	gw := gzip.NewWriter(&z)
+	gw.Write([]byte(plain))
+	gw.Close()
+	c := &tape.Capture{Header: tape.Header{V: tape.Version, Upstream: "http://up"}}
+	x := &tape.Exchange{Ex: 1, Request: &tape.Request{Ex: 1, Method: "POST", URL: "/v1/chat/completions", Body: []byte(`{}`)}}
+	x.Upstream.Response = &tape.Response{Ex: 1, Side: tape.Upstream, Status: 200, Headers: tape.Headers{"content-type": {"text/event-stream"}, "content-encoding": {"gzip"}}}
+	x.Upstream.Chunks = []tape.Chunk{{Ex: 1, Side: tape.Upstream, Data: z.Bytes()}}
+	x.Upstream.End = &tape.End{Ex: 1, Side: tape.Upstream, Outcome: tape.Complete, Bytes: int64(z.Len())}
+	c.Exchanges = []*tape.Exchange{x}
+	path := filepath.Join(t.TempDir(), "gz.ndjson")
+	f, _ := os.Create(path)
+	if err := writeCapture(f, c); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, err := exec.Command("seam", "export", "--format", "sse", "--side", "upstream", path).Output()
+	if err != nil || string(out) != plain {
+		t.Fatalf("export sse: %v %q", err, out)
+	}
+	out, _ = exec.Command("seam", "export", "--format", "sse", "--side", "upstream", "--wire", path).Output()
+	if !bytes.Equal(out, z.Bytes()) {
+		t.Fatalf("export sse --wire: %q", out)
+	}
+	out, err = exec.Command("seam", "export", "--format", "har", path).Output()
+	var har struct {
+		Log struct {
+			Entries []struct {
+				Response struct {
+					BodySize int64 `json:"bodySize"`
+					Content  struct {
+						Size        int64  `json:"size"`
+						Compression int64  `json:"compression"`
+						Text        string `json:"text"`
+					} `json:"content"`
+				} `json:"response"`
+			} `json:"entries"`
+		} `json:"log"`
+	}
+	if err != nil || json.Unmarshal(out, &har) != nil || len(har.Log.Entries) != 1 {
+		t.Fatalf("export har: %v\n%s", err, out)
+	}
+	r := har.Log.Entries[0].Response
+	if r.Content.Text != plain || r.BodySize != int64(z.Len()) || r.Content.Size != int64(len(plain)) || r.Content.Compression != int64(len(plain)-z.Len()) {
+		t.Errorf("har response %+v", r)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 
+	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -13,6 +15,7 @@ type exportOptions struct {
 	ex       int
 	side     string
 	upstream string
+	wire     bool
 }
 
 func exportCommand() *command {
@@ -25,8 +28,10 @@ Writes a capture in another format on stdout:
 
   har   an HTTP Archive 1.2 document, one entry per exchange, with the
         response as the client received it, for browsers' and proxies' tools
-  sse   the raw body of one exchange's side (--side client by default),
-        byte for byte, to replay with any tool or diff with another
+        (a compressed body is given decoded, its wire size kept)
+  sse   the body of one exchange's side (--side client by default), byte
+        for byte, to replay with any tool or diff with another; a body sent
+        with a Content-Encoding is decoded (--wire keeps the bytes as sent)
   curl  a shell command that sends one exchange's request again; redacted
         headers are read from environment variables named after them
         (authorization from $AUTHORIZATION). Every part taken from the
@@ -41,6 +46,7 @@ Writes a capture in another format on stdout:
 			fs.IntVar(&o.ex, "ex", 1, "exchange `N` (sse and curl)")
 			fs.StringVar(&o.side, "side", "client", "`side` for sse: upstream or client")
 			fs.StringVar(&o.upstream, "upstream", "", "base `URL` for curl (default: the capture's upstream)")
+			fs.BoolVar(&o.wire, "wire", false, "sse: write a compressed body as sent, not decoded")
 			return o
 		},
 		run: runExport,
@@ -70,7 +76,7 @@ func runExport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			return err
 		}
 		printWarnings(e, c.Warnings)
-		return tape.WriteHAR(e.stdout, c, version)
+		return tape.WriteHARWith(e.stdout, c, tape.HAROptions{Creator: version, Decode: coding.Decode})
 	}
 	h, x, err := oneExchange(e, fs.Arg(0), o.ex)
 	if err != nil {
@@ -83,6 +89,20 @@ func runExport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		}
 		return tape.WriteCurl(e.stdout, x, base)
 	}
-	_, err = e.stdout.Write(x.Side(side).Body())
+	sd := x.Side(side)
+	body := sd.Body()
+	if sd.Response != nil && !o.wire {
+		if ce := strings.Join(sd.Response.Headers["content-encoding"], ", "); ce != "" {
+			dec, err := coding.Decode(body, ce)
+			switch {
+			case dec == nil && err != nil:
+				return fmt.Errorf("exchange %d %s body: %w (--wire writes it as sent)", x.Ex, side, err)
+			case err != nil:
+				fmt.Fprintf(e.stderr, "warning: exchange %d %s body: %v; wrote the %d bytes decoded before it\n", x.Ex, side, err, len(dec))
+			}
+			body = dec
+		}
+	}
+	_, err = e.stdout.Write(body)
 	return err
 }

@@ -110,6 +110,11 @@ Recordings are new capture files, as seam record writes them (-o defaults to
 ./captures/seam-<UTC time>.ndjson); a summary line per forwarded exchange goes
 to stderr unless -q.
 
+A body recorded compressed (Content-Encoding gzip, deflate, br or zstd) is
+sent as recorded to a client whose Accept-Encoding allows it; any other
+client, or any --fault, gets it decoded, without Content-Encoding, and an
+` + replay.DecodedHeader + ` header naming the coding removed.
+
 --fault injects a departure from the recording into every replayed response,
 to see how a client or proxy copes; repeat it to combine faults, applied in
 order. Faults that pick a position (which event, where to split) draw from

@@ -1,0 +1,67 @@
+package replay_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/seam-dev/seam/replay"
+	"github.com/seam-dev/seam/tape"
+)
+
+// TestServerCompressedBody: a body recorded gzip-compressed is served as
+// recorded, with its Content-Encoding, to a client that accepts gzip; a
+// client that does not gets it decoded, without Content-Encoding, and the
+// response says it was decoded. A fault that reshapes events works on the
+// decoded stream.
+func TestServerCompressedBody(t *testing.T) {
+	t.Parallel()
+	plain := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	var z bytes.Buffer
+	gw := gzip.NewWriter(&z)
+	gw.Write([]byte(plain))
+	gw.Close()
+	wire := z.Bytes()
+	x := &tape.Exchange{Ex: 1, Request: &tape.Request{Ex: 1, Method: "POST", URL: "/v1/chat/completions", Body: []byte(`{"model":"m"}`)}}
+	x.Upstream.Response = &tape.Response{Ex: 1, Side: tape.Upstream, Status: 200,
+		Headers: tape.Headers{"content-type": {"text/event-stream"}, "content-encoding": {"gzip"}}}
+	half := len(wire) / 2
+	x.Upstream.Chunks = []tape.Chunk{{Ex: 1, Side: tape.Upstream, Data: wire[:half]}, {Ex: 1, Side: tape.Upstream, Off: int64(half), Data: wire[half:]}}
+	c := &tape.Capture{Exchanges: []*tape.Exchange{x}}
+
+	for _, tc := range []struct {
+		accept, ce, decoded string
+		faults              []replay.Fault
+		want                []byte
+	}{
+		{accept: "gzip, br", ce: "gzip", want: wire},
+		{accept: "", decoded: "gzip", want: []byte(plain)},
+		{accept: "br", decoded: "gzip", want: []byte(plain)},
+		{accept: "gzip", decoded: "gzip", faults: []replay.Fault{{Kind: replay.FaultSplitEvent}}, want: []byte(plain)},
+	} {
+		srv := httptest.NewServer(replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{Faults: tc.faults}))
+		req, _ := http.NewRequest("POST", srv.URL+"/v1/chat/completions", strings.NewReader(`{"model":"m"}`))
+		if tc.accept != "" {
+			req.Header.Set("Accept-Encoding", tc.accept)
+		}
+		tr := &http.Transport{DisableCompression: true}
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		tr.CloseIdleConnections()
+		srv.Close()
+		if ce, dec := resp.Header.Get("Content-Encoding"), resp.Header.Get(replay.DecodedHeader); ce != tc.ce || dec != tc.decoded {
+			t.Errorf("accept %q: Content-Encoding %q, %s %q; want %q %q", tc.accept, ce, replay.DecodedHeader, dec, tc.ce, tc.decoded)
+		}
+		if !bytes.Equal(got, tc.want) {
+			t.Errorf("accept %q: body %q, want %q", tc.accept, got, tc.want)
+		}
+	}
+}
