@@ -132,8 +132,9 @@ type Frame struct {
 	// MessageType is the event-stream :message-type header ("event",
 	// "exception" or "error"); "" for the other framings.
 	MessageType string
-	// Headers are an event-stream message's headers, in wire order.
-	Headers eventstream.Headers
+	// headers are an event-stream message's header bytes (a view valid
+	// during the emit call, as data is).
+	headers []byte
 	// Start and End are the offsets of the frame's bytes in the body: the
 	// SSE block, the NDJSON line (without its line ending), the array
 	// element, or the whole event-stream message.
@@ -150,17 +151,25 @@ type Frame struct {
 	Quirks sse.Quirk
 }
 
-// Header returns the string value of the event-stream header name, or "".
+// Header returns the string value of the event-stream header name, or ""
+// when the message has no such string header. Valid during the emit call.
 func (f *Frame) Header(name string) string {
-	for _, h := range f.Headers {
-		if h.Name == name {
-			if v, ok := h.Value.(eventstream.StringValue); ok {
-				return string(v)
-			}
-			return h.Value.String()
+	v := ""
+	scanHeaders(f.headers, func(n, val []byte) {
+		if v == "" && string(n) == name {
+			v = string(val)
 		}
-	}
-	return ""
+	})
+	return v
+}
+
+// Headers returns an event-stream message's headers, in wire order, as the
+// AWS SDK's eventstream decoder gives them (a later header of the same name
+// replaces an earlier one). Call it during the emit call; the result may be
+// kept.
+func (f *Frame) Headers() eventstream.Headers {
+	hs, _ := decodeHeaders(f.headers)
+	return hs
 }
 
 // ProblemKind classifies a Problem.

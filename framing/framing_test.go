@@ -146,9 +146,9 @@ func TestEventStreamRecorded(t *testing.T) {
 		if len(got.problems) != 0 || len(got.frames) == 0 || got.frames[len(got.frames)-1].End != int64(len(body)) {
 			t.Fatalf("%s: %d frames, problems %+v", f, len(got.frames), got.problems)
 		}
-		for _, fr := range got.frames {
-			if fr.MessageType != "event" || fr.Name == "" || fr.Header(":content-type") != "application/json" {
-				t.Fatalf("%s: frame %+v", f, fr)
+		for i, fr := range got.frames {
+			if fr.MessageType != "event" || fr.Name == "" || got.headers[i].Get(":content-type").String() != "application/json" {
+				t.Fatalf("%s: frame %+v headers %v", f, fr, got.headers[i])
 			}
 		}
 		cut := checkInvariants(t, EventStream, body[:len(body)-3])

@@ -32,9 +32,13 @@ func FuzzJSONArray(f *testing.F) {
 }
 
 // FuzzEventStream checks the event-stream parser's invariants on any body,
-// seeded with the recorded Bedrock bodies and the AWS vectors.
+// and that it reads what the AWS SDK's decoder reads, seeded with the
+// recorded Bedrock bodies and the AWS vectors.
 func FuzzEventStream(f *testing.F) {
 	seeds(f, "bedrock/*.eventstream")
 	seeds(f, "bedrock-eventstream-vectors/encoded/*/*")
-	f.Fuzz(func(t *testing.T, b []byte) { checkInvariants(t, EventStream, b) })
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkInvariants(t, EventStream, b)
+		checkAgainstSDK(t, b)
+	})
 }
