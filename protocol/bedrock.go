@@ -35,12 +35,13 @@ func assembleConverse(se *Side) *Assembly {
 	blocks := map[int]*bedrockBlock{}
 	started, metadata := false, -1
 	events := se.Events
+	var ev converseEvent
 	for i := range events {
 		e := &events[i]
 		if bedrockError(a, e, i) {
 			continue
 		}
-		if !gjson.Valid(e.Data) {
+		if !decodeConverse(e.Data, &ev) {
 			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "%s payload is not valid JSON: the AWS SDKs fail on it", e.Name)
 			continue
 		}
@@ -52,13 +53,11 @@ func assembleConverse(se *Side) *Assembly {
 		if !started && e.Name != "messageStart" {
 			a.flagOnce("bedrock.order", i, e.Name, "%s before messageStart", e.Name)
 		}
-		r := gjson.Parse(e.Data)
 		block := func() *bedrockBlock {
-			idx := int(r.Get("contentBlockIndex").Int())
-			b := blocks[idx]
+			b := blocks[ev.index]
 			if b == nil {
 				b = &bedrockBlock{}
-				blocks[idx] = b
+				blocks[ev.index] = b
 			}
 			return b
 		}
@@ -68,32 +67,30 @@ func assembleConverse(se *Side) *Assembly {
 				a.flag("bedrock.order", i, "", "a second messageStart in one stream")
 			}
 			started = true
-			m.choice(0).Role = r.Get("role").String()
+			m.choice(0).Role = ev.role
 		case "contentBlockStart":
 			b := block()
-			if tu := r.Get("start.toolUse"); tu.Exists() {
-				b.tool, b.id, b.name = true, tu.Get("toolUseId").String(), tu.Get("name").String()
+			if ev.toolStart {
+				b.tool, b.id, b.name = true, ev.toolID, ev.toolName
 			}
 		case "contentBlockDelta":
 			b := block()
 			if b.stopped {
-				a.flag("bedrock.order", i, excerpt.Clip(e.Data, 100), "delta for block %d after its contentBlockStop", r.Get("contentBlockIndex").Int())
+				a.flag("bedrock.order", i, excerpt.Clip(e.Data, 100), "delta for block %d after its contentBlockStop", ev.index)
 			}
-			d := r.Get("delta")
-			switch {
-			case d.Get("text").Exists():
-				if t := d.Get("text").String(); t != "" {
+			switch ev.delta {
+			case deltaText:
+				if ev.text != "" {
 					b.spans = append(b.spans, Span{At: b.text.Len(), Event: i})
-					b.text.WriteString(t)
+					b.text.WriteString(ev.text)
 				}
-			case d.Get("toolUse").Exists():
+			case deltaToolUse:
 				b.tool = true
-				b.input.WriteString(d.Get("toolUse.input").String())
-			case d.Get("reasoningContent").Exists():
-				rc := d.Get("reasoningContent")
-				b.reasoning.WriteString(rc.Get("text").String())
-				if s := rc.Get("signature").String(); s != "" {
-					b.signature = s
+				b.input.WriteString(ev.text)
+			case deltaReasoning:
+				b.reasoning.WriteString(ev.text)
+				if ev.signature != "" {
+					b.signature = ev.signature
 				}
 			}
 		case "contentBlockStop":
@@ -103,7 +100,7 @@ func assembleConverse(se *Side) *Assembly {
 				a.flag("tool.args-invalid-json", i, excerpt.Clip(js, 120), "toolUse %s input is not valid JSON at contentBlockStop", b.name)
 			}
 		case "messageStop":
-			sr := r.Get("stopReason").String()
+			sr := ev.stopReason
 			m.choice(0).FinishReason = sr
 			if a.Terminal < 0 {
 				a.Terminal = i
@@ -117,10 +114,11 @@ func assembleConverse(se *Side) *Assembly {
 			}
 		case "metadata":
 			metadata = i
-			if u := r.Get("usage"); u.IsObject() {
-				m.Usage = &Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
-					Total: int(u.Get("totalTokens").Int()), CacheRead: int(u.Get("cacheReadInputTokens").Int()),
-					CacheCreation: int(u.Get("cacheWriteInputTokens").Int())}
+			if u := ev.usage; u.IsObject() {
+				var f [5]gjson.Result
+				getFields(u.Result(), []string{"inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens"}, f[:])
+				m.Usage = &Usage{Input: int(f[0].Int()), Output: int(f[1].Int()), Total: int(f[2].Int()),
+					CacheRead: int(f[3].Int()), CacheCreation: int(f[4].Int())}
 			}
 			if a.Terminal < 0 {
 				a.flag("bedrock.order", i, "", "metadata before messageStop")
@@ -198,34 +196,48 @@ func assembleInvoke(se *Side) *Assembly {
 	inner := make([]Event, 0, len(events))
 	from := make([]int, 0, len(events)) // the frame each inner event came from
 	a := newAssembly(BedrockInvoke)
-	anthropic := false
+	// The chunks' bytes, decoded into one buffer: each inner event's data
+	// is a substring of it.
+	var buf []byte
+	var ends []int
 	for i := range events {
 		e := events[i]
 		if bedrockError(a, &e, i) {
 			continue
 		}
-		b64 := gjson.Get(e.Data, "bytes")
-		if e.Name != "chunk" || b64.Type != gjson.String {
+		b64, ok := chunkBytes(e.Data)
+		if e.Name != "chunk" || !ok {
 			a.flag("bedrock.order", i, excerpt.Clip(e.Data, 100), "%s message without chunk bytes in an InvokeModelWithResponseStream", e.Name)
 			continue
 		}
-		raw, err := base64.StdEncoding.DecodeString(b64.String())
+		at := len(buf)
+		buf = slices.Grow(buf, base64.StdEncoding.DecodedLen(len(b64)))
+		n, err := base64.StdEncoding.Decode(buf[at:at+base64.StdEncoding.DecodedLen(len(b64))], []byte(b64))
 		if err != nil {
-			a.flag("payload.invalid-json", i, excerpt.Clip(b64.String(), 80), "chunk bytes are not base64: %v", err)
+			a.flag("payload.invalid-json", i, excerpt.Clip(b64, 80), "chunk bytes are not base64: %v", err)
 			continue
 		}
-		e.Data = string(raw)
-		e.Name = gjson.Get(e.Data, "type").String()
-		if FromEventName(e.Name) == Anthropic || e.Name == "ping" {
-			anthropic = true
-		}
+		buf = buf[:at+n]
 		e.Index = len(inner)
 		inner = append(inner, e)
+		ends = append(ends, len(buf))
 		from = append(from, i)
+	}
+	all, prev := string(buf), 0
+	for k := range inner {
+		inner[k].Data, prev = all[prev:ends[k]], ends[k]
+	}
+	objs := decodeObj(inner, nil, 0)
+	anthropic := false
+	for k := range inner {
+		inner[k].Name = objs[k].Type
+		if FromEventName(objs[k].Type) == Anthropic || objs[k].Type == "ping" {
+			anthropic = true
+		}
 	}
 	var in *Assembly
 	if anthropic {
-		in = AssembleAnthropic(inner, decodeObj(inner, nil, 0))
+		in = AssembleAnthropic(inner, objs)
 	} else {
 		in = assembleInvokeText(inner)
 	}
@@ -253,8 +265,8 @@ func assembleInvoke(se *Side) *Assembly {
 	if a.Terminal >= 0 && (out.Terminal < 0 || a.Terminal < out.Terminal) {
 		out.Terminal = a.Terminal
 	}
-	all := append(a.Anomalies, in.Anomalies...)
-	for _, x := range all {
+	anomalies := append(a.Anomalies, in.Anomalies...)
+	for _, x := range anomalies {
 		if x.ID == "stream.no-terminal" && a.Terminal >= 0 {
 			continue // the exception ended it
 		}
@@ -330,4 +342,121 @@ func assembleInvokeText(events []Event) *Assembly {
 		a.flag("stream.no-terminal", len(events)-1, "", "no chunk with a stop reason: the stream was cut")
 	}
 	return a
+}
+
+// converseEvent is what one ConverseStream event says, decoded in one
+// pass (strings are substrings of the payload unless escaped).
+type converseEvent struct {
+	index            int
+	role, stopReason string
+	toolStart        bool
+	toolID, toolName string
+	delta            uint8 // deltaText, deltaToolUse, deltaReasoning, or 0
+	text, signature  string
+	usage            RawJSON
+}
+
+// The kinds of a contentBlockDelta's delta union.
+const (
+	deltaText = iota + 1
+	deltaToolUse
+	deltaReasoning
+)
+
+// decodeConverse reads a ConverseStream payload into ev and reports
+// whether it is valid JSON.
+func decodeConverse(data string, ev *converseEvent) bool {
+	*ev = converseEvent{}
+	sc := jscan{s: data}
+	if !sc.open('{') {
+		sc.skip()
+		return sc.end()
+	}
+	for k := range sc.members() {
+		switch k {
+		case "contentBlockIndex":
+			ev.index = int(sc.int())
+		case "role":
+			ev.role = sc.str()
+		case "stopReason":
+			ev.stopReason = sc.str()
+		case "usage":
+			ev.usage = sc.raw()
+		case "start":
+			if !sc.open('{') {
+				sc.skip()
+				break
+			}
+			for k := range sc.members() {
+				if k != "toolUse" || !sc.open('{') {
+					sc.skip()
+					continue
+				}
+				ev.toolStart = true
+				for k := range sc.members() {
+					switch k {
+					case "toolUseId":
+						ev.toolID = sc.str()
+					case "name":
+						ev.toolName = sc.str()
+					default:
+						sc.skip()
+					}
+				}
+			}
+		case "delta":
+			if !sc.open('{') {
+				sc.skip()
+				break
+			}
+			for k := range sc.members() {
+				switch k {
+				case "text":
+					ev.delta, ev.text = deltaText, sc.str()
+				case "toolUse", "reasoningContent":
+					if !sc.open('{') {
+						sc.skip()
+						break
+					}
+					ev.delta = deltaToolUse
+					if k == "reasoningContent" {
+						ev.delta = deltaReasoning
+					}
+					for k := range sc.members() {
+						switch k {
+						case "input", "text":
+							ev.text = sc.str()
+						case "signature":
+							ev.signature = sc.str()
+						default:
+							sc.skip()
+						}
+					}
+				default:
+					sc.skip()
+				}
+			}
+		default:
+			sc.skip()
+		}
+	}
+	return sc.end()
+}
+
+// chunkBytes returns the "bytes" string of an Invoke chunk payload, the
+// model's event in base64 (it has no escapes).
+func chunkBytes(data string) (string, bool) {
+	sc := jscan{s: data}
+	if !sc.open('{') {
+		return "", false
+	}
+	for k := range sc.members() {
+		if k != "bytes" {
+			sc.skip()
+			continue
+		}
+		v := sc.val()
+		return v.str, v.k == jString
+	}
+	return "", false
 }

@@ -39,6 +39,7 @@ func assembleCohere(se *Side) *Assembly {
 	calls := map[int]*cohereCall{}
 	var plan strings.Builder
 	started, sawDone := false, false
+	var ev cohereEvent
 	events := se.Events
 	for i := range events {
 		e := &events[i]
@@ -53,12 +54,11 @@ func assembleCohere(se *Side) *Assembly {
 			a.flag("stream.after-terminal", i, excerpt.Clip(e.Data, 120), "event after data: [DONE], where the Cohere SDK stops reading")
 			continue
 		}
-		if !gjson.Valid(e.Data) {
+		if !decodeCohere(e.Data, &ev) {
 			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "event data is not valid JSON: the Cohere SDK fails on it")
 			continue
 		}
-		r := gjson.Parse(e.Data)
-		typ := r.Get("type").String()
+		typ := ev.typ
 		if typ == "" {
 			typ = e.Name
 		}
@@ -71,24 +71,22 @@ func assembleCohere(se *Side) *Assembly {
 		if !started && typ != "message-start" {
 			a.flagOnce("cohere.order", i, typ, "%s before message-start", typ)
 		}
-		idx := int(r.Get("index").Int())
-		msg := r.Get("delta.message")
+		idx := ev.index
 		switch typ {
 		case "message-start":
 			if started {
 				a.flag("cohere.order", i, "", "a second message-start in one stream")
 			}
 			started = true
-			m.ID = r.Get("id").String()
-			m.choice(0).Role = msg.Get("role").String()
+			m.ID = ev.id
+			m.choice(0).Role = ev.role
 		case "content-start":
 			if _, dup := blocks[idx]; dup {
 				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "content block %d started twice", idx)
 			}
-			c := msg.Get("content")
-			b := &cohereBlock{thinking: c.Get("type").String() == "thinking"}
-			b.text.WriteString(c.Get("text").String())
-			b.text.WriteString(c.Get("thinking").String())
+			b := &cohereBlock{thinking: ev.contentType == "thinking"}
+			b.text.WriteString(ev.text)
+			b.text.WriteString(ev.thinking)
 			blocks[idx] = b
 		case "content-delta":
 			b := blocks[idx]
@@ -100,13 +98,12 @@ func assembleCohere(se *Side) *Assembly {
 			if b.ended {
 				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "content-delta for block %d after its content-end", idx)
 			}
-			c := msg.Get("content")
-			if t := c.Get("thinking"); t.Exists() {
+			if ev.hasThinking {
 				b.thinking = true
-				b.text.WriteString(t.String())
-			} else if t := c.Get("text").String(); t != "" {
+				b.text.WriteString(ev.thinking)
+			} else if ev.text != "" {
 				b.spans = append(b.spans, Span{At: b.text.Len(), Event: i})
-				b.text.WriteString(t)
+				b.text.WriteString(ev.text)
 			}
 		case "content-end":
 			if b := blocks[idx]; b != nil {
@@ -115,17 +112,13 @@ func assembleCohere(se *Side) *Assembly {
 				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "content-end for block %d, which never started", idx)
 			}
 		case "tool-plan-delta":
-			plan.WriteString(msg.Get("tool_plan").String())
+			plan.WriteString(ev.plan)
 		case "tool-call-start":
 			if _, dup := calls[idx]; dup {
 				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool call %d started twice", idx)
 			}
-			tc := msg.Get("tool_calls")
-			if tc.IsArray() {
-				tc = tc.Get("0")
-			}
-			c := &cohereCall{id: tc.Get("id").String(), name: tc.Get("function.name").String()}
-			c.args.WriteString(tc.Get("function.arguments").String())
+			c := &cohereCall{id: ev.callID, name: ev.callName}
+			c.args.WriteString(ev.args)
 			calls[idx] = c
 		case "tool-call-delta":
 			c := calls[idx]
@@ -137,7 +130,7 @@ func assembleCohere(se *Side) *Assembly {
 			if c.ended {
 				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool-call-delta for call %d after its tool-call-end", idx)
 			}
-			c.args.WriteString(msg.Get("tool_calls.function.arguments").String())
+			c.args.WriteString(ev.args)
 		case "tool-call-end":
 			c := calls[idx]
 			if c == nil {
@@ -152,16 +145,18 @@ func assembleCohere(se *Side) *Assembly {
 			if a.Terminal < 0 {
 				a.Terminal = i
 			}
-			d := r.Get("delta")
-			fr := d.Get("finish_reason").String()
+			fr := ev.finish
 			m.choice(0).FinishReason = fr
 			m.Status = "done"
-			if u := d.Get("usage.tokens"); u.IsObject() {
-				m.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int())}
+			if u := ev.usage; u.IsObject() {
+				var f [2]gjson.Result
+				getFields(u.Result().Get("tokens"), []string{"input_tokens", "output_tokens"}, f[:])
+				m.Usage = &Usage{Input: int(f[0].Int()), Output: int(f[1].Int())}
 			}
-			if errv := d.Get("error"); errv.Exists() && errv.Type != gjson.Null || fr == "ERROR" || fr == "TIMEOUT" {
-				m.Error = strings.TrimSpace(fr + ": " + errv.String())
-				a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "message-end carries an error (finish_reason %s): %s", fr, errv.String())
+			if ev.errv != "" && ev.errv != "null" || fr == "ERROR" || fr == "TIMEOUT" {
+				msg := ev.errv.String()
+				m.Error = strings.TrimSpace(fr + ": " + msg)
+				a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "message-end carries an error (finish_reason %s): %s", fr, msg)
 			}
 		}
 	}
@@ -194,4 +189,108 @@ func assembleCohere(se *Side) *Assembly {
 		}
 	}
 	return a
+}
+
+// cohereEvent is what one Cohere v2 event says, decoded in one pass.
+type cohereEvent struct {
+	typ, id              string
+	index                int
+	role, contentType    string
+	text, thinking, plan string
+	hasThinking          bool
+	callID, callName     string
+	args                 string
+	finish               string
+	usage, errv          RawJSON
+}
+
+// decodeCohere reads a Cohere v2 payload into ev (the fields of
+// delta.message, delta.finish_reason, delta.usage and delta.error) and
+// reports whether it is valid JSON.
+func decodeCohere(data string, ev *cohereEvent) bool {
+	*ev = cohereEvent{}
+	sc := jscan{s: data}
+	if !sc.open('{') {
+		sc.skip()
+		return sc.end()
+	}
+	for k := range sc.members() {
+		switch k {
+		case "type":
+			ev.typ = sc.str()
+		case "id":
+			ev.id = sc.str()
+		case "index":
+			ev.index = int(sc.int())
+		case "delta":
+			if !sc.open('{') {
+				sc.skip()
+				break
+			}
+			for k := range sc.members() {
+				switch k {
+				case "message":
+					decodeCohereMessage(&sc, ev)
+				case "finish_reason":
+					ev.finish = sc.str()
+				case "usage":
+					ev.usage = sc.raw()
+				case "error":
+					ev.errv = sc.raw()
+				default:
+					sc.skip()
+				}
+			}
+		default:
+			sc.skip()
+		}
+	}
+	return sc.end()
+}
+
+// decodeCohereMessage reads delta.message: role, content, tool_plan and
+// tool_calls (one object, or the first element of a list).
+func decodeCohereMessage(sc *jscan, ev *cohereEvent) {
+	if !sc.open('{') {
+		sc.skip()
+		return
+	}
+	for k := range sc.members() {
+		switch k {
+		case "role":
+			ev.role = sc.str()
+		case "tool_plan":
+			ev.plan = sc.str()
+		case "content":
+			if !sc.open('{') {
+				sc.skip()
+				break
+			}
+			for k := range sc.members() {
+				switch k {
+				case "type":
+					ev.contentType = sc.str()
+				case "text":
+					ev.text = sc.str()
+				case "thinking":
+					ev.thinking, ev.hasThinking = sc.str(), true
+				default:
+					sc.skip()
+				}
+			}
+		case "tool_calls":
+			call := sc.raw()
+			r := call.Result()
+			if r.IsArray() {
+				r = r.Get("0")
+			}
+			var f [3]gjson.Result
+			getFields(r, []string{"id", "function"}, f[:2])
+			ev.callID = f[0].String()
+			getFields(f[1], []string{"name", "arguments"}, f[:2])
+			ev.callName, ev.args = f[0].String(), f[1].String()
+		default:
+			sc.skip()
+		}
+	}
 }

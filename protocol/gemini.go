@@ -40,6 +40,8 @@ type gemEvent struct {
 	blockReason string
 	usage       RawJSON
 	hasCands    bool
+	cands       []gemCand
+	parts       []gemPart
 }
 
 // blockedFinish are the finish reasons with which Gemini stops an answer
@@ -80,6 +82,7 @@ func assembleGemini(se *Side) *Assembly {
 		return c
 	}
 	var usage RawJSON
+	var ge gemEvent
 	events := se.Events
 	for i := range events {
 		e := &events[i]
@@ -88,23 +91,34 @@ func assembleGemini(se *Side) *Assembly {
 			a.flag("stream.after-terminal", i, data, "data: [DONE] in a Gemini stream (Gemini has no sentinel)")
 			continue
 		}
-		if !gjson.Valid(data) {
-			a.flag("payload.invalid-json", i, excerpt.Clip(data, 120), "event data is not valid JSON: the Gemini SDKs fail on it")
-			continue
-		}
 		// The JSON-array form wraps an error in a one-element list.
-		if d := strings.TrimSpace(data); d != "" && d[0] == '[' {
+		if d := strings.TrimSpace(data); d != "" && d[0] == '[' && gjson.Valid(d) {
 			if first := gjson.Get(d, "0"); first.IsObject() {
 				data = first.Raw
 			}
 		}
-		var ge gemEvent
-		decodeGemini(data, &ge, func(c int) *gemCandidate {
-			if a.Terminal >= 0 && e.Index > a.Terminal {
+		if !decodeGemini(data, &ge) {
+			a.flag("payload.invalid-json", i, excerpt.Clip(data, 120), "event data is not valid JSON: the Gemini SDKs fail on it")
+			continue
+		}
+		for _, gc := range ge.cands {
+			if a.Terminal >= 0 {
 				a.flagOnce("stream.after-end", i, excerpt.Clip(e.Data, 120), "chunk after the one carrying finishReason: the SDKs still read it, a client stopping at the finish loses it")
 			}
-			return cand(c)
-		}, a, i)
+			c := cand(gc.index)
+			if gc.role != "" {
+				c.role = gc.role
+			}
+			for k := gc.p0; k < gc.p1; k++ {
+				c.add(&ge.parts[k], a, i)
+			}
+			if gc.finish != "" {
+				c.finish = finishName(gc.finish)
+				if c.finished < 0 {
+					c.finished = i
+				}
+			}
+		}
 		if ge.errv != "" {
 			m.Error = geminiError(ge.errv.Result())
 			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
@@ -180,12 +194,17 @@ func assembleGemini(se *Side) *Assembly {
 	return a
 }
 
-// decodeGemini reads one GenerateContentResponse, feeding each candidate's
-// parts to the candidate cand returns.
-func decodeGemini(data string, ge *gemEvent, cand func(int) *gemCandidate, a *Assembly, ev int) {
+// decodeGemini reads one GenerateContentResponse into ge in one pass,
+// the candidates' parts into ge.cands and ge.parts, and reports whether it
+// is valid JSON (only then is it applied).
+func decodeGemini(data string, ge *gemEvent) bool {
+	cands, parts := ge.cands[:0], ge.parts[:0]
+	*ge = gemEvent{}
+	defer func() { ge.cands, ge.parts = cands, parts }()
 	sc := jscan{s: data}
 	if !sc.open('{') {
-		return
+		sc.skip()
+		return sc.end()
 	}
 	for k := range sc.members() {
 		switch k {
@@ -196,7 +215,11 @@ func decodeGemini(data string, ge *gemEvent, cand func(int) *gemCandidate, a *As
 				break
 			}
 			for n := 0; sc.elem(&n); {
-				decodeCandidate(&sc, cand, a, ev)
+				var c gemCand
+				c.p0 = len(parts)
+				parts = decodeCandidate(&sc, &c, parts)
+				c.p1 = len(parts)
+				cands = append(cands, c)
 			}
 		case "promptFeedback":
 			pf := sc.raw()
@@ -213,6 +236,7 @@ func decodeGemini(data string, ge *gemEvent, cand func(int) *gemCandidate, a *As
 			sc.skip()
 		}
 	}
+	return sc.end()
 }
 
 // gemPart is one decoded Part: its text (a substring of the event data),
@@ -225,22 +249,25 @@ type gemPart struct {
 	call    RawJSON
 }
 
-// decodeCandidate reads one element of "candidates". Its index may come
-// after its content, so the parts are read first and given to the
-// candidate once the element is read.
-func decodeCandidate(sc *jscan, cand func(int) *gemCandidate, a *Assembly, ev int) {
+// gemCand is one decoded element of "candidates": its parts are
+// gemEvent.parts[p0:p1].
+type gemCand struct {
+	index        int
+	role, finish string
+	p0, p1       int
+}
+
+// decodeCandidate reads one element of "candidates" into c, appending its
+// parts to parts.
+func decodeCandidate(sc *jscan, c *gemCand, parts []gemPart) []gemPart {
 	if !sc.open('{') {
 		sc.skip()
-		return
+		return parts
 	}
-	var parts []gemPart
-	var buf [4]gemPart
-	parts = buf[:0]
-	index, finish, role := 0, "", ""
 	for k := range sc.members() {
 		switch k {
 		case "index":
-			index = int(sc.int())
+			c.index = int(sc.int())
 		case "content":
 			if !sc.open('{') {
 				sc.skip()
@@ -249,7 +276,7 @@ func decodeCandidate(sc *jscan, cand func(int) *gemCandidate, a *Assembly, ev in
 			for k := range sc.members() {
 				switch k {
 				case "role":
-					role = sc.str()
+					c.role = sc.str()
 				case "parts":
 					if !sc.open('[') {
 						sc.skip()
@@ -263,24 +290,12 @@ func decodeCandidate(sc *jscan, cand func(int) *gemCandidate, a *Assembly, ev in
 				}
 			}
 		case "finishReason":
-			finish = sc.str()
+			c.finish = sc.str()
 		default:
 			sc.skip()
 		}
 	}
-	c := cand(index)
-	if role != "" {
-		c.role = role
-	}
-	for i := range parts {
-		c.add(&parts[i], a, ev)
-	}
-	if finish != "" {
-		c.finish = finishName(finish)
-		if c.finished < 0 {
-			c.finished = ev
-		}
-	}
+	return parts
 }
 
 // decodePart reads one Part of a candidate's content.

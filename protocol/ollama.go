@@ -20,58 +20,55 @@ func assembleOllama(se *Side) *Assembly {
 	ch := m.choice(0)
 	var text, thinking strings.Builder
 	events := se.Events
+	var ev ollamaEvent
 	for i := range events {
 		e := &events[i]
-		if !gjson.Valid(e.Data) {
+		if !decodeOllama(e.Data, &ev) {
 			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "line is not valid JSON: Ollama's clients fail on it")
 			continue
 		}
 		if a.Terminal >= 0 {
 			a.flag("stream.after-end", i, excerpt.Clip(e.Data, 120), "line after the done line, which ends an Ollama stream")
 		}
-		r := gjson.Parse(e.Data)
-		if errv := r.Get("error"); errv.Exists() {
-			m.Error = ErrorText(errv)
+		if ev.errv != "" {
+			m.Error = ErrorText(ev.errv.Result())
 			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
 			if a.Terminal < 0 {
 				a.Terminal = i
 			}
 			continue
 		}
-		if mo := r.Get("model").String(); mo != "" {
-			m.Model = mo
+		if ev.model != "" {
+			m.Model = ev.model
 		}
-		msg := r.Get("message")
-		content, think, calls := msg.Get("content"), msg.Get("thinking"), msg.Get("tool_calls")
-		if !msg.Exists() {
-			content, think, calls = r.Get("response"), r.Get("thinking"), r.Get("tool_calls")
+		if ev.role != "" {
+			ch.Role = ev.role
 		}
-		if role := msg.Get("role").String(); role != "" {
-			ch.Role = role
-		}
-		if t := content.String(); t != "" {
+		if ev.content != "" {
 			ch.Spans = append(ch.Spans, Span{At: text.Len(), Event: i})
-			text.WriteString(t)
+			text.WriteString(ev.content)
 		}
-		thinking.WriteString(think.String())
-		calls.ForEach(func(_, c gjson.Result) bool {
-			args := c.Get("function.arguments")
-			raw := args.Raw
-			if args.Type == gjson.String {
-				raw = args.String()
-			}
-			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: len(ch.ToolCalls), ID: c.Get("id").String(),
-				Name: c.Get("function.name").String(), Arguments: raw})
-			return true
-		})
-		if r.Get("done").Bool() {
+		thinking.WriteString(ev.thinking)
+		if ev.calls != "" {
+			ev.calls.Result().ForEach(func(_, c gjson.Result) bool {
+				args := c.Get("function.arguments")
+				raw := args.Raw
+				if args.Type == gjson.String {
+					raw = args.String()
+				}
+				ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: len(ch.ToolCalls), ID: c.Get("id").String(),
+					Name: c.Get("function.name").String(), Arguments: raw})
+				return true
+			})
+		}
+		if ev.done {
 			if a.Terminal < 0 {
 				a.Terminal = i
 			}
 			m.Status = "done"
-			ch.FinishReason = r.Get("done_reason").String()
-			if in, out := r.Get("prompt_eval_count"), r.Get("eval_count"); in.Exists() || out.Exists() {
-				m.Usage = &Usage{Input: int(in.Int()), Output: int(out.Int()), Total: int(in.Int() + out.Int())}
+			ch.FinishReason = ev.doneReason
+			if ev.hasCounts {
+				m.Usage = &Usage{Input: ev.in, Output: ev.out, Total: ev.in + ev.out}
 			}
 		}
 	}
@@ -83,4 +80,70 @@ func assembleOllama(se *Side) *Assembly {
 	}
 	ch.Text, ch.Reasoning = text.String(), thinking.String()
 	return a
+}
+
+// ollamaEvent is what one Ollama line says, decoded in one pass: /api/chat
+// puts content, thinking and tool_calls under "message", /api/generate at
+// the top level (content as "response").
+type ollamaEvent struct {
+	model, role, content, thinking string
+	calls, errv                    RawJSON
+	done, hasCounts                bool
+	doneReason                     string
+	in, out                        int
+}
+
+// decodeOllama reads an Ollama line into ev and reports whether it is
+// valid JSON.
+func decodeOllama(data string, ev *ollamaEvent) bool {
+	*ev = ollamaEvent{}
+	sc := jscan{s: data}
+	if !sc.open('{') {
+		sc.skip()
+		return sc.end()
+	}
+	for k := range sc.members() {
+		switch k {
+		case "model":
+			ev.model = sc.str()
+		case "message":
+			if !sc.open('{') {
+				sc.skip()
+				break
+			}
+			for k := range sc.members() {
+				switch k {
+				case "role":
+					ev.role = sc.str()
+				case "content":
+					ev.content = sc.str()
+				case "thinking":
+					ev.thinking = sc.str()
+				case "tool_calls":
+					ev.calls = sc.raw()
+				default:
+					sc.skip()
+				}
+			}
+		case "response":
+			ev.content = sc.str()
+		case "thinking":
+			ev.thinking = sc.str()
+		case "tool_calls":
+			ev.calls = sc.raw()
+		case "done":
+			ev.done = sc.truth()
+		case "done_reason":
+			ev.doneReason = sc.str()
+		case "prompt_eval_count":
+			ev.in, ev.hasCounts = int(sc.int()), true
+		case "eval_count":
+			ev.out, ev.hasCounts = int(sc.int()), true
+		case "error":
+			ev.errv = sc.raw()
+		default:
+			sc.skip()
+		}
+	}
+	return sc.end()
 }
