@@ -29,6 +29,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
@@ -191,18 +192,12 @@ func (d *Decoder) start() {
 func (d *Decoder) run() {
 	defer close(d.done)
 	f := &feeder{d: d}
-	var r io.Reader = f
-	for i := len(d.codings) - 1; i >= 0; i-- {
-		nr, err := newReader(d.codings[i], r)
-		if err != nil {
-			d.err = classify(d.codings[i], err)
-			return
-		}
-		if c, ok := nr.(io.Closer); ok {
-			defer c.Close()
-		}
-		r = nr
+	r, release, err := chain(d.codings, f)
+	if err != nil {
+		d.err = err
+		return
 	}
+	defer release()
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(buf)
@@ -230,31 +225,90 @@ func classify(coding string, err error) error {
 	return fmt.Errorf("%s: corrupt compressed body: %w", coding, err)
 }
 
-// newReader returns the decompressing reader for one coding.
-func newReader(coding string, r io.Reader) (io.Reader, error) {
+// reader is a decompressing reader taken from a pool; release returns it.
+type reader struct {
+	io.Reader
+	release func()
+}
+
+var (
+	gzipPool   sync.Pool // *gzip.Reader
+	zstdPool   sync.Pool // *zstd.Decoder
+	brotliPool sync.Pool // *brotli.Reader
+)
+
+// newReader returns the decompressing reader for one coding over r.
+func newReader(coding string, r io.Reader) (reader, error) {
 	switch coding {
 	case "gzip":
-		return gzip.NewReader(r)
+		if z, ok := gzipPool.Get().(*gzip.Reader); ok {
+			if err := z.Reset(r); err != nil {
+				gzipPool.Put(z)
+				return reader{}, err
+			}
+			return reader{z, func() { gzipPool.Put(z) }}, nil
+		}
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return reader{}, err
+		}
+		return reader{z, func() { gzipPool.Put(z) }}, nil
 	case "deflate":
 		// RFC 9110 deflate is zlib-wrapped; some servers send raw deflate.
 		pr := &prefixed{r: r}
 		if _, err := io.ReadFull(r, pr.head[:]); err != nil {
-			return nil, err
+			return reader{}, err
 		}
 		if pr.head[0]&0x0f == 8 && (uint16(pr.head[0])<<8|uint16(pr.head[1]))%31 == 0 {
-			return zlib.NewReader(pr)
+			z, err := zlib.NewReader(pr)
+			return reader{z, func() {}}, err
 		}
-		return flate.NewReader(pr), nil
+		return reader{flate.NewReader(pr), func() {}}, nil
 	case "br":
-		return brotli.NewReader(r), nil
-	case "zstd":
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(8<<20), zstd.WithDecoderLowmem(true))
-		if err != nil {
-			return nil, err
+		if b, ok := brotliPool.Get().(*brotli.Reader); ok {
+			b.Reset(r)
+			return reader{b, func() { brotliPool.Put(b) }}, nil
 		}
-		return zr.IOReadCloser(), nil
+		b := brotli.NewReader(r)
+		return reader{b, func() { brotliPool.Put(b) }}, nil
+	case "zstd":
+		d, ok := zstdPool.Get().(*zstd.Decoder)
+		if !ok {
+			var err error
+			d, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(8<<20), zstd.WithDecoderLowmem(true))
+			if err != nil {
+				return reader{}, err
+			}
+		}
+		if err := d.Reset(r); err != nil {
+			zstdPool.Put(d)
+			return reader{}, err
+		}
+		return reader{d, func() { d.Reset(nil); zstdPool.Put(d) }}, nil
 	}
-	return nil, &UnsupportedError{Coding: coding}
+	return reader{}, &UnsupportedError{Coding: coding}
+}
+
+// chain stacks the decoders of codings (applied in that order) over src:
+// the last coding applied is decoded first.
+func chain(codings []string, src io.Reader) (io.Reader, func(), error) {
+	var releases []func()
+	release := func() {
+		for _, f := range releases {
+			f()
+		}
+	}
+	r := src
+	for i := len(codings) - 1; i >= 0; i-- {
+		nr, err := newReader(codings[i], r)
+		if err != nil {
+			release()
+			return nil, nil, classify(codings[i], err)
+		}
+		releases = append(releases, nr.release)
+		r = nr
+	}
+	return r, release, nil
 }
 
 // prefixed is r after two bytes already read from it, read byte by byte

@@ -231,6 +231,23 @@ func FuzzDecoder(f *testing.F) {
 		if err == nil && !bytes.Equal(got, again) || !bytes.HasPrefix(got, again) && !bytes.HasPrefix(again, got) {
 			t.Fatalf("split changes the bytes: %d/%v vs %d/%v", len(got), err, len(again), err2)
 		}
+		// Chunks, the decoder of whole recordings, agrees with the push
+		// Decoder.
+		var chunks []tape.Chunk
+		for off := 0; off < len(body); off += 3 {
+			chunks = append(chunks, tape.Chunk{Off: int64(off), Data: body[off:min(off+3, len(body))]})
+		}
+		dec, err3 := Chunks(chunks, coding)
+		var joined []byte
+		for _, c := range dec {
+			joined = append(joined, c.Data...)
+		}
+		if (err3 == nil) != (err == nil) || errors.Is(err3, ErrCut) != errors.Is(err, ErrCut) {
+			t.Fatalf("Chunks ends with %v, the Decoder with %v", err3, err)
+		}
+		if err == nil && !bytes.Equal(joined, got) || !bytes.HasPrefix(got, joined) && !bytes.HasPrefix(joined, got) {
+			t.Fatalf("Chunks decodes %d bytes, the Decoder %d", len(joined), len(got))
+		}
 	})
 }
 
