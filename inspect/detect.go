@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/framing"
@@ -148,7 +149,7 @@ func registry() []detector {
 
 // Detectors documents every detector, for --list-detectors.
 func Detectors() []DetectorInfo {
-	reg := registry()
+	reg := detectors()
 	out := make([]DetectorInfo, len(reg))
 	for i, d := range reg {
 		out[i] = d.info
@@ -156,13 +157,23 @@ func Detectors() []DetectorInfo {
 	return out
 }
 
+// detectors is the registry, built once; severityOf maps every detector id
+// to its severity (read-only, shared by every exchange).
+var (
+	detectors  = sync.OnceValue(registry)
+	severityOf = sync.OnceValue(func() map[string]Severity {
+		reg := detectors()
+		sev := make(map[string]Severity, len(reg))
+		for _, d := range reg {
+			sev[d.info.ID] = d.info.Severity
+		}
+		return sev
+	})
+)
+
 func runDetectors(c *exCtx) {
-	reg := registry()
-	sev := make(map[string]Severity, len(reg))
-	for _, d := range reg {
-		sev[d.info.ID] = d.info.Severity
-	}
-	c.sev = sev
+	reg := detectors()
+	c.sev = severityOf()
 	if c.rep.WebSocket != nil {
 		return // inspectWebSocket reported what applies
 	}

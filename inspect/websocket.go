@@ -71,7 +71,7 @@ func inspectWebSocket(c *exCtx, reqT int64) {
 	h := x.Upstream.Response.Headers
 	ws.Extensions = strings.Join(h["sec-websocket-extensions"], ", ")
 	ws.Subprotocol = strings.Join(h["sec-websocket-protocol"], ", ")
-	c.sev = severities()
+	c.sev = severityOf()
 	var payloads [][]byte // by index in ws.Messages
 	for _, side := range []tape.Side{tape.Upstream, tape.Client} {
 		sd := x.Side(side)
@@ -169,16 +169,6 @@ func (c *exCtx) realtimeFindings(events []protocol.RealtimeEvent) {
 			}
 		}
 	}
-}
-
-// severities maps every detector id to its severity.
-func severities() map[string]Severity {
-	reg := registry()
-	sev := make(map[string]Severity, len(reg))
-	for _, d := range reg {
-		sev[d.info.ID] = d.info.Severity
-	}
-	return sev
 }
 
 // chunkTimeAt returns the index and time of the chunk holding byte off,
