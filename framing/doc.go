@@ -27,12 +27,16 @@
 //     bracket counting, so pretty-printed elements spanning lines work; the
 //     body must be one array, and what follows its closing bracket is a
 //     Problem.
-//   - Event-stream messages are decoded by the AWS SDK's eventstream
-//     package, which checks both CRCs and parses the ten header types.
-//     Before a message is buffered its prelude is checked here (prelude CRC,
-//     16 ≤ total length ≤ 24 MiB, headers inside the message), so a corrupt
-//     length never makes the parser wait for gigabytes; after a corrupt
-//     prelude the parser resynchronises on the next offset holding a valid
-//     one. A message with a bad message CRC is reported and not emitted:
-//     the AWS SDKs fail the stream on it, so its content is not evidence.
+//   - Event-stream messages: the prelude is checked before a message is
+//     buffered (prelude CRC, 16 ≤ total length ≤ 24 MiB, headers inside the
+//     message), so a corrupt length never makes the parser wait for
+//     gigabytes; after a corrupt prelude the parser resynchronises on the
+//     next offset holding a valid one. Both CRCs and the header structure
+//     (the ten value types) are checked with the hardware CRC and one scan,
+//     because the AWS SDK's eventstream decoder, which reads a message byte
+//     by byte through a hashing reader, is too slow for inspect's target on
+//     Bedrock's small messages; that decoder is the reference the parser is
+//     tested and fuzzed against, and Frame.Headers returns its types. A
+//     message with a bad CRC or header is reported and not emitted: the AWS
+//     SDKs fail the stream on it, so its content is not evidence.
 package framing
