@@ -248,6 +248,10 @@ func runHTTPStatus(c *exCtx) {
 		if s.Status >= 400 {
 			p := c.sidePointer(s, -1)
 			c.emit("http.status", p, excerpt.Clip(s.Message.Error, 160), "HTTP "+strconv.Itoa(s.Status)+" on the "+string(s.Side)+" side")
+		} else if !s.Stream && s.Message.Error != "" {
+			// A non-stream body under a success status that is an error.
+			c.emit("stream.error-event", c.sidePointer(s, -1), excerpt.Clip(s.Message.Error, 160),
+				"the "+string(s.Side)+" body is an error although the status is "+strconv.Itoa(s.Status)+": "+excerpt.Clip(s.Message.Error, 120))
 		}
 	}
 }
