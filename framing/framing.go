@@ -1,6 +1,8 @@
 package framing
 
 import (
+	"bytes"
+	"encoding/json"
 	"mime"
 	"strings"
 
@@ -259,4 +261,58 @@ func (s *sseParser) bind(emit Emit) {
 			s.emit(Frame{Name: e.Type, Start: e.Start, End: e.End, DataOff: -1, Terminated: e.Terminated, Quirks: e.Quirks}, data)
 		}
 	}
+}
+
+// TypeOf returns the Content-Type of a body whose recording kept none, told
+// by its bytes: an event-stream body, a JSON array stream or a single JSON
+// document (application/json), JSON lines (application/x-ndjson), an SSE
+// body (its first line an SSE field or comment); "" when the bytes say
+// none of these.
+func TypeOf(body []byte) string {
+	switch Sniff(body) {
+	case EventStream:
+		return EventStream.ContentType()
+	case JSONArray:
+		return JSONArray.ContentType()
+	case NDJSON:
+		if json.Valid(bytes.TrimSpace(body)) {
+			return "application/json"
+		}
+		first, _, _ := bytes.Cut(bytes.TrimSpace(body), []byte("\n"))
+		if json.Valid(first) {
+			return NDJSON.ContentType()
+		}
+	case SSE:
+		if SSEStart(body) {
+			return SSE.ContentType()
+		}
+	}
+	return ""
+}
+
+// SSEStart reports whether the first non-blank line of b is an SSE comment
+// or one of the fields an event stream carries (data, event, id, retry).
+func SSEStart(b []byte) bool {
+	for len(b) > 0 {
+		i := bytes.IndexAny(b, "\r\n")
+		line := b
+		if i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] == ':' {
+			return true
+		}
+		name, _, _ := bytes.Cut(line, []byte(":"))
+		switch string(name) {
+		case "data", "event", "id", "retry":
+			return true
+		}
+		return false
+	}
+	return false
 }

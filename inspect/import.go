@@ -15,16 +15,17 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/internal/excerpt"
-	"github.com/seam-dev/seam/sse"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
 
 // ImportFormats lists what [Import] accepts, for error messages and help.
 const ImportFormats = "a raw SSE body (first line a data:, event:, id: or retry: field, or a : comment), " +
+	"a raw provider body (Ollama NDJSON, a JSON-array stream, AWS event-stream binary, a JSON response; chunked or not), " +
 	"JSONL (one JSON object per line), a VCR cassette (go-vcr v1–v4 or VCR.py, YAML or JSON), " +
-	`a HAR file ({"log":{"entries":[...]}}), or an HTTP-snapshot JSON ({"stream":[...]})`
+	`a HAR file ({"log":{"entries":[...]}}), an httprr trace, a nock or js-genai recording, or an HTTP-snapshot JSON ({"stream":[...]})`
 
 // ImportError says why a file is not something [Import] can read.
 type ImportError struct {
@@ -57,13 +58,21 @@ func (e *ImportError) Error() string {
 //     interaction, binary (!!binary) bodies kept byte for byte;
 //   - an HTTP-snapshot JSON {metadata, request, stream[]} whose stream
 //     holds parsed events {event, data};
+//   - an httprr trace (Go), a nock recording (JavaScript, binary responses
+//     in hex) or a js-genai recording (bodies stored parsed, the SSE body
+//     rebuilt one event per segment): one exchange per record;
 //   - JSONL, one JSON payload per line (vercel/ai *.chunks.txt): each line
 //     becomes an SSE event, named by its "type" when it has one;
-//   - a raw SSE body: one exchange, the body as the upstream side.
+//   - a raw body: SSE, Ollama NDJSON (kept as NDJSON, not wrapped as JSONL
+//     is), a JSON-array stream (Gemini), AWS event-stream binary (Bedrock),
+//     a provider's JSON response, any of them still in HTTP/1.1 chunked
+//     transfer framing: one exchange, the body as the upstream side, typed
+//     by its framing.
 //
 // Anything else (an empty file, binary data, text that is none of these) is
-// an [*ImportError]. Bodies that are SSE become one chunk per event; other
-// bodies one chunk. The source's times are kept where it has them and
+// an [*ImportError]. A body becomes one chunk per event of its framing (SSE
+// event, NDJSON line, array element, event-stream message); a compressed or
+// single-document body one chunk. The source's times are kept where it has them and
 // nothing is invented: Header.Imported says how much timing is real, and
 // Header.Started is zero when the source has no date. The engine is
 // passthrough (an import has no client side to shape), so replay and check
@@ -123,14 +132,22 @@ func (im *importer) fail(line int, format string, args ...any) error {
 func (im *importer) run(b []byte) error {
 	trim := bytes.TrimSpace(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")))
 	im.timing = tape.TimingNone
-	switch {
-	case len(trim) == 0:
+	if len(trim) == 0 {
 		return im.fail(0, "empty file")
+	}
+	if ok, err := im.providerBinary(b); ok || err != nil {
+		return err
+	}
+	switch {
 	case !utf8.Valid(trim):
 		return im.fail(0, "binary data (not UTF-8 text)")
 	case trim[0] == '{' || trim[0] == '[':
 		if json.Valid(trim) {
-			switch doc := gjson.ParseBytes(trim); {
+			doc := gjson.ParseBytes(trim)
+			if ok, err := im.providerRecording(doc); ok || err != nil {
+				return err
+			}
+			switch {
 			case doc.Get("log.entries").IsArray():
 				im.format = "har"
 				return im.har(trim)
@@ -140,14 +157,22 @@ func (im *importer) run(b []byte) error {
 				im.format = "http snapshot"
 				return im.snapshot(doc)
 			}
+			if im.providerBody(trim, doc) {
+				return nil
+			}
 			if bytes.IndexByte(trim, '\n') >= 0 {
 				return im.fail(0, "a JSON document, but not a HAR (no log.entries), a cassette (no interactions) or a snapshot (no stream)")
 			}
 		}
+		if ollamaLines(trim) {
+			im.format = "ollama ndjson"
+			im.add(exchangeData{status: http.StatusOK, contentType: framing.NDJSON.ContentType(), body: b})
+			return nil
+		}
 		im.format = "jsonl"
 		return im.jsonl(b)
 	}
-	if sseField(trim) {
+	if framing.SSEStart(trim) {
 		im.format = "sse"
 		im.add(exchangeData{status: http.StatusOK, contentType: "text/event-stream", body: b})
 		return nil
@@ -157,33 +182,6 @@ func (im *importer) run(b []byte) error {
 	}
 	first, _, _ := bytes.Cut(trim, []byte("\n"))
 	return im.fail(0, "unrecognised content starting %q", excerpt.Clip(strings.TrimRight(string(first), "\r"), 40))
-}
-
-// sseField reports whether the first non-blank line of b is an SSE comment
-// or one of the fields an event stream carries (data, event, id, retry).
-func sseField(b []byte) bool {
-	for len(b) > 0 {
-		i := bytes.IndexAny(b, "\r\n")
-		line := b
-		if i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		if len(line) == 0 {
-			continue
-		}
-		if line[0] == ':' {
-			return true
-		}
-		name, _, _ := bytes.Cut(line, []byte(":"))
-		switch string(name) {
-		case "data", "event", "id", "retry":
-			return true
-		}
-		return false
-	}
-	return false
 }
 
 // exchangeData is one exchange read from a source, before it becomes tape
@@ -254,18 +252,19 @@ func redactHeaders(h http.Header) tape.Headers {
 	return tape.RedactHeaders(h)
 }
 
-// splitBody cuts a response body into chunks: one per event for an event
-// stream (by content type, or by content when the type is missing), the
+// splitBody cuts a response body into chunks where its framing ends
+// events (SSE events, by content type or, when the type is missing, by
+// content; NDJSON lines; JSON-array elements; event-stream messages), the
 // whole body as one chunk otherwise, byte for byte either way.
 func splitBody(h tape.Headers, body []byte) [][]byte {
 	ct := ""
 	if v := h["content-type"]; len(v) > 0 {
 		ct = strings.ToLower(v[0])
 	}
-	if strings.Contains(ct, "event-stream") || (ct == "" && utf8.Valid(body) && sseField(body)) {
-		return sse.SplitEvents(body)
+	if ct == "" && utf8.Valid(body) && framing.SSEStart(body) {
+		ct = "text/event-stream"
 	}
-	return [][]byte{body}
+	return splitFramed(ct, strings.Join(h["content-encoding"], ", "), body)
 }
 
 // splitURL splits an absolute URL into its scheme, host and the path and

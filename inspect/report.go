@@ -308,18 +308,18 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 	}
 	kind, mismatch := framing.Choose(ct, head(chunks, 64))
 	sr.Framing, sr.mismatch = kind, mismatch
-	body := ""
+	body, document := "", false
 	if kind == framing.NDJSON && framing.FromContentType(ct) != framing.NDJSON {
 		// JSON under a JSON (or no) Content-Type: a single document is a
 		// non-stream body, several lines are NDJSON.
 		if body = joinChunks(chunks); gjson.Valid(body) {
-			kind = framing.Unknown
+			kind, document = framing.Unknown, true
 			sr.Framing = kind
 		}
 	}
 	sr.ev = protocol.Parse(chunks, kind, twin)
 	sr.Events, sr.Comments = len(sr.ev.Events), len(sr.ev.Comments)
-	sr.Stream = kind != framing.Unknown || !isJSONBody(ct, chunks, sr.ev)
+	sr.Stream = !document && (kind != framing.Unknown || !isJSONBody(ct, chunks, sr.ev))
 	if sr.Stream && sr.Framing == framing.Unknown {
 		sr.Framing = framing.SSE
 	}

@@ -172,6 +172,9 @@ func AssembleBody(p Protocol, body string) *Assembly {
 		}
 	}
 	a.Message.Status = "body"
+	if a.Message.Choices == nil {
+		a.Message.Choices = []Choice{}
+	}
 	final := a.Message
 	final.Final = nil
 	a.Message.Final = &final

@@ -9,12 +9,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/seam-dev/seam/coding"
+	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -142,6 +144,12 @@ func NewServer(caps []*tape.Capture, opts ServerOptions) *Server {
 				continue
 			}
 			path, _, _ := strings.Cut(x.Request.URL, "?")
+			// The capture keeps the path as sent, escapes and all (Bedrock's
+			// model ids hold "%3A"); requests are matched on their decoded
+			// path.
+			if p, err := url.PathUnescape(path); err == nil {
+				path = p
+			}
 			body, _ := opts.Redaction.Body(x.Request.Body, firstValue(x.Request.Headers["content-type"]))
 			e := &entry{x: x, label: fmt.Sprintf("exchange %d", x.Ex), method: x.Request.Method, path: path,
 				host: x.Request.Host, req: newRequest(body, s.ignore)}
@@ -348,6 +356,14 @@ func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchan
 			if v != tape.Redacted {
 				w.Header().Add(k, v)
 			}
+		}
+	}
+	if w.Header().Get("Content-Type") == "" && w.Header().Get("Content-Encoding") == "" {
+		// A recording that kept no Content-Type (a cassette, an imported
+		// body): the type of the body's framing, not net/http's guess
+		// (text/plain for an event stream).
+		if ct := framing.TypeOf((&tape.SideData{Chunks: chunks}).Body()); ct != "" {
+			w.Header().Set("Content-Type", ct)
 		}
 	}
 	// Time zero is the request: the recorded wait for the response line and

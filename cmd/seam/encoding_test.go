@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -214,5 +215,74 @@ func TestExportCompressed(t *testing.T) {
 	r := har.Log.Entries[0].Response
 	if r.Content.Text != plain || r.BodySize != int64(z.Len()) || r.Content.Size != int64(len(plain)) || r.Content.Compression != int64(len(plain)-z.Len()) {
 		t.Errorf("har response %+v", r)
+	}
+}
+
+// TestServeImportedProviderBodies imports provider recordings as they are
+// stored in the wild (a raw event-stream body, a raw NDJSON body, an httprr
+// trace holding a JSON-array stream, a nock recording) and replays each
+// through "seam serve": the answer has the framing's Content-Type and the
+// recorded body byte for byte, so a proxy in front of Bedrock, Ollama or
+// Gemini can be tested offline.
+func TestServeImportedProviderBodies(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		file, ct, body, url string
+	}{
+		{"bedrock/bedrock-converse-stream-claude3-tool-use.eventstream", "application/vnd.amazon.eventstream", "bedrock/bedrock-converse-stream-claude3-tool-use.eventstream", ""},
+		{"ollama/ollama-langchaingo-chat-stream.chunked.body", "application/x-ndjson", "ollama/ollama-langchaingo-chat-stream.ndjson", ""},
+		{"gemini/gemini-langchaingo-json-array-stream.httprr", "application/json", "gemini/gemini-langchaingo-json-array-stream.body.json",
+			"/v1beta/models/gemini-2.0-flash:streamGenerateContent?%24alt=json%3Benum-encoding%3Dint"},
+		{"bedrock/bedrock-invoke-stream-claude3-tool-use.nock.json", "application/vnd.amazon.eventstream", "bedrock/bedrock-invoke-stream-claude3-tool-use.eventstream",
+			"/model/anthropic.claude-3-sonnet-20240229-v1%3A0/invoke-with-response-stream"},
+		// VCR.py cassettes: a !!binary event-stream body, and bodies whose
+		// cassette kept no Content-Type, served with their framing's.
+		{"bedrock/bedrock-converse-stream-titan-guardrail.yaml", "application/vnd.amazon.eventstream", "bedrock/bedrock-converse-stream-titan-guardrail.eventstream",
+			"/model/amazon.titan-text-express-v1/converse-stream"},
+		{"ollama/ollama-openinference-chat-stream-thinking.yaml", "application/x-ndjson", "ollama/ollama-openinference-chat-stream-thinking.ndjson", "/api/chat"},
+		{"gemini/gemini-openinference-sse-parallel-function-calls.yaml", "text/event-stream", "gemini/gemini-openinference-sse-parallel-function-calls.sse",
+			"/v1beta/models/gemini-3.5-flash:streamGenerateContent?alt=sse"},
+	} {
+		t.Run(filepath.Base(c.file), func(t *testing.T) {
+			t.Parallel()
+			capture := filepath.Join(t.TempDir(), "imported.ndjson")
+			args := []string{"import", "-o", capture}
+			if c.url == "" {
+				// A raw body: give it the request a client sends.
+				req := filepath.Join(t.TempDir(), "req.json")
+				if err := os.WriteFile(req, []byte(`{"model":"m","stream":true}`), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--url", "/v1/stream", "--request", req)
+			}
+			args = append(args, filepath.Join(fixturesDir, "providers", c.file))
+			if out, err := exec.Command("seam", args...).CombinedOutput(); err != nil {
+				t.Fatalf("seam import: %v\n%s", err, out)
+			}
+			src, err := tape.ReadFile(capture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := src.Exchanges[0]
+			method, url, reqBody := "POST", "/", []byte(nil)
+			if x.Request != nil {
+				method, url, reqBody = x.Request.Method, x.Request.URL, x.Request.Body
+			}
+			if want := cmp.Or(c.url, "/v1/stream"); url != want {
+				t.Fatalf("recorded URL %q, want %q", url, want)
+			}
+			_, addr := startSeam(t, `on http://(\S+)`, "serve", "--listen", "127.0.0.1:0", "--speed", "0", capture)
+			req, _ := http.NewRequest(method, "http://"+addr+url, bytes.NewReader(reqBody))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want, _ := os.ReadFile(filepath.Join(fixturesDir, "providers", c.body))
+			if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), c.ct) || !bytes.Equal(got, want) {
+				t.Fatalf("served %d %q, %d bytes; want 200 %q and the %d recorded bytes\n%.300s", resp.StatusCode, resp.Header.Get("Content-Type"), len(got), c.ct, len(want), got)
+			}
+		})
 	}
 }

@@ -4,19 +4,23 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 
 	"github.com/seam-dev/seam/tape"
 )
 
 type importOptions struct {
-	output string
+	output  string
+	url     string
+	method  string
+	request string
 }
 
 func importCommand() *command {
 	return &command{
 		name:    "import",
-		summary: "turn another tool's recording (.sse, JSONL, HAR, VCR cassette, snapshot JSON) into a capture",
-		usage:   "seam import [-o FILE|DIR|-] RAW",
+		summary: "turn another tool's recording (a body, JSONL, HAR, VCR cassette, httprr, nock, snapshot JSON) into a capture",
+		usage:   "seam import [-o FILE|DIR|-] [--url PATH [--method M] [--request FILE]] RAW",
 		help: `
 Converts a recording made by another tool into a seam capture, so every seam
 command can read it. The format is told by parsing the content:
@@ -26,21 +30,37 @@ command can read it. The format is told by parsing the content:
   go-vcr         cassettes of go-vcr v1 to v4 (cassette formats 1 and 2)
   VCR.py         cassettes of VCR.py (and pydantic-ai's parsed_body), YAML
                  or JSON, !!binary bodies kept byte for byte
+  httprr         Go httprr traces (raw HTTP requests and responses)
+  nock           nock recordings (a JSON array; binary responses in hex)
+  js-genai       js-genai test recordings, whose bodies are stored parsed:
+                 the SSE body is rebuilt, one data: event per segment
   snapshot JSON  {"metadata", "request", "stream": [{event, data}]}
   JSONL          one JSON payload per line (vercel/ai *.chunks.txt), each
                  line an SSE event named by its "type"
-  SSE            a raw event-stream body
+  a raw body     SSE, Ollama NDJSON, a Gemini JSON-array stream, AWS
+                 event-stream binary as Bedrock sends it, or a provider's
+                 JSON response, any of them still in HTTP/1.1 chunked
+                 transfer framing
 
-Anything else (an empty file, binary data, other text) is refused with what
-was found. An event-stream body becomes one chunk per event. Times come from
-the source where it has them (the header's "imported" field says how much is
-real) and are never invented; a source without a date has no "started". The
-capture's engine is passthrough: replay and check read it as it is, and
-replay --profile shows what an engine makes of it.`,
+Anything else (an empty file, other binary data, other text) is refused with
+what was found. A body becomes one chunk per event (SSE event, NDJSON line,
+array element, event-stream message); its Content-Type comes from the source,
+or from its framing when the source kept none. Times come from the source
+where it has them (the header's "imported" field says how much is real) and
+are never invented; a source without a date has no "started". The capture's
+engine is passthrough: replay and check read it as it is, and replay
+--profile shows what an engine makes of it.
+
+A raw body has no request, so seam serve cannot match it: --url (with
+--method, and --request naming a file that holds the request body) gives
+it one.`,
 		example: "seam import -o captures/ tests/cassettes/stream.yaml",
 		flags: func(fs *flag.FlagSet) any {
 			o := &importOptions{}
 			fs.StringVar(&o.output, "o", "-", "capture `file` or directory to write (- for stdout)")
+			fs.StringVar(&o.url, "url", "", "request `path` (and query) for exchanges recorded without a request, e.g. a raw body")
+			fs.StringVar(&o.method, "method", "POST", "request `method` with --url")
+			fs.StringVar(&o.request, "request", "", "`file` holding the request body, with --url")
 			return o
 		},
 		run: func(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
@@ -48,9 +68,25 @@ replay --profile shows what an engine makes of it.`,
 			if fs.NArg() != 1 {
 				return &usageError{cmd: "import", msg: "want exactly one recording to import", example: "seam import -o captures/ stream.sse"}
 			}
+			if o.url == "" && o.request != "" {
+				return &usageError{cmd: "import", msg: "--request needs --url", example: "seam import --url /api/chat --request req.json -o captures/ chat.ndjson"}
+			}
 			c, err := openInput(e, fs.Arg(0))
 			if err != nil {
 				return err
+			}
+			if o.url != "" {
+				var body []byte
+				if o.request != "" {
+					if body, err = os.ReadFile(o.request); err != nil {
+						return fmt.Errorf("read request body: %w", err)
+					}
+				}
+				for _, x := range c.Exchanges {
+					if x.Request == nil {
+						x.Request = &tape.Request{Ex: x.Ex, Method: o.method, URL: o.url, Body: body, Headers: tape.Headers{}}
+					}
+				}
 			}
 			if err := saveCapture(e, o.output, c); err != nil {
 				return err
