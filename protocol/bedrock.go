@@ -368,11 +368,7 @@ const (
 func decodeConverse(data string, ev *converseEvent) bool {
 	*ev = converseEvent{}
 	sc := jscan{s: data}
-	if !sc.open('{') {
-		sc.skip()
-		return sc.end()
-	}
-	for k := range sc.members() {
+	for k := range sc.object() {
 		switch k {
 		case "contentBlockIndex":
 			ev.index = int(sc.int())
@@ -383,11 +379,7 @@ func decodeConverse(data string, ev *converseEvent) bool {
 		case "usage":
 			ev.usage = sc.raw()
 		case "start":
-			if !sc.open('{') {
-				sc.skip()
-				break
-			}
-			for k := range sc.members() {
+			for k := range sc.object() {
 				if k != "toolUse" || !sc.open('{') {
 					sc.skip()
 					continue
@@ -405,11 +397,7 @@ func decodeConverse(data string, ev *converseEvent) bool {
 				}
 			}
 		case "delta":
-			if !sc.open('{') {
-				sc.skip()
-				break
-			}
-			for k := range sc.members() {
+			for k := range sc.object() {
 				switch k {
 				case "text":
 					ev.delta, ev.text = deltaText, sc.str()

@@ -210,11 +210,7 @@ type cohereEvent struct {
 func decodeCohere(data string, ev *cohereEvent) bool {
 	*ev = cohereEvent{}
 	sc := jscan{s: data}
-	if !sc.open('{') {
-		sc.skip()
-		return sc.end()
-	}
-	for k := range sc.members() {
+	for k := range sc.object() {
 		switch k {
 		case "type":
 			ev.typ = sc.str()
@@ -223,11 +219,7 @@ func decodeCohere(data string, ev *cohereEvent) bool {
 		case "index":
 			ev.index = int(sc.int())
 		case "delta":
-			if !sc.open('{') {
-				sc.skip()
-				break
-			}
-			for k := range sc.members() {
+			for k := range sc.object() {
 				switch k {
 				case "message":
 					decodeCohereMessage(&sc, ev)
@@ -251,22 +243,14 @@ func decodeCohere(data string, ev *cohereEvent) bool {
 // decodeCohereMessage reads delta.message: role, content, tool_plan and
 // tool_calls (one object, or the first element of a list).
 func decodeCohereMessage(sc *jscan, ev *cohereEvent) {
-	if !sc.open('{') {
-		sc.skip()
-		return
-	}
-	for k := range sc.members() {
+	for k := range sc.object() {
 		switch k {
 		case "role":
 			ev.role = sc.str()
 		case "tool_plan":
 			ev.plan = sc.str()
 		case "content":
-			if !sc.open('{') {
-				sc.skip()
-				break
-			}
-			for k := range sc.members() {
+			for k := range sc.object() {
 				switch k {
 				case "type":
 					ev.contentType = sc.str()

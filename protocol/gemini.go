@@ -202,11 +202,7 @@ func decodeGemini(data string, ge *gemEvent) bool {
 	*ge = gemEvent{}
 	defer func() { ge.cands, ge.parts = cands, parts }()
 	sc := jscan{s: data}
-	if !sc.open('{') {
-		sc.skip()
-		return sc.end()
-	}
-	for k := range sc.members() {
+	for k := range sc.object() {
 		switch k {
 		case "candidates":
 			ge.hasCands = true
@@ -260,20 +256,12 @@ type gemCand struct {
 // decodeCandidate reads one element of "candidates" into c, appending its
 // parts to parts.
 func decodeCandidate(sc *jscan, c *gemCand, parts []gemPart) []gemPart {
-	if !sc.open('{') {
-		sc.skip()
-		return parts
-	}
-	for k := range sc.members() {
+	for k := range sc.object() {
 		switch k {
 		case "index":
 			c.index = int(sc.int())
 		case "content":
-			if !sc.open('{') {
-				sc.skip()
-				break
-			}
-			for k := range sc.members() {
+			for k := range sc.object() {
 				switch k {
 				case "role":
 					c.role = sc.str()
@@ -301,11 +289,7 @@ func decodeCandidate(sc *jscan, c *gemCand, parts []gemPart) []gemPart {
 // decodePart reads one Part of a candidate's content.
 func decodePart(sc *jscan) gemPart {
 	var p gemPart
-	if !sc.open('{') {
-		sc.skip()
-		return p
-	}
-	for k := range sc.members() {
+	for k := range sc.object() {
 		switch k {
 		case "text":
 			p.text, p.hasText = sc.str(), true

@@ -74,6 +74,23 @@ func (sc *jscan) members() iter.Seq[string] {
 	}
 }
 
+// object yields the keys of the object value at the position, as members
+// does, the loop body consuming each member's value; a value of another
+// kind is skipped (validated) and yields nothing.
+func (sc *jscan) object() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if !sc.open('{') {
+			sc.skip()
+			return
+		}
+		for k := range sc.members() {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
 // member advances to the next member of the object being read, returning
 // its key; the position is then at the member's value. n counts the members
 // read so far. It returns false at the closing brace or on error.

@@ -98,20 +98,12 @@ type ollamaEvent struct {
 func decodeOllama(data string, ev *ollamaEvent) bool {
 	*ev = ollamaEvent{}
 	sc := jscan{s: data}
-	if !sc.open('{') {
-		sc.skip()
-		return sc.end()
-	}
-	for k := range sc.members() {
+	for k := range sc.object() {
 		switch k {
 		case "model":
 			ev.model = sc.str()
 		case "message":
-			if !sc.open('{') {
-				sc.skip()
-				break
-			}
-			for k := range sc.members() {
+			for k := range sc.object() {
 				switch k {
 				case "role":
 					ev.role = sc.str()

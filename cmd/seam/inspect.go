@@ -65,7 +65,7 @@ seam exits 1 when any finding reaches that severity, for CI.`,
 			fs.IntVar(&o.ex, "ex", 0, "inspect only exchange `N`")
 			fs.BoolVar(&o.json, "json", false, "print the report as JSON")
 			fs.StringVar(&o.client, "client", "", "show what `client` would end up with: "+strings.Join(inspect.Clients(), ", "))
-			fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic")
+			fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic, gemini, converse, invoke, cohere, ollama")
 			fs.StringVar(&o.failOn, "fail-on", "", "exit 1 when a finding reaches `severity` error or warn")
 			fs.BoolVar(&o.listDetectors, "list-detectors", false, "list every detector with its id, severity and what it catches")
 			fs.Var(&o.color, "color", "colour: auto, always or never (NO_COLOR turns auto off)")

@@ -58,7 +58,7 @@ current directory; -o names another file, a directory to write it in, or
 			fs.IntVar(&o.ex, "ex", 0, "report only exchange `N`")
 			fs.StringVar(&o.output, "o", "", "HTML `file` or directory to write, - for stdout (default ./<capture name>.report.html)")
 			fs.DurationVar(&o.stall, "stall", htmlreport.DefaultStall, "shade gaps without bytes longer than `duration` as stalls (0: none)")
-			fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic")
+			fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic, gemini, converse, invoke, cohere, ollama")
 			return o
 		},
 		run: runReport,
