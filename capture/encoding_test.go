@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,16 +57,20 @@ func (u *compressingUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	w.Header().Set("Content-Encoding", strings.Fields(strings.ReplaceAll(ae, ",", " "))[0])
-	var all []byte
+	var parts [][]byte
 	for _, e := range u.events {
 		cw.Write(e)
 		cw.Flush()
-		all = append(all, buf.Bytes()...)
+		parts = append(parts, bytes.Clone(buf.Bytes()))
 		buf.Reset()
 	}
 	cw.Close()
-	all = append(all, buf.Bytes()...)
-	w.Write(all[:len(all)-u.cut])
+	last := append(parts[len(parts)-1], buf.Bytes()...)
+	parts[len(parts)-1] = last[:len(last)-u.cut]
+	for _, p := range parts {
+		w.Write(p)
+		w.(http.Flusher).Flush()
+	}
 }
 
 var chatEvents = [][]byte{
@@ -200,5 +205,81 @@ func TestReshapingAsksIdentity(t *testing.T) {
 		if end := x.Side(s).End; end.Outcome != tape.Complete {
 			t.Errorf("%s: outcome %s %q", s, end.Outcome, end.Error)
 		}
+	}
+}
+
+// TestCompressedEchoedSecret: a compressed response that echoes the
+// request's API key cannot be masked in place, so neither side records the
+// chunks that carry it (decoded or not, the capture never holds the key),
+// and a note says why; the same compressed stream without the echo is
+// recorded whole.
+func TestCompressedEchoedSecret(t *testing.T) {
+	t.Parallel()
+	const key = "sk-canary-0123456789abcdefXYZ"
+	echo := [][]byte{
+		[]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"}}]}\n\n"),
+		[]byte("data: {\"error\":{\"message\":\"key " + key + " is over quota\"}}\n\n"),
+		[]byte("data: [DONE]\n\n"),
+	}
+	for _, tc := range []struct {
+		name   string
+		events [][]byte
+		leak   bool
+	}{{"echo", echo, true}, {"clean", chatEvents, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			up := &compressingUpstream{events: tc.events}
+			r := newRig(t, up, nil)
+			req, _ := http.NewRequest("POST", r.front.URL+"/v1/chat/completions", strings.NewReader(`{"stream":true}`))
+			req.Header.Set("Accept-Encoding", "gzip")
+			req.Header.Set("Authorization", "Bearer "+key)
+			tr := &http.Transport{DisableCompression: true}
+			resp, err := (&http.Client{Transport: tr}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wire, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			tr.CloseIdleConnections()
+			c := r.finish()
+			if bytes.Contains(r.buf.Bytes(), []byte(key)) {
+				t.Fatal("the key is in the capture file")
+			}
+			x := c.Exchanges[0]
+			for _, s := range []tape.Side{tape.Upstream, tape.Client} {
+				sd := x.Side(s)
+				dec, _ := coding.Decode(sd.Body(), "gzip")
+				if bytes.Contains(dec, []byte(key)) {
+					t.Fatalf("%s: the recorded compressed chunks decode to the key", s)
+				}
+				if !bytes.HasPrefix(wire, sd.Body()) {
+					t.Errorf("%s: the recorded chunks are not a prefix of the wire body", s)
+				}
+				if !tc.leak && !bytes.Equal(sd.Body(), wire) {
+					t.Errorf("%s: a clean compressed body was not recorded whole (%d of %d bytes)", s, len(sd.Body()), len(wire))
+				}
+				// The end line counts the bytes withheld as unrecorded.
+				kept := int64(len(sd.Body()))
+				if e := sd.End; e.Bytes != int64(len(wire)) || e.Unrecorded != int64(len(wire))-kept {
+					t.Errorf("%s: end bytes %d, unrecorded %d; want %d and %d", s, e.Bytes, e.Unrecorded, len(wire), int64(len(wire))-kept)
+				}
+			}
+			var ids []string
+			for _, a := range x.Anomalies {
+				ids = append(ids, a.ID+" "+string(a.Side))
+			}
+			if want := []string{tape.AnomalyUnrecorded + " upstream", tape.AnomalyUnrecorded + " client"}; tc.leak && !slices.Equal(ids, want) || !tc.leak && len(ids) > 0 {
+				t.Errorf("anomalies %q", ids)
+			}
+			notes := 0
+			for _, n := range x.Notes {
+				if strings.Contains(n.Text, "echoes a secret value of the request") {
+					notes++
+				}
+			}
+			if tc.leak && notes != 2 || !tc.leak && notes != 0 {
+				t.Errorf("%d notes about the echo, notes %+v", notes, x.Notes)
+			}
+		})
 	}
 }

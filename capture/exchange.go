@@ -29,6 +29,15 @@ type exchange struct {
 	// upMask and clMask write each side's chunks with the request's secret
 	// values masked; nil for a side this recorder does not record.
 	upMask, clMask *tape.Masker
+	// secrets are the request's secret values known at its start, and
+	// upGuard and clGuard write the chunks of a compressed side instead of
+	// its masker (see echoGuard); nil for a side that is not compressed.
+	// guardMu guards secrets and the guard fields: the request line (and
+	// with it the body's secrets) may be written on the transport's
+	// goroutine while the response begins on the handler's.
+	guardMu          sync.Mutex
+	secrets          []string
+	upGuard, clGuard *echoGuard
 
 	// Upstream side, written by the proxy's copy loop (the handler goroutine).
 	upOnce    sync.Once
@@ -72,10 +81,13 @@ type pendingChunk struct {
 func (x *exchange) recordPending() {
 	if p := &x.upPending; p.ok {
 		p.ok = false
-		if x.upMask != nil {
-			x.upMask.Chunk(tape.Chunk{Side: tape.Upstream, T: p.t, Data: p.data})
-		}
 		x.upWatch.feed(p.data)
+		c := tape.Chunk{Side: tape.Upstream, T: p.t, Data: p.data}
+		if x.upGuard != nil {
+			x.upGuard.chunk(c)
+		} else if x.upMask != nil {
+			x.upMask.Chunk(c)
+		}
 	}
 }
 
@@ -90,6 +102,7 @@ func exchangeFrom(req *http.Request) *exchange {
 // masks sets up the maskers of the sides this recorder records, looking
 // for secrets (the secret values of the request's headers and URL).
 func (x *exchange) masks(secrets []string) {
+	x.secrets = secrets
 	if x.rec.records(tape.Upstream) {
 		x.upMask = tape.NewMasker(secrets, x.rec.opts.Redaction, func(c tape.Chunk) {
 			x.tw.Chunk(tape.Upstream, c.T, c.Data)
@@ -118,9 +131,43 @@ func (x *exchange) mask(s tape.Side) *tape.Masker {
 	return x.clMask
 }
 
-// endMask writes the chunks m still holds and, when it masked anything, a
-// note saying so.
-func (x *exchange) endMask(m *tape.Masker, side tape.Side) {
+// guard returns an echo guard for a side compressed in a coding watch
+// decodes, when the recorder records that side; nil otherwise.
+func (x *exchange) guard(side tape.Side, watch *streamWatch) *echoGuard {
+	if !watch.compressed() || x.mask(side) == nil {
+		return nil
+	}
+	x.guardMu.Lock()
+	defer x.guardMu.Unlock()
+	write := func(c tape.Chunk) { x.tw.Chunk(tape.Upstream, c.T, c.Data) }
+	if side == tape.Client {
+		write = func(c tape.Chunk) {
+			upOff := int64(-1)
+			if c.Ref {
+				upOff = c.RefOff
+			}
+			x.tw.ClientChunk(c.T, c.Data, upOff)
+		}
+	}
+	g := newEchoGuard(watch, x.secrets, x.rec.opts.Redaction, write, func(n int64) { x.tw.Withhold(side, n) })
+	if side == tape.Upstream {
+		x.upGuard = g
+	} else {
+		x.clGuard = g
+	}
+	return g
+}
+
+// endMask writes the chunks m (or g, for a compressed side) still holds
+// and, when it masked or dropped anything, a note saying so.
+func (x *exchange) endMask(m *tape.Masker, g *echoGuard, side tape.Side) {
+	if g != nil {
+		g.watch.close()
+		if note := g.close(side); note != "" {
+			x.tw.Note(x.rec.now(), note)
+		}
+		return
+	}
 	if m == nil {
 		return
 	}
@@ -148,6 +195,14 @@ func (x *exchange) writeRequest() {
 				m.Add(secrets)
 			}
 		}
+		x.guardMu.Lock()
+		x.secrets = append(x.secrets, secrets...)
+		for _, g := range []*echoGuard{x.upGuard, x.clGuard} {
+			if g != nil {
+				g.add(secrets)
+			}
+		}
+		x.guardMu.Unlock()
 		scheme, host := x.origin()
 		starved, kept := x.body.cutForMemory()
 		x.tw.Request(tape.Request{
@@ -185,7 +240,7 @@ func (x *exchange) endUpstream(outcome tape.Outcome, err error, events int) {
 			x.upErr = err.Error()
 		}
 		if x.rec.records(tape.Upstream) {
-			x.endMask(x.upMask, tape.Upstream)
+			x.endMask(x.upMask, x.upGuard, tape.Upstream)
 			x.tw.End(tape.Upstream, x.rec.now(), outcome, x.upErr)
 		}
 		if x.rec.opts.Leg == Back {
@@ -388,6 +443,10 @@ func (w *clientWriter) WriteHeader(code int) {
 	w.status = code
 	h := w.Header()
 	w.watch = newStreamWatch(h.Get("Content-Type"), h.Get("Content-Encoding"), w.x.req.URL.Path)
+	if w.x.guard(tape.Client, w.watch) != nil {
+		// The guard checks what this side's own watch decodes.
+		w.x.mirror = false
+	}
 	if w.x.rec.records(tape.Client) {
 		w.x.tw.Response(tape.Response{
 			Side: tape.Client, T: w.x.rec.now(), Status: code, Headers: w.x.rec.opts.Redaction.Headers(h),
@@ -415,14 +474,17 @@ func (w *clientWriter) Write(p []byte) (int, error) {
 			upOff = x.lastUpOff
 		}
 		x.recordPending() // the upstream chunk these bytes came from goes first
-		if x.clMask != nil {
-			x.clMask.Chunk(tape.Chunk{Side: tape.Client, T: t, Data: p[:n], Ref: upOff >= 0, RefOff: upOff})
-		}
-		w.bytes += int64(n)
 		if !x.mirror || upOff < 0 || w.unmirrored {
 			w.unmirrored = x.mirror
 			w.watch.feed(p[:n])
 		}
+		c := tape.Chunk{Side: tape.Client, T: t, Data: p[:n], Ref: upOff >= 0, RefOff: upOff}
+		if x.clGuard != nil {
+			x.clGuard.chunk(c)
+		} else if x.clMask != nil {
+			x.clMask.Chunk(c)
+		}
+		w.bytes += int64(n)
 	}
 	if err != nil && w.writeErr == nil {
 		w.writeErr = err
@@ -510,7 +572,7 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 	case Front:
 		x.rec.numbering.done(x.ex)
 	}
-	x.endMask(x.clMask, tape.Client)
+	x.endMask(x.clMask, x.clGuard, tape.Client)
 	x.tw.End(tape.Client, t, outcome, errText)
 	f := x.rec.opts.OnDone
 	if f == nil {

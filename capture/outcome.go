@@ -23,6 +23,9 @@ type streamWatch struct {
 	// or unsupported), nil when it ended cleanly or was not compressed.
 	codingErr error
 	closed    bool
+	// decoded holds what the last feed (or close) decoded to, for a
+	// compressed body (the echo guard checks it).
+	decoded []byte
 
 	fed               int64 // wire bytes fed
 	feedEvents        int   // events before the last feed
@@ -46,7 +49,8 @@ func newStreamWatch(contentType, contentEncoding, path string) *streamWatch {
 		case !d.Identity():
 			s.dec = d
 			s.sink = func(p []byte) {
-				if err := d.Write(p, s.w.Feed); err != nil && s.codingErr == nil {
+				s.decoded = s.decoded[:0]
+				if err := d.Write(p, s.decode); err != nil && s.codingErr == nil {
 					s.codingErr = err
 				}
 			}
@@ -57,6 +61,16 @@ func newStreamWatch(contentType, contentEncoding, path string) *streamWatch {
 
 // noStream is the watch of a side that carried no body.
 func noStream() *streamWatch { return newStreamWatch("", "", "") }
+
+// decode follows decoded bytes and keeps them for the echo guard.
+func (s *streamWatch) decode(p []byte) {
+	s.w.Feed(p)
+	s.decoded = append(s.decoded, p...)
+}
+
+// compressed reports whether the body is compressed in a coding the watch
+// decodes.
+func (s *streamWatch) compressed() bool { return s.dec != nil }
 
 // feed follows the next bytes of the body as they came on the wire.
 func (s *streamWatch) feed(p []byte) {
@@ -71,7 +85,8 @@ func (s *streamWatch) close() {
 	}
 	s.closed = true
 	if s.dec != nil {
-		if err := s.dec.Close(s.w.Feed); err != nil && s.codingErr == nil {
+		s.decoded = s.decoded[:0]
+		if err := s.dec.Close(s.decode); err != nil && s.codingErr == nil {
 			s.codingErr = err
 		}
 	}

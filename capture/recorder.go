@@ -258,6 +258,7 @@ func (r *Recorder) modifyResponse(resp *http.Response) error {
 	}
 	ce := resp.Header.Get("Content-Encoding")
 	x.upWatch = newStreamWatch(ct, ce, x.req.URL.Path)
+	x.guard(tape.Upstream, x.upWatch)
 	x.mirror = pass && r.opts.Leg == Whole
 	ub := &upstreamBody{x: x, rc: resp.Body, engine: eng, passthrough: pass, watch: x.upWatch}
 	ub.collect = func(p []byte) { ub.decoded = append(ub.decoded, p...) }

@@ -165,6 +165,19 @@ func (x *ExchangeWriter) drop(t int64) {
 	}
 }
 
+// Withhold counts n bytes of side s, which went over the wire, as not
+// recorded: the recorder chose not to write them (a note on the exchange
+// says why). Nothing of the side is written after them; its end line
+// counts them as unrecorded, and has no SHA-256.
+func (x *ExchangeWriter) Withhold(s Side, n int64) {
+	st := x.side(s)
+	st.bytes += n
+	st.unrecorded += n
+	if s == Upstream {
+		x.lastOK = false
+	}
+}
+
 // End writes the end line of side s: how it ended at t, its byte count and,
 // when every byte of it was recorded, its SHA-256. The client side's end
 // line is the exchange's last.

@@ -43,8 +43,9 @@ const (
 	// the recording was cut short (a crash, kill -9, or still running).
 	AnomalyInterrupted = "tape.interrupted"
 	// AnomalyUnrecorded: the recorder stopped recording a side's data
-	// because the capture writer fell behind the wire; the end line counts
-	// the bytes that went over the wire unrecorded.
+	// because the capture writer fell behind the wire (or withheld it: a
+	// compressed body echoing a secret); the end line counts the bytes
+	// that went over the wire unrecorded, and a note says why.
 	AnomalyUnrecorded = "tape.unrecorded"
 )
 
@@ -164,7 +165,7 @@ func (g *gatherer) add(rec Record) *gathering {
 		switch {
 		case e.Unrecorded > 0 && e.Bytes-e.Unrecorded == sum:
 			x.note(Anomaly{ID: AnomalyUnrecorded, Side: e.Side, Line: rec.Line, Chunk: -1, Off: sum,
-				Message: fmt.Sprintf("the %s side's data was recorded up to byte %d of %d: the capture writer fell behind the wire and recording stopped (the stream itself went on)", e.Side, sum, e.Bytes)})
+				Message: fmt.Sprintf("the %s side's data was recorded up to byte %d of %d: recording stopped there, the stream itself went on (the exchange's notes say why: the capture writer fell behind the wire, or the recorder withheld the rest)", e.Side, sum, e.Bytes)})
 		case e.Bytes != sum:
 			x.note(Anomaly{ID: AnomalyBytesMismatch, Side: e.Side, Line: rec.Line, Chunk: -1,
 				Message: fmt.Sprintf("the %s end line claims %d bytes, but the side's chunks before it hold %d", e.Side, e.Bytes, sum)})

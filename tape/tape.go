@@ -174,7 +174,8 @@ type End struct {
 	SHA256 string `json:"sha256,omitempty"`
 	// Unrecorded is how many of Bytes went over the wire but are not in the
 	// capture: the capture writer fell behind and stopped recording this
-	// exchange's data.
+	// exchange's data, or the recorder withheld the rest of the side (a
+	// note says why).
 	Unrecorded int64 `json:"unrecorded,omitempty"`
 }
 
