@@ -22,7 +22,12 @@
 // Content-Encoding, and the terminal watch that decides each side's outcome
 // reads a decoded copy (package coding): a compressed body cut before its
 // end is recorded truncated, one that does not decode as an upstream
-// error. An engine that reshapes the stream asks the upstream for identity
+// error. The masker cannot see a secret inside compressed bytes, so a
+// compressed side is written through an echo guard that looks for the
+// request's secrets in the decoded copy and holds each wire chunk back
+// until what it decodes to is known clean; the chunks of a body that
+// echoes a secret are withheld from there on, with a note. An engine that
+// reshapes the stream asks the upstream for identity
 // instead, and writes a note saying so; should the upstream compress
 // anyway, the engine gets the body decoded and the client gets it without
 // Content-Encoding, while the upstream side keeps the wire bytes.
