@@ -8,6 +8,7 @@ import (
 
 	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
 )
 
 type exportOptions struct {
@@ -98,7 +99,7 @@ func runExport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			case dec == nil && err != nil:
 				return fmt.Errorf("exchange %d %s body: %w (--wire writes it as sent)", x.Ex, side, err)
 			case err != nil:
-				fmt.Fprintf(e.stderr, "warning: exchange %d %s body: %v; wrote the %d bytes decoded before it\n", x.Ex, side, err, len(dec))
+				fmt.Fprintf(e.stderr, "warning: exchange %d %s body: %s; wrote the %d bytes decoded before it\n", x.Ex, side, visible.String(err.Error()), len(dec))
 			}
 			body = dec
 		}
