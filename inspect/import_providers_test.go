@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -163,5 +164,31 @@ func TestImportProviderFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWriteTextSaysEncodingFramingModel: the text report names a side's
+// Content-Encoding with its decoded size, a framing other than SSE, and
+// the model a Bedrock request names only in its path.
+func TestWriteTextSaysEncodingFramingModel(t *testing.T) {
+	t.Parallel()
+	_, r := importFile(t, "bedrock/bedrock-invoke-stream-claude3-tool-use.nock.json")
+	var b bytes.Buffer
+	if err := WriteText(&b, r, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"model anthropic.claude-3-sonnet-20240229-v1:0", "bytes, eventstream, complete"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, b.String())
+		}
+	}
+	body := chatText("Hello")
+	gz := exInput{ce: "gzip", client: gzipped(body)}
+	b.Reset()
+	if err := WriteText(&b, Inspect(gz.capture(), Options{}), false); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(" bytes gzip (%d decoded), complete", len(body)); !strings.Contains(b.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, b.String())
 	}
 }

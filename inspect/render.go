@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/visible"
 )
@@ -55,6 +56,12 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		for _, s := range sides {
 			m := s.Message
 			fmt.Fprintf(bw, "-- %s: %d chunks, %d events, %d bytes", visible.String(string(s.Side)), s.Chunks, s.Events, s.Bytes)
+			if s.Encoding != "" {
+				fmt.Fprintf(bw, " %s (%d decoded)", visible.String(s.Encoding), s.Decoded)
+			}
+			if s.Framing != framing.Unknown && s.Framing != framing.SSE {
+				fmt.Fprintf(bw, ", %s", s.Framing)
+			}
 			if s.Outcome != "" {
 				fmt.Fprintf(bw, ", %s", visible.String(string(s.Outcome)))
 			}

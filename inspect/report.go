@@ -194,7 +194,7 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		}
 		reqT = x.Request.T
 		ctx.req = parseRequest(x.Request.Body)
-		rep.Model = ctx.req.model
+		rep.Model = cmp.Or(ctx.req.model, protocol.ModelFromURL(x.Request.URL))
 	}
 	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest)
 	for _, n := range x.Notes {

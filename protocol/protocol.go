@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -146,6 +147,33 @@ func FromURL(url string) Protocol {
 		return Ollama
 	}
 	return Unknown
+}
+
+// ModelFromURL returns the model a request names in its path, as Bedrock
+// (/model/{id}/converse-stream, …/invoke-with-response-stream) and Gemini
+// and Vertex AI (…/models/{id}:streamGenerateContent) do, its escapes
+// decoded; "" when the path names none.
+func ModelFromURL(rawURL string) string {
+	path, _, _ := strings.Cut(rawURL, "?")
+	var id string
+	switch p := FromURL(path); {
+	case p == BedrockConverse || p == BedrockInvoke:
+		i := strings.LastIndex(path, "/model/")
+		if i < 0 {
+			return ""
+		}
+		id, _, _ = strings.Cut(path[i+len("/model/"):], "/")
+	case p == Gemini:
+		i := strings.LastIndex(path, "/models/")
+		if i < 0 {
+			return ""
+		}
+		id, _, _ = strings.Cut(path[i+len("/models/"):], ":")
+	}
+	if m, err := url.PathUnescape(id); err == nil {
+		return m
+	}
+	return id
 }
 
 // FromEventName tells the protocol from an SSE event name or an
