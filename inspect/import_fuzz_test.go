@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -115,4 +116,49 @@ func FuzzImportJSONL(f *testing.F) {
 	f.Add([]byte("{\"type\":\"a\\nb\"}\r\n\n{\"type\":1}\n[1]\n"))
 	f.Add([]byte(": comment\r\ndata: x\r\r"))
 	f.Fuzz(func(t *testing.T, in []byte) { checkImport(t, in) })
+}
+
+// httprrSeed returns an httprr trace of one raw request and response.
+func httprrSeed(req, resp string) string {
+	return fmt.Sprintf("httprr trace v1\n%d %d\n%s%s", len(req), len(resp), req, resp)
+}
+
+// providerSeeds are recordings import reads (keyed by the format it says
+// they are): an httprr trace, a body in chunked transfer framing, an empty
+// event-stream message.
+var providerSeeds = map[string]string{
+	"httprr trace": httprrSeed("POST http://h/api/chat HTTP/1.1\r\nHost: h\r\nContent-Length: 13\r\nContent-Type: application/json\r\n\r\n{\"model\":\"m\"}",
+		"HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n19\r\n{\"model\":\"m\",\"done\":true}\r\n0\r\n\r\n"),
+	"chunked body":          "1b\r\n{\"model\":\"m\",\"done\":false}\n\r\ne\r\n{\"done\":true}\n\r\n0\r\n\r\n",
+	"aws event-stream body": "\x00\x00\x00\x10\x00\x00\x00\x00\x05\xc2\x48\xeb\x7d\x98\xc8\xff",
+}
+
+// FuzzImportProviders feeds the provider recordings and raw bodies to
+// Import: httprr traces, nock and js-genai recordings, event-stream, NDJSON,
+// JSON-array and single-document bodies, and bodies still in chunked
+// transfer framing.
+func FuzzImportProviders(f *testing.F) {
+	for _, s := range providerSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(httprrSeed("GET http://h/x HTTP/1.1\r\nHost: h\r\n\r\n", "HTTP/1.1 429 Too Many Requests\r\nContent-Length: 2\r\n\r\n{}")))
+	f.Add([]byte(`[{"scope":"https://h:443","method":"POST","path":"/model/m%3A0/invoke-with-response-stream","body":{"a":1},"status":200,"response":"0000001d","rawHeaders":["Content-Type","application/vnd.amazon.eventstream"],"responseIsBinary":true}]`))
+	f.Add([]byte(`{"interactions":[{"request":{"method":"POST","url":"https://h/v1/models/g:streamGenerateContent?alt=sse","bodySegments":[{"a":1}]},"response":{"statusCode":200,"headers":{"content-type":"text/event-stream"},"bodySegments":[{"candidates":[]},{"x":"y"}]}}]}`))
+	f.Add([]byte("{\"model\":\"m\",\"created_at\":\"t\",\"message\":{\"content\":\"a\"},\"done\":false}\n{\"done\":true}\n"))
+	f.Add([]byte(`[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]}` + "\n,\r\n" + `{"candidates":[{"finishReason":"STOP"}]}]`))
+	f.Fuzz(func(t *testing.T, in []byte) { checkImport(t, in) })
+}
+
+// TestProviderSeedsImport: the provider fuzz seeds that are whole
+// recordings import, as the format they are.
+func TestProviderSeedsImport(t *testing.T) {
+	t.Parallel()
+	for format, s := range providerSeeds {
+		c, err := ImportBytes([]byte(s), "seed")
+		if err != nil {
+			t.Errorf("%s: %v", format, err)
+		} else if got := c.Header.Imported.Format; got != format {
+			t.Errorf("%s imported as %q", format, got)
+		}
+	}
 }
