@@ -20,6 +20,9 @@ type bedrockBlock struct {
 	signature string
 	spans     []Span
 	stopped   bool
+	// born is the events that opened a tool block and added to its input,
+	// reasonAt those that added to its reasoning.
+	born, reasonAt Born
 }
 
 // assembleConverse follows providers.md §2.3 (the ConverseStream union as
@@ -72,6 +75,7 @@ func assembleConverse(se *Side) *Assembly {
 			b := block()
 			if ev.toolStart {
 				b.tool, b.id, b.name = true, ev.toolID, ev.toolName
+				b.born.Add(i)
 			}
 		case "contentBlockDelta":
 			b := block()
@@ -87,8 +91,10 @@ func assembleConverse(se *Side) *Assembly {
 			case deltaToolUse:
 				b.tool = true
 				b.input.WriteString(ev.text)
+				b.born.Add(i)
 			case deltaReasoning:
 				b.reasoning.WriteString(ev.text)
+				b.reasonAt.Add(i)
 				if ev.signature != "" {
 					b.signature = ev.signature
 				}
@@ -102,6 +108,7 @@ func assembleConverse(se *Side) *Assembly {
 		case "messageStop":
 			sr := ev.stopReason
 			m.choice(0).FinishReason = sr
+			m.choice(0).FinishBorn.Add(i)
 			if a.Terminal < 0 {
 				a.Terminal = i
 				m.Status = "done"
@@ -119,6 +126,7 @@ func assembleConverse(se *Side) *Assembly {
 				getFields(u.Result(), []string{"inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens"}, f[:])
 				m.Usage = &Usage{Input: int(f[0].Int()), Output: int(f[1].Int()), Total: int(f[2].Int()),
 					CacheRead: int(f[3].Int()), CacheCreation: int(f[4].Int())}
+				m.UsageBorn.Add(i)
 			}
 			if a.Terminal < 0 {
 				a.flag("bedrock.order", i, "", "metadata before messageStop")
@@ -143,7 +151,7 @@ func assembleConverse(se *Side) *Assembly {
 			if args == "" {
 				args = "{}"
 			}
-			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: b.id, Name: b.name, Arguments: args})
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: b.id, Name: b.name, Arguments: args, Born: b.born})
 			if !b.stopped {
 				a.flag("tool.unclosed", len(events)-1, excerpt.Clip(args, 80), "toolUse block %d (%s) never got contentBlockStop: its input is partial", k, b.name)
 			}
@@ -154,6 +162,8 @@ func assembleConverse(se *Side) *Assembly {
 		}
 		text.WriteString(b.text.String())
 		reasoning.WriteString(b.reasoning.String())
+		ch.ReasoningBorn.Add(b.reasonAt.First())
+		ch.ReasoningBorn.Add(b.reasonAt.Last())
 		if b.signature != "" {
 			ch.Signature = b.signature
 		}
@@ -177,6 +187,7 @@ func bedrockError(a *Assembly, e *Event, i int) bool {
 	default:
 		return false
 	}
+	a.Message.ErrorBorn.Add(i)
 	a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an %s message: %s", e.MessageType, a.Message.Error)
 	if a.Terminal < 0 {
 		a.Terminal = i
@@ -250,13 +261,18 @@ func assembleInvoke(se *Side) *Assembly {
 	}
 	msg := in.Message
 	msg.Protocol = BedrockInvoke
+	msg.UsageBorn, msg.ErrorBorn = msg.UsageBorn.mapped(back), msg.ErrorBorn.mapped(back)
 	if a.Message.Error != "" {
-		msg.Error = a.Message.Error
+		msg.Error, msg.ErrorBorn = a.Message.Error, a.Message.ErrorBorn
 	}
 	for k := range msg.Choices {
 		ch := &msg.Choices[k]
 		for s := range ch.Spans {
 			ch.Spans[s].Event = back(ch.Spans[s].Event)
+		}
+		ch.ReasoningBorn, ch.RefusalBorn, ch.FinishBorn = ch.ReasoningBorn.mapped(back), ch.RefusalBorn.mapped(back), ch.FinishBorn.mapped(back)
+		for t := range ch.ToolCalls {
+			ch.ToolCalls[t].Born = ch.ToolCalls[t].Born.mapped(back)
 		}
 	}
 	out := newAssembly(BedrockInvoke)
@@ -319,6 +335,7 @@ func assembleInvokeText(events []Event) *Assembly {
 		}
 		if stop != "" {
 			ch.FinishReason = stop
+			ch.FinishBorn.Add(i)
 			if a.Terminal < 0 {
 				a.Terminal = i
 				m.Status = "done"
@@ -333,8 +350,10 @@ func assembleInvokeText(events []Event) *Assembly {
 		}
 		if u := r.Get("amazon-bedrock-invocationMetrics"); u.IsObject() {
 			m.Usage = &Usage{Input: int(u.Get("inputTokenCount").Int()), Output: int(u.Get("outputTokenCount").Int())}
+			m.UsageBorn.Add(i)
 		} else if in := r.Get("inputTextTokenCount"); in.Exists() {
 			m.Usage = &Usage{Input: int(in.Int()), Output: int(r.Get("totalOutputTextTokenCount").Int())}
+			m.UsageBorn.Add(i)
 		}
 	}
 	ch.Text = text.String()

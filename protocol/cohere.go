@@ -15,12 +15,15 @@ type cohereBlock struct {
 	text     strings.Builder
 	spans    []Span
 	ended    bool
+	born     Born // the events that started and added to the block
 }
 
+// cohereCall is one tool call of a Cohere v2 stream.
 type cohereCall struct {
 	id, name string
 	args     strings.Builder
 	ended    bool
+	born     Born
 }
 
 // assembleCohere follows providers.md §4 (the cohere-python SDK's
@@ -38,6 +41,7 @@ func assembleCohere(se *Side) *Assembly {
 	blocks := map[int]*cohereBlock{}
 	calls := map[int]*cohereCall{}
 	var plan strings.Builder
+	var planAt Born
 	started, sawDone := false, false
 	var ev cohereEvent
 	events := se.Events
@@ -87,6 +91,7 @@ func assembleCohere(se *Side) *Assembly {
 			b := &cohereBlock{thinking: ev.contentType == "thinking"}
 			b.text.WriteString(ev.text)
 			b.text.WriteString(ev.thinking)
+			b.born.Add(i)
 			blocks[idx] = b
 		case "content-delta":
 			b := blocks[idx]
@@ -105,6 +110,7 @@ func assembleCohere(se *Side) *Assembly {
 				b.spans = append(b.spans, Span{At: b.text.Len(), Event: i})
 				b.text.WriteString(ev.text)
 			}
+			b.born.Add(i)
 		case "content-end":
 			if b := blocks[idx]; b != nil {
 				b.ended = true
@@ -113,12 +119,14 @@ func assembleCohere(se *Side) *Assembly {
 			}
 		case "tool-plan-delta":
 			plan.WriteString(ev.plan)
+			planAt.Add(i)
 		case "tool-call-start":
 			if _, dup := calls[idx]; dup {
 				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool call %d started twice", idx)
 			}
 			c := &cohereCall{id: ev.callID, name: ev.callName}
 			c.args.WriteString(ev.args)
+			c.born.Add(i)
 			calls[idx] = c
 		case "tool-call-delta":
 			c := calls[idx]
@@ -131,6 +139,7 @@ func assembleCohere(se *Side) *Assembly {
 				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool-call-delta for call %d after its tool-call-end", idx)
 			}
 			c.args.WriteString(ev.args)
+			c.born.Add(i)
 		case "tool-call-end":
 			c := calls[idx]
 			if c == nil {
@@ -147,15 +156,18 @@ func assembleCohere(se *Side) *Assembly {
 			}
 			fr := ev.finish
 			m.choice(0).FinishReason = fr
+			m.choice(0).FinishBorn.Add(i)
 			m.Status = "done"
 			if u := ev.usage; u.IsObject() {
 				var f [2]gjson.Result
 				getFields(u.Result().Get("tokens"), []string{"input_tokens", "output_tokens"}, f[:])
 				m.Usage = &Usage{Input: int(f[0].Int()), Output: int(f[1].Int())}
+				m.UsageBorn.Add(i)
 			}
 			if ev.errv != "" && ev.errv != "null" || fr == "ERROR" || fr == "TIMEOUT" {
 				msg := ev.errv.String()
 				m.Error = strings.TrimSpace(fr + ": " + msg)
+				m.ErrorBorn.Add(i)
 				a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "message-end carries an error (finish_reason %s): %s", fr, msg)
 			}
 		}
@@ -169,10 +181,13 @@ func assembleCohere(se *Side) *Assembly {
 	}
 	var text, reasoning strings.Builder
 	reasoning.WriteString(plan.String())
+	ch.ReasoningBorn = planAt
 	for _, k := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[k]
 		if b.thinking {
 			reasoning.WriteString(b.text.String())
+			ch.ReasoningBorn.Add(b.born.First())
+			ch.ReasoningBorn.Add(b.born.Last())
 			continue
 		}
 		for _, s := range b.spans {
@@ -183,7 +198,7 @@ func assembleCohere(se *Side) *Assembly {
 	ch.Text, ch.Reasoning = text.String(), reasoning.String()
 	for _, k := range slices.Sorted(maps.Keys(calls)) {
 		c := calls[k]
-		ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: c.id, Name: c.name, Arguments: c.args.String()})
+		ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: c.id, Name: c.name, Arguments: c.args.String(), Born: c.born})
 		if !c.ended {
 			a.flag("tool.unclosed", len(events)-1, excerpt.Clip(c.args.String(), 80), "tool call %d (%s) never got tool-call-end: its arguments may be partial", k, c.name)
 		}

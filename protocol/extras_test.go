@@ -155,7 +155,7 @@ func TestOllamaErrorAndToolCalls(t *testing.T) {
 		`{"error":"an error was encountered while running the model"}` + "\n"
 	a, _ := assembleBody(t, framing.NDJSON, "/api/chat", body)
 	ch := a.Message.Choices[0]
-	want := []ToolCall{{Index: 0, ID: "c1", Name: "f", Arguments: `{"city":"Paris"}`}, {Index: 1, ID: "c2", Name: "g", Arguments: `{}`}}
+	want := []ToolCall{{Index: 0, ID: "c1", Name: "f", Arguments: `{"city":"Paris"}`, Born: bornAt(0, 0)}, {Index: 1, ID: "c2", Name: "g", Arguments: `{}`, Born: bornAt(1, 1)}}
 	if !slices.Equal(ch.ToolCalls, want) {
 		t.Errorf("tool calls %+v, want %+v", ch.ToolCalls, want)
 	}
@@ -198,8 +198,17 @@ func TestGeminiPartialArgsAndEnums(t *testing.T) {
 		data(`{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},"finishReason":1}]}`)
 	a, _ := assembleBody(t, framing.SSE, "", body)
 	ch := a.Message.Choices[0]
-	want := []ToolCall{{Index: 0, Name: "f", Arguments: `{"city":"San Jose","opts":{"units":"c"},"days":3}`, Signature: "S1"}}
+	want := []ToolCall{{Index: 0, Name: "f", Arguments: `{"city":"San Jose","opts":{"units":"c"},"days":3}`, Signature: "S1", Born: bornAt(0, 1)}}
 	if !slices.Equal(ch.ToolCalls, want) || ch.Text != "ok" || ch.FinishReason != "STOP" || len(a.Anomalies) != 0 {
 		t.Errorf("calls %+v text %q finish %q anomalies %+v", ch.ToolCalls, ch.Text, ch.FinishReason, a.Anomalies)
 	}
+}
+
+// bornAt returns the Born of a part first added by event first and last by
+// event last.
+func bornAt(first, last int) Born {
+	var b Born
+	b.Add(first)
+	b.Add(last)
+	return b
 }

@@ -22,6 +22,9 @@ type gemCandidate struct {
 	finish    string
 	finished  int // event of the first finishReason, or -1
 	signature string
+	// reasonAt and finishAt are the events that added to the reasoning
+	// and that carried a finishReason.
+	reasonAt, finishAt Born
 }
 
 // gemPartial builds the arguments of a Vertex function call streamed as
@@ -114,6 +117,7 @@ func assembleGemini(se *Side) *Assembly {
 			}
 			if gc.finish != "" {
 				c.finish = finishName(gc.finish)
+				c.finishAt.Add(i)
 				if c.finished < 0 {
 					c.finished = i
 				}
@@ -121,6 +125,7 @@ func assembleGemini(se *Side) *Assembly {
 		}
 		if ge.errv != "" {
 			m.Error = geminiError(ge.errv.Result())
+			m.ErrorBorn.Add(i)
 			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
 			if a.Terminal < 0 {
 				a.Terminal = i
@@ -135,9 +140,12 @@ func assembleGemini(se *Side) *Assembly {
 		}
 		if ge.usage != "" {
 			usage = ge.usage
+			m.UsageBorn = Born{}
+			m.UsageBorn.Add(i)
 		}
 		if ge.blockReason != "" {
 			m.Error = "prompt blocked (" + ge.blockReason + ")"
+			m.ErrorBorn.Add(i)
 			m.Status = "blocked"
 			a.flag("stream.blocked", i, jsonMember("blockReason", ge.blockReason), "Gemini blocked the prompt (promptFeedback.blockReason %s): there is no answer", ge.blockReason)
 			if a.Terminal < 0 {
@@ -178,6 +186,7 @@ func assembleGemini(se *Side) *Assembly {
 		}
 		ch.Text, ch.Reasoning, ch.Spans = c.text.String(), c.reasoning.String(), c.spans
 		ch.FinishReason, ch.Signature = c.finish, c.signature
+		ch.ReasoningBorn, ch.FinishBorn = c.reasonAt, c.finishAt
 		for k := range c.calls {
 			if p := c.partial; p != nil && p.call == k {
 				c.calls[k].Arguments = p.json()
@@ -314,6 +323,7 @@ func (c *gemCandidate) add(p *gemPart, a *Assembly, ev int) {
 		c.addCall(p.call, p.sig, a, ev)
 	case p.hasText && p.thought:
 		c.reasoning.WriteString(p.text)
+		c.reasonAt.Add(ev)
 	case p.hasText && p.text != "":
 		c.spans = append(c.spans, Span{At: c.text.Len(), Event: ev})
 		c.text.WriteString(p.text)
@@ -336,12 +346,16 @@ func (c *gemCandidate) addCall(call RawJSON, sig string, a *Assembly, ev int) {
 			args = compactJSON(args)
 		}
 		c.calls = append(c.calls, ToolCall{Index: len(c.calls), ID: f[0].String(), Name: f[1].String(), Arguments: args, Signature: sig})
+		c.calls[len(c.calls)-1].Born.Add(ev)
 		p = nil
 		if f[3].IsArray() {
 			p = &gemPartial{call: len(c.calls) - 1, vals: map[string]*strings.Builder{}, str: map[string]bool{}}
 		}
-	} else if sig != "" && c.calls[p.call].Signature == "" {
-		c.calls[p.call].Signature = sig
+	} else {
+		c.calls[p.call].Born.Add(ev)
+		if sig != "" && c.calls[p.call].Signature == "" {
+			c.calls[p.call].Signature = sig
+		}
 	}
 	if p != nil {
 		f[3].ForEach(func(_, pa gjson.Result) bool {

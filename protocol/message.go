@@ -90,6 +90,17 @@ func (b Born) First() int { return b.first - 1 }
 // Last returns the last event that added to the part, or -1 when unknown.
 func (b Born) Last() int { return b.last - 1 }
 
+// mapped returns b with its events renumbered by f (an inner stream's
+// events to the frames that carried them).
+func (b Born) mapped(f func(int) int) Born {
+	var n Born
+	if b.first > 0 {
+		n.Add(f(b.First()))
+		n.Add(f(b.Last()))
+	}
+	return n
+}
+
 // Span says that the bytes of a text from At on were added by event
 // Event (until the next span's At).
 type Span struct {

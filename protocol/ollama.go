@@ -32,6 +32,7 @@ func assembleOllama(se *Side) *Assembly {
 		}
 		if ev.errv != "" {
 			m.Error = ErrorText(ev.errv.Result())
+			m.ErrorBorn.Add(i)
 			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
 			if a.Terminal < 0 {
 				a.Terminal = i
@@ -48,7 +49,10 @@ func assembleOllama(se *Side) *Assembly {
 			ch.Spans = append(ch.Spans, Span{At: text.Len(), Event: i})
 			text.WriteString(ev.content)
 		}
-		thinking.WriteString(ev.thinking)
+		if ev.thinking != "" {
+			thinking.WriteString(ev.thinking)
+			ch.ReasoningBorn.Add(i)
+		}
 		if ev.calls != "" {
 			ev.calls.Result().ForEach(func(_, c gjson.Result) bool {
 				args := c.Get("function.arguments")
@@ -58,6 +62,7 @@ func assembleOllama(se *Side) *Assembly {
 				}
 				ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: len(ch.ToolCalls), ID: c.Get("id").String(),
 					Name: c.Get("function.name").String(), Arguments: raw})
+				ch.ToolCalls[len(ch.ToolCalls)-1].Born.Add(i)
 				return true
 			})
 		}
@@ -67,8 +72,10 @@ func assembleOllama(se *Side) *Assembly {
 			}
 			m.Status = "done"
 			ch.FinishReason = ev.doneReason
+			ch.FinishBorn.Add(i)
 			if ev.hasCounts {
 				m.Usage = &Usage{Input: ev.in, Output: ev.out, Total: ev.in + ev.out}
+				m.UsageBorn.Add(i)
 			}
 		}
 	}

@@ -153,6 +153,7 @@ func TestProviderStreams(t *testing.T) {
 				}
 				a := Assemble(p, se)
 				checkProvider(t, a, tc)
+				checkBorn(t, a, se.Events)
 				got := []byte(renderAssembly(a))
 				if first == nil {
 					first = got
@@ -161,6 +162,40 @@ func TestProviderStreams(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkBorn: every part the stream assembled says which events made it
+// (for the findings that point at where a part was born), within the
+// stream; the finish's event carries the finish reason (or Gemini's int
+// enum of it; an Invoke frame's payload is base64, so not there).
+func checkBorn(t *testing.T, a *Assembly, events []Event) {
+	t.Helper()
+	in := func(what string, b Born) {
+		if b.First() < 0 || b.Last() < b.First() || b.Last() >= len(events) {
+			t.Errorf("%s born at events %d..%d of %d", what, b.First(), b.Last(), len(events))
+		}
+	}
+	m := a.Message
+	if m.Usage != nil && len(events) > 0 {
+		in("usage", m.UsageBorn)
+	}
+	if m.Error != "" {
+		in("error", m.ErrorBorn)
+	}
+	for _, ch := range m.Choices {
+		if ch.Reasoning != "" {
+			in("reasoning", ch.ReasoningBorn)
+		}
+		if ch.FinishReason != "" {
+			in("finish", ch.FinishBorn)
+			if d := events[max(ch.FinishBorn.First(), 0)].Data; m.Protocol != BedrockInvoke && !strings.Contains(d, ch.FinishReason) && !strings.Contains(d, `"finishReason"`) {
+				t.Errorf("finish %s born at event %d: %.200s", ch.FinishReason, ch.FinishBorn.First(), events[ch.FinishBorn.First()].Data)
+			}
+		}
+		for _, tc := range ch.ToolCalls {
+			in("tool call "+tc.Name, tc.Born)
+		}
 	}
 }
 
