@@ -75,6 +75,12 @@ func emulateClients(s *SideReport) []ClientResult {
 		terminated--
 	}
 	out := []ClientResult{spec}
+	switch m.Protocol {
+	case protocol.Gemini, protocol.BedrockConverse, protocol.BedrockInvoke, protocol.Cohere, protocol.Ollama:
+		// The emulated clients speak the OpenAI and Anthropic APIs only:
+		// this protocol's answer is what its own SDK makes of it (spec).
+		return out
+	}
 	if !s.Stream {
 		for _, name := range Clients()[1:] {
 			r := spec

@@ -134,6 +134,11 @@ func TestImportProviderFiles(t *testing.T) {
 				if x.Protocol != pf.proto[i] || s.Framing != pf.framing[i] {
 					t.Errorf("exchange %d: %s in %s, want %s in %s", x.Ex, x.Protocol, s.Framing, pf.proto[i], pf.framing[i])
 				}
+				// OpenAI's and Anthropic's clients are not emulated on
+				// the other families: their SDK's answer is the spec one.
+				if p := pf.proto[i]; p != protocol.Chat && p != protocol.Unknown && (len(x.Clients) != 1 || x.Clients[0].Client != ClientSpec) {
+					t.Errorf("exchange %d: %d client emulations on %s", x.Ex, len(x.Clients), p)
+				}
 				var serious []string
 				for _, f := range x.Findings {
 					if f.Severity >= Warn {
