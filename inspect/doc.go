@@ -16,7 +16,8 @@
 //	    "status", "outcome", "ttfb_ns", "duration_ns", "events",
 //	    "sides": [ { "side", "status", "outcome", "error", "bytes", "chunks",
 //	                 "events", "comments", "ttfb_ns", "duration_ns", "stream",
-//	                 "message": Message } ],
+//	                 "framing": "sse"|"ndjson"|"json-array"|"eventstream",
+//	                 "encoding", "decoded_bytes", "message": Message } ],
 //	    "clients": [ { "client", "rule", "text", "reasoning", "refusal",
 //	                   "tool_calls": [ToolCall], "finish_reason", "error",
 //	                   "xml_calls": [{ "name", "args", "start", "end", "closed" }],
@@ -33,11 +34,13 @@
 //	    "notes": [string], "origin", "websocket": WebSocket } ] }
 //
 //	Message  = { "protocol", "id", "model", "choices": [ { "index", "role", "text",
-//	             "reasoning", "refusal", "tool_calls": [ToolCall], "finish_reason" } ],
+//	             "reasoning", "refusal", "tool_calls": [ToolCall], "finish_reason",
+//	             "signature", "reasoning_details" (a JSON array, as a string) } ],
 //	             "usage": { "input", "output", "total", "reasoning", "cache_read",
 //	             "cache_creation" }, "status", "error", "final": Message }
-//	ToolCall = { "index", "id", "name", "arguments", "custom" }
-//	Pointer  = { "ex", "side", "event", "chunk", "off", "t" }  (-1 when not applicable)
+//	ToolCall = { "index", "id", "name", "arguments", "custom", "signature" }
+//	Pointer  = { "ex", "side", "event", "chunk", "off", "t" }  (-1 when not applicable;
+//	           "off" counts decoded bytes on a side with an "encoding")
 //	RequestDiff = { "identical", "url": Change, "model": Change,
 //	                "params": [ { "name", "client", "upstream" } ],
 //	                "tools_added", "tools_removed", "tools_changed": [string],

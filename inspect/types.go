@@ -70,7 +70,9 @@ type Pointer struct {
 	Event int `json:"event"`
 	// Chunk is the index of the chunk holding the event's first byte.
 	Chunk int `json:"chunk"`
-	// Off is the byte offset of the event's first byte in the side's body.
+	// Off is the byte offset of the event's first byte in the side's body
+	// (the decoded body when the side has a Content-Encoding: chunk
+	// indices and times are the wire chunks', offsets the decoded bytes').
 	Off int64 `json:"off"`
 	// T is the time (ns since capture start) of the chunk that completed the event.
 	T int64 `json:"t"`
