@@ -26,7 +26,10 @@
 // compressed side is written through an echo guard that looks for the
 // request's secrets in the decoded copy and holds each wire chunk back
 // until what it decodes to is known clean; the chunks of a body that
-// echoes a secret are withheld from there on, with a note. An engine that
+// echoes a secret are withheld from there on (the end line counts them as
+// unrecorded), with a note. In passthrough such a side's client watch
+// decodes its own copy instead of being counted from the upstream side's
+// (the guard checks what it decodes). An engine that
 // reshapes the stream asks the upstream for identity
 // instead, and writes a note saying so; should the upstream compress
 // anyway, the engine gets the body decoded and the client gets it without
