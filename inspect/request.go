@@ -32,6 +32,9 @@ type requestInfo struct {
 	stream   bool
 	messages []reqMsg
 	tools    map[string]*toolSchema
+	// prevResponse is a Responses request's previous_response_id: the
+	// history it continues is that response's.
+	prevResponse string
 }
 
 // parseRequest reads a Chat Completions, Responses or Anthropic request body.
@@ -44,6 +47,7 @@ func parseRequest(body []byte) *requestInfo {
 	r := gjson.ParseBytes(body)
 	ri.model = r.Get("model").String()
 	ri.stream = r.Get("stream").Bool()
+	ri.prevResponse = r.Get("previous_response_id").String()
 	if s := r.Get("system"); s.Exists() {
 		ri.messages = append(ri.messages, reqMsg{role: "system", text: contentText(s)})
 	}
@@ -91,7 +95,11 @@ func parseRequest(body []byte) *requestInfo {
 		case "function_call_output":
 			ri.messages = append(ri.messages, reqMsg{role: "tool", toolCallID: it.Get("call_id").String(), text: it.Get("output").String()})
 		default:
-			ri.messages = append(ri.messages, reqMsg{role: it.Get("role").String(), text: contentText(it.Get("content"))})
+			// Items without a role (reasoning, item_reference) carry no
+			// message of the conversation.
+			if role := it.Get("role").String(); role != "" {
+				ri.messages = append(ri.messages, reqMsg{role: role, text: contentText(it.Get("content"))})
+			}
 		}
 		return true
 	})

@@ -171,16 +171,6 @@ func (c *exCtx) realtimeFindings(events []protocol.RealtimeEvent) {
 	}
 }
 
-// severities maps every detector id to its severity.
-func severities() map[string]Severity {
-	reg := registry()
-	sev := make(map[string]Severity, len(reg))
-	for _, d := range reg {
-		sev[d.info.ID] = d.info.Severity
-	}
-	return sev
-}
-
 // chunkTimeAt returns the index and time of the chunk holding byte off,
 // or -1, -1 when there are no chunks.
 func chunkTimeAt(chunks []tape.Chunk, off int64) (int, int64) {
