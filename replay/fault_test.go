@@ -30,6 +30,15 @@ func TestParseFault(t *testing.T) {
 		{in: "status=200", err: "CODE from 400 to 599"},
 		{in: "split-rune=2", err: "without a value"},
 		{in: "explode", err: `unknown fault "explode"`},
+		{in: "latency=300ms", want: "latency=300ms"},
+		{in: "stall=2s@event:40", want: "stall=2s@event:40"},
+		{in: "stall=1.5s@chunk:3", want: "stall=1.5s@chunk:3"},
+		{in: "stall=2s", want: "stall=2s"},
+		{in: "jitter=±20ms", want: "jitter=20ms"},
+		{in: "jitter=+-5ms", want: "jitter=5ms"},
+		{in: "latency", err: "latency=DURATION"},
+		{in: "stall=2s@line:3", err: "@event:N, @chunk:N or @byte:N"},
+		{in: "jitter=-1s", err: "jitter=DURATION"},
 	} {
 		f, err := replay.ParseFault(tc.in)
 		if tc.err != "" {
