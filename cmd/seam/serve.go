@@ -253,7 +253,7 @@ func planServe(e *env, o *serveOptions, args []string) (*servePlan, error) {
 }
 
 // captureExists reports whether path holds captures for --mode once: "-"
-// (stdin), an existing file, or a directory with capture files in it.
+// (stdin), an existing file, or a directory with captures in it or below.
 func captureExists(path string) (bool, error) {
 	if path == "-" {
 		return true, nil // stdin: replay it
@@ -268,7 +268,7 @@ func captureExists(path string) (bool, error) {
 	if !st.IsDir() {
 		return true, nil
 	}
-	found, err := globCaptures(path)
+	found, err := walkCaptures(path)
 	return len(found) > 0, err
 }
 

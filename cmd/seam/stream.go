@@ -27,7 +27,13 @@ type exchangeSource interface {
 // openExchanges opens a capture or a raw recording for reading exchange by
 // exchange. close releases the file.
 func openExchanges(e *env, path string) (src exchangeSource, close func(), err error) {
-	br, capture, done, err := openStream(e, path)
+	return openExchangesCounted(e, path, nil)
+}
+
+// openExchangesCounted is openExchanges counting the bytes read into p
+// (when not nil), for a progress line.
+func openExchangesCounted(e *env, path string, p *progress) (src exchangeSource, close func(), err error) {
+	br, capture, done, err := openStreamCounted(e, path, p)
 	if err != nil {
 		return nil, nil, err
 	}
