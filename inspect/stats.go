@@ -69,7 +69,8 @@ type StatsGroup struct {
 	StallNs          int64 `json:"stall_ns"`
 	// TokensIn and TokensOut add up the usage of the UsageExchanges that
 	// report it; TokensPerS is their output tokens over the time from
-	// their first chunk to their last, 0 when none can say.
+	// their first chunk to their last, for those that came in more than
+	// one chunk (0 when none did).
 	TokensIn       int     `json:"tokens_in"`
 	TokensOut      int     `json:"tokens_out"`
 	UsageExchanges int     `json:"usage_exchanges"`

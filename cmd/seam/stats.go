@@ -41,7 +41,7 @@ names (a comma-separated list of ` + strings.Join(inspect.StatsKeys(), ", ") + `
   stalls    gaps longer than --stall, and the exchanges with any
   in, out   tokens, where the stream reports usage
   tok/s     output tokens over the time from first to last chunk of the
-            exchanges that report usage
+            exchanges that report usage and came in more than one chunk
   findings  by detector id, listed under the table
 
 Percentiles are nearest-rank: the smallest value at least that share of
