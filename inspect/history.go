@@ -31,13 +31,13 @@ type histMsg struct {
 // Responses input list counts item by item (each function call and each
 // result on its own), as its replies do: a history that leaves out a
 // result between two calls must not read as one message calling both.
-func historyOf(ri *requestInfo, body []byte) []histMsg {
+func historyOf(ri *requestInfo) []histMsg {
 	if ri == nil {
 		return nil
 	}
-	if in := gjson.GetBytes(body, "input"); in.IsArray() {
+	if in := ri.input; in.IsArray() {
 		var out []histMsg
-		if s := gjson.GetBytes(body, "instructions").String(); s != "" {
+		if s := ri.instructions; s != "" {
 			out = append(out, newHistMsg("system", s, nil, ""))
 		}
 		in.ForEach(func(_, it gjson.Result) bool {

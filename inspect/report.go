@@ -92,6 +92,9 @@ type ExchangeReport struct {
 	// Session says which session the exchange belongs to and what it
 	// extends; nil for a request without a message history.
 	Session *SessionRef `json:"session,omitempty"`
+
+	// req is the request as parsed, for Search.
+	req *requestInfo
 }
 
 // SideReport is one side of an exchange.
@@ -201,7 +204,7 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		}
 		reqT = x.Request.T
 		ctx.req = parseRequest(x.Request.Body)
-		rep.Model = ctx.req.model
+		rep.Model, rep.req = ctx.req.model, ctx.req
 	}
 	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest)
 	for _, n := range x.Notes {

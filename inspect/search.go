@@ -138,7 +138,11 @@ func places(x *tape.Exchange, rep *ExchangeReport, want []Scope) []place {
 		}
 	}
 	if in(ScopeRequest) && x.Request != nil {
-		for i, m := range parseRequest(x.Request.Body).messages {
+		ri := rep.req
+		if ri == nil {
+			ri = parseRequest(x.Request.Body)
+		}
+		for i, m := range ri.messages {
 			w := "message " + strconv.Itoa(i) + " (" + safeName(m.role) + ")"
 			if m.text != "" {
 				out = append(out, place{scope: ScopeRequest, where: w, text: m.text})

@@ -472,7 +472,7 @@ func sessionInput(c *exCtx) (turnInput, bool) {
 	if c.req == nil || len(c.req.messages) == 0 && c.req.prevResponse == "" {
 		return turnInput{}, false
 	}
-	in := turnInput{ref: ExchangeRef{Capture: c.name, Ex: c.x.Ex}, history: historyOf(c.req, c.x.Request.Body), prevResp: c.req.prevResponse, model: c.rep.Model}
+	in := turnInput{ref: ExchangeRef{Capture: c.name, Ex: c.x.Ex}, history: historyOf(c.req), prevResp: c.req.prevResponse, model: c.rep.Model}
 	if v := c.view; v != nil {
 		in.reply = replyOf(v.Message)
 		in.respID = v.Message.ID
