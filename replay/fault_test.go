@@ -61,15 +61,7 @@ func serveWith(t *testing.T, faults ...string) (*http.Response, [][]byte, error)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fs []replay.Fault
-	for _, s := range faults {
-		f, err := replay.ParseFault(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs = append(fs, f)
-	}
-	srv := httptest.NewServer(replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{Faults: fs, Seed: 7}))
+	srv := httptest.NewServer(replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{Faults: parseFaults(t, faults...), Seed: 7}))
 	t.Cleanup(srv.Close)
 	x := c.Exchanges[0]
 	resp, err := http.Post(srv.URL+x.Request.URL, "application/json", bytes.NewReader(x.Request.Body))

@@ -13,7 +13,8 @@ import (
 	"github.com/seam-dev/seam/tape"
 )
 
-func faults(t *testing.T, specs ...string) []replay.Fault {
+// parseFaults parses faults as written on the command line.
+func parseFaults(t *testing.T, specs ...string) []replay.Fault {
 	t.Helper()
 	var fs []replay.Fault
 	for _, s := range specs {
@@ -35,7 +36,7 @@ func offline(t *testing.T, specs ...string) (*tape.Exchange, *replay.Result) {
 		t.Fatal(err)
 	}
 	x := c.Exchanges[0]
-	res, err := replay.Exchange(context.Background(), x, c.Header.Engine, replay.Options{Faults: faults(t, specs...), Seed: 7})
+	res, err := replay.Exchange(context.Background(), x, c.Header.Engine, replay.Options{Faults: parseFaults(t, specs...), Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestByteFaultsOffline(t *testing.T) {
 func TestLatencyServed(t *testing.T) {
 	c, _ := fixtures.Load("anthropic-tool-use.ndjson")
 	x := c.Exchanges[0]
-	srv := replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{Speed: 0, Faults: faults(t, "latency=300ms", "stall=400ms@event:3")})
+	srv := replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{Speed: 0, Faults: parseFaults(t, "latency=300ms", "stall=400ms@event:3")})
 	w := &timedWrites{ResponseRecorder: httptest.NewRecorder()}
 	start := time.Now()
 	srv.ServeHTTP(w, httptest.NewRequest("POST", x.Request.URL, bytes.NewReader(x.Request.Body)))

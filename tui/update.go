@@ -30,19 +30,6 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.det != nil && m.det.panel {
 		return m.onPanelKey(msg)
 	}
-	if m.screen == screenSession && m.sess != nil {
-		switch {
-		case key.Matches(msg, k.Quit):
-			return tea.Quit
-		case key.Matches(msg, k.Help):
-			m.showHelp = true
-			return nil
-		case key.Matches(msg, k.Search):
-			m.input, m.inputBuf = inputSearch, ""
-			return nil
-		}
-		return m.onSessionKey(msg)
-	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
@@ -52,6 +39,8 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Search):
 		m.input, m.inputBuf = inputSearch, ""
 		return nil
+	case m.screen == screenSession && m.sess != nil:
+		return m.onSessionKey(msg)
 	case key.Matches(msg, k.Up):
 		m.move(-1)
 	case key.Matches(msg, k.Down):

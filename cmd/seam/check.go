@@ -184,15 +184,11 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 // checkFixture replays one fixture and compares it with its recording and
 // its golden; it returns what differs.
 func checkFixture(ctx context.Context, e *env, path string, update bool) ([]string, error) {
-	src, done, err := openExchanges(e, path)
+	src, h, done, err := openHeader(e, path, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	h, err := src.Header()
-	if err != nil {
-		return nil, err
-	}
 	var problems []string
 	eng := recordedEngine(h)
 	got := golden{Engine: engineSummary(eng)}

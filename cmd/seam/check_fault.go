@@ -50,15 +50,11 @@ func checkFaultable(faults []replay.Fault) error {
 // without faults and returns how the faulted replay differs in what the
 // client assembles and in its findings.
 func checkUnderFaults(ctx context.Context, e *env, path string, faults []replay.Fault, seed uint64) ([]string, error) {
-	src, done, err := openExchanges(e, path)
+	src, h, done, err := openHeader(e, path, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	h, err := src.Header()
-	if err != nil {
-		return nil, err
-	}
 	eng := recordedEngine(h)
 	plain := inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true})
 	faulted := inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true})

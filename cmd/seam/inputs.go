@@ -97,15 +97,11 @@ func inspectSome(ctx context.Context, e *env, paths []string, label string, opts
 }
 
 func inspectInput(ctx context.Context, e *env, path string, p *progress, opts inspect.Options, want func(path string, ex int) bool, fn func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error) error {
-	src, done, err := openExchangesCounted(e, path, p)
+	src, h, done, err := openHeader(e, path, p)
 	if err != nil {
 		return err
 	}
 	defer done()
-	h, err := src.Header()
-	if err != nil {
-		return err
-	}
 	in := &input{path: path, header: *h}
 	ins := inspect.NewInspector(path, *h, opts)
 	for {

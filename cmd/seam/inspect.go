@@ -136,15 +136,11 @@ func isDir(path string) bool {
 // each exchange's report as soon as it is read, so memory holds the
 // exchanges in progress at one point of the file, not the capture.
 func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
-	src, done, err := openExchanges(e, path)
+	src, h, done, err := openHeader(e, path, nil)
 	if err != nil {
 		return err
 	}
 	defer done()
-	h, err := src.Header()
-	if err != nil {
-		return err
-	}
 	// With --ex, the exchanges before the one asked for are skimmed (read
 	// and assembled), so its session and its retry detector see them.
 	seen := map[int]bool{}

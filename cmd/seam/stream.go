@@ -48,6 +48,21 @@ func openExchangesCounted(e *env, path string, p *progress) (src exchangeSource,
 	return &capturedExchanges{c: c}, func() {}, nil
 }
 
+// openHeader opens the input at path exchange by exchange, counting its
+// bytes into p when p is not nil, and reads its header. done releases the
+// file.
+func openHeader(e *env, path string, p *progress) (src exchangeSource, h *tape.Header, done func(), err error) {
+	src, done, err = openExchangesCounted(e, path, p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if h, err = src.Header(); err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	return src, h, done, nil
+}
+
 // capturedExchanges is an exchangeSource over a capture held in memory.
 type capturedExchanges struct {
 	c    *tape.Capture
