@@ -113,7 +113,11 @@ to stderr unless -q.
 --fault injects a departure from the recording into every replayed response,
 to see how a client or proxy copes; repeat it to combine faults, applied in
 order. Faults that pick a position (which event, where to split) draw from
---seed, so the same seed gives the same bytes. Faults: ` + strings.Join(replay.FaultKinds(), ", ") + `.
+--seed, so the same seed gives the same bytes. latency waits before the
+response, stall before an event, chunk or byte, jitter moves every gap by
+up to ± its duration (never below zero); these wait in wall-clock time
+whatever --speed says. seam replay --fault and seam check --fault apply
+the same faults offline. Faults: ` + strings.Join(replay.FaultKinds(), ", ") + `.
 
 Examples:
   # replay strictly, as fast as the client reads
@@ -123,7 +127,9 @@ Examples:
   # replay what was recorded, record what is new into the same directory
   seam serve --mode new_episodes --upstream https://api.openai.com -o captures/ captures/
   # see how a client copes with a split UTF-8 rune and rate limiting
-  seam serve --fault split-rune --fault status=429:2 captures/`,
+  seam serve --fault split-rune --fault status=429:2 captures/
+  # a slow first byte and a two-second stall at event 40, nothing else waits
+  seam serve --speed 0 --fault latency=300ms --fault stall=2s@event:40 captures/`,
 		example: "seam serve --speed 0 captures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &serveOptions{}
