@@ -111,10 +111,12 @@ func newHistMsg(role, text string, calls []protocol.ToolCall, callID string) his
 		w(canonicalJSON(c.Arguments))
 	}
 	w(callID)
-	m := histMsg{hash: h.Sum64(), role: role, text: excerpt.Clip(text, 80)}
+	// What a message keeps is cloned: a substring would keep the whole
+	// request body it was read from alive as long as the session tree.
+	m := histMsg{hash: h.Sum64(), role: strings.Clone(role), text: strings.Clone(excerpt.Clip(text, 80))}
 	switch {
 	case callID != "":
-		m.what = "tool result for " + safeName(callID)
+		m.what = "tool result for " + safeName(callID) // a concatenation: a new string
 	case len(calls) > 0:
 		names := make([]string, len(calls))
 		for i, c := range calls {
@@ -122,10 +124,10 @@ func newHistMsg(role, text string, calls []protocol.ToolCall, callID string) his
 		}
 		m.what = role + " message calling " + strings.Join(names, ", ")
 		if m.text == "" {
-			m.text = excerpt.Clip(calls[0].Name+" "+calls[0].Arguments, 80)
+			m.text = excerpt.Clip(calls[0].Name+" "+calls[0].Arguments, 80) // a new string
 		}
 	default:
-		m.what = role + " message"
+		m.what = m.role + " message"
 	}
 	return m
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/seam-dev/seam/tape"
@@ -200,7 +201,7 @@ func (s *Sessions) link(in turnInput) (*SessionRef, []sessionFinding) {
 		if n := s.byResp[in.prevResp]; n != nil {
 			start = n
 		} else {
-			t.link.Continues = in.prevResp
+			t.link.Continues = strings.Clone(in.prevResp)
 		}
 	}
 	if start != s.root {
@@ -263,7 +264,7 @@ func (s *Sessions) link(in turnInput) (*SessionRef, []sessionFinding) {
 	sess.Turns++
 	t.link.ID, t.link.Turn = sess.ID, sess.Turns
 	if in.model != "" && !slices.Contains(sess.Models, in.model) {
-		sess.Models = append(sess.Models, in.model)
+		sess.Models = append(sess.Models, strings.Clone(in.model))
 	}
 
 	// Register the history and the reply.
@@ -316,7 +317,7 @@ func (s *Sessions) addReply(t *turn, in turnInput) {
 	node.reply = t
 	t.last = node
 	if in.respID != "" {
-		s.byResp[in.respID] = node
+		s.byResp[strings.Clone(in.respID)] = node
 	}
 }
 

@@ -109,6 +109,9 @@ func (s *Stats) Add(capture string, h *tape.Header, x *tape.Exchange, rep *Excha
 	}
 	g := s.groups[id.String()]
 	if g == nil {
+		for k, v := range key {
+			key[k] = strings.Clone(v) // not a piece of a request body
+		}
 		g = newGroup(key)
 		s.groups[id.String()] = g
 	}
@@ -160,6 +163,9 @@ func (g *StatsGroup) add(rep *ExchangeReport, chunks []tape.Chunk, stall time.Du
 		}
 	}
 	for _, f := range rep.Findings {
+		if _, ok := g.Findings[f.ID]; !ok {
+			g.Findings[strings.Clone(f.ID)] = 0
+		}
 		g.Findings[f.ID]++
 	}
 }

@@ -19,13 +19,28 @@ import (
 // captures of about SEAM_BENCH_BYTES bytes (1 GB by default): agent
 // sessions of eight turns whose requests carry the growing history and
 // whose streams are recorded on both sides, 40 MB per capture. It returns
-// the directory and its size.
+// the directory and its size. With SEAM_BENCH_DIR set, the captures are
+// written there and kept (to time the seam command on them), or read from
+// there when they already are.
 func benchCaptures(b *testing.B) (string, int64) {
 	want := int64(1 << 30)
 	if n, err := strconv.ParseInt(os.Getenv("SEAM_BENCH_BYTES"), 10, 64); err == nil && n > 0 {
 		want = n
 	}
-	dir := b.TempDir()
+	dir := os.Getenv("SEAM_BENCH_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	} else if found, _ := filepath.Glob(filepath.Join(dir, "seam-*.ndjson")); len(found) > 0 {
+		var total int64
+		for _, f := range found {
+			if st, err := os.Stat(f); err == nil {
+				total += st.Size()
+			}
+		}
+		return dir, total
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
 	var total int64
 	for file := 0; total < want; file++ {
 		n, err := writeBenchCapture(filepath.Join(dir, fmt.Sprintf("seam-%04d.ndjson", file)), file, min(40<<20, want-total))
