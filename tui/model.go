@@ -425,7 +425,9 @@ func (m *model) badgeCmd() tea.Cmd {
 	return nil
 }
 
-// badgeOf keeps what the list needs of an inspected exchange.
+// badgeOf keeps what the list needs of an inspected exchange, in copies:
+// a piece of a string of the capture would keep the exchange's bytes
+// alive with the badge.
 func badgeOf(rev int, capt *tape.Capture, rep *inspect.Report) badge {
 	b := badge{rev: rev}
 	if len(rep.Exchanges) == 0 {
@@ -434,16 +436,22 @@ func badgeOf(rev int, capt *tape.Capture, rep *inspect.Report) badge {
 	x := rep.Exchanges[0]
 	for _, f := range x.Findings {
 		b.counts[min(max(int(f.Severity), 0), 2)]++
-		b.ids = append(b.ids, f.ID)
+		b.ids = append(b.ids, strings.Clone(f.ID))
 	}
-	b.findings = x.Findings[:min(len(x.Findings), maxBadgeFindings)]
-	b.events, b.model, b.session, b.metrics, b.protocol = x.Events, x.Model, x.Session, x.Metrics, string(x.Protocol)
-	b.tools = inspect.RowOf("", time.Time{}, 0, x, nil).Tools
+	for _, f := range x.Findings[:min(len(x.Findings), maxBadgeFindings)] {
+		f.ID, f.Message, f.Evidence = strings.Clone(f.ID), strings.Clone(f.Message), strings.Clone(f.Evidence)
+		b.findings = append(b.findings, f)
+	}
+	b.events, b.model, b.session, b.metrics, b.protocol = x.Events, strings.Clone(x.Model), x.Session, x.Metrics, string(x.Protocol)
+	for _, name := range inspect.RowOf("", time.Time{}, 0, x, nil).Tools {
+		b.tools = append(b.tools, strings.Clone(name))
+	}
 	if len(capt.Exchanges) > 0 {
-		b.text = inspect.SearchText(capt.Exchanges[0], x)
-		if len(b.text) > maxBadgeText {
-			b.text = strings.ToValidUTF8(b.text[:maxBadgeText], "")
+		text := inspect.SearchText(capt.Exchanges[0], x)
+		if len(text) > maxBadgeText {
+			text = strings.ToValidUTF8(text[:maxBadgeText], "")
 		}
+		b.text = strings.Clone(text)
 	}
 	return b
 }
