@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -16,14 +18,21 @@ import (
 	"github.com/seam-dev/seam/tape"
 )
 
-// walkCaptures returns the captures in dir and its subdirectories, in
-// name order: the files named as captures are (tape.HasCaptureExt:
-// *.ndjson, *.ndjson.zst) that start with a capture header or a zstd
-// frame. Other files, such as the raw Ollama
-// bodies a fixtures directory keeps beside its captures, are left out;
-// name one on the command line to read it as a raw recording.
+// walkCaptures returns the captures in dir and its subdirectories: the
+// files named as captures are (tape.HasCaptureExt: *.ndjson, *.ndjson.zst)
+// whose first line is a capture header. Other files, such as the raw
+// Ollama bodies a fixtures directory keeps beside its captures, are left
+// out; name one on the command line to read it as a raw recording. They
+// come in the order they were recorded (their headers' start times, the
+// name breaking ties), so sessions link earlier turns first whatever the
+// subdirectories; captures without a start time (imports) come after, by
+// name.
 func walkCaptures(dir string) ([]string, error) {
-	var found []string
+	type found struct {
+		path    string
+		started time.Time
+	}
+	var all []found
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("list %s: %w", path, err)
@@ -31,37 +40,60 @@ func walkCaptures(dir string) ([]string, error) {
 		if d.IsDir() || !tape.HasCaptureExt(d.Name()) {
 			return nil
 		}
-		ok, err := startsCapture(path)
+		h, err := captureHeader(path)
 		if err != nil {
 			return err
 		}
-		if ok {
-			found = append(found, path)
+		if h != nil {
+			all = append(all, found{path, h.Started})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(found)
-	return found, nil
+	slices.SortFunc(all, func(a, b found) int {
+		switch {
+		case a.started.IsZero() != b.started.IsZero():
+			if a.started.IsZero() {
+				return 1
+			}
+			return -1
+		case !a.started.Equal(b.started):
+			return a.started.Compare(b.started)
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	paths := make([]string, len(all))
+	for i, f := range all {
+		paths[i] = f.path
+	}
+	return paths, nil
 }
 
-// startsCapture reports whether the file at path starts with a capture
-// header line or a zstd frame.
-func startsCapture(path string) (bool, error) {
-	f, err := os.Open(path)
+// captureHeader reads the header of the capture at path (decompressing a
+// zstd one), or returns nil when the file does not start like a capture.
+func captureHeader(path string) (*tape.Header, error) {
+	f, r, err := tape.Open(path)
 	if err != nil {
-		return false, pathError(err)
+		return nil, pathError(err)
 	}
 	defer f.Close()
-	head := make([]byte, 64)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return false, fmt.Errorf("read %s: %w", path, err)
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(64)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, tape.ErrCutShort) {
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	head = head[:n]
-	return isCapture(head) || tape.IsCompressed(head), nil
+	if !isCapture(head) {
+		return nil, nil
+	}
+	h, err := tape.NewExchangeReader(br, path).Header()
+	if err != nil {
+		// Listed all the same, without a time: reading it says what is
+		// wrong with it.
+		return &tape.Header{}, nil
+	}
+	return h, nil
 }
 
 // input names the capture an exchange came from: its path and header.

@@ -70,11 +70,11 @@ session.turn-edited).
 Several captures, or a directory (the captures in it and below it), give
 one summary line per exchange (status, outcome, timing, gaps, stalls,
 tokens/s, session and findings) and the sessions of more than one turn,
-linked across the captures in the order given; --ex CAPTURE#N prints one
-exchange's full report, --json one document {"schema", "captures":
-[report], "sessions"} whose reports are what inspect --json writes for
-each capture. --where keeps only the exchanges a filter selects (seam help
-where).`,
+linked across the captures in the order given (a directory's in the order
+they were recorded); --ex CAPTURE#N prints one exchange's full report,
+--json one document {"schema", "captures": [report], "sessions"} whose
+reports are what inspect --json writes for each capture. --where keeps
+only the exchanges a filter selects (seam help where).`,
 		example: "seam inspect --fail-on error captures/seam-20261122T093428Z.ndjson",
 		flags: func(fs *flag.FlagSet) any {
 			o := &inspectOptions{}

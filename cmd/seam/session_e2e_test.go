@@ -172,7 +172,9 @@ func TestAgentLoopSessions(t *testing.T) {
 	writeLoopUpstream(t, upCap, 2)
 	_, upAddr := startSeam(t, `on http://(\S+)`, "serve", "--listen", "127.0.0.1:0", "--speed", "1", "--ignore", "messages", "--ignore", "stream_options", upCap)
 	caps := filepath.Join(dir, "captures")
-	run1, run2 := filepath.Join(caps, "run1.ndjson"), filepath.Join(caps, "run2.ndjson")
+	// The second run goes compressed into a subdirectory: read all the
+	// same.
+	run1, run2 := filepath.Join(caps, "run1.ndjson"), filepath.Join(caps, "more", "run2.ndjson.zst")
 	runAgent(t, "http://"+upAddr, run1, false)
 	runAgent(t, "http://"+upAddr, run2, true)
 
@@ -236,7 +238,7 @@ func TestAgentLoopSessions(t *testing.T) {
 				t.Errorf("%s#%d is in session %s, its run in %s", run, x.Ex, ref.ID, ids[run])
 			}
 			switch {
-			case x.Ex == 1 && run == "run2.ndjson":
+			case x.Ex == 1 && run == "run2.ndjson.zst":
 				if ref.Repeats == nil || filepath.Base(ref.Repeats.Capture) != "run1.ndjson" || ref.Parent != nil {
 					t.Errorf("run 2 starts over run 1's first request: %+v", ref)
 				}
@@ -244,7 +246,7 @@ func TestAgentLoopSessions(t *testing.T) {
 				// Each turn extends the one before; the rewritten request
 				// extends turn 2, the last whose history it keeps whole.
 				parent := x.Ex - 1
-				if run == "run2.ndjson" && x.Ex == 4 {
+				if run == "run2.ndjson.zst" && x.Ex == 4 {
 					parent = 2
 				}
 				if ref.Parent == nil || ref.Parent.Capture != c.Capture || ref.Parent.Ex != parent {
@@ -258,7 +260,7 @@ func TestAgentLoopSessions(t *testing.T) {
 				}
 			}
 			want := 0
-			if run == "run2.ndjson" && x.Ex == 4 {
+			if run == "run2.ndjson.zst" && x.Ex == 4 {
 				want = 1
 			}
 			if len(rewrites) != want {
@@ -269,7 +271,7 @@ func TestAgentLoopSessions(t *testing.T) {
 			}
 		}
 	}
-	if ids["run1.ndjson"] == ids["run2.ndjson"] {
+	if ids["run1.ndjson"] == ids["run2.ndjson.zst"] {
 		t.Error("the two runs share a session")
 	}
 
@@ -287,10 +289,11 @@ func TestAgentLoopSessions(t *testing.T) {
 	}
 	for _, g := range stats.Groups {
 		run := "run1.ndjson"
-		if g.Key["session"] == ids["run2.ndjson"] {
-			run = "run2.ndjson"
+		path := run1
+		if g.Key["session"] == ids["run2.ndjson.zst"] {
+			run, path = "run2.ndjson.zst", run2
 		}
-		want := independentFigures(t, filepath.Join(caps, run))
+		want := independentFigures(t, path)
 		want.Key = g.Key
 		compareFigures(t, run, g, want)
 	}
@@ -306,7 +309,7 @@ func TestAgentLoopSessions(t *testing.T) {
 		t.Errorf("grep -l: %q, want %q", got, want)
 	}
 	out, _ = exec.Command("seam", "inspect", "--where", "finding=session.* sev>=error", caps).Output()
-	if !strings.Contains(string(out), "1 exchange") || !strings.Contains(string(out), "run2.ndjson#4") {
+	if !strings.Contains(string(out), "1 exchange") || !strings.Contains(string(out), "run2.ndjson.zst#4") {
 		t.Errorf("inspect --where:\n%s", out)
 	}
 }
@@ -340,7 +343,8 @@ func compareFigures(t *testing.T, name string, got, want statsFigures) {
 }
 
 // independentFigures computes a stats group of the captures from their
-// lines, read with encoding/json, not package tape: per exchange the time
+// lines, read with encoding/json, not package tape's decoder (tape only
+// decompresses a .zst capture): per exchange the time
 // from the request to the first client chunk, every gap between client
 // chunks, the usage of the upstream stream, nearest-rank percentiles.
 func independentFigures(t *testing.T, paths ...string) statsFigures {
@@ -349,11 +353,11 @@ func independentFigures(t *testing.T, paths ...string) statsFigures {
 	f := statsFigures{}
 	var rateOut, rateNs int64
 	for _, path := range paths {
-		file, err := os.Open(path)
+		file, r, err := tape.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc := bufio.NewScanner(file)
+		sc := bufio.NewScanner(r)
 		sc.Buffer(nil, 16<<20)
 		reqT := map[int]int64{}
 		client := map[int][]int64{}

@@ -51,7 +51,8 @@ the terminal by leaving columns out; --json has every figure
 ({"by", "stall_ns", "exchanges", "groups": [Group], "total": Group,
 "sessions"}: the groups as inspect.StatsGroup documents them). --where
 counts only the exchanges a filter selects (seam help where). Sessions are
-linked across the captures in the order given (a directory's by name).`,
+linked across the captures in the order given, a directory's in the order
+they were recorded (their headers' start times).`,
 		example: "seam stats --by model captures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &statsOptions{}
