@@ -143,6 +143,9 @@ func registry() []detector {
 		det("schema.missing-param", Error, "DESIGN.md §6", "a tool call lacks a required parameter", nil),
 		det("schema.unknown-param", Warn, "seeds/002", "a tool call passes a parameter the tool does not declare", nil),
 		det("schema.unknown-tool", Warn, "DESIGN.md §6", "a tool call names a tool the request does not declare", nil),
+		// Sessions.
+		det("session.turn-dropped", Error, "DESIGN.md §6", "the request continues an earlier exchange's history but leaves out messages of it (a tool result or a turn lost)", runSession),
+		det("session.turn-edited", Warn, "DESIGN.md §6", "the request changes, inserts or moves a message of an earlier exchange's history it otherwise continues", nil),
 		det("exchange.retry-seam", Warn, "protocols.md §1.6", "the same request sent again after a failed stream (text of both attempts may be joined)", runRetrySeam),
 	}
 }

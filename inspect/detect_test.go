@@ -45,11 +45,16 @@ type wsInput struct {
 	raw []byte
 }
 
-// capture builds a capture holding in.prev (when set) and in.
+// capture builds a capture holding the chain of in.prev (when set), then
+// in.
 func (in exInput) capture() *tape.Capture {
 	c := &tape.Capture{Name: "test"}
-	if in.prev != nil {
-		c.Exchanges = append(c.Exchanges, in.prev.exchange(1))
+	var chain []*exInput
+	for p := in.prev; p != nil; p = p.prev {
+		chain = append([]*exInput{p}, chain...)
+	}
+	for _, p := range chain {
+		c.Exchanges = append(c.Exchanges, p.exchange(len(c.Exchanges)+1))
 	}
 	c.Exchanges = append(c.Exchanges, in.exchange(len(c.Exchanges)+1))
 	if in.tamper == nil {
@@ -291,6 +296,7 @@ const (
 	toolResult1  = `{"role":"tool","tool_call_id":"call_1","content":"a.md"}`
 	toolResult2  = `{"role":"tool","tool_call_id":"call_2","content":"a.md"}`
 	systemMsg    = `{"role":"system","content":"be brief"}`
+	assistantTC2 = `{"role":"assistant","content":null,"tool_calls":[{"id":"call_2","type":"function","function":{"name":"getFileTree","arguments":"{}"}}]}`
 	blockA       = "<use_tool><name>read</name><path>a</path></use_tool>"
 	blockB       = "<use_tool><name>read</name><path>b</path></use_tool>"
 	protocolJSON = `{"type":"response.output_text.delta","delta":"x"}`
@@ -303,6 +309,14 @@ var (
 	callA = [3]string{"call_a", "read", `{"path":"a"}`}
 	callB = [3]string{"call_b", "read", `{"path":"b"}`}
 )
+
+// loopTurn2 is the second turn of a tool loop (whose first turn called
+// getFileTree as call_1), answered with call_2, for the session detectors.
+var loopTurn2 = &exInput{
+	req:    reqMessages(userMsg + "," + assistantTC + "," + toolResult1),
+	client: chatCalls([3]string{"call_2", "getFileTree", "{}"}),
+	prev:   &exInput{req: reqMessages(userMsg), client: chatCalls([3]string{"call_1", "getFileTree", "{}"})},
+}
 
 // detectorCases gives, for each detector id, an exchange that fires it and
 // a near-identical one that does not.
@@ -511,6 +525,12 @@ func detectorCases() []struct {
 			x.Client.End.Bytes += 100
 			x.Client.End.Unrecorded = 100
 		}}, exInput{client: clean, tamper: func(*tape.Exchange) {}}},
+		{"session.turn-dropped",
+			exInput{req: reqMessages(userMsg + "," + assistantTC + "," + assistantTC2 + "," + toolResult2), client: clean, prev: loopTurn2},
+			exInput{req: reqMessages(userMsg + "," + assistantTC + "," + toolResult1 + "," + assistantTC2 + "," + toolResult2), client: clean, prev: loopTurn2}},
+		{"session.turn-edited",
+			exInput{req: reqMessages(userMsg + "," + assistantTC + "," + strings.Replace(toolResult1, "a.md", "b.md", 1) + "," + assistantTC2 + "," + toolResult2), client: clean, prev: loopTurn2},
+			exInput{req: reqMessages(userMsg + "," + assistantTC + "," + toolResult1 + "," + assistantTC2 + "," + toolResult2), client: clean, prev: loopTurn2}},
 		{"exchange.retry-seam",
 			exInput{client: clean, prev: &exInput{client: clean, status: 500}},
 			exInput{client: clean, prev: &exInput{client: clean}}},

@@ -14,10 +14,12 @@
 //	  "exchanges": [ {
 //	    "ex", "method", "url", "endpoint", "model", "protocol",
 //	    "status", "outcome", "ttfb_ns", "duration_ns", "events",
+//	    "metrics": Metrics, "session": SessionRef,
 //	    "sides": [ { "side", "status", "outcome", "error", "bytes", "chunks",
 //	                 "events", "comments", "ttfb_ns", "duration_ns", "stream",
 //	                 "framing": "sse"|"ndjson"|"json-array"|"eventstream",
-//	                 "encoding", "decoded_bytes", "message": Message } ],
+//	                 "encoding", "decoded_bytes", "message": Message,
+//	                 "metrics": Metrics } ],
 //	    "clients": [ { "client", "rule", "text", "reasoning", "refusal",
 //	                   "tool_calls": [ToolCall], "finish_reason", "error",
 //	                   "xml_calls": [{ "name", "args", "start", "end", "closed" }],
@@ -31,7 +33,8 @@
 //	                              "converted",
 //	                              "lines": [ { "op": " "|"-"|"+", "text" } ] } ] } ],
 //	    "request_diff": RequestDiff,
-//	    "notes": [string], "origin", "websocket": WebSocket } ] }
+//	    "notes": [string], "origin", "websocket": WebSocket } ],
+//	  "sessions": [Session] }
 //
 //	Message  = { "protocol", "id", "model", "choices": [ { "index", "role", "text",
 //	             "reasoning", "refusal", "tool_calls": [ToolCall], "finish_reason",
@@ -50,6 +53,14 @@
 //	                                "client", "upstream" } ],
 //	                "rewritten" }   (sandwich recordings only)
 //	Change   = { "client", "upstream" }
+//	Metrics  = { "gaps", "gap_p50_ns", "gap_p99_ns", "gap_max_ns", "stalls", "stall_ns",
+//	             "tokens_in", "tokens_out", "tokens_per_s" }
+//	SessionRef = { "id", "turn", "parent": ExchangeRef, "repeats": ExchangeRef,
+//	               "messages", "continues" }
+//	Session  = { "id", "exchanges": [ExchangeRef], "turns", "tool_calls", "tokens_in",
+//	             "tokens_out", "usage_turns", "start", "end", "duration_ns", "failed",
+//	             "rewrites", "models": [string] }
+//	ExchangeRef = { "capture", "ex" }
 //	WebSocket = { "extensions", "subprotocol",
 //	              "messages": [ { "side", "opcode", "off", "chunk", "t", "frames", "compressed",
 //	                              "bytes", "text", "clipped", "type", "close_code",
@@ -63,6 +74,17 @@
 //	                            "errors": [ { "type", "code", "message", "event_id", "message_index" } ],
 //	                            "client_events", "server_events",
 //	                            "input_audio_bytes", "output_audio_bytes" } }
+//
+// "metrics" are the side's gaps between chunks (nearest-rank p50 and p99,
+// the largest), how many exceed the stall threshold ("stall_ns", 1 s unless
+// Options.Stall says otherwise), the usage it reports and output tokens per
+// second from its first chunk to its last; on the exchange they are those
+// of the side clients received, its usage taken from the upstream side when
+// it reports none. "session" places the exchange in its session (see
+// Sessions): its id, its turn, the exchange whose history it extends and
+// how many messages its history holds. "sessions" lists the sessions the
+// report's exchanges form, with their totals; a report made for several
+// captures at once carries them apart.
 //
 // "origin" (scheme://host) is set when the request names its host (a
 // forward-proxy recording). "websocket" is set for an exchange that

@@ -48,6 +48,12 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		fmt.Fprintf(bw, "%s\n", paint(ansiBold, fmt.Sprintf("== exchange %d  %s %s", x.Ex, visible.String(x.Method), visible.String(x.Origin+x.Endpoint))))
 		fmt.Fprintf(bw, "   model %s · %s · status %d · %s · ttfb %s · duration %s · %d events\n",
 			orDash(x.Model), x.Protocol, x.Status, orDash(string(x.Outcome)), FormatDuration(x.TTFB), FormatDuration(x.Dur), x.Events)
+		if line := x.Metrics.Line(); line != "" {
+			fmt.Fprintf(bw, "   %s\n", line)
+		}
+		if x.Session != nil {
+			fmt.Fprintf(bw, "   %s\n", x.Session.line(r.Capture))
+		}
 		sides := x.Sides
 		if x.WebSocket != nil {
 			writeWebSocket(bw, x, paint)
@@ -134,6 +140,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	writeSessions(bw, r.Sessions, paint)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/framing"
@@ -25,6 +26,16 @@ type Options struct {
 	// NoDiffs leaves the diffs out of the report. Detectors that compare
 	// the sides (diff.upstream-client, diff.boundary-dedupe) still run.
 	NoDiffs bool
+	// Stall is the gap between chunks beyond which Metrics count a stall;
+	// 0 means DefaultStall.
+	Stall time.Duration
+	// Sessions links the exchanges into sessions across calls (see
+	// Sessions); Inspect makes one of its own when it is nil.
+	Sessions *Sessions
+	// AssembleOnly parses and assembles each side, computes the metrics
+	// and links sessions, and stops there: no client emulation, no diffs,
+	// no other detector. For search and statistics that read no finding.
+	AssembleOnly bool
 }
 
 // Report is the result of inspecting a capture.
@@ -37,6 +48,9 @@ type Report struct {
 	Exchanges []*ExchangeReport `json:"exchanges"`
 	// Warnings are the capture-level problems found while reading it.
 	Warnings []string `json:"warnings,omitempty"`
+	// Sessions are the sessions the exchanges form, with their totals,
+	// when Inspect linked them itself (Options.Sessions nil).
+	Sessions []*Session `json:"sessions,omitempty"`
 }
 
 // ExchangeReport is everything inspect says about one exchange.
@@ -74,6 +88,16 @@ type ExchangeReport struct {
 	Notes []string `json:"notes,omitempty"`
 	// WebSocket is set for an exchange that switched to WebSocket.
 	WebSocket *WebSocketReport `json:"websocket,omitempty"`
+	// Metrics are the gap, stall and throughput figures of the side
+	// clients received, its usage taken from the upstream side when it
+	// reports none.
+	Metrics *Metrics `json:"metrics,omitempty"`
+	// Session says which session the exchange belongs to and what it
+	// extends; nil for a request without a message history.
+	Session *SessionRef `json:"session,omitempty"`
+
+	// req is the request as parsed, for Search.
+	req *requestInfo
 }
 
 // SideReport is one side of an exchange.
@@ -98,6 +122,8 @@ type SideReport struct {
 	Encoding string            `json:"encoding,omitempty"`
 	Decoded  int64             `json:"decoded_bytes,omitempty"`
 	Message  *protocol.Message `json:"message"`
+	// Metrics are the side's gap, stall and throughput figures.
+	Metrics *Metrics `json:"metrics,omitempty"`
 
 	ev  *protocol.Side
 	asm *protocol.Assembly
@@ -150,12 +176,19 @@ func Inspect(c *tape.Capture, opts Options) *Report {
 	for _, w := range c.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())
 	}
+	own := opts.Sessions == nil
+	if own {
+		opts.Sessions = NewSessions()
+	}
 	in := &Inspector{c: c, opts: opts}
 	for _, x := range c.Exchanges {
 		if opts.Ex != 0 && x.Ex != opts.Ex {
 			continue
 		}
 		r.Exchanges = append(r.Exchanges, in.Exchange(x))
+	}
+	if own {
+		r.Sessions = opts.Sessions.List()
 	}
 	return r
 }
@@ -180,11 +213,15 @@ type exCtx struct {
 	upDiff *Diff
 	// calls holds the tool calls of each side's choices, read once.
 	calls map[callsKey][]sideCall
+	// started is the capture's start time (zero when unknown), for
+	// sessions.
+	started time.Time
 }
 
 func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCtx) *exCtx {
 	rep := &ExchangeReport{Ex: x.Ex, Findings: []Finding{}}
-	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, prev: prev, opts: opts, profile: c.Header.Engine.Profile, name: c.Name}
+	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, prev: prev, opts: opts, profile: c.Header.Engine.Profile,
+		name: c.Name, started: c.Header.Started}
 	var reqT int64
 	if x.Request != nil {
 		rep.Method, rep.URL = x.Request.Method, x.Request.URL
@@ -194,7 +231,7 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		}
 		reqT = x.Request.T
 		ctx.req = parseRequest(x.Request.Body)
-		rep.Model = cmp.Or(ctx.req.model, protocol.ModelFromURL(x.Request.URL))
+		rep.Model, rep.req = cmp.Or(ctx.req.model, protocol.ModelFromURL(x.Request.URL)), ctx.req
 	}
 	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest)
 	for _, n := range x.Notes {
@@ -216,11 +253,13 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, twin)
 		if timesLie(x, s) {
 			sr.TTFB, sr.Dur = -1, -1
+			sr.Metrics.untime()
 		}
 		if im := c.Header.Imported; im != nil {
-			// An import has no chunk times: no time to first byte, and no
-			// duration when the source has no times at all.
+			// An import has no chunk times: no time to first byte, no
+			// gaps, and no duration when the source has no times at all.
 			sr.TTFB = -1
+			sr.Metrics.untime()
 			if im.Timing != tape.TimingPartial {
 				sr.Dur = -1
 			}
@@ -238,8 +277,22 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		if rep.Model == "" {
 			rep.Model = v.Message.Model
 		}
-		rep.Clients = emulateClients(v)
-		rep.Disagreements = disagreements(rep.Clients)
+		if !opts.AssembleOnly {
+			rep.Clients = emulateClients(v)
+			rep.Disagreements = disagreements(rep.Clients)
+		}
+		rep.Metrics = v.Metrics
+		if up := ctx.sides[tape.Upstream]; v.Message.Usage == nil && up != nil && up.Message.Usage != nil {
+			rep.Metrics = sideMetrics(x.Side(v.Side).Chunks, up.Message.Usage, stallOf(opts))
+			if v.Metrics.untimed {
+				rep.Metrics.untime()
+			}
+		}
+	}
+	if opts.AssembleOnly {
+		ctx.sev = severityOf()
+		runSession(ctx)
+		return ctx
 	}
 	ctx.upDiff = upstreamClientDiff(ctx)
 	if !opts.NoDiffs {
@@ -350,6 +403,7 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		sr.Framing = framing.Unknown
 	}
 	sr.Message = &sr.asm.Message
+	sr.Metrics = sideMetrics(sd.Chunks, sr.Message.Usage, stallOf(opts))
 	return sr
 }
 

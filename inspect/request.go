@@ -32,6 +32,30 @@ type requestInfo struct {
 	stream   bool
 	messages []reqMsg
 	tools    map[string]*toolSchema
+	// prevResponse is a Responses request's previous_response_id: the
+	// history it continues is that response's.
+	prevResponse string
+	// input is a Responses request's input item list and instructions its
+	// instructions, for the history sessions read item by item.
+	input        gjson.Result
+	instructions string
+}
+
+// fields returns the values of the named keys of object r, each the first
+// one of its name, reading r once (gjson's Get reads from the start for
+// each key, which costs a request body of a long history dearly).
+func fields(r gjson.Result, names ...string) []gjson.Result {
+	out := make([]gjson.Result, len(names))
+	r.ForEach(func(k, v gjson.Result) bool {
+		key := k.String()
+		for i, n := range names {
+			if n == key && !out[i].Exists() {
+				out[i] = v
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // parseRequest reads a Chat Completions, Responses or Anthropic request body.
@@ -41,24 +65,27 @@ func parseRequest(body []byte) *requestInfo {
 	if len(body) == 0 || !gjson.ValidBytes(body) {
 		return ri
 	}
-	r := gjson.ParseBytes(body)
-	ri.model = r.Get("model").String()
-	ri.stream = r.Get("stream").Bool()
-	if s := r.Get("system"); s.Exists() {
+	f := fields(gjson.ParseBytes(body), "model", "stream", "previous_response_id", "system", "instructions", "messages", "input", "tools")
+	ri.model = f[0].String()
+	ri.stream = f[1].Bool()
+	ri.prevResponse = f[2].String()
+	if s := f[3]; s.Exists() {
 		ri.messages = append(ri.messages, reqMsg{role: "system", text: contentText(s)})
 	}
-	if s := r.Get("instructions").String(); s != "" {
+	ri.instructions = f[4].String()
+	if s := ri.instructions; s != "" {
 		ri.messages = append(ri.messages, reqMsg{role: "system", text: s})
 	}
-	r.Get("messages").ForEach(func(_, m gjson.Result) bool {
-		msg := reqMsg{role: m.Get("role").String(), text: contentText(m.Get("content")), toolCallID: m.Get("tool_call_id").String()}
-		m.Get("tool_calls").ForEach(func(k, tc gjson.Result) bool {
+	f[5].ForEach(func(_, m gjson.Result) bool {
+		mf := fields(m, "role", "content", "tool_call_id", "tool_calls")
+		msg := reqMsg{role: mf[0].String(), text: contentText(mf[1]), toolCallID: mf[2].String()}
+		mf[3].ForEach(func(k, tc gjson.Result) bool {
 			msg.toolCalls = append(msg.toolCalls, protocol.ToolCall{Index: int(k.Int()), ID: tc.Get("id").String(), Name: tc.Get("function.name").String(), Arguments: tc.Get("function.arguments").String()})
 			return true
 		})
 		// Anthropic content blocks: tool_use in assistant turns, tool_result in user turns.
 		var results []reqMsg
-		m.Get("content").ForEach(func(k, b gjson.Result) bool {
+		mf[1].ForEach(func(k, b gjson.Result) bool {
 			switch b.Get("type").String() {
 			case "tool_use":
 				msg.toolCalls = append(msg.toolCalls, protocol.ToolCall{Index: int(k.Int()), ID: b.Get("id").String(), Name: b.Get("name").String(), Arguments: b.Get("input").Raw})
@@ -75,7 +102,10 @@ func parseRequest(body []byte) *requestInfo {
 		ri.messages = append(ri.messages, results...)
 		return true
 	})
-	in := r.Get("input")
+	in := f[6]
+	if in.IsArray() {
+		ri.input = in
+	}
 	if in.Type == gjson.String {
 		ri.messages = append(ri.messages, reqMsg{role: "user", text: in.String()})
 	}
@@ -91,11 +121,15 @@ func parseRequest(body []byte) *requestInfo {
 		case "function_call_output":
 			ri.messages = append(ri.messages, reqMsg{role: "tool", toolCallID: it.Get("call_id").String(), text: it.Get("output").String()})
 		default:
-			ri.messages = append(ri.messages, reqMsg{role: it.Get("role").String(), text: contentText(it.Get("content"))})
+			// Items without a role (reasoning, item_reference) carry no
+			// message of the conversation.
+			if role := it.Get("role").String(); role != "" {
+				ri.messages = append(ri.messages, reqMsg{role: role, text: contentText(it.Get("content"))})
+			}
 		}
 		return true
 	})
-	r.Get("tools").ForEach(func(_, t gjson.Result) bool {
+	f[7].ForEach(func(_, t gjson.Result) bool {
 		name := t.Get("function.name").String()
 		params := t.Get("function.parameters")
 		if name == "" {

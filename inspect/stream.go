@@ -20,12 +20,30 @@ type Inspector struct {
 	c    *tape.Capture // the name and header; Exchanges is not used
 	opts Options
 	prev *exCtx
+	// own is set when the Inspector links sessions itself.
+	own bool
 }
 
 // NewInspector returns an Inspector for the capture named name with header
 // h. opts.Ex is not applied: the caller chooses the exchanges it passes.
+// It links the exchanges into sessions with opts.Sessions, or, as Inspect
+// does, with a Sessions of its own when that is nil.
 func NewInspector(name string, h tape.Header, opts Options) *Inspector {
-	return &Inspector{c: &tape.Capture{Name: name, Header: h}, opts: opts}
+	in := &Inspector{c: &tape.Capture{Name: name, Header: h}, opts: opts}
+	if opts.Sessions == nil {
+		in.opts.Sessions, in.own = NewSessions(), true
+	}
+	return in
+}
+
+// Sessions returns the sessions the exchanges inspected so far form, as
+// Inspect reports them, when the Inspector links them itself; nil when
+// they are linked by the caller's Options.Sessions.
+func (in *Inspector) Sessions() []*Session {
+	if !in.own {
+		return nil
+	}
+	return in.opts.Sessions.List()
 }
 
 // Exchange inspects x, the next exchange of the capture.
@@ -36,6 +54,16 @@ func (in *Inspector) Exchange(x *tape.Exchange) *ExchangeReport {
 	}
 	in.prev = ctx.summary()
 	return ctx.rep
+}
+
+// Skim reads x for what the exchanges after it compare with (its place in
+// its session, its request, how it ended) without a report on it: its
+// sides are parsed and assembled, nothing more. Skim the exchanges before
+// the one to report, so its session and retry detectors see them.
+func (in *Inspector) Skim(x *tape.Exchange) {
+	o := in.opts
+	o.AssembleOnly, o.NoDiffs = true, true
+	in.prev = inspectExchange(in.c, x, o, in.prev).summary()
 }
 
 // summary keeps of an inspected exchange what the next exchange's
@@ -52,11 +80,16 @@ func (c *exCtx) summary() *exCtx {
 // JSONWriter writes the report [WriteJSON] writes, byte for byte, one
 // exchange at a time, so a report on a large capture is never held whole.
 type JSONWriter struct {
-	w       io.Writer
-	capture string
-	n       int
-	err     error
+	w        io.Writer
+	capture  string
+	n        int
+	err      error
+	sessions []*Session
 }
+
+// SetSessions gives the sessions Close writes after the warnings, as
+// WriteJSON writes Report.Sessions.
+func (j *JSONWriter) SetSessions(ss []*Session) { j.sessions = ss }
 
 // NewJSONWriter returns a JSONWriter for the capture named capture.
 func NewJSONWriter(w io.Writer, capture string) *JSONWriter {
@@ -98,6 +131,14 @@ func (j *JSONWriter) Close(warnings []string) error {
 			return err
 		}
 		j.write([]byte(",\n  \"warnings\": "))
+		j.write(b)
+	}
+	if len(j.sessions) > 0 {
+		b, err := marshalIndent(j.sessions, "  ")
+		if err != nil {
+			return err
+		}
+		j.write([]byte(",\n  \"sessions\": "))
 		j.write(b)
 	}
 	j.write([]byte("\n}\n"))

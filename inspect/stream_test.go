@@ -59,6 +59,7 @@ func TestStreamedReportMatchesWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		jw.SetSessions(in.Sessions())
 		if err := jw.Close(whole.Warnings); err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,8 +23,12 @@ type Fault struct {
 	Kind FaultKind
 	// N is the count or index the kind takes (see each kind).
 	N int
-	// D is the delay of FaultDisconnect.
+	// D is the delay of FaultDisconnect, FaultLatency, FaultStall and
+	// FaultJitter.
 	D time.Duration
+	// At says what N counts for FaultStall: "event", "chunk" or "byte";
+	// "" picks an event at random.
+	At string
 	// RetryAfter is the Retry-After value sent with FaultStatus.
 	RetryAfter string
 }
@@ -55,19 +60,35 @@ const (
 	// FaultStatus answers with HTTP status N (429, 500, ...) and a JSON
 	// error instead of the recording.
 	FaultStatus FaultKind = "status"
+	// FaultLatency waits D more before the first byte (the response line
+	// and everything after it come D later).
+	FaultLatency FaultKind = "latency"
+	// FaultStall waits D before event N (At "event"; the chunk holding
+	// its first byte is split there), chunk N or byte N; everything after
+	// comes D later.
+	FaultStall FaultKind = "stall"
+	// FaultJitter changes every gap between chunks (and the wait for the
+	// first) by a random amount within ±D, never below zero.
+	FaultJitter FaultKind = "jitter"
 )
+
+// Timing faults wait in wall-clock time whatever the playback speed: with
+// speed 0, latency=300ms still waits 300 ms before the first byte. They
+// apply after the faults that re-cut or rewrite the chunks, to the chunks
+// those leave.
 
 // FaultKinds lists every fault with the form it is written in.
 func FaultKinds() []string {
 	return []string{
 		"split-event", "split-rune", "coalesce[=N]", "drop-delta[=N]", "dup-delta[=N]", "reorder[=N]",
 		"drop-terminal", "truncate=BYTES", "disconnect=DURATION", "status=CODE[:RETRY-AFTER]",
+		"latency=DURATION", "stall=DURATION[@event:N|@chunk:N|@byte:N]", "jitter=DURATION",
 	}
 }
 
 // ParseFault parses a fault as written on the command line, e.g.
 // "split-rune", "drop-delta=3", "truncate=2048", "disconnect=1.5s",
-// "status=429:2".
+// "status=429:2", "latency=300ms", "stall=2s@event:40", "jitter=±20ms".
 func ParseFault(spec string) (Fault, error) {
 	name, arg, hasArg := strings.Cut(strings.TrimSpace(spec), "=")
 	f := Fault{Kind: FaultKind(name), N: -1}
@@ -113,6 +134,28 @@ func ParseFault(spec string) (Fault, error) {
 			return bad("status=CODE[:RETRY-AFTER] with CODE from 400 to 599")
 		}
 		f.N, f.RetryAfter = n, retry
+	case FaultLatency, FaultJitter:
+		arg = strings.TrimPrefix(strings.TrimPrefix(arg, "±"), "+-")
+		d, err := time.ParseDuration(arg)
+		if !hasArg || err != nil || d < 0 {
+			return bad(name + "=DURATION such as 300ms")
+		}
+		f.D = d
+	case FaultStall:
+		dur, at, hasAt := strings.Cut(arg, "@")
+		d, err := time.ParseDuration(dur)
+		if !hasArg || err != nil || d < 0 {
+			return bad("stall=DURATION[@event:N|@chunk:N|@byte:N] such as stall=2s@event:40")
+		}
+		f.D = d
+		if hasAt {
+			what, n, _ := strings.Cut(at, ":")
+			k, err := strconv.Atoi(n)
+			if (what != "event" && what != "chunk" && what != "byte") || err != nil || k < 0 {
+				return bad("stall=DURATION@event:N, @chunk:N or @byte:N with N a whole number")
+			}
+			f.At, f.N = what, k
+		}
 	default:
 		return Fault{}, fmt.Errorf("unknown fault %q (faults: %s)", name, strings.Join(FaultKinds(), ", "))
 	}
@@ -124,7 +167,12 @@ func (f Fault) String() string {
 	switch f.Kind {
 	case FaultTruncate:
 		return fmt.Sprintf("%s=%d", f.Kind, f.N)
-	case FaultDisconnect:
+	case FaultDisconnect, FaultLatency, FaultJitter:
+		return fmt.Sprintf("%s=%s", f.Kind, f.D)
+	case FaultStall:
+		if f.At != "" {
+			return fmt.Sprintf("%s=%s@%s:%d", f.Kind, f.D, f.At, f.N)
+		}
 		return fmt.Sprintf("%s=%s", f.Kind, f.D)
 	case FaultStatus:
 		if f.RetryAfter != "" {
@@ -139,76 +187,219 @@ func (f Fault) String() string {
 	return string(f.Kind)
 }
 
-// applyFaults rewrites the chunks to send. Event-level faults re-cut the
-// body at event boundaries first, keeping each event's recorded time.
-func applyFaults(chunks []tape.Chunk, faults []Fault, rng *rand.Rand) []tape.Chunk {
+// plan is a faulted recording to send: the chunks, and the extra wall
+// time to wait before each (on top of its recorded time, whatever the
+// speed) and before the response line.
+type plan struct {
+	chunks []tape.Chunk
+	extra  []time.Duration
+	head   time.Duration
+}
+
+// shifted returns the plan's chunks with the extra waits added to their
+// recorded times, for an offline replay.
+func (p plan) shifted() []tape.Chunk {
+	out := slices.Clone(p.chunks)
+	for i := range out {
+		out[i].T += int64(p.extra[i])
+	}
+	return out
+}
+
+// applyFaults plans the chunks to send. Event-level faults re-cut the body
+// at event boundaries first, keeping each event's recorded time; timing
+// faults apply last, to the chunks the others leave.
+func applyFaults(chunks []tape.Chunk, faults []Fault, rng *rand.Rand) plan {
+	var timing []Fault
 	for _, f := range faults {
 		switch f.Kind {
-		case FaultSplitEvent:
-			chunks = splitChunks(chunks, func(b []byte) int {
-				if len(b) < 2 {
-					return 0
-				}
-				return 1 + rng.IntN(len(b)-1)
-			})
-		case FaultSplitRune:
-			chunks = splitChunks(chunks, runeSplit)
-		case FaultCoalesce:
-			var out []tape.Chunk
-			for i := 0; i < len(chunks); i += f.N {
-				c := chunks[min(i+f.N, len(chunks))-1]
-				var data []byte
-				for _, p := range chunks[i:min(i+f.N, len(chunks))] {
-					data = append(data, p.Data...)
-				}
-				c.Data = data
-				out = append(out, c)
-			}
-			chunks = out
-		case FaultDropDelta, FaultDupDelta, FaultReorder:
-			ev := eventChunks(chunks)
-			if len(ev) == 0 {
-				continue
+		case FaultLatency, FaultStall, FaultJitter:
+			timing = append(timing, f)
+		default:
+			chunks = reshape(chunks, f, rng)
+		}
+	}
+	p := plan{chunks: chunks, extra: make([]time.Duration, len(chunks))}
+	for _, f := range timing {
+		p = p.delay(f, rng)
+	}
+	return p
+}
+
+// delay applies one timing fault to the plan.
+func (p plan) delay(f Fault, rng *rand.Rand) plan {
+	switch f.Kind {
+	case FaultLatency:
+		p.head += f.D
+		for i := range p.extra {
+			p.extra[i] += f.D
+		}
+	case FaultStall:
+		if len(p.chunks) == 0 {
+			return p
+		}
+		from := 0
+		switch f.At {
+		case "chunk":
+			from = min(f.N, len(p.chunks))
+		case "byte":
+			p, from = p.cutAt(int64(f.N))
+		default:
+			starts := eventStarts(p.chunks)
+			if len(starts) == 0 {
+				return p
 			}
 			i := f.N
-			if i < 0 || i >= len(ev) {
-				i = rng.IntN(len(ev))
+			if f.At == "" {
+				i = rng.IntN(len(starts))
 			}
-			switch f.Kind {
-			case FaultDropDelta:
-				ev = append(ev[:i:i], ev[i+1:]...)
-			case FaultDupDelta:
-				ev = append(ev[:i+1:i+1], ev[i:]...)
-			case FaultReorder:
-				if i+1 < len(ev) {
-					ev[i].Data, ev[i+1].Data = ev[i+1].Data, ev[i].Data
-				}
+			if i >= len(starts) {
+				from = len(p.chunks) // after the last event: nothing waits
+				break
 			}
-			chunks = ev
-		case FaultDropTerminal:
-			ev := eventChunks(chunks)
-			for i := len(ev) - 1; i >= 0; i-- {
-				if isTerminalEvent(ev[i].Data) {
-					ev = append(ev[:i:i], ev[i+1:]...)
-					break
-				}
-			}
-			chunks = ev
-		case FaultTruncate:
-			var out []tape.Chunk
-			left := f.N
-			for _, c := range chunks {
-				if left <= 0 {
-					break
-				}
-				if len(c.Data) > left {
-					c.Data = c.Data[:left]
-				}
-				left -= len(c.Data)
-				out = append(out, c)
-			}
-			chunks = out
+			p, from = p.cutAt(starts[i])
 		}
+		for i := from; i < len(p.extra); i++ {
+			p.extra[i] += f.D
+		}
+	case FaultJitter:
+		var shift time.Duration
+		prevT := int64(0)
+		if len(p.chunks) > 0 {
+			prevT = p.chunks[0].T
+		}
+		for i := range p.chunks {
+			gap := time.Duration(p.chunks[i].T - prevT)
+			prevT = p.chunks[i].T
+			d := time.Duration(rng.Int64N(int64(2*f.D)+1)) - f.D
+			d = max(d, -(gap + shift)) // a gap never goes below zero
+			shift += d
+			p.extra[i] += shift
+		}
+	}
+	return p
+}
+
+// cutAt splits the chunk holding byte off of the body so that a chunk
+// starts there, and returns the plan and that chunk's index (len(chunks)
+// when off is past the end).
+func (p plan) cutAt(off int64) (plan, int) {
+	for i, c := range p.chunks {
+		if off < c.Off || off >= c.Off+int64(len(c.Data)) {
+			continue
+		}
+		if off == c.Off {
+			return p, i
+		}
+		k := off - c.Off
+		a, b := c, c
+		a.Data, b.Data, b.Off = c.Data[:k], c.Data[k:], off
+		p.chunks = slices.Insert(slices.Clone(p.chunks), i+1, b)
+		p.chunks[i] = a
+		p.extra = slices.Insert(slices.Clone(p.extra), i+1, p.extra[i])
+		return p, i + 1
+	}
+	return p, len(p.chunks)
+}
+
+// eventStarts returns the body offset of each event's first byte.
+func eventStarts(chunks []tape.Chunk) []int64 {
+	var body []byte
+	for _, c := range chunks {
+		body = append(body, c.Data...)
+	}
+	var out []int64
+	off := int64(0)
+	if len(chunks) > 0 {
+		off = chunks[0].Off
+	}
+	for _, part := range sse.SplitEvents(body) {
+		out = append(out, off)
+		off += int64(len(part))
+	}
+	return out
+}
+
+// reshape applies one fault that re-cuts or rewrites the chunks.
+func reshape(chunks []tape.Chunk, f Fault, rng *rand.Rand) []tape.Chunk {
+	switch f.Kind {
+	case FaultSplitEvent:
+		return splitChunks(chunks, func(b []byte) int {
+			if len(b) < 2 {
+				return 0
+			}
+			return 1 + rng.IntN(len(b)-1)
+		})
+	case FaultSplitRune:
+		return splitChunks(chunks, runeSplit)
+	case FaultCoalesce:
+		var out []tape.Chunk
+		for i := 0; i < len(chunks); i += f.N {
+			c := chunks[min(i+f.N, len(chunks))-1]
+			var data []byte
+			for _, p := range chunks[i:min(i+f.N, len(chunks))] {
+				data = append(data, p.Data...)
+			}
+			c.Data, c.Off = data, chunks[i].Off
+			out = append(out, c)
+		}
+		return out
+	case FaultDropDelta, FaultDupDelta, FaultReorder:
+		ev := eventChunks(chunks)
+		if len(ev) == 0 {
+			return chunks
+		}
+		i := f.N
+		if i < 0 || i >= len(ev) {
+			i = rng.IntN(len(ev))
+		}
+		switch f.Kind {
+		case FaultDropDelta:
+			ev = append(ev[:i:i], ev[i+1:]...)
+		case FaultDupDelta:
+			ev = append(ev[:i+1:i+1], ev[i:]...)
+		case FaultReorder:
+			if i+1 < len(ev) {
+				ev[i].Data, ev[i+1].Data = ev[i+1].Data, ev[i].Data
+			}
+		}
+		return reoffset(ev)
+	case FaultDropTerminal:
+		ev := eventChunks(chunks)
+		for i := len(ev) - 1; i >= 0; i-- {
+			if isTerminalEvent(ev[i].Data) {
+				ev = append(ev[:i:i], ev[i+1:]...)
+				break
+			}
+		}
+		return reoffset(ev)
+	case FaultTruncate:
+		var out []tape.Chunk
+		left := f.N
+		for _, c := range chunks {
+			if left <= 0 {
+				break
+			}
+			if len(c.Data) > left {
+				c.Data = c.Data[:left]
+			}
+			left -= len(c.Data)
+			out = append(out, c)
+		}
+		return out
+	}
+	return chunks
+}
+
+// reoffset sets each chunk's offset to where it now starts in the body.
+func reoffset(chunks []tape.Chunk) []tape.Chunk {
+	off := int64(0)
+	if len(chunks) > 0 {
+		off = chunks[0].Off
+	}
+	for i := range chunks {
+		chunks[i].Off = off
+		off += int64(len(chunks[i].Data))
 	}
 	return chunks
 }
@@ -223,7 +414,7 @@ func splitChunks(chunks []tape.Chunk, at func([]byte) int) []tape.Chunk {
 			continue
 		}
 		a, b := c, c
-		a.Data, b.Data = c.Data[:i], c.Data[i:]
+		a.Data, b.Data, b.Off = c.Data[:i], c.Data[i:], c.Off+int64(i)
 		out = append(out, a, b)
 	}
 	return out
@@ -290,5 +481,10 @@ func writeStatusFault(w http.ResponseWriter, f Fault) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(f.N)
-	fmt.Fprintf(w, `{"error":{"message":"seam serve: injected fault %s","type":"seam_fault","code":%d}}`+"\n", f, f.N)
+	w.Write(statusFaultBody(f))
+}
+
+// statusFaultBody is the JSON error a status fault answers with.
+func statusFaultBody(f Fault) []byte {
+	return fmt.Appendf(nil, `{"error":{"message":"seam serve: injected fault %s","type":"seam_fault","code":%d}}`+"\n", f, f.N)
 }

@@ -30,6 +30,15 @@ func TestParseFault(t *testing.T) {
 		{in: "status=200", err: "CODE from 400 to 599"},
 		{in: "split-rune=2", err: "without a value"},
 		{in: "explode", err: `unknown fault "explode"`},
+		{in: "latency=300ms", want: "latency=300ms"},
+		{in: "stall=2s@event:40", want: "stall=2s@event:40"},
+		{in: "stall=1.5s@chunk:3", want: "stall=1.5s@chunk:3"},
+		{in: "stall=2s", want: "stall=2s"},
+		{in: "jitter=±20ms", want: "jitter=20ms"},
+		{in: "jitter=+-5ms", want: "jitter=5ms"},
+		{in: "latency", err: "latency=DURATION"},
+		{in: "stall=2s@line:3", err: "@event:N, @chunk:N or @byte:N"},
+		{in: "jitter=-1s", err: "jitter=DURATION"},
 	} {
 		f, err := replay.ParseFault(tc.in)
 		if tc.err != "" {
@@ -52,15 +61,7 @@ func serveWith(t *testing.T, faults ...string) (*http.Response, [][]byte, error)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fs []replay.Fault
-	for _, s := range faults {
-		f, err := replay.ParseFault(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs = append(fs, f)
-	}
-	srv := httptest.NewServer(replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{Faults: fs, Seed: 7}))
+	srv := httptest.NewServer(replay.NewServer([]*tape.Capture{c}, replay.ServerOptions{Faults: parseFaults(t, faults...), Seed: 7}))
 	t.Cleanup(srv.Close)
 	x := c.Exchanges[0]
 	resp, err := http.Post(srv.URL+x.Request.URL, "application/json", bytes.NewReader(x.Request.Body))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,15 @@ type Options struct {
 	// Speed paces the pushes by the recorded chunk times: 1 is the original
 	// timing, N is N times faster, 0 (the default) does not wait at all.
 	Speed float64
+	// Faults are applied to the recorded upstream side before it goes
+	// through the engine, as a mock upstream would send it (see
+	// ServerOptions.Faults): timing faults shift the chunks' times, a
+	// disconnect cuts the chunks after it and ends the side with an
+	// upstream error, a status fault replaces the response with the error.
+	Faults []Fault
+	// Seed seeds the positions faults pick, as ServerOptions.Seed does:
+	// the same seed makes the same bytes offline and served.
+	Seed uint64
 }
 
 // Frame is one client write produced by the engine during a replay.
@@ -44,6 +54,9 @@ type Result struct {
 	// NoClient is set when the capture holds no client side (an imported
 	// upstream recording): there is nothing to compare the frames with.
 	NoClient bool
+	// Upstream is the upstream side the engine was given when faults
+	// changed it, nil otherwise.
+	Upstream *tape.SideData
 }
 
 // Identical reports whether the replay produced the recorded client side
@@ -135,6 +148,13 @@ func Exchange(ctx context.Context, x *tape.Exchange, cfg tape.Engine, opts Optio
 	if x.Upstream.Response == nil {
 		return nil, fmt.Errorf("exchange %d: no upstream response was recorded", x.Ex)
 	}
+	up := x.Upstream
+	res := &Result{Ex: x.Ex, Engine: cfg, Recorded: x.Client.Chunks,
+		NoClient: x.Client.Response == nil && len(x.Client.Chunks) == 0}
+	if len(opts.Faults) > 0 {
+		up = faultedUpstream(x, opts.Faults, opts.Seed)
+		res.Upstream = &up
+	}
 	path := ""
 	method := ""
 	if x.Request != nil {
@@ -142,31 +162,29 @@ func Exchange(ctx context.Context, x *tape.Exchange, cfg tape.Engine, opts Optio
 		path, _, _ = strings.Cut(x.Request.URL, "?")
 	}
 	ct := ""
-	if v := x.Upstream.Response.Headers["content-type"]; len(v) > 0 {
+	if v := up.Response.Headers["content-type"]; len(v) > 0 {
 		ct = v[0]
 	}
-	eng, err := shape.New(cfg, shape.Exchange{Method: method, Path: path, Status: x.Upstream.Response.Status, ContentType: ct})
+	eng, err := shape.New(cfg, shape.Exchange{Method: method, Path: path, Status: up.Response.Status, ContentType: ct})
 	if err != nil {
 		return nil, fmt.Errorf("exchange %d: engine: %w", x.Ex, err)
 	}
-	res := &Result{Ex: x.Ex, Engine: cfg, Recorded: x.Client.Chunks,
-		NoClient: x.Client.Response == nil && len(x.Client.Chunks) == 0}
 	p := pacer{start: time.Now(), speed: opts.Speed}
-	if len(x.Upstream.Chunks) > 0 {
-		p.zero = x.Upstream.Chunks[0].T
+	if len(up.Chunks) > 0 {
+		p.zero = up.Chunks[0].T
 	}
 	defer p.stop()
 	var frames [][]byte
-	for i, c := range x.Upstream.Chunks {
-		if !p.wait(ctx, c.T) {
+	for i, c := range up.Chunks {
+		if !p.wait(ctx, c.T, 0) {
 			return nil, ctx.Err()
 		}
 		frames = eng.Push(frames[:0], c.Data)
 		res.add(frames, i, c.T)
 	}
 	endT := int64(0)
-	if x.Upstream.End != nil {
-		endT = x.Upstream.End.T
+	if up.End != nil {
+		endT = up.End.T
 	}
 	frames = eng.Close(frames[:0])
 	res.add(frames, -1, endT)
@@ -190,9 +208,14 @@ func firstMismatch(frames []Frame, rec []tape.Chunk) int {
 }
 
 // ToExchange returns x with its client side replaced by the replayed frames,
-// for writing the replay as a capture.
+// and its upstream side by the one faults made, for writing the replay as a
+// capture.
 func (r *Result) ToExchange(x *tape.Exchange) *tape.Exchange {
 	out := *x
+	if r.Upstream != nil {
+		out.Upstream = *r.Upstream
+		x = &out
+	}
 	out.Client = tape.SideData{Response: x.Client.Response}
 	// What the capture said about its recorded client side no longer applies.
 	out.Anomalies = nil
@@ -217,4 +240,56 @@ func (r *Result) ToExchange(x *tape.Exchange) *tape.Exchange {
 		out.Client.End = &end
 	}
 	return &out
+}
+
+// faultedUpstream returns the upstream side of x as a mock upstream with
+// faults would send it, with the seed a Server uses for x.
+func faultedUpstream(x *tape.Exchange, faults []Fault, seed uint64) tape.SideData {
+	up := tape.SideData{}
+	resp := *x.Upstream.Response
+	up.Response = &resp
+	if f, ok := statusFault(faults); ok {
+		body := statusFaultBody(f)
+		resp.Status = f.N
+		resp.Headers = tape.Headers{"content-type": {"application/json"}}
+		up.Chunks = []tape.Chunk{{Ex: x.Ex, Side: tape.Upstream, T: resp.T, Data: body}}
+		up.End = &tape.End{Ex: x.Ex, Side: tape.Upstream, T: resp.T, Outcome: tape.Complete, Bytes: int64(len(body))}
+		return up
+	}
+	pl := applyFaults(x.Upstream.Chunks, faults, rand.New(rand.NewPCG(seed, uint64(x.Ex))))
+	resp.T += int64(pl.head)
+	up.Chunks = pl.shifted()
+	var end tape.End
+	if x.Upstream.End != nil {
+		end = *x.Upstream.End
+	} else {
+		end = tape.End{Ex: x.Ex, Side: tape.Upstream, T: resp.T, Outcome: tape.Truncated}
+	}
+	if n := len(pl.extra); n > 0 {
+		end.T += int64(pl.extra[n-1])
+	}
+	for _, f := range faults {
+		if f.Kind != FaultDisconnect || x.Request == nil {
+			continue
+		}
+		cut := x.Request.T + int64(f.D)
+		if resp.T > cut {
+			up.Chunks = nil
+		}
+		for i, c := range up.Chunks {
+			if c.T > cut {
+				up.Chunks = up.Chunks[:i]
+				break
+			}
+		}
+		if end.T > cut {
+			end.T, end.Outcome, end.Error = cut, tape.UpstreamError, errDisconnect.Error()
+		}
+	}
+	end.Bytes = 0
+	for _, c := range up.Chunks {
+		end.Bytes += int64(len(c.Data))
+	}
+	up.End = &end
+	return up
 }

@@ -331,9 +331,10 @@ func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchan
 			w.Header().Set("Content-Encoding", ce) // a coding seam cannot decode: as recorded
 		}
 	}
+	pl := plan{chunks: chunks, extra: make([]time.Duration, len(chunks))}
 	aborted := false
 	if len(s.opts.Faults) > 0 {
-		chunks = applyFaults(chunks, s.opts.Faults, rand.New(rand.NewPCG(s.opts.Seed, uint64(x.Ex))))
+		pl = applyFaults(pl.chunks, s.opts.Faults, rand.New(rand.NewPCG(s.opts.Seed, uint64(x.Ex))))
 		for _, f := range s.opts.Faults {
 			if f.Kind == FaultDisconnect {
 				var cancel context.CancelFunc
@@ -370,15 +371,15 @@ func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchan
 	// every gap between chunks are played again, scaled by Speed.
 	p := pacer{start: time.Now(), zero: x.Request.T, speed: s.opts.Speed}
 	defer p.stop()
-	if !p.wait(ctx, resp.T) {
+	if !p.wait(ctx, resp.T, pl.head) {
 		aborted = context.Cause(ctx) == errDisconnect
 		return
 	}
 	w.WriteHeader(resp.Status)
 	rc := http.NewResponseController(w)
 	rc.Flush()
-	for _, c := range chunks {
-		if !p.wait(ctx, c.T) {
+	for i, c := range pl.chunks {
+		if !p.wait(ctx, c.T, pl.extra[i]) {
 			aborted = context.Cause(ctx) == errDisconnect
 			return
 		}
@@ -403,13 +404,17 @@ type pacer struct {
 	timer *time.Timer
 }
 
-// wait blocks until the recorded time t is due, and reports false if ctx
+// wait blocks until the recorded time t, scaled by the speed, plus extra
+// (a fault's wall-clock wait, not scaled) is due, and reports false if ctx
 // ended first.
-func (p *pacer) wait(ctx context.Context, t int64) bool {
-	if p.speed <= 0 || t <= p.zero {
+func (p *pacer) wait(ctx context.Context, t int64, extra time.Duration) bool {
+	due := extra
+	if p.speed > 0 && t > p.zero {
+		due += time.Duration(float64(t-p.zero) / p.speed)
+	}
+	if due <= 0 {
 		return ctx.Err() == nil
 	}
-	due := time.Duration(float64(t-p.zero) / p.speed)
 	d := due - time.Since(p.start)
 	if d <= 0 {
 		return ctx.Err() == nil

@@ -24,10 +24,10 @@ import (
 // and the secret values taken out of a request body are masked where the
 // response echoes them.
 func WriteHAR(w io.Writer, c *Capture, creator string) error {
-	return WriteHARWith(w, c, HAROptions{Creator: creator})
+	return WriteHARs(w, []*Capture{c}, HAROptions{Creator: creator})
 }
 
-// HAROptions tune WriteHARWith.
+// HAROptions tune WriteHARWith and WriteHARs.
 type HAROptions struct {
 	// Creator is the version of seam written as the HAR creator.
 	Creator string
@@ -41,6 +41,13 @@ type HAROptions struct {
 
 // WriteHARWith is WriteHAR with options.
 func WriteHARWith(w io.Writer, c *Capture, opts HAROptions) error {
+	return WriteHARs(w, []*Capture{c}, opts)
+}
+
+// WriteHARs writes the exchanges of several captures as one HTTP Archive,
+// as WriteHAR writes one; each entry's comment names its capture when
+// there are several.
+func WriteHARs(w io.Writer, cs []*Capture, opts HAROptions) error {
 	creator := opts.Creator
 	type nv struct {
 		Name  string `json:"name"`
@@ -117,73 +124,78 @@ func WriteHARWith(w io.Writer, c *Capture, opts HAROptions) error {
 	}
 	ms := func(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }
 	entries := []entry{}
-	for _, x := range c.Exchanges {
-		if x.Request == nil {
-			continue
-		}
-		// The capture may predate the recorder's redaction, or be imported.
-		req, secrets := RedactStored(x.Request)
-		e := entry{
-			StartedDateTime: c.Header.Started.Add(time.Duration(req.T)).Format(time.RFC3339Nano),
-			Request: request{
-				Method: req.Method, URL: BaseURL(&c.Header, req) + req.URL,
-				HTTPVersion: "HTTP/1.1", Headers: headers(req.Headers),
-				QueryString: queryString(req.URL), Cookies: []nv{}, HeadersSize: -1, BodySize: len(req.Body),
-			},
-			Comment: fmt.Sprintf("seam exchange %d", x.Ex),
-		}
-		if len(req.Body) > 0 {
-			pd := &postData{MimeType: first(req.Headers["content-type"]), Text: string(req.Body)}
-			if !utf8.Valid(req.Body) {
-				pd.Text, pd.Encoding = b64(req.Body), "base64"
+	for _, c := range cs {
+		for _, x := range c.Exchanges {
+			if x.Request == nil {
+				continue
 			}
-			e.Request.PostData = pd
-		}
-		side := &x.Client
-		if side.Response == nil {
-			side = &x.Upstream
-		}
-		if side.Response != nil {
-			wire := side.Body()
-			body := wire
-			if ce := strings.Join(side.Response.Headers["content-encoding"], ", "); ce != "" && opts.Decode != nil {
-				if dec, err := opts.Decode(wire, ce); err != nil {
-					e.Comment += ", body not decoded (" + err.Error() + ")"
-				} else {
-					body = dec
+			// The capture may predate the recorder's redaction, or be imported.
+			req, secrets := RedactStored(x.Request)
+			e := entry{
+				StartedDateTime: c.Header.Started.Add(time.Duration(req.T)).Format(time.RFC3339Nano),
+				Request: request{
+					Method: req.Method, URL: BaseURL(&c.Header, req) + req.URL,
+					HTTPVersion: "HTTP/1.1", Headers: headers(req.Headers),
+					QueryString: queryString(req.URL), Cookies: []nv{}, HeadersSize: -1, BodySize: len(req.Body),
+				},
+				Comment: fmt.Sprintf("seam exchange %d", x.Ex),
+			}
+			if len(cs) > 1 {
+				e.Comment = fmt.Sprintf("seam exchange %d of %s", x.Ex, c.Name)
+			}
+			if len(req.Body) > 0 {
+				pd := &postData{MimeType: first(req.Headers["content-type"]), Text: string(req.Body)}
+				if !utf8.Valid(req.Body) {
+					pd.Text, pd.Encoding = b64(req.Body), "base64"
+				}
+				e.Request.PostData = pd
+			}
+			side := &x.Client
+			if side.Response == nil {
+				side = &x.Upstream
+			}
+			if side.Response != nil {
+				wire := side.Body()
+				body := wire
+				if ce := strings.Join(side.Response.Headers["content-encoding"], ", "); ce != "" && opts.Decode != nil {
+					if dec, err := opts.Decode(wire, ce); err != nil {
+						e.Comment += ", body not decoded (" + err.Error() + ")"
+					} else {
+						body = dec
+					}
+				}
+				body, _ = MaskSecrets(body, secrets, nil)
+				ct := first(side.Response.Headers["content-type"])
+				e.Response = response{
+					Status: side.Response.Status, HTTPVersion: "HTTP/1.1",
+					Headers: headers(redactHeaderMap(side.Response.Headers)), Cookies: []nv{},
+					Content:     content{Size: int64(len(body)), Compression: int64(len(body) - len(wire)), MimeType: ct, Text: string(body)},
+					HeadersSize: -1, BodySize: int64(len(wire)),
+				}
+				if !utf8.Valid(body) {
+					e.Response.Content.Text, e.Response.Content.Encoding = b64(body), "base64"
+				}
+				wait := side.Response.T - x.Request.T
+				if len(side.Chunks) > 0 {
+					wait = side.Chunks[0].T - x.Request.T
+				}
+				end := side.Response.T
+				if side.End != nil {
+					end = side.End.T
+				} else if n := len(side.Chunks); n > 0 {
+					end = side.Chunks[n-1].T
+				}
+				e.Timings = timings{Wait: ms(max(wait, 0)), Receive: ms(max(end-x.Request.T-wait, 0))}
+				e.Time = e.Timings.Wait + e.Timings.Receive
+				if side.End != nil && side.End.Outcome != Complete {
+					e.Comment += ", " + string(side.End.Outcome)
+					if side.End.Error != "" {
+						e.Comment += ": " + side.End.Error
+					}
 				}
 			}
-			body, _ = MaskSecrets(body, secrets, nil)
-			ct := first(side.Response.Headers["content-type"])
-			e.Response = response{
-				Status: side.Response.Status, HTTPVersion: "HTTP/1.1",
-				Headers: headers(redactHeaderMap(side.Response.Headers)), Cookies: []nv{},
-				Content:     content{Size: int64(len(body)), Compression: int64(len(body) - len(wire)), MimeType: ct, Text: string(body)},
-				HeadersSize: -1, BodySize: int64(len(wire)),
-			}
-			if !utf8.Valid(body) {
-				e.Response.Content.Text, e.Response.Content.Encoding = b64(body), "base64"
-			}
-			wait := side.Response.T - x.Request.T
-			if len(side.Chunks) > 0 {
-				wait = side.Chunks[0].T - x.Request.T
-			}
-			end := side.Response.T
-			if side.End != nil {
-				end = side.End.T
-			} else if n := len(side.Chunks); n > 0 {
-				end = side.Chunks[n-1].T
-			}
-			e.Timings = timings{Wait: ms(max(wait, 0)), Receive: ms(max(end-x.Request.T-wait, 0))}
-			e.Time = e.Timings.Wait + e.Timings.Receive
-			if side.End != nil && side.End.Outcome != Complete {
-				e.Comment += ", " + string(side.End.Outcome)
-				if side.End.Error != "" {
-					e.Comment += ": " + side.End.Error
-				}
-			}
+			entries = append(entries, e)
 		}
-		entries = append(entries, e)
 	}
 	doc := map[string]any{"log": map[string]any{
 		"version": "1.2",

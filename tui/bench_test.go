@@ -73,7 +73,9 @@ func BenchmarkBadgeUpdates(b *testing.B) {
 			m.badging = true
 			m.Update(resize(120, 35))
 			drive(b, m, m.Init())
-			m.list.filter = filter
+			if err := m.setFilter(filter); err != nil {
+				b.Fatal(err)
+			}
 			for b.Loop() {
 				clear(m.badges)
 				m.badging, m.badgeNext = false, 0

@@ -82,6 +82,9 @@ type detail struct {
 	panelCur int
 	// tail keeps the timeline at its last row while the exchange grows.
 	tail bool
+	// fromSession is set when the session view opened it: back returns
+	// there.
+	fromSession bool
 }
 
 // view returns the exchange shown: the replay when the engine was changed,

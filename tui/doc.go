@@ -56,6 +56,23 @@
 // A followed directory may start empty; the list then says it is waiting
 // for captures in it.
 //
+// # Sessions and the filter
+//
+// The background inspection links the exchanges of every capture into
+// sessions with one inspect.Sessions, in the order they are badged (each
+// capture's exchanges in file order); only the badge command, one at a
+// time, touches it. t groups the list session by session in turn order
+// (each session where its first row stands in the sort), space folds a
+// session to its first turn, and T opens the session view: every turn in
+// order with its findings (the first 20 of each) and the session's totals,
+// added up from the badges. A grouped list is regrouped at most every
+// 200 ms while badges arrive.
+//
+// The filter (f) is inspect's filter language (seam help where). Its free
+// words and text terms search what inspect.SearchText returns of each
+// exchange (assembled text, tool calls, request messages, headers), kept
+// with the badge up to 64 KiB per exchange.
+//
 // # Colour
 //
 // Styles come from lipgloss.LightDark after the terminal reports its

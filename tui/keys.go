@@ -14,6 +14,9 @@ type keyMap struct {
 	Engine, Toggle, Reset               key.Binding
 	Copy, Help, Quit, Interrupt         key.Binding
 	Follow                              key.Binding
+	// Group groups the list by session, Fold folds the session under the
+	// cursor and Session opens the session view.
+	Group, Fold, Session key.Binding
 	// Clear drops the search (and, in the list, the filter).
 	Clear key.Binding
 	// Space is the key of PgDown that the list does not page with.
@@ -54,6 +57,9 @@ func newKeyMap() keyMap {
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		Interrupt: key.NewBinding(key.WithKeys("ctrl+c")),
 		Follow:    key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "follow newest")),
+		Group:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "by session")),
+		Fold:      key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "fold session")),
+		Session:   key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "session turns")),
 		Clear:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear search/filter")),
 		Space:     key.NewBinding(key.WithKeys("space")),
 		Decrease:  key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "decrease")),
@@ -83,9 +89,16 @@ func (k keyMap) listHelp() helpKeys {
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PgUp, k.PgDown, k.Top, k.Bottom},
 			{k.Open, k.Filter, k.Sort, k.Search, k.Next, k.Follow},
+			{k.Group, k.Fold, k.Session},
 			{k.Engine, k.Copy, k.Help, k.Quit},
 		},
 	}
+}
+
+// sessionHelp is the help of the session view.
+func (k keyMap) sessionHelp() helpKeys {
+	b := []key.Binding{k.Up, k.Down, k.Open, k.Back, k.Search, k.Help, k.Quit}
+	return helpKeys{short: b, full: [][]key.Binding{{k.Up, k.Down, k.PgUp, k.PgDown, k.Top, k.Bottom}, {k.Open, k.Back, k.Search, k.Help, k.Quit}}}
 }
 
 // detailHelp is the help of the exchange detail on tab t.

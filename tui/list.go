@@ -30,12 +30,21 @@ var sortNames = [numSorts]string{"ex", "duration", "ttfb", "findings", "model", 
 
 // listState is the exchange list's cursor, filter and order.
 type listState struct {
-	rows    []int // indexes into model.sums, filtered and sorted
-	cursor  int
-	offset  int
+	rows   []int // indexes into model.sums, filtered and sorted
+	cursor int
+	offset int
+	// filter is the filter as typed and where its parsed form (nil when
+	// empty).
 	filter  string
+	where   *inspect.Filter
 	sortBy  int
 	reverse bool
+	// group lists the exchanges session by session, turn by turn; folded
+	// holds the sessions shown as their first turn only, and groups says
+	// where each row stands in its session.
+	group  bool
+	folded map[string]bool
+	groups map[int]groupPlace
 	// tail keeps the cursor on the newest exchange while following.
 	tail bool
 	// moved is set once the user moved the cursor; until then it stays on
@@ -54,13 +63,15 @@ func (m *model) applyFilter() {
 		keep = exKey{s.file, s.ex}
 	}
 	l.rows = l.rows[:0]
-	terms := strings.Fields(l.filter)
 	for i := range m.sums {
-		if m.matches(i, terms) {
+		if m.matches(i) {
 			l.rows = append(l.rows, i)
 		}
 	}
 	slices.SortFunc(l.rows, m.order)
+	if l.group {
+		l.rows = m.groupRows(l.rows)
+	}
 	m.placeCursor(keep, hadSel)
 }
 
@@ -76,10 +87,14 @@ func (m *model) refilterOne(i int) {
 		s := m.sums[l.rows[l.cursor]]
 		keep = exKey{s.file, s.ex}
 	}
+	if l.group {
+		m.applyFilter()
+		return
+	}
 	if j := slices.Index(l.rows, i); j >= 0 {
 		l.rows = slices.Delete(l.rows, j, j+1)
 	}
-	if m.matches(i, strings.Fields(l.filter)) {
+	if m.matches(i) {
 		j, _ := slices.BinarySearchFunc(l.rows, i, m.order)
 		l.rows = slices.Insert(l.rows, j, i)
 	}
@@ -117,25 +132,15 @@ func (m *model) placeCursor(keep exKey, hadSel bool) {
 }
 
 // usesBadges reports whether the rows shown or their order depend on the
-// findings badges: a findings or model sort (the model may come from the
-// inspected body), or a detector, severity, model or free-text filter term
-// (a row's text holds its finding IDs and model).
+// background inspection: a findings or model sort (the model may come from
+// the inspected body), the session grouping, or a filter term on what only
+// inspection knows (findings, tools, text, sessions, metrics, the model).
 func (l *listState) usesBadges() bool {
-	if l.sortBy == sortFindings || l.sortBy == sortModel {
+	if l.sortBy == sortFindings || l.sortBy == sortModel || l.group {
 		return true
 	}
-	for _, t := range strings.Fields(l.filter) {
-		k, v, ok := strings.Cut(t, ":")
-		if !ok || v == "" {
-			return true
-		}
-		switch strings.ToLower(k) {
-		case "endpoint", "ep", "url", "outcome", "o", "status", "capture", "file":
-		default:
-			return true
-		}
-	}
-	return false
+	return l.where.NeedsText() || l.where.Uses("model", "protocol", "finding", "severity", "tool", "text", "session", "turn",
+		"events", "gap.p50", "gap.p99", "gap.max", "stalls", "tokens.in", "tokens.out", "tps")
 }
 
 // compare orders two summaries by the list's sort key, then by capture (in
@@ -177,76 +182,78 @@ func (m *model) modelOf(i int) string {
 	return m.badges[exKey{s.file, s.ex}].model
 }
 
-// matches applies the filter terms to one exchange. A term is
-// model:X, endpoint:X (or ep:), outcome:X, status:N, detector:ID (or id:),
-// sev:error|warn|info, capture:X, or free text matched against the row.
-func (m *model) matches(i int, terms []string) bool {
-	s := &m.sums[i]
-	b := m.badges[exKey{s.file, s.ex}]
-	for _, t := range terms {
-		k, v, ok := strings.Cut(t, ":")
-		if !ok || v == "" {
-			if !containsFold(m.rowText(i), t) {
-				return false
-			}
-			continue
-		}
-		switch strings.ToLower(k) {
-		case "model", "m":
-			if !containsFold(m.modelOf(i), v) {
-				return false
-			}
-		case "endpoint", "ep", "url":
-			if !containsFold(s.url, v) {
-				return false
-			}
-		case "outcome", "o":
-			if !containsFold(string(s.outcome), v) && !(v == "fail" && s.outcome != "" && !s.outcome.Success()) {
-				return false
-			}
-		case "status":
-			if !strings.HasPrefix(strconv.Itoa(s.status), v) {
-				return false
-			}
-		case "detector", "id":
-			if !slices.ContainsFunc(b.ids, func(id string) bool { return containsFold(id, v) }) {
-				return false
-			}
-		case "sev", "severity":
-			n := map[string]int{"info": 0, "warn": 1, "warning": 1, "error": 2, "err": 2}[strings.ToLower(v)]
-			found := false
-			for j := n; j < 3; j++ {
-				found = found || b.counts[j] > 0
-			}
-			if !found {
-				return false
-			}
-		case "capture", "file":
-			if !containsFold(m.caps[s.file].name, v) {
-				return false
-			}
-		default:
-			if !containsFold(m.rowText(i), t) {
-				return false
-			}
-		}
+// setFilter parses text as the list's filter (inspect's filter language)
+// and applies it; a filter that does not parse is refused and the list
+// keeps its filter.
+func (m *model) setFilter(text string) error {
+	f, err := inspect.ParseFilter(text)
+	if err != nil {
+		return err
 	}
-	return true
+	m.list.filter, m.list.where = text, f
+	m.applyFilter()
+	return nil
 }
 
-// rowText is the searchable text of a list row.
+// matches applies the list's filter to exchange i (an index into sums).
+func (m *model) matches(i int) bool {
+	if m.list.where.Empty() {
+		return true
+	}
+	return m.list.where.Match(m.rowOf(i))
+}
+
+// rowOf is what the filter reads of exchange i: the index's columns, and
+// what the background inspection found once it has.
+func (m *model) rowOf(i int) *inspect.Row {
+	s := &m.sums[i]
+	r := &inspect.Row{Capture: m.caps[s.file].name, Ex: s.ex, Method: s.method, URL: s.url, Model: m.modelOf(i),
+		Status: s.status, Outcome: s.outcome, TTFB: s.ttfb(), Dur: s.dur()}
+	r.Endpoint, _, _ = strings.Cut(s.url, "?")
+	if !strings.HasPrefix(r.Endpoint, "/") {
+		// A forward-proxy recording's URL starts with its host.
+		if j := strings.IndexByte(r.Endpoint, '/'); j > 0 {
+			r.Host, r.Endpoint = r.Endpoint[:j], r.Endpoint[j:]
+		}
+	}
+	if h := m.caps[s.file].header; h != nil && !h.Started.IsZero() {
+		r.Time = h.Started.Add(time.Duration(s.reqT))
+	}
+	b, ok := m.badges[exKey{s.file, s.ex}]
+	if !ok || b.rev != s.rev || b.events < 0 {
+		return r
+	}
+	r.Inspected, r.Findings, r.Tools, r.Metrics, r.Events, r.Protocol = true, b.ids, b.tools, b.metrics, b.events, b.protocol
+	for sev := 2; sev >= 0; sev-- {
+		if b.counts[sev] > 0 {
+			r.Worst = inspect.Severity(sev)
+			break
+		}
+	}
+	if b.session != nil {
+		r.Session, r.Turn = b.session.ID, b.session.Turn
+	}
+	r.Text = func() string { return b.text }
+	return r
+}
+
+// rowText is the searchable text of a list row, for / in the list.
 func (m *model) rowText(i int) string {
 	s := &m.sums[i]
 	b := m.badges[exKey{s.file, s.ex}]
+	session := ""
+	if b.session != nil {
+		session = b.session.ID
+	}
 	return strings.Join([]string{
 		filepath.Base(m.caps[s.file].name), strconv.Itoa(s.ex), s.method, s.url, m.modelOf(i),
-		strconv.Itoa(s.status), string(s.outcome), strings.Join(b.ids, " "),
+		strconv.Itoa(s.status), string(s.outcome), session, strings.Join(b.ids, " "),
 	}, " ")
 }
 
 // listColumns computes column widths for the list at width w.
 type listCols struct {
-	capture, ex, time, endpoint, model, status, outcome, ttfb, dur, events, badge int
+	capture, ex, session, time, endpoint, model, status, outcome, ttfb, dur, events, badge int
 }
 
 func (m *model) listColumns() listCols {
@@ -264,8 +271,14 @@ func (m *model) listColumns() listCols {
 	if m.w >= 130 {
 		c.model, c.outcome = 22, 13
 	}
+	if m.list.group {
+		c.session = 15
+		if m.w < 100 {
+			c.session, c.model = 14, 9
+		}
+	}
 	fixed := 2 + c.ex + c.model + c.status + c.outcome + c.dur + c.events + c.badge + 7
-	for _, opt := range []int{c.capture, c.time, c.ttfb} {
+	for _, opt := range []int{c.capture, c.session, c.time, c.ttfb} {
 		if opt > 0 {
 			fixed += opt + 1
 		}
@@ -299,6 +312,9 @@ func (m *model) listView(height int) []string {
 	st := m.st
 	sep := " "
 	head := "  " + fit("#", c.ex) + sep
+	if c.session > 0 {
+		head += fit("session", c.session) + sep
+	}
 	if c.capture > 0 {
 		head += fit("capture", c.capture) + sep
 	}
@@ -355,6 +371,9 @@ func (m *model) listRow(idx int, c listCols, selected bool) string {
 	}
 	var runs []run
 	runs = append(runs, txt(mark+fit(strconv.Itoa(s.ex), c.ex)+sep))
+	if c.session > 0 {
+		runs = append(runs, sty(fit(groupLabel(m.list.groups[idx]), c.session)+sep, st.dim))
+	}
 	if c.capture > 0 {
 		runs = append(runs, sty(fit(clean(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(m.caps[s.file].name), tape.CompressedExt), ".ndjson")), c.capture)+sep, st.dim))
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -61,19 +62,42 @@ func (c *capState) reader() (io.ReaderAt, int64, bool) {
 }
 
 // badge is what the list shows of an exchange once it was inspected in the
-// background.
+// background, and what filters, the session grouping and the session view
+// read of it.
 type badge struct {
 	rev    int
 	counts [3]int // by inspect.Severity
 	events int
 	ids    []string
 	model  string
+	// protocol is the protocol inspect assembled the exchange by.
+	protocol string
+	// session places the exchange in its session (nil: no message
+	// history); metrics are its timing figures.
+	session *inspect.SessionRef
+	metrics *inspect.Metrics
+	// tools names the tool calls clients got.
+	tools []string
+	// findings are the first maxBadgeFindings findings, for the session
+	// view.
+	findings []inspect.Finding
+	// text is the searchable text free words of a filter look in, cut at
+	// maxBadgeText bytes.
+	text string
 }
+
+// maxBadgeFindings and maxBadgeText bound what a badge keeps of an
+// exchange, so a capture of many exchanges stays small in memory.
+const (
+	maxBadgeFindings = 20
+	maxBadgeText     = 64 << 10
+)
 
 // Screens and overlays.
 const (
 	screenList = iota
 	screenDetail
+	screenSession
 )
 
 // Input modes of the bottom line.
@@ -106,12 +130,17 @@ type model struct {
 	byKey   map[exKey]int
 	badges  map[exKey]badge
 	badging bool
+	// sessions links the exchanges into sessions as they are badged; only
+	// the badge command, one at a time, touches it.
+	sessions *inspect.Sessions
 	// badgeNext is the index in sums from which badgeCmd looks for an
 	// exchange without a current badge; every summary before it has one
 	// (or its capture has no header yet).
 	badgeNext int
 
 	list listState
+	// sess is the session view, when screen is screenSession.
+	sess *sessionView
 
 	screen   int
 	showHelp bool
@@ -123,6 +152,8 @@ type model struct {
 
 	input    int
 	inputBuf string
+	// inputErr says why the filter typed does not parse.
+	inputErr string
 	search   string
 
 	status    string
@@ -130,6 +161,10 @@ type model struct {
 
 	// tick is how often followed files are checked (followEvery).
 	tick time.Duration
+	// regroup is how long the grouped list waits for more badges before
+	// regrouping; regrouping is set while it waits.
+	regroup    time.Duration
+	regrouping bool
 }
 
 func newModel(ctx context.Context, o Options) (*model, error) {
@@ -143,6 +178,9 @@ func newModel(ctx context.Context, o Options) (*model, error) {
 		byKey:  map[exKey]int{},
 		badges: map[exKey]badge{},
 		tick:   followEvery,
+
+		regroup:  200 * time.Millisecond,
+		sessions: inspect.NewSessions(),
 	}
 	m.st = newStyles(true)
 	m.help.Styles = help.DefaultStyles(true)
@@ -286,8 +324,10 @@ type (
 		data []byte
 		err  error
 	}
-	tickMsg  struct{}
-	badgeMsg struct {
+	tickMsg struct{}
+	// regroupMsg regroups the list by session after badges arrived.
+	regroupMsg struct{}
+	badgeMsg   struct {
 		key exKey
 		b   badge
 		err error
@@ -372,26 +412,48 @@ func (m *model) badgeCmd() tea.Cmd {
 		m.badging = true
 		m.badgeNext++
 		r, _, _ := c.reader()
-		name, hdr, lines, rev := c.name, c.hdr, s.lines, s.rev
+		name, hdr, lines, rev, sessions := c.name, c.hdr, s.lines, s.rev, m.sessions
 		return func() tea.Msg {
 			capt, err := loadExchange(r, name, hdr, lines)
 			if err != nil {
 				return badgeMsg{key: k, b: badge{rev: rev}, err: err}
 			}
-			rep := inspect.Inspect(capt, inspect.Options{})
-			b := badge{rev: rev}
-			if len(rep.Exchanges) > 0 {
-				x := rep.Exchanges[0]
-				for _, f := range x.Findings {
-					b.counts[min(max(int(f.Severity), 0), 2)]++
-					b.ids = append(b.ids, f.ID)
-				}
-				b.events, b.model = x.Events, x.Model
-			}
-			return badgeMsg{key: k, b: b}
+			rep := inspect.Inspect(capt, inspect.Options{Sessions: sessions})
+			return badgeMsg{key: k, b: badgeOf(rev, capt, rep)}
 		}
 	}
 	return nil
+}
+
+// badgeOf keeps what the list needs of an inspected exchange, in copies:
+// a piece of a string of the capture would keep the exchange's bytes
+// alive with the badge.
+func badgeOf(rev int, capt *tape.Capture, rep *inspect.Report) badge {
+	b := badge{rev: rev}
+	if len(rep.Exchanges) == 0 {
+		return b
+	}
+	x := rep.Exchanges[0]
+	for _, f := range x.Findings {
+		b.counts[min(max(int(f.Severity), 0), 2)]++
+		b.ids = append(b.ids, strings.Clone(f.ID))
+	}
+	for _, f := range x.Findings[:min(len(x.Findings), maxBadgeFindings)] {
+		f.ID, f.Message, f.Evidence = strings.Clone(f.ID), strings.Clone(f.Message), strings.Clone(f.Evidence)
+		b.findings = append(b.findings, f)
+	}
+	b.events, b.model, b.session, b.metrics, b.protocol = x.Events, strings.Clone(x.Model), x.Session, x.Metrics, string(x.Protocol)
+	for _, name := range inspect.RowOf("", time.Time{}, 0, x, nil).Tools {
+		b.tools = append(b.tools, strings.Clone(name))
+	}
+	if len(capt.Exchanges) > 0 {
+		text := inspect.SearchText(capt.Exchanges[0], x)
+		if len(text) > maxBadgeText {
+			text = strings.ToValidUTF8(text[:maxBadgeText], "")
+		}
+		b.text = strings.Clone(text)
+	}
+	return b
 }
 
 // loadCmd decodes and inspects one exchange for the detail screen.
@@ -465,11 +527,28 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.badges[msg.key] = badge{rev: msg.b.rev, events: -1}
 		}
 		// Rows paint their badge themselves; the rows shown and their
-		// order change only when the sort or the filter reads badges.
+		// order change only when the sort, the filter or the grouping
+		// reads badges. Grouping regroups the whole list, at most every
+		// m.regroup.
+		var regroup tea.Cmd
 		if i, ok := m.byKey[msg.key]; ok && m.list.usesBadges() {
-			m.refilterOne(i)
+			if m.list.group {
+				if !m.regrouping {
+					m.regrouping = true
+					regroup = tea.Tick(m.regroup, func(time.Time) tea.Msg { return regroupMsg{} })
+				}
+			} else {
+				m.refilterOne(i)
+			}
 		}
-		return m, m.badgeCmd()
+		if m.sess != nil {
+			m.refreshSession()
+		}
+		return m, tea.Batch(regroup, m.badgeCmd())
+	case regroupMsg:
+		m.regrouping = false
+		m.applyFilter()
+		return m, nil
 	case loadedMsg:
 		return m, m.onLoaded(msg)
 	case replayMsg:

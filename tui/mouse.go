@@ -7,7 +7,7 @@ import (
 // onClick selects what was clicked: a list row (a second click opens it),
 // a tab, or a line.
 func (m *model) onClick(p tea.Mouse) tea.Cmd {
-	if p.Button != tea.MouseLeft || m.showHelp {
+	if p.Button != tea.MouseLeft || m.showHelp || m.screen == screenSession {
 		return nil
 	}
 	if m.screen == screenList {

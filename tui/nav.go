@@ -9,7 +9,7 @@ import (
 
 // bodyHeight is the number of lines of the scrolling body.
 func (m *model) bodyHeight() int {
-	if m.screen == screenList {
+	if m.screen == screenList || m.screen == screenSession {
 		return max(m.h-3, 1) // title, column header, footer
 	}
 	return max(m.h-4, 1) // title, tabs, engine line, footer
@@ -19,6 +19,11 @@ func (m *model) bodyHeight() int {
 func (m *model) move(delta int) {
 	if m.det != nil && m.det.panel {
 		m.det.panelCur = min(max(m.det.panelCur+delta, 0), len(shape.Switches())-1)
+		return
+	}
+	if m.screen == screenSession && m.sess != nil {
+		m.sess.cur += delta
+		m.clampSession()
 		return
 	}
 	if m.screen == screenList {
@@ -40,6 +45,10 @@ func (m *model) move(delta int) {
 // clamp keeps cursors in range and on screen.
 func (m *model) clamp() {
 	h := m.bodyHeight()
+	if m.screen == screenSession && m.sess != nil {
+		m.clampSession()
+		return
+	}
 	if m.screen == screenList || m.det == nil {
 		l := &m.list
 		l.cursor = min(max(l.cursor, 0), max(len(l.rows)-1, 0))
@@ -150,6 +159,10 @@ func (m *model) next(dir int) {
 // first match from the cursor on).
 func (m *model) jumpMatch(dir int) {
 	if m.search == "" {
+		return
+	}
+	if m.screen == screenSession && m.sess != nil {
+		m.jumpSessionMatch(dir)
 		return
 	}
 	if m.screen == screenList {

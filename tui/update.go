@@ -39,6 +39,8 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Search):
 		m.input, m.inputBuf = inputSearch, ""
 		return nil
+	case m.screen == screenSession && m.sess != nil:
+		return m.onSessionKey(msg)
 	case key.Matches(msg, k.Up):
 		m.move(-1)
 	case key.Matches(msg, k.Down):
@@ -68,6 +70,12 @@ func (m *model) onListKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.open(false)
 	case key.Matches(msg, k.Engine):
 		return m.open(true)
+	case key.Matches(msg, k.Group):
+		m.toggleGroup()
+	case key.Matches(msg, k.Fold):
+		m.toggleFold()
+	case key.Matches(msg, k.Session):
+		m.openSession()
 	case key.Matches(msg, k.Filter):
 		m.input, m.inputBuf = inputFilter, l.filter
 	case key.Matches(msg, k.Sort):
@@ -90,7 +98,7 @@ func (m *model) onListKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Clear):
 		if l.filter != "" || m.search != "" {
-			l.filter, m.search = "", ""
+			l.filter, l.where, m.search = "", nil, ""
 			m.applyFilter()
 		}
 	}
@@ -103,7 +111,13 @@ func (m *model) onDetailKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Clear) && m.search != "":
 		m.search = ""
 	case key.Matches(msg, k.Back):
-		m.screen, m.det = screenList, nil
+		m.screen = screenList
+		if d.fromSession && m.sess != nil {
+			m.screen = screenSession
+			m.refreshSession()
+			m.clampSession()
+		}
+		m.det = nil
 	case key.Matches(msg, k.NextTab):
 		m.setTab((d.tab + 1) % numTabs)
 	case key.Matches(msg, k.PrevTab):
@@ -184,7 +198,7 @@ func (m *model) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Cancel):
-		m.input = inputNone
+		m.input, m.inputErr = inputNone, ""
 	case key.Matches(msg, k.Accept):
 		switch m.input {
 		case inputSearch:
@@ -194,10 +208,12 @@ func (m *model) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 				m.jumpMatch(0)
 			}
 		case inputFilter:
-			m.list.filter = strings.TrimSpace(m.inputBuf)
-			m.input = inputNone
 			m.list.cursor = 0
-			m.applyFilter()
+			if err := m.setFilter(strings.TrimSpace(m.inputBuf)); err != nil {
+				m.inputErr = err.Error()
+				return nil
+			}
+			m.input, m.inputErr = inputNone, ""
 		}
 	case key.Matches(msg, k.Erase):
 		if r := []rune(m.inputBuf); len(r) > 0 {

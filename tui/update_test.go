@@ -470,7 +470,10 @@ func TestFilterBeforeBadges(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(m.close)
-			m.list.filter, m.list.sortBy = tc.filter, tc.sortBy
+			m.list.sortBy = tc.sortBy
+			if err := m.setFilter(tc.filter); err != nil {
+				t.Fatal(err)
+			}
 			if got := m.list.usesBadges(); got != tc.badges {
 				t.Errorf("usesBadges = %v, want %v", got, tc.badges)
 			}

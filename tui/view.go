@@ -18,6 +18,8 @@ func (m *model) render() string {
 	switch {
 	case m.screen == screenDetail && m.det != nil:
 		lines = m.detailView()
+	case m.screen == screenSession && m.sess != nil:
+		lines = m.sessionScreen()
 	default:
 		lines = append([]string{m.titleBar()}, m.bodyOrOverlay(m.listView(m.bodyHeight()+1), m.bodyHeight()+1)...)
 	}
@@ -178,6 +180,11 @@ func (m *model) engineLine() []run {
 	if m.following() && m.live(d.key) {
 		out = append(out, sty("  ● live", st.notice))
 	}
+	if v := d.view(); v != nil && v.rep != nil {
+		if line := v.rep.Metrics.Line(); line != "" {
+			out = append(out, sty("  ·  "+line, st.dim))
+		}
+	}
 	return out
 }
 
@@ -291,6 +298,8 @@ func (m *model) helpView(h int) []string {
 	st := m.st
 	var hk helpKeys
 	switch {
+	case m.screen == screenSession:
+		hk = m.keys.sessionHelp()
 	case m.screen == screenList:
 		hk = m.keys.listHelp()
 	case m.det != nil && m.det.panel:
@@ -314,7 +323,8 @@ func (m *model) helpView(h int) []string {
 		"  diff      - only in A  + only in B  changed bytes: struck (-) / underlined (+)",
 		"  text      ␍ CR  ␊ LF  ↵ newline  ⇥ tab  ␛ ESC  · trailing space  ⟨U+…⟩ hidden",
 		"  timeline  up/cl side  c# chunk  e# event  ! pointed at by a finding",
-		"  filter    model: endpoint: outcome: status: detector: sev: capture: or text",
+		"  filter    model=gpt-5* ttfb>1s sev>=warn finding=diff.* words (help where)",
+		"  session   ▾ open ▸ folded ×N turns · t group · space fold · T turns",
 	}
 	out = append(out, legend...)
 	if len(out) > h {
@@ -331,7 +341,10 @@ func (m *model) footer() string {
 	case inputSearch:
 		return st.input.Render("/"+m.inputBuf) + "█"
 	case inputFilter:
-		return st.input.Render("filter: "+m.inputBuf) + "█" + st.dim.Render("  model: endpoint: outcome: detector: sev: or text")
+		if m.inputErr != "" {
+			return st.input.Render("filter: "+m.inputBuf) + "█" + st.failText.Render("  "+m.inputErr)
+		}
+		return st.input.Render("filter: "+m.inputBuf) + "█" + st.dim.Render("  model=gpt-5* outcome!=complete finding=diff.* stalls>0 or text (seam help where)")
 	}
 	if m.status != "" {
 		if m.statusErr {
@@ -341,6 +354,8 @@ func (m *model) footer() string {
 	}
 	var hk helpKeys
 	switch {
+	case m.screen == screenSession:
+		hk = m.keys.sessionHelp()
 	case m.screen == screenList || m.det == nil:
 		hk = m.keys.listHelp()
 	case m.det.panel:

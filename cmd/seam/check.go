@@ -26,13 +26,15 @@ type checkOptions struct {
 	update bool
 	json   bool
 	junit  string
+	faults faultFlag
+	seed   uint64
 }
 
 func checkCommand() *command {
 	return &command{
 		name:    "check",
 		summary: "CI regression: replay fixtures, compare chunk by chunk and findings with goldens",
-		usage:   "seam check [--update] [--json] [--junit FILE] DIR|CAPTURE...",
+		usage:   "seam check [--update] [--json] [--junit FILE] [--fault F]... DIR|CAPTURE...",
 		help: `
 For every fixture capture, rebuilds the engine recorded in its header,
 replays the recorded upstream chunks through it and compares the produced
@@ -49,13 +51,16 @@ For CI systems: --json prints the results as one JSON document instead
 failure holds the first differing frame and the findings diff.
 
 An exchange with no client side (an imported recording) has nothing to
-compare the replayed stream with; only its findings are checked.`,
+compare the replayed stream with; only its findings are checked.
+` + checkFaultsHelp,
 		example: "seam check fixtures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &checkOptions{}
 			fs.BoolVar(&o.update, "update", false, "rewrite the goldens")
 			fs.BoolVar(&o.json, "json", false, "print the results as JSON")
 			fs.StringVar(&o.junit, "junit", "", "also write the results as JUnit XML to `file` (- for stdout)")
+			fs.Var(&o.faults, "fault", "also replay with `fault` (split-event, split-rune, coalesce, latency, stall, jitter) and check nothing changes (repeatable)")
+			fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
 			return o
 		},
 		run: runCheck,
@@ -101,6 +106,12 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.json && o.junit == "-" {
 		return &usageError{cmd: "check", msg: "--json and --junit - both want stdout", example: "seam check --json --junit report.xml fixtures/"}
 	}
+	if err := checkFaultable(o.faults); err != nil {
+		return &usageError{cmd: "check", msg: err.Error(), example: "seam check --fault split-rune --fault coalesce=3 fixtures/"}
+	}
+	if o.update && len(o.faults) > 0 {
+		return &usageError{cmd: "check", msg: "--update writes the goldens of the replay without faults: leave --fault out", example: "seam check --update fixtures/"}
+	}
 	paths, err := captureFiles(fs.Args())
 	if err != nil {
 		return err
@@ -113,6 +124,13 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		problems, err := checkFixture(ctx, e, p, o.update)
 		if err != nil {
 			problems = append(problems, err.Error())
+		}
+		if len(o.faults) > 0 {
+			more, err := checkUnderFaults(ctx, e, p, o.faults, o.seed)
+			if err != nil {
+				more = append(more, err.Error())
+			}
+			problems = append(problems, more...)
 		}
 		results = append(results, checkResult{Path: p, OK: len(problems) == 0, Problems: problems, Ms: float64(time.Since(t0).Microseconds()) / 1000})
 		if len(problems) == 0 {
@@ -166,15 +184,11 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 // checkFixture replays one fixture and compares it with its recording and
 // its golden; it returns what differs.
 func checkFixture(ctx context.Context, e *env, path string, update bool) ([]string, error) {
-	src, done, err := openExchanges(e, path)
+	src, h, done, err := openHeader(e, path, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	h, err := src.Header()
-	if err != nil {
-		return nil, err
-	}
 	var problems []string
 	eng := recordedEngine(h)
 	got := golden{Engine: engineSummary(eng)}

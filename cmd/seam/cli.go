@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -73,7 +74,7 @@ type command struct {
 // commands lists every subcommand, in the order "seam help" shows them.
 func commands() []*command {
 	return []*command{
-		demoCommand(), recordCommand(), inspectCommand(), diffCommand(), replayCommand(),
+		demoCommand(), recordCommand(), inspectCommand(), statsCommand(), grepCommand(), diffCommand(), replayCommand(),
 		checkCommand(), reportCommand(), importCommand(), exportCommand(),
 		serveCommand(), tuiCommand(), caCommand(), versionCommand(),
 	}
@@ -141,6 +142,10 @@ func run(ctx context.Context, args []string, e *env) error {
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && rest[0] == "switches" {
 			printSwitches(e.stdout)
+			return nil
+		}
+		if len(rest) > 0 && rest[0] == "where" {
+			fmt.Fprint(e.stdout, inspect.FilterHelp())
 			return nil
 		}
 		if len(rest) > 0 {
@@ -228,7 +233,8 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Run "seam help <command>" or "seam <command> -h" for a command's flags,
-and "seam help switches" for the shaping engine's profiles and switches.
+"seam help switches" for the shaping engine's profiles and switches, and
+"seam help where" for the filter language of --where and the TUI.
 Flags may come before or after arguments; "--" ends them. "-" means stdin
 or stdout.
 `)
@@ -267,10 +273,16 @@ func printCommandHelp(w io.Writer, c *command) {
 
 // writeJSON writes v as indented JSON, without HTML escaping.
 func writeJSON(w io.Writer, v any) error {
+	return writeJSONIndent(w, v, "")
+}
+
+// writeJSONIndent is writeJSON with every line after the first starting
+// with prefix, for a value inside a document.
+func writeJSONIndent(w io.Writer, v any, prefix string) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
+	enc.SetIndent(prefix, "  ")
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encode JSON: %w", err)
 	}

@@ -4,26 +4,29 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/seam-dev/seam/coding"
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
 
 type exportOptions struct {
 	format   string
-	ex       int
+	ex       exFlag
 	side     string
 	upstream string
 	wire     bool
+	where    string
 }
 
 func exportCommand() *command {
 	return &command{
 		name:    "export",
 		summary: "write a capture out as HAR, a raw body per side, or a curl command",
-		usage:   "seam export --format har|sse|curl [--ex N] [--side upstream|client] CAPTURE",
+		usage:   "seam export --format har|sse|curl [--ex N|CAPTURE#N] [--where FILTER] [--side upstream|client] CAPTURE|DIR...",
 		help: `
 Writes a capture in another format on stdout:
 
@@ -39,12 +42,19 @@ Writes a capture in another format on stdout:
         capture is single-quoted, so the command runs curl and nothing else;
         a request a shell cannot carry safely (a method or header name that
         is not an HTTP token, a line break in a header, a NUL in the body)
-        is refused`,
+        is refused
+
+Several captures, or a directory (the captures in it and below it), make
+one HAR with every exchange, each entry's comment naming its capture; sse
+and curl then want --ex CAPTURE#N. --where exports only the exchanges a
+filter selects (seam help where): a HAR of them, or, for sse and curl, the
+one it selects.`,
 		example: "seam export --format curl --ex 2 capture.ndjson",
 		flags: func(fs *flag.FlagSet) any {
 			o := &exportOptions{}
 			fs.StringVar(&o.format, "format", "", "output `format`: har, sse or curl (required)")
-			fs.IntVar(&o.ex, "ex", 1, "exchange `N` (sse and curl)")
+			fs.Var(&o.ex, "ex", "exchange `N` for sse and curl, CAPTURE#N among several captures (default 1)")
+			fs.StringVar(&o.where, "where", "", "export only the exchanges `filter` selects (seam help where)")
 			fs.StringVar(&o.side, "side", "client", "`side` for sse: upstream or client")
 			fs.StringVar(&o.upstream, "upstream", "", "base `URL` for curl (default: the capture's upstream)")
 			fs.BoolVar(&o.wire, "wire", false, "sse: write a compressed body as sent, not decoded")
@@ -54,11 +64,11 @@ Writes a capture in another format on stdout:
 	}
 }
 
-func runExport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
+func runExport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	o := opts.(*exportOptions)
 	const example = "seam export --format har capture.ndjson > capture.har"
-	if fs.NArg() != 1 {
-		return &usageError{cmd: "export", msg: "want exactly one capture", example: example}
+	if fs.NArg() == 0 {
+		return &usageError{cmd: "export", msg: "want a capture or a directory of captures", example: example}
 	}
 	side := tape.Side(o.side)
 	if side != tape.Upstream && side != tape.Client {
@@ -71,6 +81,9 @@ func runExport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	default:
 		return &usageError{cmd: "export", msg: fmt.Sprintf("unknown --format %q: want har, sse or curl", o.format), example: example}
 	}
+	if fs.NArg() > 1 || isDir(fs.Arg(0)) || o.where != "" {
+		return exportMany(ctx, e, fs.Args(), o, side)
+	}
 	if o.format == "har" {
 		c, err := openInput(e, fs.Arg(0))
 		if err != nil {
@@ -79,10 +92,16 @@ func runExport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		printWarnings(e, c.Warnings)
 		return tape.WriteHARWith(e.stdout, c, tape.HAROptions{Creator: version, Decode: coding.Decode})
 	}
-	h, x, err := oneExchange(e, fs.Arg(0), o.ex)
+	n := max(o.ex.n, 1)
+	h, x, err := oneExchange(e, fs.Arg(0), n)
 	if err != nil {
 		return err
 	}
+	return exportOne(e, o, side, h, x)
+}
+
+// exportOne writes one exchange as an sse body or a curl command.
+func exportOne(e *env, o *exportOptions, side tape.Side, h *tape.Header, x *tape.Exchange) error {
 	if o.format == "curl" {
 		base := o.upstream
 		if base == "" {
@@ -104,6 +123,62 @@ func runExport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			body = dec
 		}
 	}
-	_, err = e.stdout.Write(body)
+	_, err := e.stdout.Write(body)
 	return err
+}
+
+// exportMany exports from several captures, or the exchanges a --where
+// filter selects: a HAR of them all, or the one exchange sse and curl
+// write.
+func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, side tape.Side) error {
+	where, err := parseWhere("export", o.where)
+	if err != nil {
+		return err
+	}
+	paths, err := captureFiles(args)
+	if err != nil {
+		return err
+	}
+	if o.format != "har" && o.ex.n != 0 && o.ex.capture == "" && len(paths) > 1 {
+		return &usageError{cmd: "export", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
+			example: "seam export --format " + o.format + " --ex " + shellQuote(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
+	}
+	var want func(string, int) bool
+	if o.ex.n != 0 {
+		want = o.ex.matches
+	}
+	var caps []*tape.Capture
+	iopts := inspect.Options{AssembleOnly: !where.Uses("finding", "severity"), NoDiffs: true, Sessions: inspect.NewSessions()}
+	err = inspectSome(ctx, e, paths, "export", iopts, want, func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error {
+		if !where.Empty() && !where.Match(rowOf(in, x, rep)) {
+			return nil
+		}
+		if n := len(caps); n == 0 || caps[n-1].Name != in.path {
+			caps = append(caps, &tape.Capture{Name: in.path, Header: in.header})
+		}
+		c := caps[len(caps)-1]
+		c.Exchanges = append(c.Exchanges, x)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if o.format == "har" {
+		return tape.WriteHARs(e.stdout, caps, tape.HAROptions{Creator: version, Decode: coding.Decode})
+	}
+	var found []string
+	for _, c := range caps {
+		for _, x := range c.Exchanges {
+			found = append(found, c.Name+"#"+strconv.Itoa(x.Ex))
+		}
+	}
+	if len(found) != 1 {
+		what := "no exchange"
+		if len(found) > 1 {
+			what = fmt.Sprintf("%d exchanges (%s)", len(found), strings.Join(found[:min(len(found), 3)], ", "))
+		}
+		return &usageError{cmd: "export", msg: fmt.Sprintf("--format %s writes one exchange, and %s matched: name one with --ex CAPTURE#N or a --where that selects one", o.format, visible.String(what)),
+			example: "seam export --format " + o.format + " --where 'finding=session.*' captures/"}
+	}
+	return exportOne(e, o, side, &caps[0].Header, caps[0].Exchanges[0])
 }

@@ -18,7 +18,8 @@ import (
 )
 
 type inspectOptions struct {
-	ex            int
+	ex            exFlag
+	where         string
 	json          bool
 	client        string
 	protocol      string
@@ -36,7 +37,7 @@ func inspectCommand() *command {
 	return &command{
 		name:    "inspect",
 		summary: "assemble each side, diff streamed vs final and upstream vs client, find corruption",
-		usage:   "seam inspect [flags] CAPTURE|RAW|-",
+		usage:   "seam inspect [flags] CAPTURE|RAW|-|DIR...",
 		help: `
 Reads a capture (or a raw recording: an .sse body, JSONL payloads one per
 line, a VCR YAML cassette, an HTTP-snapshot JSON) and, for every exchange,
@@ -58,11 +59,27 @@ the message history (req.* findings when it was rewritten).
 Findings are sorted by severity; each points at the exchange, side, event,
 chunk, byte offset and time where it was born. --json prints the same report
 as one JSON document (schema in the inspect package docs). With --fail-on,
-seam exits 1 when any finding reaches that severity, for CI.`,
+seam exits 1 when any finding reaches that severity, for CI.
+
+Each exchange is placed in its session (the exchanges whose request
+histories extend one another, an agent's loop): the report names the
+session, the turn and the exchange it extends, and a request that rewrites
+the history instead of extending it is a finding (session.turn-dropped,
+session.turn-edited).
+
+Several captures, or a directory (the captures in it and below it), give
+one summary line per exchange (status, outcome, timing, gaps, stalls,
+tokens/s, session and findings) and the sessions of more than one turn,
+linked across the captures in the order given (a directory's in the order
+they were recorded); --ex CAPTURE#N prints one exchange's full report,
+--json one document {"schema", "captures": [report], "sessions"} whose
+reports are what inspect --json writes for each capture. --where keeps
+only the exchanges a filter selects (seam help where).`,
 		example: "seam inspect --fail-on error captures/seam-20261122T093428Z.ndjson",
 		flags: func(fs *flag.FlagSet) any {
 			o := &inspectOptions{}
-			fs.IntVar(&o.ex, "ex", 0, "inspect only exchange `N`")
+			fs.Var(&o.ex, "ex", "inspect only exchange `N` (CAPTURE#N among several captures)")
+			fs.StringVar(&o.where, "where", "", "inspect only the exchanges `filter` selects (seam help where)")
 			fs.BoolVar(&o.json, "json", false, "print the report as JSON")
 			fs.StringVar(&o.client, "client", "", "show what `client` would end up with: "+strings.Join(inspect.Clients(), ", "))
 			fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic, gemini, converse, invoke, cohere, ollama")
@@ -76,14 +93,14 @@ seam exits 1 when any finding reaches that severity, for CI.`,
 	}
 }
 
-func runInspect(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
+func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	o := opts.(*inspectOptions)
 	const ex = "seam inspect captures/seam-20261122T093428Z.ndjson"
 	if o.listDetectors {
 		return listDetectors(e.stdout)
 	}
-	if fs.NArg() != 1 {
-		return &usageError{cmd: "inspect", msg: "want exactly one capture or raw recording", example: ex}
+	if fs.NArg() == 0 {
+		return &usageError{cmd: "inspect", msg: "want a capture, a raw recording or a directory of captures", example: ex}
 	}
 	proto, err := protocol.ParseName(o.protocol)
 	if err != nil {
@@ -98,29 +115,35 @@ func runInspect(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.client != "" && !slices.Contains(inspect.Clients(), o.client) {
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("unknown --client %q (clients: %s)", o.client, strings.Join(inspect.Clients(), ", ")), example: "seam inspect --client vscode FILE"}
 	}
-	return inspectStream(e, fs.Arg(0), o, inspect.Options{Protocol: proto}, failOn)
+	iopts := inspect.Options{Protocol: proto}
+	if fs.NArg() == 1 && !isDir(fs.Arg(0)) && o.where == "" {
+		return inspectStream(e, fs.Arg(0), o, iopts, failOn)
+	}
+	paths, err := captureFiles(fs.Args())
+	if err != nil {
+		return err
+	}
+	return inspectMany(ctx, e, paths, o, iopts, failOn)
+}
+
+// isDir reports whether path names a directory.
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }
 
 // inspectStream inspects the capture at path exchange by exchange, writing
 // each exchange's report as soon as it is read, so memory holds the
 // exchanges in progress at one point of the file, not the capture.
 func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
-	src, done, err := openExchanges(e, path)
+	src, h, done, err := openHeader(e, path, nil)
 	if err != nil {
 		return err
 	}
 	defer done()
-	h, err := src.Header()
-	if err != nil {
-		return err
-	}
+	// With --ex, the exchanges before the one asked for are skimmed (read
+	// and assembled), so its session and its retry detector see them.
 	seen := map[int]bool{}
-	if o.ex != 0 {
-		src.Only(func(ex int) bool {
-			seen[ex] = true
-			return ex == o.ex
-		})
-	}
 	in := inspect.NewInspector(path, *h, opts)
 	color := o.color.enabled(e, e.stdout)
 	var jw *inspect.JSONWriter
@@ -140,6 +163,13 @@ func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options,
 		}
 		if err != nil {
 			return err
+		}
+		seen[x.Ex] = true
+		if o.ex.n != 0 && x.Ex != o.ex.n {
+			if n == 0 {
+				in.Skim(x)
+			}
+			continue
 		}
 		n++
 		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: path, Exchanges: []*inspect.ExchangeReport{in.Exchange(x)}}
@@ -166,14 +196,15 @@ func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options,
 	for _, w := range src.Warnings() {
 		warnings = append(warnings, w.Error())
 	}
-	if o.ex != 0 && n == 0 {
-		return fmt.Errorf("%s has no exchange %d (it has %d)", path, o.ex, len(seen))
+	if o.ex.n != 0 && n == 0 {
+		return fmt.Errorf("%s has no exchange %d (it has %d)", path, o.ex.n, len(seen))
 	}
 	switch {
 	case jw != nil:
+		jw.SetSessions(in.Sessions())
 		err = jw.Close(warnings)
-	case o.client == "" && len(warnings) > 0:
-		err = inspect.WriteText(e.stdout, &inspect.Report{Warnings: warnings}, color)
+	case o.client == "":
+		err = inspect.WriteText(e.stdout, &inspect.Report{Warnings: warnings, Sessions: in.Sessions()}, color)
 	}
 	if err != nil {
 		return err

@@ -8,8 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
@@ -17,7 +15,8 @@ import (
 )
 
 // captureFiles expands args (files, directories, "-") into capture paths:
-// a directory stands for the *.ndjson and *.ndjson.zst files in it.
+// a directory stands for the captures in it and its subdirectories,
+// plain and zstd-compressed (see walkCaptures).
 func captureFiles(args []string) ([]string, error) {
 	var paths []string
 	for _, a := range args {
@@ -33,12 +32,12 @@ func captureFiles(args []string) ([]string, error) {
 			paths = append(paths, a)
 			continue
 		}
-		found, err := globCaptures(a)
+		found, err := walkCaptures(a)
 		if err != nil {
 			return nil, err
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("%s: no *.ndjson captures (or *.ndjson.zst) in this directory", a)
+			return nil, fmt.Errorf("%s: no captures (*.ndjson or *.ndjson.zst) in this directory or below it", a)
 		}
 		paths = append(paths, found...)
 	}
@@ -83,6 +82,12 @@ func openInput(e *env, path string) (*tape.Capture, error) {
 // it is zstd, and tells a capture from another tool's recording by its
 // first line. done closes the file.
 func openStream(e *env, path string) (br *bufio.Reader, capture bool, done func(), err error) {
+	return openStreamCounted(e, path, nil)
+}
+
+// openStreamCounted is openStream counting the bytes read into p (when
+// not nil), for a progress line.
+func openStreamCounted(e *env, path string, p *progress) (br *bufio.Reader, capture bool, done func(), err error) {
 	var r io.Reader = e.stdin
 	done = func() {}
 	if path != "-" {
@@ -92,6 +97,9 @@ func openStream(e *env, path string) (br *bufio.Reader, capture bool, done func(
 		}
 		done = func() { f.Close() }
 		r = f
+	}
+	if p != nil {
+		r = &countingReader{r: r, p: p}
 	}
 	u, err := tape.Uncompress(r)
 	if err != nil {
@@ -107,23 +115,6 @@ func openStream(e *env, path string) (br *bufio.Reader, capture bool, done func(
 		return nil, false, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return br, isCapture(head), done, nil
-}
-
-// globCaptures returns the capture files in dir, plain and compressed, in
-// name order.
-func globCaptures(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", dir, err)
-	}
-	var found []string
-	for _, e := range ents {
-		if !e.IsDir() && tape.HasCaptureExt(e.Name()) {
-			found = append(found, filepath.Join(dir, e.Name()))
-		}
-	}
-	sort.Strings(found)
-	return found, nil
 }
 
 // pathError words a file system error as "PATH: what went wrong" (the

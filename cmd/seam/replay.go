@@ -20,6 +20,8 @@ type replayOptions struct {
 	raw      bool
 	exitCode bool
 	engine   engineFlags
+	faults   faultFlag
+	seed     uint64
 }
 
 func replayCommand() *command {
@@ -40,6 +42,13 @@ output. Flip one switch to see a fix take effect:
 --raw writes the produced client bytes to stdout instead; -o writes the
 replayed exchanges as a capture. --speed 1 paces pushes by the recorded times.
 
+--fault changes the recorded upstream side before the engine sees it, as
+seam serve --fault sends it (the same seed gives the same bytes), so how a
+proxy copes can be seen offline: split-rune and split-event re-cut the
+chunks, drop-delta and the like rewrite the events, latency, stall and
+jitter move the chunks' times (the replayed capture keeps them), disconnect
+cuts the side, status answers with an error. Faults: ` + strings.Join(replay.FaultKinds(), ", ") + `.
+
 A raw upstream recording (an .sse body, JSONL payloads, a VCR cassette) has
 no engine and no client side: name a --profile to see what seam's engine
 makes of it.`,
@@ -51,6 +60,8 @@ makes of it.`,
 			fs.StringVar(&o.output, "o", "", "write the replayed exchanges as a capture `file` (- for stdout)")
 			fs.BoolVar(&o.raw, "raw", false, "write the produced client bytes to stdout")
 			fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the replay differs from the recording")
+			fs.Var(&o.faults, "fault", "change the upstream side first with `fault`, e.g. split-rune, stall=2s@event:40 (repeatable)")
+			fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
 			o.engine.register(fs, "the capture's engine")
 			return o
 		},
@@ -86,7 +97,11 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	out.Header.Engine = eng
 	differ := 0
 	if !o.raw {
-		fmt.Fprintf(e.stdout, "replaying %s with engine %s\n", visible.String(c.Name), visible.String(engineSummary(eng)))
+		faults := ""
+		if len(o.faults) > 0 {
+			faults = fmt.Sprintf(" and faults %s (seed %d)", o.faults.String(), o.seed)
+		}
+		fmt.Fprintf(e.stdout, "replaying %s with engine %s%s\n", visible.String(c.Name), visible.String(engineSummary(eng)), faults)
 	}
 	for _, x := range c.Exchanges {
 		if o.ex != 0 && x.Ex != o.ex {
@@ -98,7 +113,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			}
 			continue
 		}
-		res, err := replay.Exchange(ctx, x, eng, replay.Options{Speed: o.speed})
+		res, err := replay.Exchange(ctx, x, eng, replay.Options{Speed: o.speed, Faults: o.faults, Seed: o.seed})
 		if err != nil {
 			return err
 		}

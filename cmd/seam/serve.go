@@ -118,7 +118,11 @@ client, or any --fault, gets it decoded, without Content-Encoding, and an
 --fault injects a departure from the recording into every replayed response,
 to see how a client or proxy copes; repeat it to combine faults, applied in
 order. Faults that pick a position (which event, where to split) draw from
---seed, so the same seed gives the same bytes. Faults: ` + strings.Join(replay.FaultKinds(), ", ") + `.
+--seed, so the same seed gives the same bytes. latency waits before the
+response, stall before an event, chunk or byte, jitter moves every gap by
+up to ± its duration (never below zero); these wait in wall-clock time
+whatever --speed says. seam replay --fault and seam check --fault apply
+the same faults offline. Faults: ` + strings.Join(replay.FaultKinds(), ", ") + `.
 
 Examples:
   # replay strictly, as fast as the client reads
@@ -128,7 +132,9 @@ Examples:
   # replay what was recorded, record what is new into the same directory
   seam serve --mode new_episodes --upstream https://api.openai.com -o captures/ captures/
   # see how a client copes with a split UTF-8 rune and rate limiting
-  seam serve --fault split-rune --fault status=429:2 captures/`,
+  seam serve --fault split-rune --fault status=429:2 captures/
+  # a slow first byte and a two-second stall at event 40, nothing else waits
+  seam serve --speed 0 --fault latency=300ms --fault stall=2s@event:40 captures/`,
 		example: "seam serve --speed 0 captures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &serveOptions{}
@@ -258,7 +264,7 @@ func planServe(e *env, o *serveOptions, args []string) (*servePlan, error) {
 }
 
 // captureExists reports whether path holds captures for --mode once: "-"
-// (stdin), an existing file, or a directory with capture files in it.
+// (stdin), an existing file, or a directory with captures in it or below.
 func captureExists(path string) (bool, error) {
 	if path == "-" {
 		return true, nil // stdin: replay it
@@ -273,7 +279,7 @@ func captureExists(path string) (bool, error) {
 	if !st.IsDir() {
 		return true, nil
 	}
-	found, err := globCaptures(path)
+	found, err := walkCaptures(path)
 	return len(found) > 0, err
 }
 

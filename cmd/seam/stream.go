@@ -27,7 +27,13 @@ type exchangeSource interface {
 // openExchanges opens a capture or a raw recording for reading exchange by
 // exchange. close releases the file.
 func openExchanges(e *env, path string) (src exchangeSource, close func(), err error) {
-	br, capture, done, err := openStream(e, path)
+	return openExchangesCounted(e, path, nil)
+}
+
+// openExchangesCounted is openExchanges counting the bytes read into p
+// (when not nil), for a progress line.
+func openExchangesCounted(e *env, path string, p *progress) (src exchangeSource, close func(), err error) {
+	br, capture, done, err := openStreamCounted(e, path, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -40,6 +46,21 @@ func openExchanges(e *env, path string) (src exchangeSource, close func(), err e
 		return nil, nil, err
 	}
 	return &capturedExchanges{c: c}, func() {}, nil
+}
+
+// openHeader opens the input at path exchange by exchange, counting its
+// bytes into p when p is not nil, and reads its header. done releases the
+// file.
+func openHeader(e *env, path string, p *progress) (src exchangeSource, h *tape.Header, done func(), err error) {
+	src, done, err = openExchangesCounted(e, path, p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if h, err = src.Header(); err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	return src, h, done, nil
 }
 
 // capturedExchanges is an exchangeSource over a capture held in memory.

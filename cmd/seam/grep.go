@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"regexp"
+
+	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
+)
+
+type grepOptions struct {
+	ignoreCase bool
+	fixed      bool
+	in         string
+	where      string
+	list       bool
+	json       bool
+	color      colorFlag
+}
+
+// errNoMatch reports that seam grep found nothing: exit status 1, as grep.
+var errNoMatch = errors.New("no match")
+
+func grepCommand() *command {
+	return &command{
+		name:    "grep",
+		summary: "search captures: assembled text, tool calls, request messages, headers",
+		usage:   "seam grep [-i] [-F] [--in SCOPES] [--where FILTER] [-l] [--json] PATTERN DIR|CAPTURE...",
+		help: `
+Searches every exchange of the captures given (a directory stands for the
+captures in it and below it) for PATTERN, a regular expression (RE2 syntax;
+-F for a fixed string, -i to ignore case), in what each exchange means
+rather than in its raw bytes:
+
+  text      each side's assembled text, reasoning and refusal (the side
+            clients received, and the other where it differs)
+  tools     each side's tool call names and arguments
+  request   the request's messages: text, tool calls and tool results
+  headers   the request's and the responses' headers
+
+--in narrows the scopes (--in text,tools). Each match prints a line: the
+capture and exchange (capture#ex), the side and place, the event that
+added the matched text's first byte when it is a stream's text, and the
+match with up to 40 bytes around it, everything from the capture drawn
+with visible markers for the terminal. -l prints each matching exchange
+once; --json prints one JSON object per match, one per line. --where
+searches only the exchanges a filter selects (seam help where). A request
+carries the whole history, so a message matches again in every later turn
+of its session.
+
+Exit status: 0 when something matched, 1 when nothing did, 2 for a usage
+error.`,
+		example: "seam grep -i 'use_tool<' captures/",
+		flags: func(fs *flag.FlagSet) any {
+			o := &grepOptions{}
+			fs.BoolVar(&o.ignoreCase, "i", false, "ignore case")
+			fs.BoolVar(&o.fixed, "F", false, "PATTERN is a fixed string, not a regular expression")
+			fs.StringVar(&o.in, "in", "text,tools,request,headers", "search only these `scopes`: text, tools, request, headers")
+			fs.StringVar(&o.where, "where", "", "search only the exchanges `filter` selects (seam help where)")
+			fs.BoolVar(&o.list, "l", false, "print each matching exchange once (capture#ex)")
+			fs.BoolVar(&o.json, "json", false, "print one JSON object per match, one per line")
+			fs.Var(&o.color, "color", "colour: auto, always or never (NO_COLOR turns auto off)")
+			return o
+		},
+		run: runGrep,
+	}
+}
+
+func runGrep(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
+	o := opts.(*grepOptions)
+	const ex = "seam grep -i 'use_tool<' captures/"
+	if fs.NArg() < 2 {
+		return &usageError{cmd: "grep", msg: "want a pattern and at least one capture or directory", example: ex}
+	}
+	pattern := fs.Arg(0)
+	if o.fixed {
+		pattern = regexp.QuoteMeta(pattern)
+	}
+	if o.ignoreCase {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return &usageError{cmd: "grep", msg: "pattern: " + err.Error() + " (-F searches for a fixed string)", example: ex}
+	}
+	scopes, err := inspect.ParseScopes(o.in)
+	if err != nil {
+		return &usageError{cmd: "grep", msg: "--in: " + err.Error(), example: "seam grep --in text,tools PATTERN captures/"}
+	}
+	where, err := parseWhere("grep", o.where)
+	if err != nil {
+		return err
+	}
+	paths, err := captureFiles(fs.Args()[1:])
+	if err != nil {
+		return err
+	}
+	color := !o.json && o.color.enabled(e, e.stdout)
+	iopts := inspect.Options{AssembleOnly: !where.Uses("finding", "severity"), NoDiffs: true, Sessions: inspect.NewSessions()}
+	out := bufio.NewWriterSize(e.stdout, 64<<10)
+	matched := 0
+	err = inspectInputs(ctx, e, paths, "grep", iopts, func(src *input, x *tape.Exchange, rep *inspect.ExchangeReport) error {
+		if !where.Empty() && !where.Match(rowOf(src, x, rep)) {
+			return nil
+		}
+		ms := inspect.Search(re, x, rep, scopes)
+		if len(ms) == 0 {
+			return nil
+		}
+		matched += len(ms)
+		loc := fmt.Sprintf("%s#%d", visible.String(src.path), x.Ex)
+		if o.list {
+			_, err := fmt.Fprintln(out, loc)
+			return err
+		}
+		for _, m := range ms {
+			if o.json {
+				if err := writeMatchJSON(out, src.path, m); err != nil {
+					return err
+				}
+				continue
+			}
+			place := m.Where
+			if m.Side != "" {
+				place = string(m.Side) + " " + place
+			} else {
+				place = "request " + place
+			}
+			if m.Event >= 0 {
+				place += fmt.Sprintf(" (event %d)", m.Event)
+			}
+			hit := visible.String(m.Hit)
+			if color {
+				hit = "\x1b[1;31m" + hit + "\x1b[0m"
+			}
+			fmt.Fprintf(out, "%s  %s: %s%s%s\n", loc, place, visible.String(m.Before), hit, visible.String(m.After))
+		}
+		return nil
+	})
+	if ferr := out.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("write: %w", ferr)
+	}
+	if err != nil {
+		return err
+	}
+	if matched == 0 {
+		return errNoMatch
+	}
+	return nil
+}
+
+// writeMatchJSON writes one match as a line of JSON, with the capture
+// named.
+func writeMatchJSON(w *bufio.Writer, capture string, m inspect.Match) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		Capture string `json:"capture"`
+		inspect.Match
+	}{capture, m}); err != nil {
+		return fmt.Errorf("encode match: %w", err)
+	}
+	_, err := w.Write(visible.JSON(b.Bytes()))
+	return err
+}

@@ -1,0 +1,240 @@
+package inspect
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/tape"
+)
+
+// Scope is a part of an exchange a search looks in.
+type Scope string
+
+// The scopes, in the order a search reports them.
+const (
+	// ScopeText is each side's assembled text, reasoning and refusal.
+	ScopeText Scope = "text"
+	// ScopeTools is each side's tool call names and arguments.
+	ScopeTools Scope = "tools"
+	// ScopeRequest is the request's messages (text, tool calls, results).
+	ScopeRequest Scope = "request"
+	// ScopeHeaders is the request's and the responses' headers.
+	ScopeHeaders Scope = "headers"
+)
+
+// Scopes lists every scope.
+func Scopes() []Scope { return []Scope{ScopeText, ScopeTools, ScopeRequest, ScopeHeaders} }
+
+// ParseScopes reads a comma-separated list of scopes.
+func ParseScopes(s string) ([]Scope, error) {
+	var out []Scope
+	for _, name := range strings.Split(s, ",") {
+		sc := Scope(strings.TrimSpace(name))
+		if !slices.Contains(Scopes(), sc) {
+			return nil, &scopeError{name}
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+type scopeError struct{ name string }
+
+func (e *scopeError) Error() string {
+	return "unknown scope " + strconv.Quote(e.name) + " (scopes: text, tools, request, headers)"
+}
+
+// Match is one place a search found its pattern.
+type Match struct {
+	Ex    int   `json:"ex"`
+	Scope Scope `json:"scope"`
+	// Side is the response side for text, tools and response headers;
+	// empty for the request.
+	Side tape.Side `json:"side,omitempty"`
+	// Where names the place: "text", "tool 0 read_file arguments",
+	// "message 3 (tool)", "header user-agent".
+	Where string `json:"where"`
+	// Event is the event that added the matched text's first byte, -1
+	// when the place is not a stream's text.
+	Event int `json:"event"`
+	// Off is the match's byte offset in the place's text.
+	Off int `json:"off"`
+	// Before, Hit and After are the matched bytes and up to 40 bytes of
+	// context each way (cut at line breaks), as found: unescaped.
+	Before string `json:"before"`
+	Hit    string `json:"hit"`
+	After  string `json:"after"`
+}
+
+// place is one searchable text of an exchange.
+type place struct {
+	scope Scope
+	side  tape.Side
+	where string
+	text  string
+	// spans map text offsets to events (assembled text only).
+	spans []protocol.Span
+}
+
+// places lists the searchable texts of an inspected exchange in the order
+// of the scopes: the assembled text and tool calls of the side clients got
+// and of the other side when it differs, the request's messages, then the
+// headers.
+func places(x *tape.Exchange, rep *ExchangeReport, want []Scope) []place {
+	in := func(s Scope) bool { return len(want) == 0 || slices.Contains(want, s) }
+	var out []place
+	sides := slices.Clone(rep.Sides)
+	// The side clients received first; the other only where it differs.
+	slices.SortStableFunc(sides, func(a, b *SideReport) int {
+		if a.Side == b.Side {
+			return 0
+		}
+		if a.Side == tape.Client {
+			return -1
+		}
+		return 1
+	})
+	var seen []protocol.Choice
+	for _, s := range sides {
+		if s.Message == nil {
+			continue
+		}
+		for _, ch := range s.Message.Choices {
+			prefix := ""
+			if len(s.Message.Choices) > 1 {
+				prefix = "choice " + strconv.Itoa(ch.Index) + " "
+			}
+			dup := slices.ContainsFunc(seen, func(o protocol.Choice) bool {
+				return o.Index == ch.Index && o.Text == ch.Text && o.Reasoning == ch.Reasoning && o.Refusal == ch.Refusal &&
+					slices.EqualFunc(o.ToolCalls, ch.ToolCalls, func(a, b protocol.ToolCall) bool {
+						return a.Index == b.Index && a.ID == b.ID && a.Name == b.Name && a.Arguments == b.Arguments
+					})
+			})
+			seen = append(seen, ch)
+			if dup {
+				continue
+			}
+			if in(ScopeText) {
+				out = append(out, place{ScopeText, s.Side, prefix + "text", ch.Text, ch.Spans})
+				if ch.Reasoning != "" {
+					out = append(out, place{scope: ScopeText, side: s.Side, where: prefix + "reasoning", text: ch.Reasoning})
+				}
+				if ch.Refusal != "" {
+					out = append(out, place{scope: ScopeText, side: s.Side, where: prefix + "refusal", text: ch.Refusal})
+				}
+			}
+			if in(ScopeTools) {
+				for _, tc := range ch.ToolCalls {
+					w := prefix + "tool " + strconv.Itoa(tc.Index) + " "
+					out = append(out, place{scope: ScopeTools, side: s.Side, where: w + "name", text: tc.Name},
+						place{scope: ScopeTools, side: s.Side, where: w + safeName(tc.Name) + " arguments", text: tc.Arguments})
+				}
+			}
+		}
+	}
+	if in(ScopeRequest) && x.Request != nil {
+		ri := rep.req
+		if ri == nil {
+			ri = parseRequest(x.Request.Body)
+		}
+		for i, m := range ri.messages {
+			w := "message " + strconv.Itoa(i) + " (" + safeName(m.role) + ")"
+			if m.text != "" {
+				out = append(out, place{scope: ScopeRequest, where: w, text: m.text})
+			}
+			for _, tc := range m.toolCalls {
+				out = append(out, place{scope: ScopeRequest, where: w + " tool call", text: tc.Name + " " + tc.Arguments})
+			}
+		}
+	}
+	if in(ScopeHeaders) {
+		header := func(side tape.Side, h tape.Headers) {
+			for _, k := range slices.Sorted(maps.Keys(h)) {
+				for _, v := range h[k] {
+					out = append(out, place{scope: ScopeHeaders, side: side, where: "header " + safeName(k), text: k + ": " + v})
+				}
+			}
+		}
+		if x.Request != nil {
+			header("", x.Request.Headers)
+		}
+		for _, s := range []tape.Side{tape.Upstream, tape.Client} {
+			if r := x.Side(s).Response; r != nil {
+				header(s, r.Headers)
+			}
+		}
+	}
+	return out
+}
+
+// SearchText returns everything a search looks in, joined by line breaks:
+// the haystack of a filter's text terms and free words.
+func SearchText(x *tape.Exchange, rep *ExchangeReport) string {
+	var b strings.Builder
+	for _, p := range places(x, rep, nil) {
+		b.WriteString(p.text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// maxMatches bounds the matches reported per place (a pattern such as "e"
+// would otherwise list every letter of a long text).
+const maxMatches = 20
+
+// Search returns where re matches in the scopes of an inspected exchange
+// (all of them when scopes is empty), at most 20 matches per place.
+func Search(re *regexp.Regexp, x *tape.Exchange, rep *ExchangeReport, scopes []Scope) []Match {
+	var out []Match
+	for _, p := range places(x, rep, scopes) {
+		for _, loc := range re.FindAllStringIndex(p.text, maxMatches) {
+			if loc[1] == loc[0] {
+				continue // an empty match shows nothing
+			}
+			m := Match{Ex: rep.Ex, Scope: p.scope, Side: p.side, Where: p.where, Event: -1, Off: loc[0]}
+			if p.spans != nil {
+				m.Event = protocol.EventAt(p.spans, loc[0])
+			}
+			m.Before, m.Hit, m.After = around(p.text, loc[0], loc[1], 40)
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// around cuts the match s[i:j] and up to n bytes each side of it, each
+// side stopping at a line break and on a rune boundary; a match longer
+// than 4n is cut in its middle.
+func around(s string, i, j, n int) (before, hit, after string) {
+	a := max(i-n, 0)
+	for a < i && !utf8.RuneStart(s[a]) {
+		a++
+	}
+	if k := strings.LastIndexByte(s[a:i], '\n'); k >= 0 {
+		a += k + 1
+	}
+	b := min(j+n, len(s))
+	for b > j && b < len(s) && !utf8.RuneStart(s[b]) {
+		b--
+	}
+	if k := strings.IndexByte(s[j:b], '\n'); k >= 0 {
+		b = j + k
+	}
+	hit = s[i:j]
+	if len(hit) > 4*n {
+		h, t := 2*n, len(hit)-2*n
+		for h > 0 && !utf8.RuneStart(hit[h]) {
+			h--
+		}
+		for t < len(hit) && !utf8.RuneStart(hit[t]) {
+			t++
+		}
+		hit = hit[:h] + "…" + hit[t:]
+	}
+	return s[a:i], hit, s[j:b]
+}
