@@ -27,10 +27,7 @@ type streamWatch struct {
 	// compressed body (the echo guard checks it).
 	decoded []byte
 
-	fed               int64 // wire bytes fed
-	feedEvents        int   // events before the last feed
-	feedTerminal      bool  // terminal seen before the last feed
-	mirrored          bool  // the counts below replace the watch's
+	mirrored          bool // the counts below replace the watch's
 	mEvents           int
 	mTerminal, mKnown bool
 }
@@ -73,11 +70,7 @@ func (s *streamWatch) decode(p []byte) {
 func (s *streamWatch) compressed() bool { return s.dec != nil }
 
 // feed follows the next bytes of the body as they came on the wire.
-func (s *streamWatch) feed(p []byte) {
-	s.feedEvents, s.feedTerminal = s.w.Events(), s.w.Terminal()
-	s.fed += int64(len(p))
-	s.sink(p)
-}
+func (s *streamWatch) feed(p []byte) { s.sink(p) }
 
 func (s *streamWatch) close() {
 	if s.closed {
@@ -95,22 +88,12 @@ func (s *streamWatch) close() {
 
 // mirror makes s, the closed watch of a client side that got the first n
 // bytes of the upstream side's body unchanged, say what up says of them:
-// their events, whether the terminal event was among them, and how their
-// compressed stream ended (cut when the client got less than all of it).
+// their events, and whether the terminal event was among them. (A
+// compressed client side is never mirrored: its echo guard checks what its
+// own watch decodes.)
 func (s *streamWatch) mirror(up *streamWatch, n int64) {
 	s.mirrored, s.mKnown = true, up.w.Known()
-	s.codingErr = up.codingErr
-	switch {
-	case up.dec == nil:
-		s.mEvents, s.mTerminal = up.w.Prefix(n)
-	case n >= up.fed:
-		s.mEvents, s.mTerminal = up.w.Events(), up.w.Terminal()
-	default:
-		// Decoded events do not map back to wire bytes: count those the
-		// upstream side had before the chunk the client got only part of.
-		s.mEvents, s.mTerminal = up.feedEvents, up.feedTerminal
-		s.codingErr = coding.ErrCut
-	}
+	s.mEvents, s.mTerminal = up.w.Prefix(n)
 }
 
 func (s *streamWatch) events() int {

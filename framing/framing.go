@@ -3,7 +3,6 @@ package framing
 import (
 	"bytes"
 	"encoding/json"
-	"mime"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
@@ -65,10 +64,10 @@ func (k Kind) ContentType() string {
 // application/json declares no stream framing (a single document, or a
 // JSON array stream told only by its bytes): it gives Unknown.
 func FromContentType(ct string) Kind {
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		mt = strings.ToLower(strings.TrimSpace(ct))
-	}
+	// The media type is what comes before any parameter (no
+	// mime.ParseMediaType: this runs per response on the proxy's path).
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
 	switch mt {
 	case "text/event-stream":
 		return SSE

@@ -83,7 +83,11 @@ func (w *Watch) Feed(p []byte) {
 	w.feedEvents, w.feedTerminal, w.ends = w.events, w.terminal, w.ends[:0]
 	w.fed += int64(len(p))
 	if w.parser == nil {
-		w.head = append(w.head, p...)
+		if len(w.head) == 0 && len(p) >= 12 {
+			w.head = p // enough to tell the framing: no copy
+		} else {
+			w.head = append(w.head, p...)
+		}
 		if len(w.head) < 12 {
 			return
 		}
