@@ -19,12 +19,32 @@ const (
 	ClientObsidian     = "obsidian"
 	ClientOpenAINode   = "openai-node"
 	ClientOpenAIPython = "openai-python"
+	// ClientAnthropicTS and ClientAnthropicPython are the Anthropic SDKs
+	// (@anthropic-ai/sdk for TypeScript, anthropic for Python).
+	ClientAnthropicTS     = "anthropic-ts"
+	ClientAnthropicPython = "anthropic-python"
 )
 
-// Clients lists the emulated clients in report order. "spec" is the
-// protocol's own assembly rules (protocols.md §3), the baseline.
+// Clients lists every emulated client, in report order. "spec" is the
+// protocol's own assembly rules, the baseline. An exchange is read only by
+// the clients that speak its protocol (ClientsFor).
 func Clients() []string {
-	return []string{ClientSpec, ClientVSCode, ClientObsidian, ClientOpenAINode, ClientOpenAIPython}
+	return []string{ClientSpec, ClientVSCode, ClientObsidian, ClientOpenAINode, ClientOpenAIPython, ClientAnthropicTS, ClientAnthropicPython}
+}
+
+// ClientsFor lists the clients that read a stream of protocol p, in report
+// order: the OpenAI SDKs read Chat Completions and Responses, the Anthropic
+// SDKs read Messages, VS Code Copilot Chat and Obsidian Copilot read all
+// three (Obsidian through the vendor SDK). A protocol seam does not
+// assemble has only the spec reading.
+func ClientsFor(p protocol.Protocol) []string {
+	switch p {
+	case protocol.Chat, protocol.Responses:
+		return []string{ClientSpec, ClientVSCode, ClientObsidian, ClientOpenAINode, ClientOpenAIPython}
+	case protocol.Anthropic:
+		return []string{ClientSpec, ClientVSCode, ClientObsidian, ClientAnthropicTS, ClientAnthropicPython}
+	}
+	return []string{ClientSpec}
 }
 
 // ClientResult is what one client ends up with after reading a stream.
@@ -82,7 +102,7 @@ func emulateClients(s *SideReport) []ClientResult {
 		return out
 	}
 	if !s.Stream {
-		for _, name := range Clients()[1:] {
+		for _, name := range ClientsFor(m.Protocol)[1:] {
 			r := spec
 			r.Client, r.Rule = name, "non-stream body: read as is"
 			if name == ClientObsidian {
@@ -106,10 +126,10 @@ func emulateClients(s *SideReport) []ClientResult {
 	case protocol.Anthropic:
 		objs := se.ObjEvents()
 		vs := vscodeAnthropic(se.Events, objs)
-		node := sdkAnthropic(ClientOpenAINode, se.Events[:terminated], objs[:terminated])
-		py := node
-		py.Client = ClientOpenAIPython
-		out = append(out, vs, obsidianResult(spec.Text, spec), node, py)
+		ts := sdkAnthropic(ClientAnthropicTS, se.Events[:terminated], objs[:terminated])
+		py := ts
+		py.Client = ClientAnthropicPython
+		out = append(out, vs, obsidianResult(spec.Text, spec), ts, py)
 	default:
 		return out
 	}
@@ -122,7 +142,7 @@ func emulateClients(s *SideReport) []ClientResult {
 // parseXMLToolCalls over that text (structured tool calls are ignored); the
 // view shows stripToolCallXML of it.
 func obsidianResult(text string, spec ClientResult) ClientResult {
-	r := ClientResult{Client: ClientObsidian, Rule: "protocols.md §1.3/§1.7: parseXMLToolCalls and stripToolCallXML over the assembled text; structured tool calls ignored",
+	r := ClientResult{Client: ClientObsidian, Rule: "Obsidian Copilot 3.0–3.1: tool calls parsed from <use_tool> XML in the text (parseXMLToolCalls), the view strips that XML; structured tool calls ignored",
 		Text: text, FinishReason: spec.FinishReason, Error: spec.Error}
 	if spec.Reasoning != "" {
 		r.Text = "\n<think>" + spec.Reasoning + "</think>" + text
@@ -152,7 +172,7 @@ func obsidianResult(text string, spec ClientResult) ClientResult {
 // common case) reuses that event's decoded chunk; any other line is decoded
 // on its own.
 func vscodeChat(se *protocol.Side) ClientResult {
-	r := ClientResult{Client: ClientVSCode, Rule: "protocols.md §2.1–§2.5: SSEProcessor, line based, tool calls by id"}
+	r := ClientResult{Client: ClientVSCode, Rule: "VS Code Copilot Chat SSEProcessor: read line by line, tool calls matched by id, content beside tool_calls dropped"}
 	finished := false
 	var calls []protocol.ToolCall
 	var text, reasoning, refusal strings.Builder
@@ -330,7 +350,7 @@ func asciiSpace(c byte) bool {
 // response.output; failed or incomplete responses produce no completion; a
 // JSON parse error rejects the whole response.
 func vscodeResponses(events []protocol.Event, objs []protocol.ObjEvent) ClientResult {
-	r := ClientResult{Client: ClientVSCode, Rule: "protocols.md §2.7: text from all output_text deltas, then response.output; calls from output_item.done"}
+	r := ClientResult{Client: ClientVSCode, Rule: "VS Code Copilot Chat Responses processor: text from every output_text delta, then response.output; calls from output_item.done"}
 	completed := false
 	var text strings.Builder
 	for i := range events {
@@ -375,7 +395,7 @@ func vscodeResponses(events []protocol.Event, objs []protocol.ObjEvent) ClientRe
 // emitted at content_block_stop with the raw joined arguments ("" when none);
 // the completion is returned at message_stop only.
 func vscodeAnthropic(events []protocol.Event, objs []protocol.ObjEvent) ClientResult {
-	r := ClientResult{Client: ClientVSCode, Rule: "protocols.md §2.8: Messages processor, raw arguments, completion at message_stop"}
+	r := ClientResult{Client: ClientVSCode, Rule: "VS Code Copilot Chat Messages processor: raw joined arguments, the reply given only at message_stop"}
 	type blk struct {
 		tc   protocol.ToolCall
 		args strings.Builder
@@ -457,7 +477,7 @@ func vscodeAnthropic(events []protocol.Event, objs []protocol.ObjEvent) ClientRe
 // id and name overwritten, arguments joined; a missing finish_reason throws
 // at finalisation.
 func nodeChat(se *protocol.Side, n int) ClientResult {
-	r := ClientResult{Client: ClientOpenAINode, Rule: "protocols.md §3.2: openai-node, tool calls keyed by index, name/id overwritten"}
+	r := ClientResult{Client: ClientOpenAINode, Rule: "openai-node 5.x ChatCompletionStream: tool calls keyed by index, name/id overwritten"}
 	var calls []*protocol.ToolCall
 	var args []*strings.Builder
 	var text, refusal strings.Builder
@@ -540,7 +560,7 @@ func nodeChat(se *protocol.Side, n int) ClientResult {
 // entries. finish_reason length or content_filter makes
 // get_final_completion() raise.
 func pythonChat(se *protocol.Side, n int) ClientResult {
-	r := ClientResult{Client: ClientOpenAIPython, Rule: "protocols.md §3.2: openai-python accumulate_delta, strings concatenated, list insert by position"}
+	r := ClientResult{Client: ClientOpenAIPython, Rule: "openai-python accumulate_delta: every string concatenated (ids and names too), tool calls inserted by list position"}
 	var calls []*pyCall
 	haveList := false
 	var text, refusal strings.Builder
@@ -620,7 +640,7 @@ func (c *pyCall) add(tc protocol.ChatToolDelta) *pyCall {
 // payload; without it there is none ("Didn't receive a response.completed
 // event").
 func sdkResponses(client string, objs []protocol.ObjEvent) ClientResult {
-	r := ClientResult{Client: client, Rule: "protocols.md §3.3: the final response is response.completed.response"}
+	r := ClientResult{Client: client, Rule: "OpenAI SDK Responses stream: the final response is the one response.completed carries"}
 	for i := range objs {
 		p := &objs[i]
 		if !p.Valid {
@@ -640,9 +660,8 @@ func sdkResponses(client string, objs []protocol.ObjEvent) ClientResult {
 	return r
 }
 
-// sdkAnthropic emulates the Anthropic SDKs (protocols.md §3.4, §4.1), which
-// the openai-* names stand for on an Anthropic stream: events are routed by
-// their SSE event name, so events without a known name are dropped; the
+// sdkAnthropic emulates the Anthropic SDKs (protocols.md §3.4, §4.1):
+// events are routed by their SSE event name, so events without a known name are dropped; the
 // unterminated last event is not dispatched (the caller passes only the
 // dispatched events).
 func sdkAnthropic(client string, events []protocol.Event, objs []protocol.ObjEvent) ClientResult {
@@ -655,7 +674,7 @@ func sdkAnthropic(client string, events []protocol.Event, objs []protocol.ObjEve
 		}
 	}
 	a := protocol.AssembleAnthropic(named, namedObjs)
-	r := ClientResult{Client: client, Rule: "protocols.md §3.4: Anthropic SDK, routed by SSE event name", Error: a.Message.Error}
+	r := ClientResult{Client: client, Rule: "Anthropic SDK MessageStream: events routed by their SSE event name, unnamed ones dropped", Error: a.Message.Error}
 	c := a.Message.Choices[0]
 	r.Text, r.Reasoning, r.ToolCalls, r.FinishReason = c.Text, c.Reasoning, c.ToolCalls, c.FinishReason
 	if a.Terminal < 0 {
@@ -672,32 +691,82 @@ func joinErr(a, b string) string {
 }
 
 // disagreements lists the fields on which the clients' results differ.
-func disagreements(rs []ClientResult) []Disagreement {
+// Finish reasons are compared by what they mean (finishMeaning), as VS
+// Code names every normal end "stop". When the request declares tools (the
+// client calls them natively, so it is not Obsidian's XML era), Obsidian's
+// tool calls count only if it found some in the text: that it ignores
+// structured tool calls is its design, not a disagreement on this stream.
+func disagreements(rs []ClientResult, p protocol.Protocol, requestTools bool) []Disagreement {
 	fields := []struct {
 		name string
 		get  func(ClientResult) string
+		// same reduces a value to what is compared; nil compares values.
+		same func(r ClientResult, v string) string
+		// skip leaves a client out of the comparison of this field.
+		skip func(ClientResult) bool
 	}{
-		{"text", func(r ClientResult) string { return r.Text }},
-		{"tool_calls", func(r ClientResult) string { return renderCalls(r.ToolCalls) }},
-		{"finish_reason", func(r ClientResult) string { return r.FinishReason }},
-		{"error", func(r ClientResult) string { return r.Error }},
+		{name: "text", get: func(r ClientResult) string { return r.Text }},
+		{name: "tool_calls", get: func(r ClientResult) string { return renderCalls(r.ToolCalls) },
+			skip: func(r ClientResult) bool { return requestTools && r.Client == ClientObsidian && len(r.XMLCalls) == 0 }},
+		{name: "finish_reason", get: func(r ClientResult) string { return r.FinishReason },
+			same: func(r ClientResult, v string) string { return finishMeaning(r.Client, p, v) }},
+		{name: "error", get: func(r ClientResult) string { return r.Error }},
 	}
 	var out []Disagreement
 	for _, f := range fields {
 		vals := make([]ClientValue, 0, len(rs))
-		same := true
+		first, compared, same := "", false, true
 		for _, r := range rs {
 			v := f.get(r)
-			if len(vals) > 0 && v != vals[0].Value {
+			vals = append(vals, ClientValue{Client: r.Client, Value: v})
+			if f.skip != nil && f.skip(r) {
+				continue
+			}
+			if f.same != nil {
+				v = f.same(r, v)
+			}
+			if compared && v != first {
 				same = false
 			}
-			vals = append(vals, ClientValue{Client: r.Client, Value: v})
+			if !compared {
+				first, compared = v, true
+			}
 		}
 		if !same {
 			out = append(out, Disagreement{Field: f.name, Values: vals})
 		}
 	}
 	return out
+}
+
+// finishMeaning reduces a finish reason, as a client reports it, to what it
+// means: the answer ended ("end": stop, end_turn, tool_use, tool_calls,
+// completed, ...), hit its length limit, was refused or filtered, or gave
+// no reason (""). VS Code reports its own reasons: "stop" for every normal
+// end, "DONE" for an Anthropic refusal and for a Chat stream that ended
+// with [DONE] but no finish_reason, "Iteration Done" for one without
+// either. Reasons it does not know are compared as they are.
+func finishMeaning(client string, p protocol.Protocol, fr string) string {
+	switch fr {
+	case "stop", "end_turn", "stop_sequence", "tool_use", "tool_calls", "function_call", "completed", "pause_turn":
+		return "end"
+	case "length", "max_tokens", "model_context_window_exceeded":
+		return "length"
+	case "content_filter", "refusal":
+		return "refused"
+	case "DONE":
+		if client == ClientVSCode && p == protocol.Anthropic {
+			return "refused"
+		}
+		if client == ClientVSCode {
+			return ""
+		}
+	case "Iteration Done":
+		if client == ClientVSCode {
+			return ""
+		}
+	}
+	return fr
 }
 
 func renderCalls(cs []protocol.ToolCall) string {

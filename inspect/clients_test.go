@@ -16,8 +16,8 @@ func clientResults(t *testing.T, body string) map[string]ClientResult {
 	for _, c := range r.Exchanges[0].Clients {
 		out[c.Client] = c
 	}
-	if len(out) != len(Clients()) {
-		t.Fatalf("got clients %v, want %v", out, Clients())
+	if want := ClientsFor(protocol.Chat); len(out) != len(want) {
+		t.Fatalf("got clients %v, want %v", out, want)
 	}
 	return out
 }
@@ -261,5 +261,76 @@ func TestVSCodeLinesAcrossChunks(t *testing.T) {
 		if got.Text != want.Text || got.FinishReason != want.FinishReason || got.Error != want.Error {
 			t.Errorf("chunks of %d: %+v, want %+v", n, got, want)
 		}
+	}
+}
+
+// TestClientsReadTheirProtocol checks that an exchange is read only by the
+// clients that speak its protocol: a complete Anthropic stream by the spec,
+// VS Code's Messages processor, Obsidian and the two Anthropic SDKs, which
+// all agree on it, and never by openai-node or openai-python; a Chat
+// stream by the OpenAI SDKs and not the Anthropic ones.
+func TestClientsReadTheirProtocol(t *testing.T) {
+	t.Parallel()
+	names := func(x *ExchangeReport) []string {
+		var out []string
+		for _, c := range x.Clients {
+			out = append(out, c.Client)
+		}
+		return out
+	}
+	ant := Inspect(exInput{url: "/v1/messages", client: antStream(true, antStart, antTextStart, antTextDelta, antStop0, antMsgDelta, antMsgStop)}.capture(), Options{}).Exchanges[0]
+	want := []string{ClientSpec, ClientVSCode, ClientObsidian, ClientAnthropicTS, ClientAnthropicPython}
+	if got := names(ant); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("anthropic stream read by %v, want %v", got, want)
+	}
+	if len(ant.Disagreements) != 0 {
+		t.Errorf("a complete anthropic stream: clients disagree on %+v", ant.Disagreements)
+	}
+	for _, c := range ant.Clients {
+		if c.Text == "" || c.Error != "" || strings.Contains(c.Rule, ".md") {
+			t.Errorf("%s: text %q error %q rule %q", c.Client, c.Text, c.Error, c.Rule)
+		}
+	}
+	chat := Inspect(exInput{client: chatText("Hi")}.capture(), Options{}).Exchanges[0]
+	want = []string{ClientSpec, ClientVSCode, ClientObsidian, ClientOpenAINode, ClientOpenAIPython}
+	if got := names(chat); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("chat stream read by %v, want %v", got, want)
+	}
+}
+
+// TestFinishReasonsComparedByMeaning checks that clients naming the same end
+// differently do not disagree (VS Code's "stop" for Anthropic's end_turn,
+// Responses' completed), while a different end still does.
+func TestFinishReasonsComparedByMeaning(t *testing.T) {
+	t.Parallel()
+	rs := []ClientResult{{Client: ClientSpec, FinishReason: "end_turn"}, {Client: ClientVSCode, FinishReason: "stop"}}
+	if d := disagreements(rs, protocol.Anthropic, false); len(d) != 0 {
+		t.Errorf("end_turn and VS Code's stop: %+v", d)
+	}
+	rs[0].FinishReason = "max_tokens"
+	if d := disagreements(rs, protocol.Anthropic, false); len(d) != 1 || d[0].Field != "finish_reason" {
+		t.Errorf("max_tokens and VS Code's stop: %+v, want a finish_reason disagreement", d)
+	}
+	rs = []ClientResult{{Client: ClientSpec, FinishReason: "refusal"}, {Client: ClientVSCode, FinishReason: "DONE"}}
+	if d := disagreements(rs, protocol.Anthropic, false); len(d) != 0 {
+		t.Errorf("refusal and VS Code's DONE: %+v", d)
+	}
+	rs = []ClientResult{{Client: ClientSpec, FinishReason: ""}, {Client: ClientVSCode, FinishReason: "DONE"}, {Client: ClientOpenAINode, FinishReason: "stop"}}
+	if d := disagreements(rs, protocol.Chat, false); len(d) != 1 {
+		t.Errorf("no reason, VS Code's DONE and stop: %+v, want one disagreement", d)
+	}
+	// Obsidian's XML era ignores structured tool calls: not a disagreement
+	// when the request declares native tools, one when it found XML calls.
+	calls := []protocol.ToolCall{{Name: "read", Arguments: "{}"}}
+	rs = []ClientResult{{Client: ClientSpec, ToolCalls: calls}, {Client: ClientObsidian}}
+	if d := disagreements(rs, protocol.Chat, true); len(d) != 0 {
+		t.Errorf("native tools, Obsidian without XML calls: %+v", d)
+	}
+	if d := disagreements(rs, protocol.Chat, false); len(d) != 1 {
+		t.Errorf("no native tools, Obsidian without the calls: %+v, want a tool_calls disagreement", d)
+	}
+	rs = []ClientResult{{Client: ClientSpec}, {Client: ClientObsidian, ToolCalls: calls, XMLCalls: []XMLToolCall{{Name: "read"}}}}
+	if d := disagreements(rs, protocol.Chat, true); len(d) != 1 {
+		t.Errorf("Obsidian's XML calls the others do not see: %+v, want a tool_calls disagreement", d)
 	}
 }

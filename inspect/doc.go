@@ -2,7 +2,8 @@
 // parsed and assembled by package protocol (events mapped back to chunk,
 // byte offset and time; one assembly per provider protocol), emulates what
 // real clients end up with (VS Code Copilot Chat, Obsidian Copilot's XML
-// era, openai-node, openai-python), diffs streamed against final and
+// era, openai-node, openai-python, the Anthropic SDKs: each exchange by the
+// clients that read its protocol), diffs streamed against final and
 // upstream against client, and runs a registry of detectors. It returns data; WriteText and
 // WriteJSON render it to an io.Writer.
 //

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/internal/excerpt"
@@ -113,7 +115,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			for _, d := range x.Disagreements {
 				fmt.Fprintf(bw, "   %s:\n", visible.String(d.Field))
 				for _, v := range d.Values {
-					fmt.Fprintf(bw, "     %-14s %s\n", v.Client, strconv.Quote(excerpt.Clip(v.Value, 120)))
+					fmt.Fprintf(bw, "     %-16s %s\n", v.Client, strconv.Quote(excerpt.Clip(v.Value, 120)))
 				}
 			}
 		}
@@ -204,6 +206,10 @@ func writeDiff(w io.Writer, d *Diff, indent string, paint func(code, s string) s
 func WriteClient(w io.Writer, r *Report, client string) error {
 	bw := bufio.NewWriter(w)
 	for _, x := range r.Exchanges {
+		if x.WebSocket == nil && !slices.Contains(ClientsFor(x.Protocol), client) {
+			fmt.Fprintf(bw, "== exchange %d: %s does not read %s (its clients: %s)\n", x.Ex, client, x.Protocol, strings.Join(ClientsFor(x.Protocol), ", "))
+			continue
+		}
 		for _, c := range x.Clients {
 			if c.Client != client {
 				continue

@@ -279,7 +279,7 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		}
 		if !opts.AssembleOnly {
 			rep.Clients = emulateClients(v)
-			rep.Disagreements = disagreements(rep.Clients)
+			rep.Disagreements = disagreements(rep.Clients, rep.Protocol, ctx.req.nativeTools())
 		}
 		rep.Metrics = v.Metrics
 		if up := ctx.sides[tape.Upstream]; v.Message.Usage == nil && up != nil && up.Message.Usage != nil {

@@ -58,6 +58,21 @@ func fields(r gjson.Result, names ...string) []gjson.Result {
 	return out
 }
 
+// nativeTools reports whether the request declares tools in its tools
+// field (the client calls them natively), not only as an XML catalogue in
+// its prompt as Obsidian Copilot's XML era does. A nil request has none.
+func (ri *requestInfo) nativeTools() bool {
+	if ri == nil {
+		return false
+	}
+	for _, ts := range ri.tools {
+		if ts.source == "tools" {
+			return true
+		}
+	}
+	return false
+}
+
 // parseRequest reads a Chat Completions, Responses or Anthropic request body.
 // Unknown shapes give an empty requestInfo.
 func parseRequest(body []byte) *requestInfo {

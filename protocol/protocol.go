@@ -42,26 +42,26 @@ func Protocols() []Protocol {
 	return []Protocol{Chat, Responses, Anthropic, Gemini, BedrockConverse, BedrockInvoke, Cohere, Ollama}
 }
 
-// Rule names the assembly rule this package follows for the protocol: the
-// reference section and the official client whose behaviour it matches.
+// Rule names the assembly rule this package follows for the protocol, in
+// plain words, and the official client whose behaviour it matches.
 func (p Protocol) Rule() string {
 	switch p {
 	case Chat:
-		return "protocols.md §3.1: choices by index, tool calls by index (openai-node / openai-python accumulation)"
+		return "choices by index, tool calls by index (openai-node / openai-python accumulation)"
 	case Responses:
-		return "protocols.md §3.3: items by output_index, checked against response.completed (openai SDKs)"
+		return "items by output_index, checked against response.completed (openai SDKs)"
 	case Anthropic:
-		return "protocols.md §3.4: blocks by index, input_json_delta joined (anthropic SDKs)"
+		return "blocks by index, input_json_delta joined (anthropic SDKs)"
 	case Gemini:
-		return "providers.md §1.3: google-genai GenerateContentResponse.text and function_calls per chunk, joined; thought parts as reasoning"
+		return "google-genai GenerateContentResponse.text and function_calls per chunk, joined; thought parts as reasoning"
 	case BedrockConverse:
-		return "providers.md §2.3: the AWS SDKs' ConverseStream union, blocks by contentBlockIndex, toolUse input joined"
+		return "the AWS SDKs' ConverseStream union, blocks by contentBlockIndex, toolUse input joined"
 	case BedrockInvoke:
-		return "providers.md §2.4: anthropic SDK's Bedrock client (chunk bytes decoded, assembled as Messages events)"
+		return "anthropic SDK's Bedrock client (chunk bytes decoded, assembled as Messages events)"
 	case Cohere:
-		return "providers.md §4.3: cohere-python V2ChatStreamResponse by type, blocks and tool calls by index"
+		return "cohere-python V2ChatStreamResponse by type, blocks and tool calls by index"
 	case Ollama:
-		return "providers.md §3.3: Ollama's own non-stream aggregation (content and thinking joined, tool_calls appended)"
+		return "Ollama's own non-stream aggregation (content and thinking joined, tool_calls appended)"
 	}
 	return "none: the protocol is not recognised"
 }

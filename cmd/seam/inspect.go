@@ -42,8 +42,8 @@ func inspectCommand() *command {
 Reads a capture (or a raw recording: an .sse body, JSONL payloads one per
 line, a VCR YAML cassette, an HTTP-snapshot JSON) and, for every exchange,
 assembles the message each side carries per its protocol (detected from the
-URL, Content-Type, event names and payloads), emulates how real clients would
-assemble it (` + strings.Join(inspect.Clients(), ", ") + `),
+URL, Content-Type, event names and payloads), emulates how the real clients
+that read its protocol would assemble it (` + strings.Join(inspect.Clients(), ", ") + `),
 diffs the streamed deltas against the final output the stream claims and the
 upstream side against the client side, and runs the corruption detectors.
 
