@@ -22,10 +22,13 @@ type DetectorInfo struct {
 	// ID is stable across releases, e.g. "xml.unclosed-closer".
 	ID       string   `json:"id"`
 	Severity Severity `json:"severity"`
-	// Source names the rule it comes from: a bug class of shaping-engine.md
-	// §11 (A–V), a protocols.md section, or the SSE spec.
+	// Source is where the rule was worked out, in the design notes seam was
+	// built from (a bug class letter, a section); it is not shown to users.
 	Source  string `json:"source"`
 	Summary string `json:"summary"`
+	// Catches says in plain words which client or proxy bug the detector
+	// catches ("" when not written yet).
+	Catches string `json:"catches,omitempty"`
 }
 
 type detector struct {
@@ -156,6 +159,7 @@ func Detectors() []DetectorInfo {
 	out := make([]DetectorInfo, len(reg))
 	for i, d := range reg {
 		out[i] = d.info
+		out[i].Catches = detectorCatches[d.info.ID]
 	}
 	return out
 }

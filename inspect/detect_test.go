@@ -691,3 +691,19 @@ func enclosingFunc(f *ast.File, pos token.Pos) string {
 	}
 	return ""
 }
+
+// TestDetectorCatchesNameDetectors checks that every plain-words entry of
+// --list-detectors belongs to a registered detector (a renamed detector
+// would otherwise lose its explanation silently).
+func TestDetectorCatchesNameDetectors(t *testing.T) {
+	t.Parallel()
+	ids := map[string]bool{}
+	for _, d := range Detectors() {
+		ids[d.ID] = true
+	}
+	for id := range detectorCatches {
+		if !ids[id] {
+			t.Errorf("detectorCatches has %q, which is no detector", id)
+		}
+	}
+}

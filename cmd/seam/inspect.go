@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -10,8 +11,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
@@ -248,13 +250,26 @@ func inspectCases(rep *inspect.Report, threshold inspect.Severity) []junitCase {
 	return cases
 }
 
+// listDetectors prints every detector in 80 columns: its severity and id,
+// then what it finds and the bug it catches, wrapped and indented.
 func listDetectors(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "id\tseverity\tsource\twhat it finds")
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "seam inspect runs these detectors on every exchange. A finding names\nits detector, its severity (error, warn or info) and where in the stream it\nwas born.\n")
 	for _, d := range inspect.Detectors() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.ID, d.Severity, d.Source, d.Summary)
+		fmt.Fprintf(bw, "\n%-5s  %s\n", d.Severity, d.ID)
+		text := capitalise(d.Summary) + "."
+		if d.Catches != "" {
+			text += " Catches " + d.Catches + "."
+		}
+		fmt.Fprint(bw, wrap(text, 79, "       "))
 	}
-	return tw.Flush()
+	return bw.Flush()
+}
+
+// capitalise returns s with its first letter in upper case.
+func capitalise(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // colorFlag is --color: auto (the default), always or never.
