@@ -125,6 +125,11 @@ func runDemo(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	return showIncident(ctx, e, ic, ipath)
 }
 
+// demoMockNote is the capture-level note on the demo's captures: their
+// upstream is the demo's mock, gone when the demo ends. seam export
+// recognises it.
+const demoMockNote = "seam demo: the upstream is the demo's mock, which stopped when the demo ended"
+
 // recordDemo records every exchange of caps through a recording proxy with
 // engine eng in front of upstream, into a new capture at path.
 func recordDemo(ctx context.Context, path string, upstream *url.URL, eng tape.Engine, caps []*tape.Capture) (string, []capture.Summary, error) {
@@ -133,6 +138,7 @@ func recordDemo(ctx context.Context, path string, upstream *url.URL, eng tape.En
 	r, err := startRecording(recordingConfig{
 		output: path, upstream: upstream, engine: eng,
 		legs: []*recordLeg{{addr: "127.0.0.1:0", upstream: upstream, leg: capture.Whole}},
+		note: func([]*recordLeg) string { return demoMockNote },
 		onDone: func(s capture.Summary) {
 			mu.Lock()
 			sums = append(sums, s)

@@ -96,7 +96,7 @@ var errDiffers = fmt.Errorf("the inputs differ")
 // exchangeReport inspects exchange n of the input at path, reading only
 // that exchange's lines.
 func exchangeReport(e *env, path string, n int) (*inspect.ExchangeReport, error) {
-	h, x, err := oneExchange(e, path, n)
+	h, x, _, err := oneExchange(e, path, n)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,7 +43,9 @@ Writes a capture in another format on stdout:
         capture is single-quoted, so the command runs curl and nothing else;
         a request a shell cannot carry safely (a method or header name that
         is not an HTTP token, a line break in a header, a NUL in the body)
-        is refused
+        is refused. --upstream URL sends it elsewhere: to seam serve CAPTURE
+        (http://127.0.0.1:8081), say, for a capture of seam demo, whose mock
+        upstream stopped with the demo (the command says so in a comment)
 
 Several captures, or a directory (the captures in it and below it), make
 one HAR with every exchange, each entry's comment naming its capture; sse
@@ -93,11 +96,27 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return tape.WriteHARWith(e.stdout, c, tape.HAROptions{Creator: version, Decode: coding.Decode})
 	}
 	n := max(o.ex.n, 1)
-	h, x, err := oneExchange(e, fs.Arg(0), n)
+	h, x, notes, err := oneExchange(e, fs.Arg(0), n)
 	if err != nil {
 		return err
 	}
+	if o.format == "curl" && o.upstream == "" && demoCapture(notes) {
+		// The command would connect to nothing: say so, beside it and on
+		// the terminal, and how to send it somewhere real.
+		serve := e.hint("serve", fs.Arg(0))
+		again := e.hint("export", "--format", "curl", "--ex", strconv.Itoa(x.Ex), "--upstream", "http://127.0.0.1:8081", fs.Arg(0))
+		fmt.Fprintf(e.stderr, "seam: note: this capture's upstream was seam demo's mock, which stopped with the demo: the command below connects to nothing. Retarget it with --upstream URL, e.g. at %s:\n  %s\n", visible.String(serve), visible.String(again))
+		// Each line a comment: visible.String leaves no line break in a
+		// path that would end one.
+		fmt.Fprintf(e.stdout, "# The upstream below was seam demo's mock upstream, which stopped when the demo\n# ended. To send this request, answer it from the capture and retarget:\n#   %s\n#   %s | sh\n", visible.String(serve), visible.String(again))
+	}
 	return exportOne(e, o, side, h, x)
+}
+
+// demoCapture reports whether a capture with these notes was recorded by
+// seam demo, against its mock upstream, now gone.
+func demoCapture(notes []tape.Note) bool {
+	return slices.ContainsFunc(notes, func(n tape.Note) bool { return n.Text == demoMockNote })
 }
 
 // exportOne writes one exchange as an sse body or a curl command.

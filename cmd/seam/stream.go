@@ -22,6 +22,8 @@ type exchangeSource interface {
 	Only(keep func(ex int) bool)
 	// Warnings returns the problems skipped so far.
 	Warnings() []error
+	// Notes returns the notes on the capture as a whole read so far.
+	Notes() []tape.Note
 }
 
 // openExchanges opens a capture or a raw recording for reading exchange by
@@ -73,6 +75,7 @@ type capturedExchanges struct {
 func (s *capturedExchanges) Header() (*tape.Header, error) { return &s.c.Header, nil }
 func (s *capturedExchanges) Only(keep func(int) bool)      { s.keep = keep }
 func (s *capturedExchanges) Warnings() []error             { return s.c.Warnings }
+func (s *capturedExchanges) Notes() []tape.Note            { return s.c.Notes }
 
 func (s *capturedExchanges) Next() (*tape.Exchange, error) {
 	for s.i < len(s.c.Exchanges) {
@@ -87,16 +90,16 @@ func (s *capturedExchanges) Next() (*tape.Exchange, error) {
 }
 
 // oneExchange reads exchange n of the input at path, gathering only its
-// lines, and returns it with the capture's header.
-func oneExchange(e *env, path string, n int) (*tape.Header, *tape.Exchange, error) {
+// lines, and returns it with the capture's header and notes.
+func oneExchange(e *env, path string, n int) (*tape.Header, *tape.Exchange, []tape.Note, error) {
 	src, done, err := openExchanges(e, path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer done()
 	h, err := src.Header()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	seen := map[int]bool{}
 	src.Only(func(ex int) bool {
@@ -110,7 +113,7 @@ func oneExchange(e *env, path string, n int) (*tape.Header, *tape.Exchange, erro
 			break
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if found == nil {
 			found = x
@@ -121,9 +124,9 @@ func oneExchange(e *env, path string, n int) (*tape.Header, *tape.Exchange, erro
 	}
 	printWarnings(e, src.Warnings())
 	if found == nil {
-		return nil, nil, fmt.Errorf("%s has no exchange %d (it has %d)", path, n, len(seen))
+		return nil, nil, nil, fmt.Errorf("%s has no exchange %d (it has %d)", path, n, len(seen))
 	}
-	return h, found, nil
+	return h, found, src.Notes(), nil
 }
 
 // mergeExchange joins a continuation (lines read after x was complete) to
