@@ -350,7 +350,7 @@ func runUpstreamClient(c *exCtx) {
 		if h.Region != "" {
 			where = ", the first in the " + regionWords(h.Region)
 		}
-		c.emit("diff.upstream-client", p, hunkEvidence(h), strconv.Itoa(len(changed))+" difference(s) between upstream and client text"+where)
+		c.emit("diff.upstream-client", p, hunkEvidence(h), pluralWord(len(changed), "difference")+" between upstream and client text"+where)
 	}
 	boundaryDedupe(c, c.sides[tape.Upstream], c.sides[tape.Client])
 }

@@ -31,6 +31,9 @@ type Diff struct {
 	B     string `json:"b"`
 	Equal bool   `json:"equal"`
 	Hunks []Hunk `json:"hunks,omitempty"`
+	// HunksCut counts the hunks ShortenDiff left out, which the text
+	// renderings say.
+	HunksCut int `json:"-"`
 }
 
 // Hunk is one region where the texts differ, with a line of context.

@@ -33,7 +33,7 @@ func TestHostileText(t *testing.T) {
 			t.Fatal(err)
 		}
 		check("text report", b.String())
-		for _, want := range []string{"POST /v1/chat/completions", "model gpt-4o␛]52;c;SGFjaw==␇␛[2J␛[8m⟨U+202E⟩⟨U+2066⟩␀⟨U+009B⟩⟨U+0085⟩␡", "tool 0 fn␛]52", "#call␛]52", "finish: stop␛]52", "== exchange 2  PO␛]52", "upstream_error␛]52"} {
+		for _, want := range []string{"POST /v1/chat/completions", "model gpt-4o␛]52;c;SGFjaw==␇␛[2J␛[8m⟨U+202E⟩⟨U+2066⟩␀⟨U+009B⟩⟨U+0085⟩␡", "tool 0 fn␛]52", "#call␛]52", "finish: stop␛]52", "\n   PO␛]52", "upstream_error␛]52"} {
 			if !strings.Contains(b.String(), want) {
 				t.Errorf("text report lacks %q", want)
 			}

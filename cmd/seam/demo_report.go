@@ -105,35 +105,9 @@ func showIncident(ctx context.Context, e *env, c *tape.Capture, path string) err
 	fmt.Fprintf(w, "\nreplayed offline with %s: %s\n", engineSummary(fixed), findingCounts(after.Exchanges[0].Findings))
 	d := inspect.DiffExchangeReports(rep.Exchanges[0], after.Exchanges[0])
 	d.A, d.B = "client text, holdback=off", "client text, holdback=on"
-	clipDiff(d, 3)
-	if err := inspect.WriteDiff(w, d, false); err != nil {
+	if err := inspect.WriteDiff(w, inspect.ShortenDiff(d, 3, 5), false); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nnext:\n  %s\n  %s\n  %s\n", e.hint("inspect", path), e.hint("replay", "--set", "holdback=on", path), e.hint("tui", path))
 	return nil
-}
-
-// clipDiff shortens every run of more than keep+2 added or removed lines in
-// d to its first keep lines, a count of the lines left out, and its last.
-func clipDiff(d *inspect.Diff, keep int) {
-	for i := range d.Hunks {
-		var out []inspect.DiffLine
-		lines := d.Hunks[i].Lines
-		for j := 0; j < len(lines); {
-			k := j
-			for k < len(lines) && lines[k].Op == lines[j].Op {
-				k++
-			}
-			run := lines[j:k]
-			if lines[j].Op != " " && len(run) > keep+2 {
-				out = append(out, run[:keep]...)
-				out = append(out, inspect.DiffLine{Op: lines[j].Op, Text: fmt.Sprintf("… %d more lines", len(run)-keep-1)})
-				out = append(out, run[len(run)-1])
-			} else {
-				out = append(out, run...)
-			}
-			j = k
-		}
-		d.Hunks[i].Lines = out
-	}
 }

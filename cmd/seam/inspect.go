@@ -149,8 +149,13 @@ func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options,
 	in := inspect.NewInspector(path, *h, opts)
 	color := o.color.enabled(e, e.stdout)
 	var jw *inspect.JSONWriter
-	if o.json {
+	var tw *inspect.TextWriter
+	switch {
+	case o.json:
 		jw = inspect.NewJSONWriter(e.stdout, path)
+	case o.client == "":
+		tw = inspect.NewTextWriter(e.stdout, color)
+		tw.Capture = path
 	}
 	threshold := failOn
 	if o.failOn == "" {
@@ -181,7 +186,7 @@ func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options,
 		case o.client != "":
 			err = inspect.WriteClient(e.stdout, one, o.client)
 		default:
-			err = inspect.WriteText(e.stdout, one, color)
+			err = tw.Exchange(one.Exchanges[0])
 		}
 		if err != nil {
 			return err
@@ -205,8 +210,10 @@ func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options,
 	case jw != nil:
 		jw.SetSessions(in.Sessions())
 		err = jw.Close(warnings)
-	case o.client == "":
-		err = inspect.WriteText(e.stdout, &inspect.Report{Warnings: warnings, Sessions: in.Sessions()}, color)
+	case tw != nil:
+		tw.Warnings(warnings)
+		tw.Sessions(in.Sessions())
+		err = tw.Close()
 	}
 	if err != nil {
 		return err
