@@ -61,5 +61,9 @@ var detectorCatches = map[string]string{
 	"schema.missing-param":         "a tool call that lost a required parameter on the way",
 	"schema.unknown-param":         "a tool call with a parameter the tool does not declare (often a tag mis-parsed as a parameter)",
 	"schema.unknown-tool":          "a tool call for a tool the request never offered",
+	"tape.offset-gap":              "a capture edited by hand or by a tool, or a recorder that lost or repeated a read: the bytes shown are not the bytes that passed",
+	"tape.time-backwards":          "a capture whose times were edited or merged from two recordings, so durations and stalls cannot be trusted",
+	"tape.bytes-mismatch":          "a capture cut or spliced after it was written: the end line counts bytes the chunks do not hold",
+	"tape.interrupted":             "a recording stopped by a crash or kill, or still being written: the side may be incomplete",
 	"exchange.retry-seam":          "a client that retries a failed stream and joins both attempts' text (Obsidian Copilot does on overload)",
 }
