@@ -78,7 +78,7 @@ func (m *model) buildDiff() *diffDoc {
 			out = append(out, newLine(sty(title, st.header), sty(fmt.Sprintf("  identical (%s = %s)", df.A, df.B), st.okText)))
 			continue
 		}
-		out = append(out, newLine(sty(title, st.header), sty(fmt.Sprintf("  %d hunk(s)  ", len(df.Hunks)), st.bold),
+		out = append(out, newLine(sty(title, st.header), sty("  "+plural(len(df.Hunks), "hunk")+"  ", st.bold),
 			sty("--- "+df.A, st.del), txt("  "), sty("+++ "+df.B, st.add)))
 		for hi := range df.Hunks {
 			h := &df.Hunks[hi]

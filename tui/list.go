@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -251,39 +252,204 @@ func (m *model) rowText(i int) string {
 	}, " ")
 }
 
-// listColumns computes column widths for the list at width w.
+// listCols are the column widths of the list; 0 leaves a column out.
+// names are the capture names as the capture column shows them.
 type listCols struct {
-	capture, ex, session, time, endpoint, model, status, outcome, ttfb, dur, events, badge int
+	capture, ex, session, time, endpoint, model, status, outcome, ttfb, dur, events, badge, top int
+	names                                                                                       []string
 }
 
-func (m *model) listColumns() listCols {
-	c := listCols{ex: 4, time: 8, model: 16, status: 3, outcome: 9, ttfb: 7, dur: 7, events: 5, badge: 9}
-	if len(m.caps) > 1 {
-		c.capture = 16
+// colCache holds the content widths of the list's columns, grown row by
+// row as rows and badges arrive (growCols), so no frame measures every row,
+// and the capture names, made again when a capture joins.
+type colCache struct {
+	// want is each column's content width (its header's at least).
+	want listCols
+	init bool
+	// caps is how many captures whole and short were made for: the
+	// capture names whole and cut to where they differ; wantShort is the
+	// width of the longest short one.
+	caps         int
+	whole, short []string
+	wantShort    int
+}
+
+// growCols widens the columns to hold row i (an index into sums) as it
+// now is. Widths never shrink: a row that got shorter leaves its column
+// as it was.
+func (m *model) growCols(i int) {
+	c := m.initCols()
+	w := &c.want
+	s := &m.sums[i]
+	w.ex = max(w.ex, len(strconv.Itoa(s.ex)))
+	w.endpoint = max(w.endpoint, ansi.StringWidth(clean(strings.TrimSpace(s.method+" "+s.url))))
+	w.outcome = max(w.outcome, len(outcomeLabel(s.outcome, true)))
+	m.growBadgeCols(i)
+}
+
+// growBadgeCols widens the columns that depend on row i's badge (model,
+// events, findings, top finding), when it arrives.
+func (m *model) growBadgeCols(i int) {
+	w := &m.initCols().want
+	s := &m.sums[i]
+	b := m.badges[exKey{s.file, s.ex}]
+	if mdl := m.modelOf(i); len(mdl) > w.model || !isASCII(mdl) {
+		w.model = max(w.model, ansi.StringWidth(clean(mdl)))
 	}
-	if m.w < 100 {
-		// 80 columns: drop the wall clock, keep the rest narrow.
-		c.time, c.model, c.outcome, c.ttfb, c.events, c.badge = 0, 11, 8, 7, 4, 8
-		if c.capture > 0 {
-			c.capture, c.ttfb = 10, 0
+	w.events = max(w.events, len(strconv.Itoa(b.events)))
+	w.badge = max(w.badge, badgeWidth(b))
+	if len(b.ids) > 0 && (len(b.ids[0]) > w.top || !isASCII(b.ids[0])) {
+		w.top = max(w.top, ansi.StringWidth(clean(b.ids[0])))
+	}
+}
+
+// isASCII reports whether s is printable ASCII, a column a byte.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
 		}
 	}
-	if m.w >= 130 {
-		c.model, c.outcome = 22, 13
+	return true
+}
+
+// initCols starts the widths at the headers' widths, once.
+func (m *model) initCols() *colCache {
+	c := &m.cols
+	if !c.init {
+		c.want = listCols{ex: 1, endpoint: len("method endpoint"), model: len("model"), status: 3, outcome: len("outcome"),
+			time: 8, ttfb: 7, dur: 7, events: len("evts"), badge: len("findings"), top: len("top finding")}
+		c.init = true
+	}
+	return c
+}
+
+// measure returns the content widths of the list, the capture names made
+// again when captures were added.
+func (m *model) measure() *colCache {
+	c := m.initCols()
+	if c.caps != len(m.caps) {
+		c.caps, c.whole, c.wantShort = len(m.caps), nil, 0
+		for _, cs := range m.caps {
+			c.whole = append(c.whole, clean(captureBase(cs.name)))
+		}
+		c.short = distinguish(c.whole)
+		c.want.capture = len("capture")
+		for i := range c.whole {
+			c.want.capture = max(c.want.capture, ansi.StringWidth(c.whole[i]))
+			c.wantShort = max(c.wantShort, ansi.StringWidth(c.short[i]))
+		}
+	}
+	return c
+}
+
+// badgeWidth is the width of the findings badge badgeRuns draws.
+func badgeWidth(b badge) int {
+	n := 0
+	for sev, c := range b.counts {
+		if c > 0 {
+			n += len(strconv.Itoa(c)) + 1
+			if sev > 0 {
+				n++ // the space after E and W counts
+			}
+		}
+	}
+	return max(n, 2)
+}
+
+// captureBase is a capture's file name without its directory and the
+// .ndjson (and compressed .ndjson.zst) extension.
+func captureBase(name string) string {
+	base := filepath.Base(name)
+	base = strings.TrimSuffix(base, tape.CompressedExt)
+	return strings.TrimSuffix(base, ".ndjson")
+}
+
+// distinguish shortens names that share a long prefix to where they start
+// to differ (with a few characters before it for context, and "…" for what
+// was cut), so that captures named by their start time, such as
+// seam-20261122T093428Z and seam-20261122T093512Z, stay apart in a narrow
+// column. Names that share no long prefix are kept whole.
+func distinguish(names []string) []string {
+	out := slices.Clone(names)
+	if len(names) < 2 {
+		return out
+	}
+	pre := names[0]
+	for _, n := range names[1:] {
+		i := 0
+		for i < len(pre) && i < len(n) && pre[i] == n[i] {
+			i++
+		}
+		pre = pre[:i]
+	}
+	const context = 4
+	cut := len(pre) - context
+	for cut > 0 && !utf8.RuneStart(pre[cut]) {
+		cut--
+	}
+	if cut < 4 {
+		return out
+	}
+	for i, n := range names {
+		out[i] = "…" + n[cut:]
+	}
+	return out
+}
+
+// listColumns sizes the list's columns for width m.w: each as wide as its
+// content (measured over every row), the optional ones (time, ttfb,
+// events) left out while the rest do not fit, then the widest of the
+// flexible ones (endpoint, capture, model, top finding) narrowed in turn
+// down to their minimums. Capture names are shown whole when they fit,
+// else from where they differ.
+func (m *model) listColumns() listCols {
+	cc := m.measure()
+	c := cc.want
+	c.names = cc.whole
+	if len(m.caps) < 2 {
+		c.capture = 0
+	}
+	width := func() int {
+		n := 2 // the cursor mark
+		for _, v := range []int{c.capture, c.ex, c.session, c.time, c.endpoint, c.model, c.status, c.outcome, c.ttfb, c.dur, c.events, c.badge, c.top} {
+			if v > 0 {
+				n += v + 1
+			}
+		}
+		return n - 1
+	}
+	// Whole capture names first; their distinguishing part when that is
+	// all that fits.
+	if c.capture > 0 && width() > m.w && cc.wantShort < c.capture {
+		c.capture, c.names = max(cc.wantShort, len("capture")), cc.short
 	}
 	if m.list.group {
+		// Session ids are s and 8 hex digits: "▾ s1a2b3c4d ×12".
 		c.session = 15
-		if m.w < 100 {
-			c.session, c.model = 14, 9
-		}
 	}
-	fixed := 2 + c.ex + c.model + c.status + c.outcome + c.dur + c.events + c.badge + 7
-	for _, opt := range []int{c.capture, c.session, c.time, c.ttfb} {
-		if opt > 0 {
-			fixed += opt + 1
+	for _, opt := range []*int{&c.time, &c.ttfb, &c.events} {
+		if width() <= m.w {
+			break
 		}
+		*opt = 0
 	}
-	c.endpoint = max(m.w-fixed, 10)
+	flex := []struct {
+		w   *int
+		min int
+	}{{&c.endpoint, 12}, {&c.top, 8}, {&c.model, 8}, {&c.capture, 8}, {&c.session, 11}}
+	for over := width() - m.w; over > 0; over-- {
+		var widest *int
+		for _, f := range flex {
+			if *f.w > f.min && (widest == nil || *f.w > *widest) {
+				widest = f.w
+			}
+		}
+		if widest == nil {
+			break // the terminal is narrower than the minimums: render cuts
+		}
+		*widest--
+	}
 	return c
 }
 
@@ -311,12 +477,13 @@ func (m *model) listView(height int) []string {
 	c := m.listColumns()
 	st := m.st
 	sep := " "
-	head := "  " + fit("#", c.ex) + sep
-	if c.session > 0 {
-		head += fit("session", c.session) + sep
-	}
+	head := "  "
 	if c.capture > 0 {
 		head += fit("capture", c.capture) + sep
+	}
+	head += fit("#", c.ex) + sep
+	if c.session > 0 {
+		head += fit("session", c.session) + sep
 	}
 	if c.time > 0 {
 		head += fit("time", c.time) + sep
@@ -326,8 +493,11 @@ func (m *model) listView(height int) []string {
 	if c.ttfb > 0 {
 		head += fit("ttfb", c.ttfb) + sep
 	}
-	head += fit("dur", c.dur) + sep +
-		fit("evts", c.events) + sep + fit("findings", c.badge)
+	head += fit("dur", c.dur) + sep
+	if c.events > 0 {
+		head += fit("evts", c.events) + sep
+	}
+	head += fit("findings", c.badge) + sep + fit("top finding", c.top)
 	lines := []string{st.header.Render(fit(head, m.w))}
 	if len(l.rows) == 0 {
 		msg := "no exchanges yet"
@@ -370,12 +540,13 @@ func (m *model) listRow(idx int, c listCols, selected bool) string {
 		mark = "▸ "
 	}
 	var runs []run
-	runs = append(runs, txt(mark+fit(strconv.Itoa(s.ex), c.ex)+sep))
+	runs = append(runs, txt(mark))
+	if c.capture > 0 {
+		runs = append(runs, sty(fit(c.names[s.file], c.capture)+sep, st.dim))
+	}
+	runs = append(runs, txt(fit(strconv.Itoa(s.ex), c.ex)+sep))
 	if c.session > 0 {
 		runs = append(runs, sty(fit(groupLabel(m.list.groups[idx]), c.session)+sep, st.dim))
-	}
-	if c.capture > 0 {
-		runs = append(runs, sty(fit(clean(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(m.caps[s.file].name), tape.CompressedExt), ".ndjson")), c.capture)+sep, st.dim))
 	}
 	if c.time > 0 {
 		runs = append(runs, sty(fit(when, c.time)+sep, st.dim))
@@ -395,11 +566,28 @@ func (m *model) listRow(idx int, c listCols, selected bool) string {
 	if c.ttfb > 0 {
 		runs = append(runs, txt(fit(inspect.FormatDuration(s.ttfb()), c.ttfb)+sep))
 	}
-	runs = append(runs,
-		txt(fit(inspect.FormatDuration(s.dur()), c.dur)+sep),
-		txt(fit(evts, c.events)+sep),
-	)
-	runs = append(runs, m.badgeRuns(b, inspected && b.rev == s.rev)...)
+	runs = append(runs, txt(fit(inspect.FormatDuration(s.dur()), c.dur)+sep))
+	if c.events > 0 {
+		runs = append(runs, txt(fit(evts, c.events)+sep))
+	}
+	current := inspected && b.rev == s.rev
+	badge := m.badgeRuns(b, current)
+	bw := 0
+	for _, r := range badge {
+		bw += ansi.StringWidth(r.text)
+	}
+	runs = append(runs, badge...)
+	runs = append(runs, txt(strings.Repeat(" ", max(c.badge-bw, 0))+sep))
+	if current && len(b.ids) > 0 && c.top > 0 {
+		topStyle := st.dim
+		switch {
+		case b.counts[2] > 0:
+			topStyle = st.errBadge
+		case b.counts[1] > 0:
+			topStyle = st.warnBadge
+		}
+		runs = append(runs, sty(fit(clean(b.ids[0]), c.top), topStyle))
+	}
 	line := paint(runs, m.w, m.search, st.match)
 	if selected {
 		line = st.selected.Render(padRight(ansi.Strip(line), m.w))

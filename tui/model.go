@@ -138,9 +138,14 @@ type model struct {
 	// (or its capture has no header yet).
 	badgeNext int
 
+	// banner is Options.Banner, shown under the list's title.
+	banner string
+
 	list listState
 	// sess is the session view, when screen is screenSession.
 	sess *sessionView
+	// cols holds the list's column widths, grown as rows and badges come.
+	cols colCache
 
 	screen   int
 	showHelp bool
@@ -152,9 +157,16 @@ type model struct {
 
 	input    int
 	inputBuf string
-	// inputErr says why the filter typed does not parse.
-	inputErr string
-	search   string
+	// inputErr says why the filter typed does not parse; inputWas is the
+	// filter before the filter line opened, put back by esc; inputMatches
+	// counts what the search being typed matches (-1 before anything is
+	// typed).
+	inputErr     string
+	inputWas     string
+	inputMatches int
+	search       string
+	// helpOff is how far the full help is scrolled.
+	helpOff int
 
 	status    string
 	statusErr bool
@@ -182,6 +194,7 @@ func newModel(ctx context.Context, o Options) (*model, error) {
 		regroup:  200 * time.Millisecond,
 		sessions: inspect.NewSessions(),
 	}
+	m.banner = o.Banner
 	m.st = newStyles(true)
 	m.help.Styles = help.DefaultStyles(true)
 	for arg, p := range o.Paths {
@@ -531,6 +544,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// reads badges. Grouping regroups the whole list, at most every
 		// m.regroup.
 		var regroup tea.Cmd
+		if i, ok := m.byKey[msg.key]; ok {
+			m.growBadgeCols(i)
+		}
 		if i, ok := m.byKey[msg.key]; ok && m.list.usesBadges() {
 			if m.list.group {
 				if !m.regrouping {
@@ -606,6 +622,7 @@ func (m *model) onScan(msg scanMsg) tea.Cmd {
 			m.sums = append(m.sums, s)
 			added = true
 		}
+		m.growCols(i)
 		m.badgeNext = min(m.badgeNext, i) // new or grown: badge it (again)
 	}
 	if added || len(msg.changed) > 0 {

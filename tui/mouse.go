@@ -11,8 +11,9 @@ func (m *model) onClick(p tea.Mouse) tea.Cmd {
 		return nil
 	}
 	if m.screen == screenList {
-		row := p.Y - 2 + m.list.offset
-		if p.Y >= 2 && row < len(m.list.rows) {
+		top := 2 + m.bannerLines() // title, banner, column header
+		row := p.Y - top + m.list.offset
+		if p.Y >= top && row < len(m.list.rows) {
 			if row == m.list.cursor {
 				return m.open(false)
 			}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/seam-dev/seam/inspect"
@@ -10,9 +11,17 @@ import (
 // bodyHeight is the number of lines of the scrolling body.
 func (m *model) bodyHeight() int {
 	if m.screen == screenList || m.screen == screenSession {
-		return max(m.h-3, 1) // title, column header, footer
+		return max(m.h-3-m.bannerLines(), 1) // title, banner, column header, footer
 	}
 	return max(m.h-4, 1) // title, tabs, engine line, footer
+}
+
+// bannerLines is how many lines the banner takes under the list's title.
+func (m *model) bannerLines() int {
+	if m.banner == "" {
+		return 0
+	}
+	return 1
 }
 
 // move moves the cursor of the current screen by delta lines.
@@ -156,51 +165,92 @@ func (m *model) next(dir int) {
 }
 
 // jumpMatch moves to the next line containing the search text (dir 0: the
-// first match from the cursor on).
+// first match from the cursor on) and says which match it is of how many,
+// or that there is none.
 func (m *model) jumpMatch(dir int) {
 	if m.search == "" {
 		return
 	}
-	if m.screen == screenSession && m.sess != nil {
-		m.jumpSessionMatch(dir)
-		return
-	}
-	if m.screen == screenList {
-		l := &m.list
-		n := len(l.rows)
-		step, start := dir, l.cursor
-		if dir == 0 {
-			step, start = 1, start-1
-		}
-		for k := 1; k <= n; k++ {
-			i := ((start+k*step)%n + n) % n
-			if containsFold(m.rowText(l.rows[i]), m.search) {
-				l.cursor, l.moved = i, true
-				m.clamp()
-				return
-			}
-		}
-		m.setStatus("no match for " + strconv.Quote(m.search))
-		return
-	}
-	d := m.det
-	doc := m.doc(d.tab)
-	n := doc.len()
-	step := dir
-	start := d.cur[d.tab]
+	set, cur := m.matchSet(m.search)
+	n := len(set)
+	step, start := dir, *cur
 	if dir == 0 {
 		step, start = 1, start-1
 	}
 	for k := 1; k <= n; k++ {
 		i := ((start+k*step)%n + n) % n
-		l := doc.line(i)
-		if containsFold(plainOf(l.runs)+plainOf(l.right), m.search) {
-			d.cur[d.tab] = i
-			m.clamp()
-			return
+		if !set[i] {
+			continue
 		}
+		*cur = i
+		switch m.screen {
+		case screenSession:
+			m.clampSession()
+		case screenList:
+			m.list.moved = true
+			m.clamp()
+		default:
+			m.clamp()
+		}
+		m.setStatus(fmt.Sprintf("match %d of %d for %s (n/N: next/previous, esc: clear)", count(set[:i])+1, count(set), strconv.Quote(m.search)))
+		return
 	}
 	m.setStatus("no match for " + strconv.Quote(m.search))
+}
+
+// matchSet says, for each line the search looks through on the current
+// screen (list rows, the open tab's lines, or a session's turns), whether
+// it contains q, and returns the screen's cursor over them.
+func (m *model) matchSet(q string) ([]bool, *int) {
+	switch {
+	case m.screen == screenSession && m.sess != nil:
+		lines, first := m.sessionLines()
+		set := make([]bool, len(first))
+		for t := range first {
+			end := len(lines)
+			if t+1 < len(first) {
+				end = first[t+1]
+			}
+			for _, l := range lines[first[t]:end] {
+				if containsFold(plainOf(l), q) {
+					set[t] = true
+					break
+				}
+			}
+		}
+		return set, &m.sess.cur
+	case m.screen == screenList || m.det == nil:
+		set := make([]bool, len(m.list.rows))
+		for i, r := range m.list.rows {
+			set[i] = containsFold(m.rowText(r), q)
+		}
+		return set, &m.list.cursor
+	}
+	d := m.det
+	doc := m.doc(d.tab)
+	set := make([]bool, doc.len())
+	for i := range set {
+		l := doc.line(i)
+		set[i] = containsFold(plainOf(l.runs)+plainOf(l.right), q)
+	}
+	return set, &d.cur[d.tab]
+}
+
+// countMatches counts the lines of the current screen that contain q.
+func (m *model) countMatches(q string) int {
+	set, _ := m.matchSet(q)
+	return count(set)
+}
+
+// count counts the true values.
+func count(set []bool) int {
+	n := 0
+	for _, b := range set {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // enter follows the pointer of the current line: a hunk or a finding

@@ -35,6 +35,10 @@ type Options struct {
 	Stream     io.Reader
 	StreamName string
 
+	// Banner, when set, is a line shown under the list's title, such as
+	// where clients should send their requests while seam records.
+	Banner string
+
 	// In and Out are the terminal; nil means os.Stdin and os.Stdout.
 	In  io.Reader
 	Out io.Writer

@@ -240,30 +240,3 @@ func plural(n int, noun string) string {
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }
-
-// jumpSessionMatch moves to the next turn (dir 1, 0 from the cursor on)
-// or the previous one (-1) whose lines hold the search text.
-func (m *model) jumpSessionMatch(dir int) {
-	v := m.sess
-	lines, first := m.sessionLines()
-	n := len(first)
-	step, start := dir, v.cur
-	if dir == 0 {
-		step, start = 1, start-1
-	}
-	for k := 1; k <= n; k++ {
-		t := ((start+k*step)%n + n) % n
-		end := len(lines)
-		if t+1 < n {
-			end = first[t+1]
-		}
-		for _, l := range lines[first[t]:end] {
-			if containsFold(plainOf(l), m.search) {
-				v.cur = t
-				m.clampSession()
-				return
-			}
-		}
-	}
-	m.setStatus("no match for " + strconv.Quote(m.search))
-}

@@ -131,7 +131,12 @@ func TestFilterLanguage(t *testing.T) {
 	m.inputBuf = ""
 	typeText(t, m, "modle=x")
 	press(t, m, "enter")
-	if m.input != inputFilter || !strings.Contains(screen(m), `unknown field "modle"`) || m.list.filter != "write README" {
+	if m.input != inputFilter || !strings.Contains(screen(m), `unknown field "modle"`) {
 		t.Errorf("a bad filter: input %d, filter %q\n%s", m.input, m.list.filter, screen(m))
+	}
+	// The filter applies as it is typed; esc puts back the one before.
+	press(t, m, "esc")
+	if m.input != inputNone || m.list.filter != "write README" {
+		t.Errorf("esc after a bad filter: input %d, filter %q", m.input, m.list.filter)
 	}
 }

@@ -102,7 +102,7 @@ func (m *model) onReplay(msg replayMsg) {
 	d.invalidate()
 	m.clamp()
 	before, after := len(d.rec.rep.Findings), len(msg.r.view.rep.Findings)
-	m.setStatus(fmt.Sprintf("replayed with %s: %d finding(s), %d recorded", engineDelta(d.recEngine, d.engine), after, before))
+	m.setStatus(fmt.Sprintf("replayed with %s: %s, %d recorded", engineDelta(d.recEngine, d.engine), plural(after, "finding"), before))
 }
 
 // onPanelKey handles the engine switch panel.

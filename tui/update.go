@@ -21,10 +21,21 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	m.status = ""
 	if m.showHelp {
-		if key.Matches(msg, k.Quit) {
-			return tea.Quit
+		// q, esc and ? close the help (the header says so); q does not
+		// quit from here, so what was toggled is not lost. The arrows
+		// scroll a help taller than the screen; other keys do nothing.
+		switch {
+		case key.Matches(msg, k.Quit), key.Matches(msg, k.Cancel), key.Matches(msg, k.Help):
+			m.showHelp, m.helpOff = false, 0
+		case key.Matches(msg, k.Up):
+			m.helpOff = max(m.helpOff-1, 0)
+		case key.Matches(msg, k.Down):
+			m.helpOff++
+		case key.Matches(msg, k.PgUp):
+			m.helpOff = max(m.helpOff-m.bodyHeight(), 0)
+		case key.Matches(msg, k.PgDown), key.Matches(msg, k.Space):
+			m.helpOff += m.bodyHeight()
 		}
-		m.showHelp = false
 		return nil
 	}
 	if m.det != nil && m.det.panel {
@@ -38,6 +49,7 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Search):
 		m.input, m.inputBuf = inputSearch, ""
+		m.countInput()
 		return nil
 	case m.screen == screenSession && m.sess != nil:
 		return m.onSessionKey(msg)
@@ -47,7 +59,7 @@ func (m *model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.move(1)
 	case key.Matches(msg, k.PgUp):
 		m.move(-m.bodyHeight())
-	case key.Matches(msg, k.PgDown) && !(m.screen == screenList && key.Matches(msg, k.Space)):
+	case key.Matches(msg, k.PgDown) || (m.screen != screenList && key.Matches(msg, k.Space)):
 		m.move(m.bodyHeight())
 	case key.Matches(msg, k.Top):
 		m.move(-1 << 30)
@@ -77,7 +89,7 @@ func (m *model) onListKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Session):
 		m.openSession()
 	case key.Matches(msg, k.Filter):
-		m.input, m.inputBuf = inputFilter, l.filter
+		m.input, m.inputBuf, m.inputWas = inputFilter, l.filter, l.filter
 	case key.Matches(msg, k.Sort):
 		l.sortBy = (l.sortBy + 1) % numSorts
 		m.applyFilter()
@@ -193,12 +205,18 @@ func (m *model) open(panel bool) tea.Cmd {
 	return m.loadCmd(k)
 }
 
-// onInputKey edits the search or filter line.
+// onInputKey edits the search or filter line. The filter applies as it is
+// typed (esc puts the one before back); the search counts its matches as
+// it is typed, and enter goes to the first.
 func (m *model) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Cancel):
+		if m.input == inputFilter && m.list.filter != m.inputWas {
+			m.setFilter(m.inputWas) // it parsed when it was set
+		}
 		m.input, m.inputErr = inputNone, ""
+		return nil
 	case key.Matches(msg, k.Accept):
 		switch m.input {
 		case inputSearch:
@@ -208,13 +226,13 @@ func (m *model) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 				m.jumpMatch(0)
 			}
 		case inputFilter:
-			m.list.cursor = 0
-			if err := m.setFilter(strings.TrimSpace(m.inputBuf)); err != nil {
+			if err := m.typeFilter(m.inputBuf); err != nil {
 				m.inputErr = err.Error()
 				return nil
 			}
 			m.input, m.inputErr = inputNone, ""
 		}
+		return nil
 	case key.Matches(msg, k.Erase):
 		if r := []rune(m.inputBuf); len(r) > 0 {
 			m.inputBuf = string(r[:len(r)-1])
@@ -222,9 +240,46 @@ func (m *model) onInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.EraseAll):
 		m.inputBuf = ""
 	default:
-		if msg.Text != "" {
-			m.inputBuf += msg.Text
+		if msg.Text == "" {
+			return nil
 		}
+		m.inputBuf += msg.Text
+	}
+	switch m.input {
+	case inputFilter:
+		// What parses applies at once; a filter still being typed (model=)
+		// leaves the last one that did, and the footer says why.
+		m.inputErr = ""
+		if err := m.typeFilter(m.inputBuf); err != nil {
+			m.inputErr = err.Error()
+		}
+	case inputSearch:
+		m.countInput()
 	}
 	return nil
+}
+
+// typeFilter applies the filter text typed to the list, the cursor back on
+// the first row when the filter changed; a filter that does not parse
+// changes nothing.
+func (m *model) typeFilter(text string) error {
+	text = strings.TrimSpace(text)
+	if text == m.list.filter {
+		return nil
+	}
+	if err := m.setFilter(text); err != nil {
+		return err
+	}
+	m.list.cursor = 0
+	m.applyFilter()
+	return nil
+}
+
+// countInput counts the matches of the search being typed, for the
+// footer.
+func (m *model) countInput() {
+	m.inputMatches = -1
+	if m.inputBuf != "" {
+		m.inputMatches = m.countMatches(m.inputBuf)
+	}
 }

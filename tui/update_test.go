@@ -43,6 +43,13 @@ func TestQuitAndInterrupt(t *testing.T) {
 					}
 					continue
 				}
+				if tc.name == "q quits" && len(keys) > 0 && keys[len(keys)-1] == "?" {
+					// q closes the help; the next q quits.
+					if cmd != nil || m.showHelp {
+						t.Errorf("q in the help: cmd %v, help still up %v", cmd, m.showHelp)
+					}
+					_, cmd = m.Update(tc.key)
+				}
 				if cmd == nil || cmd() != tc.want {
 					t.Errorf("after %v: %s did not give %T", keys, tc.key, tc.want)
 				}
@@ -356,13 +363,13 @@ func TestManyCaptures(t *testing.T) {
 	if !strings.Contains(s, "2 captures in") {
 		t.Errorf("title does not count the captures:\n%s", s)
 	}
-	// Each row names its capture in the second column.
+	// Each row names its capture in the first column, then the exchange.
 	rows := map[string]int{}
 	for _, l := range strings.Split(s, "\n") {
 		f := strings.Fields(strings.TrimPrefix(l, "▸"))
-		if len(f) >= 2 && (f[1] == "a" || f[1] == "b") {
-			if _, err := strconv.Atoi(f[0]); err == nil {
-				rows[f[1]]++
+		if len(f) >= 2 && (f[0] == "a" || f[0] == "b") {
+			if _, err := strconv.Atoi(f[1]); err == nil {
+				rows[f[0]]++
 			}
 		}
 	}

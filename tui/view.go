@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/shape"
@@ -21,7 +22,11 @@ func (m *model) render() string {
 	case m.screen == screenSession && m.sess != nil:
 		lines = m.sessionScreen()
 	default:
-		lines = append([]string{m.titleBar()}, m.bodyOrOverlay(m.listView(m.bodyHeight()+1), m.bodyHeight()+1)...)
+		lines = []string{m.titleBar()}
+		if m.banner != "" {
+			lines = append(lines, paint([]run{sty(clean(m.banner), m.st.notice)}, m.w, "", m.st.match))
+		}
+		lines = append(lines, m.bodyOrOverlay(m.listView(m.bodyHeight()+1), m.bodyHeight()+1)...)
 	}
 	for len(lines) < m.h-1 {
 		lines = append(lines, "")
@@ -63,7 +68,7 @@ func (m *model) titleBar() string {
 	default:
 		name = fmt.Sprintf("%d captures in %s", len(m.caps), clean(filepath.Dir(m.caps[0].name)))
 	}
-	parts := []string{fmt.Sprintf("%d exchange(s)", len(m.sums))}
+	parts := []string{plural(len(m.sums), "exchange")}
 	if len(m.list.rows) != len(m.sums) {
 		parts[0] = fmt.Sprintf("%d of %d exchanges", len(m.list.rows), len(m.sums))
 	}
@@ -85,7 +90,7 @@ func (m *model) titleBar() string {
 		warns += len(c.warnings)
 	}
 	if warns > 0 {
-		parts = append(parts, fmt.Sprintf("⚠ %d line(s) skipped", warns))
+		parts = append(parts, "⚠ "+plural(warns, "line")+" skipped")
 	}
 	if m.following() {
 		parts = append(parts, "● following")
@@ -283,7 +288,7 @@ func (m *model) panelView(h int) []string {
 		if d.replaying {
 			status += " (replaying…)"
 		} else if d.rp != nil {
-			status += fmt.Sprintf(" · %d finding(s) now, %d recorded", len(d.rp.view.rep.Findings), len(d.rec.rep.Findings))
+			status += fmt.Sprintf(" · %s now, %d recorded", plural(len(d.rp.view.rep.Findings), "finding"), len(d.rec.rep.Findings))
 		}
 	}
 	out = append(out, "", paint([]run{sty("  "+status, st.notice)}, m.w, "", st.match))
@@ -293,29 +298,36 @@ func (m *model) panelView(h int) []string {
 	return out
 }
 
-// helpView draws the full help and the legend.
-func (m *model) helpView(h int) []string {
-	st := m.st
-	var hk helpKeys
+// helpScope is where the keys of the current screen apply.
+func (m *model) helpScope() scope {
 	switch {
 	case m.screen == screenSession:
-		hk = m.keys.sessionHelp()
-	case m.screen == screenList:
-		hk = m.keys.listHelp()
-	case m.det != nil && m.det.panel:
-		hk = m.keys.engineHelp()
-	default:
-		hk = m.keys.detailHelp(m.det.tab)
+		return inSession
+	case m.screen == screenList || m.det == nil:
+		return inList
+	case m.det.panel:
+		return inPanel
 	}
-	out := []string{st.header.Render("keys") + st.dim.Render("  (any key closes this help)"), ""}
-	groups := hk.FullHelp()
-	if m.w < 100 && len(groups) > 3 {
-		// Two rows of columns, so nothing is cut at 80 columns.
-		out = append(out, strings.Split(m.help.FullHelpView(groups[:2]), "\n")...)
+	return inDetail | [numTabs]scope{tabDiff: inDiff, tabTimeline: inTimeline, tabFindings: inFindings}[m.det.tab]
+}
+
+// helpView draws the full help of the current screen, made from the key
+// table (every key that applies there), and the legend, scrolled by
+// helpOff when it is taller than h.
+func (m *model) helpView(h int) []string {
+	st := m.st
+	names, cols := m.keys.fullHelp(m.helpScope())
+	out := []string{st.header.Render("keys") + st.dim.Render("  (q, esc or ? closes this help; ↑/↓ scroll)")}
+	// Columns side by side, as many to a row as fit the width.
+	for i := 0; i < len(cols); {
+		j := i + 1
+		for j < len(cols) && blockWidth(m.helpBlock(names[i:j+1], cols[i:j+1])) <= m.w {
+			j++
+		}
 		out = append(out, "")
-		groups = groups[2:]
+		out = append(out, m.helpBlock(names[i:j], cols[i:j])...)
+		i = j
 	}
-	out = append(out, strings.Split(m.help.FullHelpView(groups), "\n")...)
 	legend := []string{
 		"",
 		st.header.Render("legend"),
@@ -328,9 +340,42 @@ func (m *model) helpView(h int) []string {
 	}
 	out = append(out, legend...)
 	if len(out) > h {
-		out = out[:h]
+		m.helpOff = min(m.helpOff, len(out)-h)
+		out = out[m.helpOff : m.helpOff+h]
+	} else {
+		m.helpOff = 0
 	}
 	return out
+}
+
+// blockWidth is the width of the widest line.
+func blockWidth(lines []string) int {
+	w := 0
+	for _, l := range lines {
+		w = max(w, ansi.StringWidth(l))
+	}
+	return w
+}
+
+// helpBlock renders help columns side by side, each headed by its name.
+func (m *model) helpBlock(names []string, cols [][]key.Binding) []string {
+	st := m.st
+	body := strings.Split(m.help.FullHelpView(cols), "\n")
+	// Each name above its column: the help bubble draws a column as its
+	// widest key, a space and its widest description, then its separator.
+	var head strings.Builder
+	for i, c := range cols {
+		kw, dw := 0, 0
+		for _, b := range c {
+			kw, dw = max(kw, ansi.StringWidth(b.Help().Key)), max(dw, ansi.StringWidth(b.Help().Desc))
+		}
+		w := kw + 1 + dw
+		if i < len(cols)-1 {
+			w += ansi.StringWidth(m.help.FullSeparator)
+		}
+		head.WriteString(names[i] + strings.Repeat(" ", max(w-ansi.StringWidth(names[i]), 1)))
+	}
+	return append([]string{st.dim.Render(head.String())}, body...)
 }
 
 // footer is the last line: the input being typed, a status message or the
@@ -339,7 +384,16 @@ func (m *model) footer() string {
 	st := m.st
 	switch m.input {
 	case inputSearch:
-		return st.input.Render("/"+m.inputBuf) + "█"
+		out := st.input.Render("/"+m.inputBuf) + "█"
+		switch {
+		case m.inputMatches == 0:
+			out += st.failText.Render("  no match")
+		case m.inputMatches == 1:
+			out += st.dim.Render("  1 match")
+		case m.inputMatches > 1:
+			out += st.dim.Render(fmt.Sprintf("  %d matches", m.inputMatches))
+		}
+		return out
 	case inputFilter:
 		if m.inputErr != "" {
 			return st.input.Render("filter: "+m.inputBuf) + "█" + st.failText.Render("  "+m.inputErr)

@@ -191,7 +191,12 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			legs[1].ln.Addr(), redactURL(up), legs[1].ln.Addr())
 	}
 	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.path, engineSummary(eng))
-	return runRecording(ctx, e, o, r, &count)
+	banner := fmt.Sprintf("recording: point clients at http://%s (→ %s)", legs[0].ln.Addr(), redactURL(legs[0].upstream))
+	if proxy != nil {
+		banner = fmt.Sprintf("recording: clients → http://%s → proxy under test → http://%s (its upstream) → %s",
+			legs[0].ln.Addr(), legs[1].ln.Addr(), redactURL(up))
+	}
+	return runRecording(ctx, e, o, r, &count, banner)
 }
 
 // runRecordForward runs seam record --forward.
@@ -241,12 +246,13 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 	fmt.Fprintf(e.stderr, "listening on http://%s as a forward proxy: HTTPS_PROXY=http://%s HTTP_PROXY=http://%s\n", addr, addr, addr)
 	fs.announce(e.stderr, addr, o.fwd.insecure)
 	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.path, engineSummary(eng))
-	return runRecording(ctx, e, o, r, &count)
+	return runRecording(ctx, e, o, r, &count, fmt.Sprintf("recording: a forward proxy, HTTPS_PROXY=http://%s", addr))
 }
 
 // runRecording runs a started recording until ctrl-c, a server failure or
-// the TUI quitting, then stops it.
-func runRecording(ctx context.Context, e *env, o *recordOptions, r *recording, count *atomic.Int64) error {
+// the TUI quitting, then stops it. banner says where clients go, for the
+// TUI's header.
+func runRecording(ctx context.Context, e *env, o *recordOptions, r *recording, count *atomic.Int64, banner string) error {
 	path := r.path
 	var runErr error
 	var tuiDone chan error // nil without --tui: never ready
@@ -256,7 +262,8 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *recording, c
 		// The TUI follows the capture as it grows; quitting it stops recording.
 		tuiDone = make(chan error, 1)
 		go func() {
-			tuiDone <- tui.Run(tuiCtx, tui.Options{Paths: []string{path}, Follow: true, In: e.stdin, Out: e.stdout, NoColor: e.getenv("NO_COLOR") != ""})
+			tuiDone <- tui.Run(tuiCtx, tui.Options{Paths: []string{path}, Follow: true, In: e.stdin, Out: e.stdout, NoColor: e.getenv("NO_COLOR") != "",
+				Banner: banner + " · q stops · capture " + path})
 		}()
 	}
 	select {
