@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -89,6 +90,61 @@ type ServerOptions struct {
 	// redacts with the built-in rules, nil here; pass the same --redact
 	// patterns the capture was recorded with).
 	Redaction *tape.Redaction
+	// Log, when set, is told of every request answered from the captures
+	// or refused with a 404, once its answer is written (seam serve prints
+	// a line each). Requests forwarded to Miss are not: its recorder
+	// reports them.
+	Log func(Served)
+}
+
+// Served is what a [Server] did with one request, for ServerOptions.Log.
+type Served struct {
+	Method string
+	// Host is the host the request named (through a forward proxy), or "".
+	Host string
+	Path string
+	// Exchange names the recorded exchange that answered ("exchange 4",
+	// or "exchange 4 of name.ndjson"); "" for a miss.
+	Exchange string
+	// Status is the status answered: the recorded one, a status fault's,
+	// or 404 for a miss.
+	Status int
+	// Miss says why no exchange matched; "" for a hit.
+	Miss string
+	// Faults are the faults applied to the answer, as --fault spells them.
+	Faults []string
+	// Gone is set when the client went away before the answer ended.
+	Gone bool
+	Dur  time.Duration
+}
+
+// String says what happened in one line: "hit  POST /v1/chat/completions
+// → exchange 2: 200 in 1.20s, faults split-rune" or "miss POST … → 404:
+// why". It holds the request's path and bytes of its body: print it
+// through a terminal sanitiser.
+func (s Served) String() string {
+	req := s.Method + " " + s.Host + s.Path
+	if s.Exchange == "" {
+		return "miss " + req + " → " + strconv.Itoa(s.Status) + ": " + s.Miss
+	}
+	d := s.Dur.Round(time.Millisecond)
+	if s.Dur < time.Millisecond {
+		d = s.Dur.Round(time.Microsecond)
+	}
+	out := fmt.Sprintf("hit  %s → %s: %d in %s", req, s.Exchange, s.Status, d)
+	if len(s.Faults) > 0 {
+		out += ", faults " + strings.Join(s.Faults, " ")
+	}
+	if s.Gone {
+		out += ", the client went away first"
+	}
+	return out
+}
+
+func (s *Server) log(v Served) {
+	if s.opts.Log != nil {
+		s.opts.Log(v)
+	}
 }
 
 // Server is a mock upstream: it answers each request with the upstream side
@@ -203,9 +259,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		host = r.URL.Host
 	}
 	redacted, _ := s.opts.Redaction.Body(body.Bytes(), r.Header.Get("Content-Type"))
-	x, why := s.match(r.Method, host, r.URL.Path, redacted)
-	if x != nil {
-		s.play(r.Context(), w, x, r.Header.Get("Accept-Encoding"))
+	start := time.Now()
+	e, why := s.match(r.Method, host, r.URL.Path, redacted)
+	if e != nil {
+		s.play(r.Context(), w, e.x, r.Header.Get("Accept-Encoding"))
+		v := Served{Method: r.Method, Host: host, Path: r.URL.Path, Exchange: e.label, Status: e.x.Upstream.Response.Status,
+			Gone: r.Context().Err() != nil, Dur: time.Since(start)}
+		for _, f := range s.opts.Faults {
+			v.Faults = append(v.Faults, f.String())
+		}
+		if f, ok := statusFault(s.opts.Faults); ok {
+			v.Status = f.N
+		}
+		s.log(v)
 		return
 	}
 	if mode == ModeNewEpisodes {
@@ -218,6 +284,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	writeError(w, http.StatusNotFound, "seam_no_match",
 		"seam: no recorded exchange matches "+r.Method+" "+host+r.URL.Path+": "+why)
+	s.log(Served{Method: r.Method, Host: host, Path: r.URL.Path, Status: http.StatusNotFound, Miss: why, Dur: time.Since(start)})
 }
 
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, mode Mode) {
@@ -238,7 +305,7 @@ func writeError(w http.ResponseWriter, status int, typ, msg string) {
 // match finds the exchange recorded for method, path and body. Among equal
 // matches it takes the first not yet served, then repeats the last. On a
 // miss it says which exchange came closest and why it differs.
-func (s *Server) match(method, host, path string, body []byte) (*tape.Exchange, string) {
+func (s *Server) match(method, host, path string, body []byte) (*entry, string) {
 	req := newRequest(body, s.ignore)
 	k := matchKey(method, path, req)
 	var es []*entry
@@ -257,7 +324,7 @@ func (s *Server) match(method, host, path string, body []byte) (*tape.Exchange, 
 			i = len(es) - 1
 		}
 		s.mu.Unlock()
-		return es[i].x, ""
+		return es[i], ""
 	}
 	if len(s.entries) == 0 {
 		if s.loaded > 0 {

@@ -10,11 +10,13 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
 )
 
 type serveOptions struct {
@@ -106,9 +108,11 @@ Only requests addressed to an IP address, localhost or the --listen name
 are answered (a web page rebinding a DNS name to 127.0.0.1 would read
 recorded prompts in the misses); --allow-host NAME accepts another name.
 
-Recordings are new capture files, as seam record writes them (-o defaults to
-./captures/seam-<UTC time>.ndjson); a summary line per forwarded exchange goes
-to stderr unless -q.
+Each request gets a line on stderr as its answer ends, unless -q: a hit
+names the exchange that answered, its status, how long it took and the
+faults applied; a miss says why nothing matched; a forwarded exchange is
+summed up as seam record does. Recordings are new capture files, as seam
+record writes them (-o defaults to ./captures/seam-<UTC time>.ndjson).
 
 A body recorded compressed (Content-Encoding gzip, deflate, br or zstd) is
 sent as recorded to a client whose Accept-Encoding allows it; any other
@@ -146,7 +150,7 @@ Examples:
 			fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` for the modes that forward")
 			fs.StringVar(&o.output, "o", "", "capture `file` or directory for recordings (default ./captures/seam-<UTC time>.ndjson; - for stdout)")
 			fs.Var(&o.ignore, "ignore", "also ignore the top-level request `field` when matching (repeatable)")
-			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per forwarded exchange")
+			fs.BoolVar(&o.quiet, "q", false, "do not print a line per request (hit, miss, forwarded)")
 			o.fwd.register(fs)
 			fs.Var(&o.redact, "redact", "also redact `pattern` when recording, and match as the capture was recorded with it: header:NAME, json:PATH or re:REGEXP (repeatable)")
 			fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
@@ -297,6 +301,16 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return err
 	}
 	sopts := replay.ServerOptions{Speed: o.speed, Faults: o.faults, Seed: o.seed, Mode: p.mode, Ignore: o.ignore, Redaction: red}
+	if !o.quiet {
+		// One line per request answered or refused, as it ends; the path
+		// and a miss's reason come from the client: sanitised.
+		var mu sync.Mutex
+		sopts.Log = func(v replay.Served) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintln(e.stderr, visible.String(v.String()))
+		}
+	}
 	announce := func(addr net.Addr, path string) {
 		// The first line names the address: scripts and tests read it.
 		fmt.Fprintf(e.stderr, "serving %s from %s on http://%s (mode %s, speed %g)\n",
