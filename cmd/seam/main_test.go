@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,7 +41,19 @@ func TestScripts(t *testing.T) {
 			}
 			return nil
 		},
+		// [repo] holds in a git checkout of seam (fresh-clone lists its files).
+		Condition: func(cond string) (bool, error) {
+			if cond != "repo" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			return exec.Command("git", "-C", filepath.Join("..", ".."), "rev-parse", "--is-inside-work-tree").Run() == nil, nil
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// fresh-clone DIR copies the repository's tracked files to DIR.
+			"fresh-clone": freshClone,
+			// readme-walk README SCRIPT GOPATH writes SCRIPT, which runs
+			// README's commands as a newcomer would.
+			"readme-walk": readmeWalk,
 			// replace OLD NEW FILE rewrites every OLD in FILE as NEW.
 			"replace": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 3 {
