@@ -691,8 +691,8 @@ func joinErr(a, b string) string {
 }
 
 // disagreements lists the fields on which the clients' results differ.
-// Finish reasons are compared by what they mean (finishMeaning), as VS
-// Code names every normal end "stop". When the request declares tools (the
+// Finish reasons are compared by what they mean (finishAgree), as VS Code
+// names every normal end "stop". When the request declares tools (the
 // client calls them natively, so it is not Obsidian's XML era), Obsidian's
 // tool calls count only if it found some in the text: that it ignores
 // structured tool calls is its design, not a disagreement on this stream.
@@ -700,37 +700,35 @@ func disagreements(rs []ClientResult, p protocol.Protocol, requestTools bool) []
 	fields := []struct {
 		name string
 		get  func(ClientResult) string
-		// same reduces a value to what is compared; nil compares values.
-		same func(r ClientResult, v string) string
 		// skip leaves a client out of the comparison of this field.
 		skip func(ClientResult) bool
+		// agree compares the clients compared; nil wants equal values.
+		agree func([]ClientResult) bool
 	}{
 		{name: "text", get: func(r ClientResult) string { return r.Text }},
 		{name: "tool_calls", get: func(r ClientResult) string { return renderCalls(r.ToolCalls) },
 			skip: func(r ClientResult) bool { return requestTools && r.Client == ClientObsidian && len(r.XMLCalls) == 0 }},
 		{name: "finish_reason", get: func(r ClientResult) string { return r.FinishReason },
-			same: func(r ClientResult, v string) string { return finishMeaning(r.Client, p, v) }},
+			agree: func(rs []ClientResult) bool { return finishAgree(rs, p) }},
 		{name: "error", get: func(r ClientResult) string { return r.Error }},
 	}
 	var out []Disagreement
 	for _, f := range fields {
 		vals := make([]ClientValue, 0, len(rs))
-		first, compared, same := "", false, true
+		compared := make([]ClientResult, 0, len(rs))
+		same := true
 		for _, r := range rs {
-			v := f.get(r)
-			vals = append(vals, ClientValue{Client: r.Client, Value: v})
+			vals = append(vals, ClientValue{Client: r.Client, Value: f.get(r)})
 			if f.skip != nil && f.skip(r) {
 				continue
 			}
-			if f.same != nil {
-				v = f.same(r, v)
-			}
-			if compared && v != first {
+			if len(compared) > 0 && f.get(r) != f.get(compared[0]) {
 				same = false
 			}
-			if !compared {
-				first, compared = v, true
-			}
+			compared = append(compared, r)
+		}
+		if f.agree != nil {
+			same = f.agree(compared)
 		}
 		if !same {
 			out = append(out, Disagreement{Field: f.name, Values: vals})
@@ -739,34 +737,40 @@ func disagreements(rs []ClientResult, p protocol.Protocol, requestTools bool) []
 	return out
 }
 
-// finishMeaning reduces a finish reason, as a client reports it, to what it
-// means: the answer ended ("end": stop, end_turn, tool_use, tool_calls,
-// completed, ...), hit its length limit, was refused or filtered, or gave
-// no reason (""). VS Code reports its own reasons: "stop" for every normal
-// end, "DONE" for an Anthropic refusal and for a Chat stream that ended
-// with [DONE] but no finish_reason, "Iteration Done" for one without
-// either. Reasons it does not know are compared as they are.
-func finishMeaning(client string, p protocol.Protocol, fr string) string {
-	switch fr {
-	case "stop", "end_turn", "stop_sequence", "tool_use", "tool_calls", "function_call", "completed", "pause_turn":
-		return "end"
-	case "length", "max_tokens", "model_context_window_exceeded":
-		return "length"
-	case "content_filter", "refusal":
-		return "refused"
-	case "DONE":
-		if client == ClientVSCode && p == protocol.Anthropic {
-			return "refused"
+// finishAgree reports whether the clients' finish reasons say the same
+// thing: all the same, or all of known classes (finishClass) that share
+// one. VS Code reports its own reasons, translated first: "stop" for every
+// normal end of a Messages or Responses stream (tool use included), "DONE"
+// for an Anthropic refusal, and on a Chat stream "DONE" or "Iteration Done"
+// when there was no finish_reason (as if none, like the others see).
+func finishAgree(rs []ClientResult, p protocol.Protocol) bool {
+	all, raw := -1, ""
+	for i, r := range rs {
+		fr, class := r.FinishReason, finishClass(r.FinishReason)
+		if r.Client == ClientVSCode {
+			switch {
+			case p == protocol.Chat && (fr == "DONE" || fr == "Iteration Done"):
+				fr, class = "", 0
+			case p != protocol.Chat && fr == "stop":
+				class = finStop | finTools
+			case p == protocol.Anthropic && fr == "DONE":
+				class = finFilter
+			}
 		}
-		if client == ClientVSCode {
-			return ""
-		}
-	case "Iteration Done":
-		if client == ClientVSCode {
-			return ""
+		switch {
+		case i == 0 && class == 0:
+			all, raw = 0, fr
+		case i == 0:
+			all = class
+		case (all == 0) != (class == 0), all == 0 && fr != raw:
+			return false
+		case all != 0:
+			if all &= class; all == 0 {
+				return false
+			}
 		}
 	}
-	return fr
+	return true
 }
 
 func renderCalls(cs []protocol.ToolCall) string {

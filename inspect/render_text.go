@@ -453,10 +453,10 @@ func ShortenDiff(d *Diff, keep, hunks int) *Diff {
 }
 
 // writeItems writes items joined by " · " after first, breaking lines at
-// textWidth between items only, every further line starting with first's
-// width of spaces.
+// textWidth between items only, every further line indented three columns
+// past first.
 func writeItems(w io.Writer, first string, items []string) {
-	indent := strings.Repeat(" ", columns(first))
+	indent := strings.Repeat(" ", columns(first)+3)
 	line, col := first, columns(first)
 	for i, it := range items {
 		n := columns(it)

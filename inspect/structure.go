@@ -465,13 +465,13 @@ const (
 // stands for, or 0 when it is not one seam knows.
 func finishClass(reason string) int {
 	switch strings.ToLower(reason) {
-	case "stop", "end_turn", "stop_sequence", "complete", "eos":
+	case "stop", "end_turn", "stop_sequence", "complete", "eos", "pause_turn":
 		return finStop
 	case "tool_calls", "tool_use", "function_call", "tool_call":
 		return finTools
 	case "completed":
 		return finStop | finTools
-	case "length", "max_tokens", "max_output_tokens":
+	case "length", "max_tokens", "max_output_tokens", "model_context_window_exceeded":
 		return finLength
 	case "content_filter", "refusal", "safety":
 		return finFilter
