@@ -84,6 +84,13 @@ func startFlow(t *testing.T, w, h int, o Options) (*teatest.TestModel, *recorder
 	return tm, r
 }
 
+// sendKeys sends the key presses named, in order.
+func sendKeys(tm *teatest.TestModel, keys ...string) {
+	for _, k := range keys {
+		tm.Send(keyMsg(k))
+	}
+}
+
 // TestHelpClosesWithoutQuitting toggles an engine switch, opens the help
 // and closes it with q, esc and ?: each closes the help and nothing else
 // (the replayed engine stays), other keys leave it up, and only a q with
@@ -94,9 +101,7 @@ func TestHelpClosesWithoutQuitting(t *testing.T) {
 	waitScreen(t, tm, r, "the list", contains("▸ 1 "))
 	tm.Send(keyMsg("enter"))
 	waitScreen(t, tm, r, "the loaded exchange", contains("upstream vs client  1 hunk "))
-	for _, k := range []string{"e", "j", "j"} {
-		tm.Send(keyMsg(k))
-	}
+	sendKeys(tm, "e", "j", "j")
 	waitScreen(t, tm, r, "the holdback switch", contains("▌ [ ] holdback"))
 	tm.Send(keyMsg("space"))
 	waitScreen(t, tm, r, "the replay", contains("changed: holdback=on"))
@@ -125,9 +130,7 @@ func TestFilterAppliesAsYouType(t *testing.T) {
 	tm, r := startFlow(t, 120, 30, Options{Paths: []string{incidentPath}})
 	waitScreen(t, tm, r, "the list", contains("4 exchanges"))
 	tm.Send(keyMsg("f"))
-	for _, k := range strings.Split("status=429", "") {
-		tm.Send(keyMsg(k))
-	}
+	sendKeys(tm, strings.Split("status=429", "")...)
 	waitScreen(t, tm, r, "the filtered list before enter", func(s string) bool {
 		return strings.Contains(s, "1 of 4 exchanges") && strings.Contains(s, "filter: status=429")
 	})
@@ -136,9 +139,7 @@ func TestFilterAppliesAsYouType(t *testing.T) {
 		return strings.Contains(s, "4 exchanges ·") && !strings.Contains(s, "of 4")
 	})
 	tm.Send(keyMsg("f"))
-	for _, k := range strings.Split("status>=400", "") {
-		tm.Send(keyMsg(k))
-	}
+	sendKeys(tm, strings.Split("status>=400", "")...)
 	tm.Send(keyMsg("enter"))
 	waitScreen(t, tm, r, "the filter kept after enter", contains("1 of 4 exchanges · engine obsidian-xml · sort ex · filter status>=400"))
 	tm.Send(keyMsg("q"))
@@ -154,14 +155,10 @@ func TestSearchCountsMatches(t *testing.T) {
 	// The rows' findings are searched too: wait until every row has its.
 	waitScreen(t, tm, r, "the list with its findings", contains("http.status"))
 	tm.Send(keyMsg("/"))
-	for _, k := range []string{"h", "t", "t", "p", ".", "s"} {
-		tm.Send(keyMsg(k))
-	}
+	sendKeys(tm, "h", "t", "t", "p", ".", "s")
 	waitScreen(t, tm, r, "one match", contains("/http.s█  1 match"))
 	tm.Send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
-	for _, k := range []string{"x", "m", "l"} {
-		tm.Send(keyMsg(k))
-	}
+	sendKeys(tm, "x", "m", "l")
 	waitScreen(t, tm, r, "two matches", contains("/xml█  2 matches"))
 	tm.Send(keyMsg("z"))
 	waitScreen(t, tm, r, "no match", contains("/xmlz█  no match"))

@@ -33,6 +33,16 @@ func startRecord(t *testing.T, upstream, out string, flags ...string) (*exec.Cmd
 // first stderr line announces (matched by pattern's first group).
 func startSeam(t *testing.T, pattern string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
+	cmd, addr, rest := launchSeam(t, pattern, args...)
+	go io.Copy(io.Discard, rest)
+	return cmd, addr
+}
+
+// launchSeam runs seam with args, killed when the test ends, and returns
+// the command, the address its first stderr line announces (pattern's
+// first group) and the rest of its stderr, which the caller must read.
+func launchSeam(t *testing.T, pattern string, args ...string) (*exec.Cmd, string, *bufio.Reader) {
+	t.Helper()
 	cmd := exec.Command("seam", args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -45,14 +55,25 @@ func startSeam(t *testing.T, pattern string, args ...string) (*exec.Cmd, string)
 	br := bufio.NewReader(stderr)
 	line, err := br.ReadString('\n')
 	if err != nil {
-		t.Fatalf("seam record said nothing: %v", err)
+		t.Fatalf("seam %s said nothing: %v", args[0], err)
 	}
 	m := regexp.MustCompile(pattern).FindStringSubmatch(line)
 	if m == nil {
 		t.Fatalf("banner %q", line)
 	}
-	go io.Copy(io.Discard, br)
-	return cmd, m[1]
+	return cmd, m[1], br
+}
+
+// postJSON posts body to url and returns the status and the whole answer.
+func postJSON(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // blockingUpstream streams events and then blocks until the test ends.
@@ -335,13 +356,7 @@ func TestServeModes(t *testing.T) {
 	up, upAddr := startSeam(t, `on http://(\S+)`, "serve", "--listen", "127.0.0.1:0", "--speed", "0", fixture)
 	post := func(addr, body string) (int, string) {
 		t.Helper()
-		resp, err := http.Post("http://"+addr+req.URL, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return postJSON(t, "http://"+addr+req.URL, body)
 	}
 	stop := func(cmd *exec.Cmd) {
 		t.Helper()

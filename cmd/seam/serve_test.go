@@ -1,11 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"io"
-	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -19,36 +14,19 @@ import (
 // stderr line announces and the stderr lines that follow, as they come.
 func startSeamLines(t *testing.T, args ...string) (string, <-chan string) {
 	t.Helper()
-	cmd := exec.Command("seam", args...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
-	br := bufio.NewReader(stderr)
-	line, err := br.ReadString('\n')
-	if err != nil {
-		t.Fatalf("seam said nothing: %v", err)
-	}
-	m := regexp.MustCompile(`on http://(\S+)`).FindStringSubmatch(line)
-	if m == nil {
-		t.Fatalf("banner %q", line)
-	}
+	_, addr, rest := launchSeam(t, `on http://(\S+)`, args...)
 	lines := make(chan string, 100)
 	go func() {
 		defer close(lines)
 		for {
-			l, err := br.ReadString('\n')
+			l, err := rest.ReadString('\n')
 			if err != nil {
 				return
 			}
 			lines <- strings.TrimSuffix(l, "\n")
 		}
 	}()
-	return m[1], lines
+	return addr, lines
 }
 
 // nextLine returns the next stderr line that starts with prefix.
@@ -83,12 +61,7 @@ func TestServeLogsRequests(t *testing.T) {
 	req := src.Exchanges[0].Request
 	post := func(addr, path, body string) {
 		t.Helper()
-		resp, err := http.Post("http://"+addr+path, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		postJSON(t, "http://"+addr+path, body)
 	}
 	addr, lines := startSeamLines(t, "serve", "--listen", "127.0.0.1:0", "--speed", "0", "--fault", "split-rune", fixture)
 	post(addr, req.URL, string(req.Body))
