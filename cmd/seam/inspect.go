@@ -58,6 +58,12 @@ tail. In a sandwich recording (seam record --proxy) the client's request is
 compared with the one the proxy sent upstream: model, parameters, tools and
 the message history (req.* findings when it was rewritten).
 
+Each exchange starts with a verdict line: its protocol, how it ended, and
+its worst finding with the event where it was born (or ok); then the
+request, the findings, what each side assembled to, where clients disagree
+and the diffs, long ones cut with a count. A summary ends the report: how
+many exchanges had errors or warnings, and their verdicts.
+
 Findings are sorted by severity; each points at the exchange, side, event,
 chunk, byte offset and time where it was born. --json prints the same report
 as one JSON document (schema in the inspect package docs). With --fail-on,
