@@ -463,9 +463,6 @@ func (t *bodyTap) release() {
 type heldBytes struct {
 	mu   sync.Mutex
 	left int64
-	// low is the least that was ever left, for tests.
-	low int64
-	set bool
 }
 
 // take reserves up to n bytes and returns how many it got.
@@ -474,9 +471,6 @@ func (h *heldBytes) take(n int64) int64 {
 	defer h.mu.Unlock()
 	got := min(n, h.left)
 	h.left -= got
-	if !h.set || h.left < h.low {
-		h.low, h.set = h.left, true
-	}
 	return got
 }
 

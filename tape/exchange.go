@@ -76,9 +76,6 @@ func (x *ExchangeWriter) Separate() { x.h.separate() }
 // Bytes returns the body bytes of side s so far, recorded or not.
 func (x *ExchangeWriter) Bytes(s Side) int64 { return x.side(s).bytes }
 
-// Lossy reports whether the exchange lost data because the queue was full.
-func (x *ExchangeWriter) Lossy() bool { return x.lossy.Load() }
-
 // Request writes r (r.Ex is set to the exchange). A request line is always
 // queued: the bodies of the requests in flight are bounded by the recorder.
 func (x *ExchangeWriter) Request(r Request) {

@@ -105,10 +105,6 @@ const (
 	TimingPartial = "partial"
 )
 
-// ChunkTimes reports whether the capture's chunk times were measured (a
-// recording by seam), as opposed to filled in by an import.
-func (h *Header) ChunkTimes() bool { return h.Imported == nil }
-
 // Request is the client's request as seam received it (secrets redacted).
 // In a sandwich recording (a black-box proxy between two seam listeners)
 // the exchange has a second request, with Side set to Upstream: the request
