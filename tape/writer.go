@@ -41,7 +41,7 @@ type WriterOptions struct {
 const DefaultMaxQueued = 16 << 20
 
 const (
-	// slabSize is the capacity of the buffers lines are encoded into, one
+	// slabSize is the capacity of the buffers lines are queued in, one
 	// after the other; the writer goroutine writes a slab in one call.
 	slabSize = 1 << 20
 	// maxFree is how many empty slabs are kept for reuse.
@@ -52,8 +52,9 @@ const (
 )
 
 // slab is a buffer of whole encoded lines waiting for the writer goroutine.
-// Producers encode lines straight into the last slab of the queue, so a
-// line is copied once, into the file.
+// Producers encode a line outside the queue's lock, into a pooled scratch
+// buffer, and copy it into the last slab of the queue under the lock (see
+// [Writer.appendLine]); the writer goroutine writes a slab in one call.
 type slab struct {
 	b []byte
 	// drop is how many of b's bytes are droppable lines (chunks).
