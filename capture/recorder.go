@@ -291,20 +291,13 @@ func (r *Recorder) errorHandler(w http.ResponseWriter, req *http.Request, err er
 	if up == nil {
 		up = &url.URL{Scheme: req.URL.Scheme, Host: req.URL.Host}
 	}
-	msg := fmt.Sprintf("seam: upstream %s failed: %v", redactedUpstream(up), err)
+	msg := fmt.Sprintf("seam: upstream %s failed: %v", tape.RedactUpstream(up), err)
 	body, _ := json.Marshal(map[string]any{"error": map[string]string{
 		"message": msg, "type": "seam_upstream_error", "code": "upstream_unreachable",
 	}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadGateway)
 	w.Write(append(body, '\n'))
-}
-
-func redactedUpstream(u *url.URL) string {
-	v := *u
-	v.User = nil
-	v.RawQuery = ""
-	return v.String()
 }
 
 // bodyTap passes a request body through to the upstream while keeping a copy

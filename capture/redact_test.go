@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -209,5 +210,34 @@ func TestCanaryInBodiesNeverReachDisk(t *testing.T) {
 	}
 	if notes != 2 {
 		t.Errorf("%d masking notes, want one per side: %+v", notes, x.Notes)
+	}
+}
+
+// TestUnreachableUpstreamNamesNoSecret: the 502 a client gets when the
+// upstream cannot be reached names the upstream without the credentials or
+// the query its URL was given with, and the capture holds neither.
+func TestUnreachableUpstreamNamesNoSecret(t *testing.T) {
+	var host string
+	r := newRig(t, nil, func(o *capture.Options) {
+		host = o.Upstream.Host
+		u := *o.Upstream
+		u.User = url.UserPassword("seam", "CANARYpass")
+		u.Path, u.RawQuery = "/openai", "key=CANARYkey"
+		o.Upstream = &u
+	})
+	resp, err := http.Post(r.front.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	r.finish()
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), "seam: upstream http://"+host+"/openai failed") {
+		t.Errorf("%d %s, want a 502 naming http://%s/openai", resp.StatusCode, body, host)
+	}
+	for what, b := range map[string][]byte{"the 502": body, "the capture": r.buf.Bytes()} {
+		if bytes.Contains(b, []byte("CANARY")) {
+			t.Errorf("%s holds the upstream's credentials or query:\n%s", what, b)
+		}
 	}
 }

@@ -186,6 +186,17 @@ func RedactURL(u *url.URL) string {
 	return b.String()
 }
 
+// RedactUpstream returns the upstream base URL u as seam names it in a
+// capture header, on the terminal and in an error a client gets: without
+// its user info (credentials) or its query (which may hold a key), not
+// even an empty "?", so request URLs join it.
+func RedactUpstream(u *url.URL) string {
+	v := *u
+	v.User = nil
+	v.RawQuery, v.ForceQuery = "", false
+	return v.String()
+}
+
 // secretParam reports whether the raw (still escaped) query parameter name
 // names a secret.
 func secretParam(rawKey string) bool {

@@ -138,6 +138,27 @@ func TestRedactURL(t *testing.T) {
 	}
 }
 
+// TestRedactUpstream: the upstream URL seam names in a capture header, on
+// the terminal and in a 502 loses its credentials and query, and keeps the
+// rest (scheme, host, port, path) as given.
+func TestRedactUpstream(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"https://api.openai.com":                                                  "https://api.openai.com",
+		"https://user:sk-CANARY@gw.example:8443/openai/v1/":                       "https://gw.example:8443/openai/v1/",
+		"https://generativelanguage.googleapis.com/v1beta?key=AIzaCANARY&alt=sse": "https://generativelanguage.googleapis.com/v1beta",
+		"http://[::1]:9000/p%2Fq?":                                                "http://[::1]:9000/p%2Fq",
+	} {
+		u, err := url.Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := RedactUpstream(u); got != want {
+			t.Errorf("RedactUpstream(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestCanaryNeverOnDisk pushes a canary secret through every header and query
 // position the recorder writes and checks the encoded lines never hold it.
 func TestCanaryNeverOnDisk(t *testing.T) {

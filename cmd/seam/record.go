@@ -177,7 +177,7 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if proxy != nil {
 		cfg.note = func(legs []*recordLeg) string {
 			return fmt.Sprintf("sandwich: clients → seam http://%s → proxy under test %s → seam http://%s → %s",
-				legs[0].ln.Addr(), redactURL(proxy), legs[1].ln.Addr(), redactURL(up))
+				legs[0].ln.Addr(), tape.RedactUpstream(proxy), legs[1].ln.Addr(), tape.RedactUpstream(up))
 		}
 	}
 	tuneGC(e)
@@ -185,16 +185,16 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "listening on http://%s → %s\n", legs[0].ln.Addr(), redactURL(legs[0].upstream))
+	fmt.Fprintf(e.stderr, "listening on http://%s → %s\n", legs[0].ln.Addr(), tape.RedactUpstream(legs[0].upstream))
 	if proxy != nil {
 		fmt.Fprintf(e.stderr, "listening on http://%s → %s for the proxy under test: set its upstream base URL to http://%s\n",
-			legs[1].ln.Addr(), redactURL(up), legs[1].ln.Addr())
+			legs[1].ln.Addr(), tape.RedactUpstream(up), legs[1].ln.Addr())
 	}
 	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.path, engineSummary(eng))
-	banner := fmt.Sprintf("recording: point clients at http://%s (→ %s)", legs[0].ln.Addr(), redactURL(legs[0].upstream))
+	banner := fmt.Sprintf("recording: point clients at http://%s (→ %s)", legs[0].ln.Addr(), tape.RedactUpstream(legs[0].upstream))
 	if proxy != nil {
 		banner = fmt.Sprintf("recording: clients → http://%s → proxy under test → http://%s (its upstream) → %s",
-			legs[0].ln.Addr(), legs[1].ln.Addr(), redactURL(up))
+			legs[0].ln.Addr(), legs[1].ln.Addr(), tape.RedactUpstream(up))
 	}
 	return runRecording(ctx, e, o, r, &count, banner)
 }
@@ -302,14 +302,6 @@ func parseUpstream(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// redactURL drops credentials and the query from u for display and headers.
-func redactURL(u *url.URL) string {
-	v := *u
-	v.User = nil
-	v.RawQuery = ""
-	return v.String()
-}
-
 func newHeader(start time.Time, up *url.URL, eng tape.Engine) tape.Header {
 	var id [8]byte
 	rand.Read(id[:])
@@ -318,7 +310,7 @@ func newHeader(start time.Time, up *url.URL, eng tape.Engine) tape.Header {
 		Started: start.UTC(), Engine: eng,
 	}
 	if up != nil {
-		h.Upstream = redactURL(up)
+		h.Upstream = tape.RedactUpstream(up)
 	}
 	return h
 }

@@ -425,7 +425,7 @@ func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardS
 func describeServe(p *servePlan, path string) string {
 	up := "the host each names"
 	if p.upstream != nil {
-		up = redactURL(p.upstream)
+		up = tape.RedactUpstream(p.upstream)
 	}
 	switch p.mode {
 	case replay.ModeOnce:
