@@ -104,21 +104,27 @@ func exchangeFrom(req *http.Request) *exchange {
 func (x *exchange) masks(secrets []string) {
 	x.secrets = secrets
 	if x.rec.records(tape.Upstream) {
-		x.upMask = tape.NewMasker(secrets, x.rec.opts.Redaction, func(c tape.Chunk) {
-			x.tw.Chunk(tape.Upstream, c.T, c.Data)
-		})
+		x.upMask = tape.NewMasker(secrets, x.rec.opts.Redaction, x.write(tape.Upstream))
 	}
 	if x.rec.records(tape.Client) {
-		// A client chunk may come with the upstream offset of the bytes
-		// it repeats (Ref, RefOff): the writer refers to them if the
-		// masked bytes are still the same.
-		x.clMask = tape.NewMasker(secrets, x.rec.opts.Redaction, func(c tape.Chunk) {
-			upOff := int64(-1)
-			if c.Ref {
-				upOff = c.RefOff
-			}
-			x.tw.ClientChunk(c.T, c.Data, upOff)
-		})
+		x.clMask = tape.NewMasker(secrets, x.rec.opts.Redaction, x.write(tape.Client))
+	}
+}
+
+// write returns what writes a chunk of side s, masked or known clean, to
+// the capture. A client chunk may come with the upstream offset of the
+// bytes it repeats (Ref, RefOff): the writer refers to them if the bytes
+// are still the same.
+func (x *exchange) write(s tape.Side) func(tape.Chunk) {
+	if s == tape.Upstream {
+		return func(c tape.Chunk) { x.tw.Chunk(tape.Upstream, c.T, c.Data) }
+	}
+	return func(c tape.Chunk) {
+		upOff := int64(-1)
+		if c.Ref {
+			upOff = c.RefOff
+		}
+		x.tw.ClientChunk(c.T, c.Data, upOff)
 	}
 }
 
@@ -139,17 +145,7 @@ func (x *exchange) guard(side tape.Side, watch *streamWatch) *echoGuard {
 	}
 	x.guardMu.Lock()
 	defer x.guardMu.Unlock()
-	write := func(c tape.Chunk) { x.tw.Chunk(tape.Upstream, c.T, c.Data) }
-	if side == tape.Client {
-		write = func(c tape.Chunk) {
-			upOff := int64(-1)
-			if c.Ref {
-				upOff = c.RefOff
-			}
-			x.tw.ClientChunk(c.T, c.Data, upOff)
-		}
-	}
-	g := newEchoGuard(watch, x.secrets, x.rec.opts.Redaction, write, func(n int64) { x.tw.Withhold(side, n) })
+	g := newEchoGuard(watch, x.secrets, x.rec.opts.Redaction, x.write(side), func(n int64) { x.tw.Withhold(side, n) })
 	if side == tape.Upstream {
 		x.upGuard = g
 	} else {

@@ -83,17 +83,21 @@ func (d *wsDirection) record(x *exchange, p []byte, err error) {
 		return // the exchange was finished; the connection is being torn down
 	}
 	if len(p) > 0 {
-		d.split.Feed(p, func(piece []byte) {
-			if m := x.mask(d.side); m != nil {
-				m.Chunk(tape.Chunk{Ex: x.ex, Side: d.side, T: x.rec.now(), Off: d.bytes, Data: piece})
-			}
-			d.bytes += int64(len(piece))
-			d.frames++
-		})
+		d.split.Feed(p, func(piece []byte) { d.frame(x, piece) })
 	}
 	if err != nil && d.err == nil {
 		d.err = err
 	}
+}
+
+// frame records piece, a whole frame (or, at the end, what came of a cut
+// one), as the next chunk of direction d. d.mu is held.
+func (d *wsDirection) frame(x *exchange, piece []byte) {
+	if m := x.mask(d.side); m != nil {
+		m.Chunk(tape.Chunk{Ex: x.ex, Side: d.side, T: x.rec.now(), Off: d.bytes, Data: piece})
+	}
+	d.bytes += int64(len(piece))
+	d.frames++
 }
 
 // finish ends direction d: it records a partial last frame and returns the
@@ -103,13 +107,7 @@ func (d *wsDirection) finish(x *exchange) (tape.Outcome, string, int64, int) {
 	defer d.mu.Unlock()
 	if !d.ended {
 		d.ended = true
-		d.split.Flush(func(piece []byte) {
-			if m := x.mask(d.side); m != nil {
-				m.Chunk(tape.Chunk{Ex: x.ex, Side: d.side, T: x.rec.now(), Off: d.bytes, Data: piece})
-			}
-			d.bytes += int64(len(piece))
-			d.frames++
-		})
+		d.split.Flush(func(piece []byte) { d.frame(x, piece) })
 	}
 	switch {
 	case d.split.Close:
