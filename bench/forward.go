@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"sync"
 	"time"
 
@@ -22,11 +21,10 @@ import (
 // with seam's CA, in front of a forward-mode [capture.Recorder] that writes
 // a capture file.
 type ForwardProxy struct {
-	srv  *server
-	fwd  *capture.Forward
-	w    *tape.Writer
-	file *os.File
-	ca   *tlsca.Authority
+	srv *server
+	fwd *capture.Forward
+	out *captureFile
+	ca  *tlsca.Authority
 
 	closeOnce sync.Once
 	closeErr  error
@@ -44,26 +42,24 @@ func NewForwardProxy(caDir, host string, roots *x509.CertPool, path string) (*Fo
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("create capture: %w", err)
-	}
 	start := time.Now()
-	w := tape.NewWriter(f, tape.WriterOptions{})
-	w.Header(tape.Header{V: tape.Version, Seam: "bench", ID: "bench-forward", Started: start.UTC(), Engine: tape.Engine{Profile: "passthrough"}})
-	rec, err := capture.New(capture.Options{Writer: w, Start: start, Transport: capture.UpstreamTransport(capture.UpstreamOptions{RootCAs: roots})})
+	out, err := createCapture(path, tape.Header{V: tape.Version, Seam: "bench", ID: "bench-forward", Started: start.UTC(), Engine: tape.Engine{Profile: "passthrough"}})
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("new recorder: %w", err), w.Close(), f.Close())
+		return nil, err
+	}
+	rec, err := capture.New(capture.Options{Writer: out.w, Start: start, Transport: capture.UpstreamTransport(capture.UpstreamOptions{RootCAs: roots})})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("new recorder: %w", err), out.close())
 	}
 	fwd, err := capture.NewForward(capture.ForwardOptions{Handler: rec, Intercept: list, Authority: ca})
 	if err != nil {
-		return nil, errors.Join(err, w.Close(), f.Close())
+		return nil, errors.Join(err, out.close())
 	}
 	srv, err := serve(fwd)
 	if err != nil {
-		return nil, errors.Join(err, w.Close(), f.Close())
+		return nil, errors.Join(err, out.close())
 	}
-	return &ForwardProxy{srv: srv, fwd: fwd, w: w, file: f, ca: ca}, nil
+	return &ForwardProxy{srv: srv, fwd: fwd, out: out, ca: ca}, nil
 }
 
 // ProxyURL returns the proxy's address as HTTPS_PROXY takes it.
@@ -99,13 +95,7 @@ func (p *ForwardProxy) Close() error {
 		if ferr := p.fwd.Shutdown(ctx); ferr != nil {
 			err = errors.Join(err, fmt.Errorf("shut down decrypted tunnels: %w", ferr))
 		}
-		if werr := p.w.Close(); werr != nil {
-			err = errors.Join(err, fmt.Errorf("close capture writer: %w", werr))
-		}
-		if ferr := p.file.Close(); ferr != nil {
-			err = errors.Join(err, fmt.Errorf("close capture: %w", ferr))
-		}
-		p.closeErr = err
+		p.closeErr = errors.Join(err, p.out.close())
 	})
 	return p.closeErr
 }
