@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"net/http"
@@ -102,13 +103,17 @@ func BenchmarkForwardTLS(b *testing.B) {
 }
 
 // TestForwardHarness checks, cheaply, that a stream reaches the client byte
-// for byte both ways and that the proxy's
-// capture holds it with its host.
+// for byte both ways and that the proxy's capture holds it with its host:
+// both sides the bytes the client read, complete, hashes verified.
 func TestForwardHarness(t *testing.T) {
 	r := newTLSRig(t)
+	var forwarded bytes.Buffer
 	for _, path := range tlsPaths() {
 		c := r.client(path)
 		c.Verify = true
+		if path == "forward-tls" {
+			c.Copy = &forwarded
+		}
 		if _, err := c.Stream(t.Context(), r.upstream.URL(), Stream{Events: 20}); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -120,14 +125,20 @@ func TestForwardHarness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(capt.Exchanges) != 1 {
-		t.Fatalf("%d exchanges captured, want 1", len(capt.Exchanges))
+	if len(capt.Exchanges) != 1 || len(capt.Warnings) > 0 {
+		t.Fatalf("%d exchanges captured, want 1; warnings %v", len(capt.Exchanges), capt.Warnings)
 	}
 	x := capt.Exchanges[0]
 	if x.Request.Host != strings.TrimPrefix(r.upstream.URL(), "https://") || x.Request.Headers["user-agent"] == nil {
-		t.Errorf("request host %q", x.Request.Host)
+		t.Errorf("request host %q, headers %v", x.Request.Host, x.Request.Headers)
 	}
-	if x.Client.End == nil || !x.Client.End.Outcome.Success() || x.Client.End.Bytes == 0 {
-		t.Errorf("client end %+v", x.Client.End)
+	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
+		sd := x.Side(s)
+		if !bytes.Equal(sd.Body(), forwarded.Bytes()) || forwarded.Len() == 0 {
+			t.Errorf("%s side: recorded %d bytes, not the %d the client read", s, len(sd.Body()), forwarded.Len())
+		}
+		if sd.End == nil || sd.End.Outcome != tape.Complete || sd.End.SHA256 == "" {
+			t.Errorf("%s end %+v, want complete with its hash", s, sd.End)
+		}
 	}
 }
