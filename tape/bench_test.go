@@ -165,6 +165,33 @@ func BenchmarkWriterChunk(b *testing.B) {
 	}
 }
 
+// BenchmarkExchangeWriterPassthrough is what the recorder's writer costs a
+// passthrough stream per event: the upstream chunk (encoded, queued,
+// hashed) and the client chunk that repeats it (checked, written as a
+// reference). One op is one event. It fails if the writer dropped data (a
+// queue that overflowed would measure the cost of not recording).
+func BenchmarkExchangeWriterPassthrough(b *testing.B) {
+	w := NewWriter(io.Discard, WriterOptions{})
+	x := w.Exchange(1)
+	b.SetBytes(int64(len(sseChunk)))
+	b.ReportAllocs()
+	var off, t int64
+	for b.Loop() {
+		x.Chunk(Upstream, t, sseChunk)
+		x.ClientChunk(t+1, sseChunk, off)
+		off += int64(len(sseChunk))
+		t += 2
+	}
+	x.End(Upstream, t, Complete, "")
+	x.End(Client, t+1, Complete, "")
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if st := w.Stats(); st.Recorded != 1 || st.Incomplete != 0 {
+		b.Fatalf("writer stats %+v: the exchange was not recorded whole", st)
+	}
+}
+
 func TestAppendChunkDoesNotAllocate(t *testing.T) {
 	c := Chunk{Ex: 1, Side: Client, Data: sseChunk}
 	bad := Chunk{Ex: 1, Side: Client, Data: []byte{0xff, 0xfe}}
