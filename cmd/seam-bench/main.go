@@ -70,7 +70,7 @@ func main() {
 	fs.StringVar(&o.dir, "dir", "", "directory for the captures (default: a temporary one, removed)")
 	fs.BoolVar(&o.plain, "plain", true, "run seam record writing a plain .ndjson capture")
 	fs.BoolVar(&o.zst, "zst", true, "run seam record writing a compressed .ndjson.zst capture")
-	fs.BoolVar(&o.keep, "keep", false, "keep the captures (in -dir), e.g. to time seam inspect on them")
+	fs.BoolVar(&o.keep, "keep", false, "keep the captures (in -dir, or in a temporary directory it names), e.g. to time seam inspect on them")
 	cpuprofile := fs.String("cpuprofile", "", "write the harness's own CPU profile (client and upstream) to `file`")
 	fs.Func("peer", "another proxy to compare, `NAME=COMMAND` with {upstream} and {port} in COMMAND (repeatable)", func(s string) error {
 		name, cmd, ok := strings.Cut(s, "=")
@@ -135,7 +135,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(tmp)
+		if o.keep {
+			fmt.Fprintf(os.Stderr, "the captures are kept in %s\n", tmp)
+		} else {
+			defer os.RemoveAll(tmp)
+		}
 		dir = tmp
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -195,7 +199,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			}
 			run++
 			fmt.Fprintf(os.Stderr, "%d streams through %s…\n", n, p.name)
-			res, ps, check, err := measure(ctx, o, up, clock, p, n, run)
+			load := bench.Load{Concurrency: n, Duration: o.duration, Stream: bench.Stream{Events: o.events}}
+			res, ps, check, err := through(ctx, o, up, clock, p, run, load)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -231,18 +236,10 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	return nil
 }
 
-// measure runs n concurrent streams through p for the run's duration.
-func measure(ctx context.Context, o options, up *bench.Upstream, clock bench.Clock, p path, n, run int) (bench.LoadResult, bench.ProcSummary, *bench.CaptureCheck, error) {
-	load := bench.Load{Concurrency: n, Duration: o.duration, Stream: bench.Stream{Events: o.events}}
-	return through(ctx, o, up, clock, p, run, func(hc *http.Client, url string) bench.LoadResult {
-		return load.Run(ctx, hc, clock, url)
-	})
-}
-
-// through starts p's proxy (if any) for one run, runs f through it with a
-// fresh client, samples the proxy meanwhile, stops it and checks its
+// through starts p's proxy (if any) for one run, runs load through it with
+// a fresh client, samples the proxy meanwhile, stops it and checks its
 // capture.
-func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clock, p path, run int, f func(*http.Client, string) bench.LoadResult) (bench.LoadResult, bench.ProcSummary, *bench.CaptureCheck, error) {
+func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clock, p path, run int, load bench.Load) (bench.LoadResult, bench.ProcSummary, *bench.CaptureCheck, error) {
 	url := up.URL()
 	var px *proxy
 	if p.start != nil {
@@ -259,7 +256,7 @@ func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clo
 	if px != nil {
 		sampler = bench.NewSampler(px.pid, 250*time.Millisecond)
 	}
-	res := f(hc, url)
+	res := load.Run(ctx, hc, clock, url)
 	tr.CloseIdleConnections()
 	var ps bench.ProcSummary
 	var check *bench.CaptureCheck
@@ -298,9 +295,7 @@ func delayRun(ctx context.Context, o options, up *bench.Upstream, clock bench.Cl
 	fmt.Fprintf(tw, "1 stream, an event every %s\tevents\tlatency p50\tp99\tadded p50\tadded p99\t\n", o.gap)
 	for _, p := range paths {
 		*run++
-		res, _, _, err := through(ctx, o, up, clock, p, *run, func(hc *http.Client, url string) bench.LoadResult {
-			return load.Run(ctx, hc, clock, url)
-		})
+		res, _, _, err := through(ctx, o, up, clock, p, *run, load)
 		if err != nil {
 			return fmt.Errorf("paced stream through %s: %w", p.name, err)
 		}
