@@ -164,12 +164,16 @@ func RedactURL(u *url.URL) string {
 	if u.RawQuery == "" && !u.ForceQuery {
 		return path
 	}
+	return path + "?" + redactQuery(u.RawQuery)
+}
+
+// redactQuery returns a raw query (or form body) with the value of every
+// secret parameter replaced by [Redacted], the rest kept byte for byte.
+func redactQuery(q string) string {
 	var b strings.Builder
-	b.Grow(len(path) + 1 + len(u.RawQuery))
-	b.WriteString(path)
-	b.WriteByte('?')
+	b.Grow(len(q))
 	first := true
-	for part := range strings.SplitSeq(u.RawQuery, "&") {
+	for part := range strings.SplitSeq(q, "&") {
 		if !first {
 			b.WriteByte('&')
 		}

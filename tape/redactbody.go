@@ -133,8 +133,7 @@ func (r *Redaction) Body(body []byte, contentType string) ([]byte, []string) {
 	case isJSONStart(body):
 		body, secrets = r.redactJSON(body)
 	case strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "application/x-www-form-urlencoded"):
-		u := &url.URL{Path: "/", RawQuery: string(body)}
-		if red := RedactURL(u)[2:]; red != string(body) {
+		if red := redactQuery(string(body)); red != string(body) {
 			secrets = formSecrets(string(body))
 			body = []byte(red)
 		}
