@@ -21,6 +21,13 @@ func TestMain(m *testing.M) {
 	if os.Getenv("SEAM_CA_DIR") == "" {
 		os.Setenv("SEAM_CA_DIR", filepath.Join(os.TempDir(), fmt.Sprintf("seam-test-ca-%d", os.Getuid())))
 	}
+	// Under -race, a process sleeps a second as it exits (the race
+	// runtime's atexit_sleep_ms), and the tests start seam as a process a
+	// few hundred times: most of their wall time. The scripts and the
+	// subprocesses inherit GORACE; races are still reported.
+	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
+		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=10"))
+	}
 	testscript.Main(m, map[string]func(){"seam": main})
 }
 
