@@ -115,7 +115,10 @@ type Served struct {
 	Faults []string
 	// Gone is set when the client went away before the answer ended.
 	Gone bool
-	Dur  time.Duration
+	// Broken is set when the server broke the answer off mid-stream: a
+	// disconnect fault, or a recorded upstream that broke off.
+	Broken bool
+	Dur    time.Duration
 }
 
 // String says what happened in one line: "hit  POST /v1/chat/completions
@@ -137,6 +140,8 @@ func (s Served) String() string {
 	}
 	if s.Gone {
 		out += ", the client went away first"
+	} else if s.Broken {
+		out += ", broken off mid-stream"
 	}
 	return out
 }
@@ -262,9 +267,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	e, why := s.match(r.Method, host, r.URL.Path, redacted)
 	if e != nil {
-		s.play(r.Context(), w, e.x, r.Header.Get("Accept-Encoding"))
+		broken := s.play(r.Context(), w, e.x, r.Header.Get("Accept-Encoding"))
 		v := Served{Method: r.Method, Host: host, Path: r.URL.Path, Exchange: e.label, Status: e.x.Upstream.Response.Status,
-			Gone: r.Context().Err() != nil, Dur: time.Since(start)}
+			Gone: r.Context().Err() != nil, Broken: broken, Dur: time.Since(start)}
 		for _, f := range s.opts.Faults {
 			v.Faults = append(v.Faults, f.String())
 		}
@@ -272,6 +277,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			v.Status = f.N
 		}
 		s.log(v)
+		if broken {
+			panic(http.ErrAbortHandler) // drop the connection mid-stream
+		}
 		return
 	}
 	if mode == ModeNewEpisodes {
@@ -380,11 +388,13 @@ const DecodedHeader = "X-Seam-Decoded"
 // recorded, with its Content-Encoding, to a client whose Accept-Encoding
 // (accept) allows it; otherwise it is decoded, sent without
 // Content-Encoding, and DecodedHeader says so. Faults apply to the decoded
-// events.
-func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchange, accept string) {
+// events. It reports whether the answer must be broken off (a disconnect
+// fault, or a recorded upstream that broke off mid-stream): the caller
+// then drops the connection.
+func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchange, accept string) (broken bool) {
 	if f, ok := statusFault(s.opts.Faults); ok {
 		writeStatusFault(w, f)
-		return
+		return false
 	}
 	chunks := x.Upstream.Chunks
 	ce := strings.Join(x.Upstream.Response.Headers["content-encoding"], ", ")
@@ -399,7 +409,6 @@ func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchan
 		}
 	}
 	pl := plan{chunks: chunks, extra: make([]time.Duration, len(chunks))}
-	aborted := false
 	if len(s.opts.Faults) > 0 {
 		pl = applyFaults(pl.chunks, s.opts.Faults, rand.New(rand.NewPCG(s.opts.Seed, uint64(x.Ex))))
 		for _, f := range s.opts.Faults {
@@ -409,11 +418,6 @@ func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchan
 				defer cancel()
 			}
 		}
-		defer func() {
-			if aborted {
-				panic(http.ErrAbortHandler) // drop the connection mid-stream
-			}
-		}()
 	}
 	resp := x.Upstream.Response
 	for k, vs := range resp.Headers {
@@ -439,28 +443,25 @@ func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchan
 	p := pacer{start: time.Now(), zero: x.Request.T, speed: s.opts.Speed}
 	defer p.stop()
 	if !p.wait(ctx, resp.T, pl.head) {
-		aborted = context.Cause(ctx) == errDisconnect
-		return
+		return context.Cause(ctx) == errDisconnect
 	}
 	w.WriteHeader(resp.Status)
 	rc := http.NewResponseController(w)
 	rc.Flush()
 	for i, c := range pl.chunks {
 		if !p.wait(ctx, c.T, pl.extra[i]) {
-			aborted = context.Cause(ctx) == errDisconnect
-			return
+			return context.Cause(ctx) == errDisconnect
 		}
 		if _, err := w.Write(c.Data); err != nil {
-			return
+			return false
 		}
 		if err := rc.Flush(); err != nil {
-			return
+			return false
 		}
 	}
-	if end := x.Upstream.End; end != nil && (end.Outcome == tape.UpstreamError || end.Outcome == tape.Timeout) {
-		// The recorded upstream broke off mid-stream: break off the same way.
-		panic(http.ErrAbortHandler)
-	}
+	// A recorded upstream that broke off mid-stream breaks off the same way.
+	end := x.Upstream.End
+	return end != nil && (end.Outcome == tape.UpstreamError || end.Outcome == tape.Timeout)
 }
 
 // pacer sleeps until recorded times come due, scaled by speed.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -311,5 +312,45 @@ func TestServeMatchesHost(t *testing.T) {
 	code, body := get("https://api.groq.com/v1/chat/completions")
 	if code != 404 || !strings.Contains(body, "on host api.openai.com") {
 		t.Errorf("other host: %d %s", code, body)
+	}
+}
+
+// TestServerLogsBrokenAnswers: an answer the server breaks off (a
+// disconnect fault, or a recorded upstream that broke off mid-stream) is
+// logged too, once it ends, with the client told nothing more.
+func TestServerLogsBrokenAnswers(t *testing.T) {
+	t.Parallel()
+	broken := synthetic(`{"n":1}`)
+	broken.Exchanges[0].Upstream.End = &tape.End{Ex: 1, Side: tape.Upstream, Outcome: tape.UpstreamError, Error: "connection reset"}
+	for name, tc := range map[string]struct {
+		c      *tape.Capture
+		faults []replay.Fault
+		want   string
+	}{
+		"disconnect fault":  {synthetic(`{"n":1}`), []replay.Fault{{Kind: replay.FaultDisconnect}}, "faults disconnect=0s, broken off mid-stream"},
+		"recorded breakoff": {broken, nil, ", broken off mid-stream"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var logged []replay.Served
+			srv := httptest.NewServer(replay.NewServer([]*tape.Capture{tc.c}, replay.ServerOptions{Faults: tc.faults, Log: func(s replay.Served) {
+				mu.Lock()
+				logged = append(logged, s)
+				mu.Unlock()
+			}}))
+			srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the aborted handler
+			defer srv.Close()
+			resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"n":1}`))
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			srv.Close() // waits for the handler
+			mu.Lock()
+			defer mu.Unlock()
+			if len(logged) != 1 || !strings.Contains(logged[0].String(), tc.want) {
+				t.Fatalf("logged %q, want one line with %q", logged, tc.want)
+			}
+		})
 	}
 }
