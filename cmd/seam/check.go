@@ -132,6 +132,9 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			}
 			problems = append(problems, more...)
 		}
+		if err := ctx.Err(); err != nil {
+			return err // interrupted: the fixture did not fail
+		}
 		results = append(results, checkResult{Path: p, OK: len(problems) == 0, Problems: problems, Ms: float64(time.Since(t0).Microseconds()) / 1000})
 		if len(problems) == 0 {
 			passed++

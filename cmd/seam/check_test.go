@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -56,5 +58,19 @@ func TestFindingLinesCutOnRune(t *testing.T) {
 		if !strings.HasSuffix(lines[0], "…") || strings.ContainsRune(lines[0], utf8.RuneError) {
 			t.Fatalf("pad %d: line %q", pad, lines[0])
 		}
+	}
+}
+
+// ctrl-c stops seam check at once with the interrupted status (130), not
+// with every fixture left reported as failing.
+func TestCheckInterrupted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+	code := exitCode(run(ctx, []string{"check", fixturesDir}, e), &stderr)
+	if code != 130 || strings.Contains(stdout.String(), "FAIL") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 130 and no FAIL", code, stdout.String(), stderr.String())
 	}
 }
