@@ -187,7 +187,7 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 // checkFixture replays one fixture and compares it with its recording and
 // its golden; it returns what differs.
 func checkFixture(ctx context.Context, e *env, path string, update bool) ([]string, error) {
-	src, h, done, err := openHeader(e, path, nil)
+	src, h, done, err := openExchanges(e, path, nil)
 	if err != nil {
 		return nil, err
 	}

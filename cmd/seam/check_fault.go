@@ -50,7 +50,7 @@ func checkFaultable(faults []replay.Fault) error {
 // without faults and returns how the faulted replay differs in what the
 // client assembles and in its findings.
 func checkUnderFaults(ctx context.Context, e *env, path string, faults []replay.Fault, seed uint64) ([]string, error) {
-	src, h, done, err := openHeader(e, path, nil)
+	src, h, done, err := openExchanges(e, path, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -120,13 +120,8 @@ type reportStream struct {
 }
 
 func openReportStream(e *env, path string) (*reportStream, func(), error) {
-	src, closeSrc, err := openExchanges(e, path)
+	src, h, closeSrc, err := openExchanges(e, path, nil)
 	if err != nil {
-		return nil, nil, err
-	}
-	h, err := src.Header()
-	if err != nil {
-		closeSrc()
 		return nil, nil, err
 	}
 	return &reportStream{path: path, src: src, in: inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true})}, closeSrc, nil

@@ -92,7 +92,6 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		if err != nil {
 			return err
 		}
-		printWarnings(e, c.Warnings)
 		return tape.WriteHARWith(e.stdout, c, tape.HAROptions{Creator: version, Decode: coding.Decode})
 	}
 	n := max(o.ex.n, 1)

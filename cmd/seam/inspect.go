@@ -144,7 +144,7 @@ func isDir(path string) bool {
 // each exchange's report as soon as it is read, so memory holds the
 // exchanges in progress at one point of the file, not the capture.
 func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
-	src, h, done, err := openHeader(e, path, nil)
+	src, h, done, err := openExchanges(e, path, nil)
 	if err != nil {
 		return err
 	}
@@ -210,7 +210,7 @@ func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options,
 		warnings = append(warnings, w.Error())
 	}
 	if o.ex.n != 0 && n == 0 {
-		return fmt.Errorf("%s has no exchange %d (it has %d)", path, o.ex.n, len(seen))
+		return noExchange(path, o.ex.n, len(seen))
 	}
 	switch {
 	case jw != nil:

@@ -44,8 +44,7 @@ func captureFiles(args []string) ([]string, error) {
 	return paths, nil
 }
 
-// loadCaptures reads every capture args name, printing decode warnings
-// (such as a torn last line) to stderr.
+// loadCaptures reads every capture args name (see openInput).
 func loadCaptures(e *env, args []string) ([]*tape.Capture, error) {
 	paths, err := captureFiles(args)
 	if err != nil {
@@ -57,37 +56,39 @@ func loadCaptures(e *env, args []string) ([]*tape.Capture, error) {
 		if err != nil {
 			return nil, err
 		}
-		printWarnings(e, c.Warnings)
 		caps = append(caps, c)
 	}
 	return caps, nil
 }
 
 // openInput reads a capture file, or any raw recording inspect.Import
-// understands, from a path or "-" for stdin, whole. Commands that can work
+// understands, from a path or "-" for stdin, whole, and prints its decode
+// warnings (such as a torn last line) to stderr. Commands that can work
 // exchange by exchange use openExchanges instead.
 func openInput(e *env, path string) (*tape.Capture, error) {
-	br, capture, done, err := openStream(e, path)
+	br, capture, done, err := openStream(e, path, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	var c *tape.Capture
 	if capture {
-		return tape.Read(br, path)
+		c, err = tape.Read(br, path)
+	} else {
+		c, err = inspect.Import(br, path)
 	}
-	return inspect.Import(br, path)
+	if err != nil {
+		return nil, err
+	}
+	printWarnings(e, c.Warnings)
+	return c, nil
 }
 
 // openStream opens path ("-" for stdin) for reading, decompressing it when
 // it is zstd, and tells a capture from another tool's recording by its
-// first line. done closes the file.
-func openStream(e *env, path string) (br *bufio.Reader, capture bool, done func(), err error) {
-	return openStreamCounted(e, path, nil)
-}
-
-// openStreamCounted is openStream counting the bytes read into p (when
-// not nil), for a progress line.
-func openStreamCounted(e *env, path string, p *progress) (br *bufio.Reader, capture bool, done func(), err error) {
+// first line. It counts the bytes read into p when p is not nil, for a
+// progress line. done closes the file.
+func openStream(e *env, path string, p *progress) (br *bufio.Reader, capture bool, done func(), err error) {
 	var r io.Reader = e.stdin
 	done = func() {}
 	if path != "-" {
@@ -151,18 +152,22 @@ func findExchange(c *tape.Capture, n int) (*tape.Exchange, error) {
 			return x, nil
 		}
 	}
-	return nil, fmt.Errorf("%s has no exchange %d (it has %d)", c.Name, n, len(c.Exchanges))
+	return nil, noExchange(c.Name, n, len(c.Exchanges))
 }
 
-// openReport reads a capture or raw recording for a report on it, printing
-// its decode warnings to stderr, and checks that exchange ex (0: all)
-// exists.
+// noExchange says that the input at path, holding have exchanges, has no
+// exchange n.
+func noExchange(path string, n, have int) error {
+	return fmt.Errorf("%s has no exchange %d (it has %d)", path, n, have)
+}
+
+// openReport reads a capture or raw recording for a report on it (see
+// openInput) and checks that exchange ex (0: all) exists.
 func openReport(e *env, path string, ex int) (*tape.Capture, error) {
 	c, err := openInput(e, path)
 	if err != nil {
 		return nil, err
 	}
-	printWarnings(e, c.Warnings)
 	if ex != 0 {
 		if _, err := findExchange(c, ex); err != nil {
 			return nil, err

@@ -51,3 +51,30 @@ func TestReadErrorsChangeExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestTornCaptureWarns: a capture whose last line is torn (a recording
+// killed mid-write) is read up to it, with a warning on stderr, by every
+// command that reads captures, seam import too.
+func TestTornCaptureWarns(t *testing.T) {
+	t.Parallel()
+	capture, err := os.ReadFile("../../fixtures/openai-chat-tools.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := append(capture, `{"type":"note","ex":1,"t":1,"te`...)
+	for _, args := range [][]string{
+		{"import", "-"},
+		{"inspect", "-"},
+		{"replay", "-"},
+		{"export", "--format", "har", "-"},
+		{"export", "--format", "sse", "-"},
+		{"report", "-o", "-", "-"},
+	} {
+		var stdout, stderr bytes.Buffer
+		e := &env{stdin: bytes.NewReader(torn), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		err := run(context.Background(), args, e)
+		if err != nil || !strings.Contains(stderr.String(), "warning: ") || stdout.Len() == 0 {
+			t.Errorf("seam %s: %v, stderr %q", strings.Join(args, " "), err, stderr.String())
+		}
+	}
+}

@@ -82,7 +82,6 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(e, c.Warnings)
 	recorded := recordedEngine(&c.Header)
 	eng, err := o.engine.resolve(&recorded)
 	if err != nil {

@@ -27,36 +27,22 @@ type exchangeSource interface {
 }
 
 // openExchanges opens a capture or a raw recording for reading exchange by
-// exchange. close releases the file.
-func openExchanges(e *env, path string) (src exchangeSource, close func(), err error) {
-	return openExchangesCounted(e, path, nil)
-}
-
-// openExchangesCounted is openExchanges counting the bytes read into p
-// (when not nil), for a progress line.
-func openExchangesCounted(e *env, path string, p *progress) (src exchangeSource, close func(), err error) {
-	br, capture, done, err := openStreamCounted(e, path, p)
-	if err != nil {
-		return nil, nil, err
-	}
-	if capture {
-		return tape.NewExchangeReader(br, path), done, nil
-	}
-	defer done()
-	c, err := inspect.Import(br, path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &capturedExchanges{c: c}, func() {}, nil
-}
-
-// openHeader opens the input at path exchange by exchange, counting its
-// bytes into p when p is not nil, and reads its header. done releases the
-// file.
-func openHeader(e *env, path string, p *progress) (src exchangeSource, h *tape.Header, done func(), err error) {
-	src, done, err = openExchangesCounted(e, path, p)
+// exchange, counting its bytes into p when p is not nil, and reads its
+// header. done releases the file.
+func openExchanges(e *env, path string, p *progress) (src exchangeSource, h *tape.Header, done func(), err error) {
+	br, capture, done, err := openStream(e, path, p)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if capture {
+		src = tape.NewExchangeReader(br, path)
+	} else {
+		c, err := inspect.Import(br, path)
+		done()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		src, done = &capturedExchanges{c: c}, func() {}
 	}
 	if h, err = src.Header(); err != nil {
 		done()
@@ -92,15 +78,11 @@ func (s *capturedExchanges) Next() (*tape.Exchange, error) {
 // oneExchange reads exchange n of the input at path, gathering only its
 // lines, and returns it with the capture's header and notes.
 func oneExchange(e *env, path string, n int) (*tape.Header, *tape.Exchange, []tape.Note, error) {
-	src, done, err := openExchanges(e, path)
+	src, h, done, err := openExchanges(e, path, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	defer done()
-	h, err := src.Header()
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	seen := map[int]bool{}
 	src.Only(func(ex int) bool {
 		seen[ex] = true
@@ -124,7 +106,7 @@ func oneExchange(e *env, path string, n int) (*tape.Header, *tape.Exchange, []ta
 	}
 	printWarnings(e, src.Warnings())
 	if found == nil {
-		return nil, nil, nil, fmt.Errorf("%s has no exchange %d (it has %d)", path, n, len(seen))
+		return nil, nil, nil, noExchange(path, n, len(seen))
 	}
 	return h, found, src.Notes(), nil
 }
