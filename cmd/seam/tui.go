@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/seam-dev/seam/tui"
 )
@@ -60,7 +59,7 @@ func runTUI(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		}
 	}
 	if !tui.IsTerminal(e.stdout) {
-		return fmt.Errorf("tui: stdout is not a terminal; for a text report run: seam inspect %s", strings.Join(fs.Args(), " "))
+		return fmt.Errorf("tui: stdout is not a terminal; for a text report run: %s", e.hint(append([]string{"inspect"}, fs.Args()...)...))
 	}
 	// The TUI expands directories itself: with --follow it lists them again
 	// on every tick, so captures written into them later show up.

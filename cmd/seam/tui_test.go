@@ -39,6 +39,7 @@ func TestTUICommand(t *testing.T) {
 		want []string
 	}{
 		{"stdout not a terminal", []string{"../../tui/testdata/incident.ndjson"}, []string{"stdout is not a terminal", "seam inspect ../../tui/testdata/incident.ndjson", "(exit 1)"}},
+		{"hint quoted", []string{"my captures/a.ndjson", "b.ndjson"}, []string{"for a text report run: seam inspect 'my captures/a.ndjson' b.ndjson", "(exit 1)"}},
 		{"no capture", nil, []string{"seam tui: no capture given", "try: seam tui captures/", "(exit 2)"}},
 		{"stdin", []string{"-"}, []string{"cannot read a capture from stdin", "(exit 2)"}},
 	}
