@@ -16,6 +16,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/tui"
 )
 
 // walkCaptures returns the captures in dir and its subdirectories: the
@@ -189,7 +190,7 @@ type progress struct {
 }
 
 func newProgress(e *env, label string, paths []string) *progress {
-	p := &progress{e: e, label: label, files: len(paths), start: time.Now(), on: isTerminal(e.stderr)}
+	p := &progress{e: e, label: label, files: len(paths), start: time.Now(), on: tui.IsTerminal(e.stderr)}
 	for _, path := range paths {
 		if st, err := os.Stat(path); err == nil && path != "-" {
 			p.total += st.Size()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/tui"
 )
 
 type inspectOptions struct {
@@ -311,14 +312,5 @@ func (c colorFlag) enabled(e *env, out io.Writer) bool {
 	if e.getenv("NO_COLOR") != "" || e.getenv("TERM") == "dumb" {
 		return false
 	}
-	return isTerminal(out)
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return tui.IsTerminal(out)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -37,5 +38,19 @@ func TestListDetectorsSelfContained(t *testing.T) {
 	}
 	if !strings.Contains(out, "Catches a shaping proxy that leaks half a tag") {
 		t.Errorf("xml.unclosed-closer does not say what it catches:\n%s", out)
+	}
+}
+
+// Colour, the progress line and the table's width follow a terminal only:
+// /dev/null is a character device, not a terminal.
+func TestDevNullIsNoTerminal(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	e := &env{stderr: f, getenv: func(string) string { return "" }}
+	if colorFlag("auto").enabled(e, f) || newProgress(e, "inspect", nil).on {
+		t.Fatal("/dev/null taken for a terminal")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
+	"github.com/seam-dev/seam/tui"
 )
 
 // column is one column of a text table.
@@ -112,7 +113,7 @@ func (t *table) write(w io.Writer, width int) error {
 // terminal's columns when out is one, else $COLUMNS when set, else 0 (no
 // limit: a pipe gets every column).
 func termWidth(e *env, out io.Writer) int {
-	if f, ok := out.(*os.File); ok && isTerminal(out) {
+	if f, ok := out.(*os.File); ok && tui.IsTerminal(out) {
 		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
 			return w
 		}
