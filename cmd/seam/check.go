@@ -14,9 +14,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -266,14 +266,7 @@ func findingLines(fs []inspect.Finding) []string {
 		}
 		line := fmt.Sprintf("%s %s %s", f.Severity, f.ID, where)
 		if f.Evidence != "" {
-			ev := f.Evidence
-			if n := 80; len(ev) > n {
-				for n > 0 && !utf8.RuneStart(ev[n]) {
-					n--
-				}
-				ev = ev[:n] + "…"
-			}
-			line += ": " + visibleEscapes.Replace(ev)
+			line += ": " + visibleEscapes.Replace(excerpt.Clip(f.Evidence, 80))
 		}
 		lines = append(lines, line)
 	}
