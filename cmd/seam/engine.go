@@ -8,8 +8,8 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 )
@@ -145,19 +145,26 @@ Switches (defaults per profile: %s):
 // wrap breaks text into lines of at most width columns (a longer word
 // stands alone), each starting with indent and ending in a newline.
 func wrap(text string, width int, indent string) string {
+	return wrapWords(strings.Fields(text), width, indent, indent)
+}
+
+// wrapWords joins words with spaces into lines of at most width columns
+// (no limit when 0; a longer word stands alone), the first line starting
+// with first, the others with indent, each ending in a newline.
+func wrapWords(words []string, width int, first, indent string) string {
 	var b strings.Builder
-	line := indent
-	for _, word := range strings.Fields(text) {
-		if line != indent && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width {
+	line, lead := first, first
+	for _, word := range words {
+		if line != lead && width > 0 && ansi.StringWidth(line)+1+ansi.StringWidth(word) > width {
 			b.WriteString(line + "\n")
-			line = indent
+			line, lead = indent, indent
 		}
-		if line != indent {
+		if line != lead {
 			line += " "
 		}
 		line += word
 	}
-	if line != indent {
+	if line != lead {
 		b.WriteString(line + "\n")
 	}
 	return b.String()

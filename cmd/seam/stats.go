@@ -215,10 +215,13 @@ func writeStatsText(e *env, by []string, stall time.Duration, captures int, grou
 			}
 			name = strings.Join(keys, " ")
 		}
-		lines = append(lines, wrapList("  "+name+": ", parts, termWidth(e, w))...)
+		for i := range parts[:len(parts)-1] {
+			parts[i] += ","
+		}
+		lines = append(lines, wrapWords(parts, termWidth(e, w), "  "+name+": ", "    "))
 	}
 	if len(lines) > 0 {
-		fmt.Fprintf(w, "\nfindings by id\n%s\n", strings.Join(lines, "\n"))
+		fmt.Fprintf(w, "\nfindings by id\n%s", strings.Join(lines, ""))
 	}
 	if len(ss) > 0 {
 		fmt.Fprintln(w, "\nsessions")
@@ -227,26 +230,4 @@ func writeStatsText(e *env, by []string, stall time.Duration, captures int, grou
 		}
 	}
 	return nil
-}
-
-// wrapList joins items with commas after head, wrapping lines at width
-// (no limit when 0) with continuation lines indented by four spaces.
-func wrapList(head string, items []string, width int) []string {
-	var out []string
-	line := head
-	for i, it := range items {
-		if i < len(items)-1 {
-			it += ","
-		}
-		if width > 0 && line != head && len(line)+1+len(it) > width {
-			out = append(out, line)
-			line = "    " + it
-			continue
-		}
-		if line != head {
-			line += " "
-		}
-		line += it
-	}
-	return append(out, line)
 }
