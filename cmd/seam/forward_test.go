@@ -188,17 +188,17 @@ func TestRecordForwardCurlAndGo(t *testing.T) {
 
 // TestRecordForwardInsecure: --insecure reaches an upstream whose
 // certificate nobody vouches for, says so on stderr, and records it in the
-// capture header.
+// capture header. --redact applies in forward mode too.
 func TestRecordForwardInsecure(t *testing.T) {
 	api := newFakeAPI(t, "api.anthropic.com", chatStream)
 	out := filepath.Join(t.TempDir(), "insecure.ndjson")
 	caDir := t.TempDir()
-	cmd, proxy, seamCA := startForward(t, caDir, out, "--insecure", "--resolve", "api.anthropic.com:443:"+api.addr())
+	cmd, proxy, seamCA := startForward(t, caDir, out, "--insecure", "--resolve", "api.anthropic.com:443:"+api.addr(), "--redact", "json:metadata.owner")
 	pem, _ := os.ReadFile(seamCA)
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(pem)
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), TLSClientConfig: &tls.Config{RootCAs: roots}}}
-	resp, err := client.Post("https://api.anthropic.com/v1/messages", "application/json", strings.NewReader(`{}`))
+	resp, err := client.Post("https://api.anthropic.com/v1/messages", "application/json", strings.NewReader(`{"metadata":{"owner":"CANARY-owner"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,10 @@ func TestRecordForwardInsecure(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !c.Header.Insecure || len(c.Exchanges) != 1 || c.Exchanges[0].Upstream.Response.Status != 200 {
-		t.Errorf("insecure %v, %d exchanges", c.Header.Insecure, len(c.Exchanges))
+		t.Fatalf("insecure %v, %d exchanges", c.Header.Insecure, len(c.Exchanges))
+	}
+	if body := string(c.Exchanges[0].Request.Body); body != `{"metadata":{"owner":"[redacted]"}}` {
+		t.Errorf("--redact json:metadata.owner: the capture holds the request body %s", body)
 	}
 }
 

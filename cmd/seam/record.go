@@ -132,9 +132,10 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return &usageError{cmd: "record", msg: err.Error(), example: "seam record --upstream URL --profile obsidian-xml --set holdback=on"}
 	}
-	red, err := tape.ParseRedaction(o.redact)
+	var count atomic.Int64
+	cfg, err := o.config(e, "--upstream URL", &count)
 	if err != nil {
-		return &usageError{cmd: "record", msg: err.Error(), example: "seam record --upstream URL --redact json:metadata.user_id --redact 're:acct-[0-9]+'"}
+		return err
 	}
 	var proxy *url.URL
 	if o.proxy != "" {
@@ -147,9 +148,6 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		}
 		eng = tape.Engine{Profile: shape.ProfileExternal}
 	}
-	if o.tui && (o.output == "-" || !tui.IsTerminal(e.stdout)) {
-		return &usageError{cmd: "record", msg: "--tui needs a terminal on stdout and a capture file (not -o -)", example: "seam record --tui --upstream https://api.openai.com"}
-	}
 
 	// The listeners: one for clients, and in a sandwich a second one for the
 	// proxy under test to send its upstream requests to.
@@ -160,20 +158,7 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			{addr: o.back, upstream: up, leg: capture.Back},
 		}
 	}
-	var count atomic.Int64
-	cfg := recordingConfig{
-		output: o.output, stdout: e.stdout, fsync: o.fsync, upstream: up, engine: eng, legs: legs,
-		server: serverOptions{allowHosts: o.allow, log: e.stderr}, redaction: red, log: e.stderr,
-		onDone: func(s capture.Summary) {
-			count.Add(1)
-			if !o.quiet && !o.tui {
-				fmt.Fprintln(e.stderr, s.String())
-			}
-		},
-	}
-	if o.tui {
-		cfg.server.log = nil // the TUI has the terminal
-	}
+	cfg.upstream, cfg.engine, cfg.legs = up, eng, legs
 	if proxy != nil {
 		cfg.note = func(legs []*recordLeg) string {
 			return fmt.Sprintf("sandwich: clients → seam http://%s → proxy under test %s → seam http://%s → %s",
@@ -212,8 +197,10 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 	if err != nil {
 		return &usageError{cmd: "record", msg: err.Error(), example: "seam record --forward --profile obsidian-xml"}
 	}
-	if o.tui && (o.output == "-" || !tui.IsTerminal(e.stdout)) {
-		return &usageError{cmd: "record", msg: "--tui needs a terminal on stdout and a capture file (not -o -)", example: "seam record --tui --forward"}
+	var count atomic.Int64
+	cfg, err := o.config(e, "--forward", &count)
+	if err != nil {
+		return err
 	}
 	fs, err := o.fwd.setup(e, "record", o.listen)
 	if err != nil {
@@ -222,23 +209,15 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 	fs.quiet = o.quiet || o.tui
 	leg := &recordLeg{addr: o.listen, leg: capture.Whole, forward: fs,
 		transport: capture.UpstreamTransport(fs.upstream)}
-	var count atomic.Int64
-	r, err := startRecording(recordingConfig{
-		output: o.output, stdout: e.stdout, fsync: o.fsync, engine: eng, insecure: o.fwd.insecure,
-		legs: []*recordLeg{leg},
-		note: func([]*recordLeg) string {
-			if fs.intercept.All() {
-				return "forward proxy: intercepting every host"
-			}
-			return "forward proxy: intercepting " + strings.Join(fs.intercept.Hosts(), ", ")
-		},
-		onDone: func(s capture.Summary) {
-			count.Add(1)
-			if !o.quiet && !o.tui {
-				fmt.Fprintln(e.stderr, s.String())
-			}
-		},
-	})
+	cfg.engine, cfg.insecure, cfg.legs = eng, o.fwd.insecure, []*recordLeg{leg}
+	cfg.note = func([]*recordLeg) string {
+		if fs.intercept.All() {
+			return "forward proxy: intercepting every host"
+		}
+		return "forward proxy: intercepting " + strings.Join(fs.intercept.Hosts(), ", ")
+	}
+	tuneGC(e)
+	r, err := startRecording(cfg)
 	if err != nil {
 		return err
 	}
@@ -247,6 +226,35 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 	fs.announce(e.stderr, addr, o.fwd.insecure)
 	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.path, engineSummary(eng))
 	return runRecording(ctx, e, o, r, &count, fmt.Sprintf("recording: a forward proxy, HTTPS_PROXY=http://%s", addr))
+}
+
+// config is what every seam record run starts from, --forward or not
+// (mode, "--upstream URL" or "--forward", is for the examples of usage
+// errors): where the capture goes, the --redact patterns, the Host check
+// with --allow-host, where errors are said, and the line per exchange
+// unless -q or --tui, each exchange counted into count.
+func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (recordingConfig, error) {
+	red, err := tape.ParseRedaction(o.redact)
+	if err != nil {
+		return recordingConfig{}, &usageError{cmd: "record", msg: err.Error(), example: "seam record " + mode + " --redact json:metadata.user_id --redact 're:acct-[0-9]+'"}
+	}
+	if o.tui && (o.output == "-" || !tui.IsTerminal(e.stdout)) {
+		return recordingConfig{}, &usageError{cmd: "record", msg: "--tui needs a terminal on stdout and a capture file (not -o -)", example: "seam record --tui " + mode}
+	}
+	cfg := recordingConfig{
+		output: o.output, stdout: e.stdout, fsync: o.fsync,
+		server: serverOptions{allowHosts: o.allow, log: e.stderr}, redaction: red, log: e.stderr,
+		onDone: func(s capture.Summary) {
+			count.Add(1)
+			if !o.quiet && !o.tui {
+				fmt.Fprintln(e.stderr, s.String())
+			}
+		},
+	}
+	if o.tui {
+		cfg.server.log = nil // the TUI has the terminal
+	}
+	return cfg, nil
 }
 
 // runRecording runs a started recording until ctrl-c, a server failure or
