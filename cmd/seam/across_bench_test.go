@@ -133,7 +133,7 @@ func benchRun(b *testing.B, args ...string) {
 	dir, size := benchCaptures(b)
 	b.SetBytes(size)
 	b.ReportAllocs()
-	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+	e := testEnv(nil, io.Discard, io.Discard)
 	for b.Loop() {
 		if err := run(context.Background(), append(args, dir), e); err != nil && err != errNoMatch {
 			b.Fatal(err)

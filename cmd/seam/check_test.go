@@ -68,8 +68,7 @@ func TestCheckInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var stdout, stderr bytes.Buffer
-	e := &env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-	code := exitCode(run(ctx, []string{"check", fixturesDir}, e), &stderr)
+	code := runSeam(ctx, nil, &stdout, &stderr, "check", fixturesDir)
 	if code != 130 || strings.Contains(stdout.String(), "FAIL") {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want 130 and no FAIL", code, stdout.String(), stderr.String())
 	}

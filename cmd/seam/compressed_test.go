@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -78,16 +77,14 @@ func TestKill9Compressed(t *testing.T) {
 	if n < 3 {
 		t.Fatalf("%d whole exchanges survived kill -9, want the 3 that had ended", n)
 	}
-	got, err := exec.Command("seam", "inspect", "--json", out).Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
+	for _, in := range []string{out, dir} {
+		got, err := seamOutput("inspect", "--json", in)
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Fatalf("seam inspect %s: %v\n%s", out, err, stderr)
-	}
-	if !bytes.Contains(got, []byte(`"ex": 3`)) {
-		t.Errorf("seam inspect does not show exchange 3:\n%.400s", got)
+		if !bytes.Contains(got, []byte(`"ex": 3`)) {
+			t.Errorf("seam inspect %s does not show exchange 3:\n%.400s", in, got)
+		}
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -78,7 +77,7 @@ type inspectView struct {
 
 func encodedView(t *testing.T, capture string) inspectView {
 	t.Helper()
-	out, err := exec.Command("seam", "inspect", "--json", capture).Output()
+	out, err := seamOutput("inspect", "--json", capture)
 	if err != nil {
 		t.Fatalf("seam inspect %s: %v\n%s", capture, err, out)
 	}
@@ -186,15 +185,15 @@ func TestExportCompressed(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	out, err := exec.Command("seam", "export", "--format", "sse", "--side", "upstream", path).Output()
+	out, err := seamOutput("export", "--format", "sse", "--side", "upstream", path)
 	if err != nil || string(out) != plain {
 		t.Fatalf("export sse: %v %q", err, out)
 	}
-	out, _ = exec.Command("seam", "export", "--format", "sse", "--side", "upstream", "--wire", path).Output()
+	out, _ = seamOutput("export", "--format", "sse", "--side", "upstream", "--wire", path)
 	if !bytes.Equal(out, z.Bytes()) {
 		t.Fatalf("export sse --wire: %q", out)
 	}
-	out, err = exec.Command("seam", "export", "--format", "har", path).Output()
+	out, err = seamOutput("export", "--format", "har", path)
 	var har struct {
 		Log struct {
 			Entries []struct {
@@ -256,7 +255,7 @@ func TestServeImportedProviderBodies(t *testing.T) {
 				args = append(args, "--url", "/v1/stream", "--request", req)
 			}
 			args = append(args, filepath.Join(fixturesDir, "providers", c.file))
-			if out, err := exec.Command("seam", args...).CombinedOutput(); err != nil {
+			if out, err := seamCombinedOutput(args...); err != nil {
 				t.Fatalf("seam import: %v\n%s", err, out)
 			}
 			src, err := tape.ReadFile(capture)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/seam-dev/seam/visible/visibletest"
@@ -43,8 +42,7 @@ func TestHostileOutput(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%d-%s", i, args[0]), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-			code := exitCode(run(context.Background(), args, e), &stderr)
+			code := runSeam(context.Background(), nil, &stdout, &stderr, args...)
 			if err := visibletest.Check(stderr.String()); err != nil {
 				t.Errorf("exit %d, stderr: %v", code, err)
 			}

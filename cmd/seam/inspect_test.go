@@ -49,7 +49,7 @@ func TestDevNullIsNoTerminal(t *testing.T) {
 		t.Skip(err)
 	}
 	defer f.Close()
-	e := &env{stderr: f, getenv: func(string) string { return "" }}
+	e := testEnv(nil, nil, f)
 	if colorFlag("auto").enabled(e, f) || newProgress(e, "inspect", nil).on {
 		t.Fatal("/dev/null taken for a terminal")
 	}

@@ -240,11 +240,11 @@ func TestServeRecordReplay(t *testing.T) {
 	rec.Process.Signal(os.Interrupt)
 	rec.Wait()
 
-	got, err := exec.Command("seam", "replay", out).CombinedOutput()
+	got, err := seamCombinedOutput("replay", out)
 	if err != nil || !strings.Contains(string(got), "exchange 1: identical") || !strings.Contains(string(got), "engine obsidian-xml (holdback=off)") {
 		t.Fatalf("seam replay: %v\n%s", err, got)
 	}
-	got, _ = exec.Command("seam", "replay", "--set", "holdback=on", out).CombinedOutput()
+	got, _ = seamCombinedOutput("replay", "--set", "holdback=on", out)
 	if !strings.Contains(string(got), "exchange 1: differs at frame") || !strings.Contains(string(got), "- </use_tool<use_tool>") {
 		t.Fatalf("seam replay --set holdback=on:\n%s", got)
 	}
@@ -331,11 +331,11 @@ func TestSandwichRecord(t *testing.T) {
 	if got.Header.Engine.Profile != "external" {
 		t.Errorf("engine %q, want external", got.Header.Engine.Profile)
 	}
-	report, _ := exec.Command("seam", "inspect", out).CombinedOutput()
+	report, _ := seamCombinedOutput("inspect", out)
 	if !strings.Contains(string(report), "xml.unclosed-closer") {
 		t.Errorf("inspect of the sandwich capture:\n%s", report)
 	}
-	msg, _ := exec.Command("seam", "replay", out).CombinedOutput()
+	msg, _ := seamCombinedOutput("replay", out)
 	if !strings.Contains(string(msg), "shaped by an external proxy") {
 		t.Errorf("replay of a sandwich capture: %s", msg)
 	}

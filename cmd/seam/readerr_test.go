@@ -38,9 +38,7 @@ func TestReadErrorsChangeExitStatus(t *testing.T) {
 			"timed out": iotest.TimeoutReader(bytes.NewReader(capture)),
 		} {
 			var stdout, stderr bytes.Buffer
-			e := &env{stdin: in, stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-			err := run(context.Background(), args, e)
-			code := exitCode(err, &stderr)
+			code := runSeam(context.Background(), in, &stdout, &stderr, args...)
 			want := "device gone"
 			if name == "timed out" {
 				want = "timeout"
@@ -71,10 +69,9 @@ func TestTornCaptureWarns(t *testing.T) {
 		{"report", "-o", "-", "-"},
 	} {
 		var stdout, stderr bytes.Buffer
-		e := &env{stdin: bytes.NewReader(torn), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-		err := run(context.Background(), args, e)
-		if err != nil || !strings.Contains(stderr.String(), "warning: ") || stdout.Len() == 0 {
-			t.Errorf("seam %s: %v, stderr %q", strings.Join(args, " "), err, stderr.String())
+		code := runSeam(context.Background(), bytes.NewReader(torn), &stdout, &stderr, args...)
+		if code != 0 || !strings.Contains(stderr.String(), "warning: ") || stdout.Len() == 0 {
+			t.Errorf("seam %s: exit %d, stderr %q", strings.Join(args, " "), code, stderr.String())
 		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -179,7 +178,7 @@ func TestAgentLoopSessions(t *testing.T) {
 	runAgent(t, "http://"+upAddr, run2, true)
 
 	// Sessions and the rewrite, as inspect --json reports them.
-	out, err := exec.Command("seam", "inspect", "--json", caps).Output()
+	out, err := seamOutput("inspect", "--json", caps)
 	if err != nil {
 		t.Fatalf("seam inspect: %v", err)
 	}
@@ -276,7 +275,7 @@ func TestAgentLoopSessions(t *testing.T) {
 	}
 
 	// Stats, against figures computed here from the capture lines.
-	out, err = exec.Command("seam", "stats", "--json", "--by", "session", "--stall", "200ms", caps).Output()
+	out, err = seamOutput("stats", "--json", "--by", "session", "--stall", "200ms", caps)
 	if err != nil {
 		t.Fatalf("seam stats: %v", err)
 	}
@@ -303,12 +302,12 @@ func TestAgentLoopSessions(t *testing.T) {
 
 	// The rewrite is findable, and the lost result is in no request of
 	// run 2 after turn 3.
-	out, _ = exec.Command("seam", "grep", "-l", "--in", "request", "contents of f2.go", caps).Output()
+	out, _ = seamOutput("grep", "-l", "--in", "request", "contents of f2.go", caps)
 	want := []string{run1 + "#3", run1 + "#4", run1 + "#5", run1 + "#6", run1 + "#7", run2 + "#3"}
 	if got := strings.Fields(string(out)); !slices.Equal(got, want) {
 		t.Errorf("grep -l: %q, want %q", got, want)
 	}
-	out, _ = exec.Command("seam", "inspect", "--where", "finding=session.* sev>=error", caps).Output()
+	out, _ = seamOutput("inspect", "--where", "finding=session.* sev>=error", caps)
 	if !strings.Contains(string(out), "1 exchange") || !strings.Contains(string(out), "run2.ndjson.zst#4") {
 		t.Errorf("inspect --where:\n%s", out)
 	}

@@ -22,8 +22,7 @@ func runTUICommand(t *testing.T, args ...string) (string, error) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-	err := c.run(context.Background(), e, fs, opts)
+	err := c.run(context.Background(), testEnv(nil, &stdout, &stderr), fs, opts)
 	code := exitCode(err, &stderr)
 	if stdout.Len() > 0 {
 		t.Errorf("stdout got %q", stdout.String())

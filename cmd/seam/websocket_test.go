@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,7 +96,7 @@ func talkRealtime(t *testing.T, url string, client *http.Client) []string {
 // inspectJSON runs seam inspect --json on a capture.
 func inspectJSON(t *testing.T, path string) map[string]any {
 	t.Helper()
-	out, err := exec.Command("seam", "inspect", "--json", path).Output()
+	out, err := seamOutput("inspect", "--json", path)
 	if err != nil {
 		t.Fatalf("seam inspect: %v", err)
 	}
@@ -162,7 +161,7 @@ func checkRealtimeCapture(t *testing.T, path string, clientGot []string, host st
 	if strings.Join(ids, ",") != "realtime.error" {
 		t.Errorf("findings %v, want the one error event", ids)
 	}
-	text, err := exec.Command("seam", "inspect", "--color", "never", path).Output()
+	text, err := seamOutput("inspect", "--color", "never", path)
 	if err != nil {
 		t.Fatal(err)
 	}
