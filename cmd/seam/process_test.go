@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -174,22 +175,8 @@ func waitForFile(t *testing.T, path, want string) {
 func TestInterruptEndsRecording(t *testing.T) {
 	up := blockingUpstream(t, 3)
 	out := filepath.Join(t.TempDir(), "interrupted.ndjson")
-	cmd := exec.Command("seam", "record", "--upstream", up.URL, "--listen", "127.0.0.1:0", "-o", out)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() })
-	br := bufio.NewReader(stderr)
-	line, err := br.ReadString('\n')
-	m := regexp.MustCompile(`listening on http://(\S+)`).FindStringSubmatch(line)
-	if err != nil || m == nil {
-		t.Fatalf("banner %q: %v", line, err)
-	}
-	resp, err := http.Post("http://"+m[1]+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
+	cmd, addr, br := launchSeam(t, `listening on http://(\S+)`, "record", "--upstream", up.URL, "--listen", "127.0.0.1:0", "-o", out)
+	resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,9 +257,9 @@ func TestSandwichRecord(t *testing.T) {
 	// The proxy under test: forwards to its upstream base URL (seam's back
 	// listener), ignores what comes back, and answers with the corrupted
 	// stream the incident's client received.
-	var back string
+	var back atomic.Value // the address of seam's back listener, once known
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		resp, err := http.Post(back+r.URL.Path, "application/json", r.Body)
+		resp, err := http.Post("http://"+back.Load().(string)+r.URL.Path, "application/json", r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), 502)
 			return
@@ -285,29 +272,15 @@ func TestSandwichRecord(t *testing.T) {
 	defer proxy.Close()
 
 	out := filepath.Join(t.TempDir(), "sandwich.ndjson")
-	cmd := exec.Command("seam", "record", "--upstream", api.URL, "--proxy", proxy.URL, "--listen", "127.0.0.1:0", "--back", "127.0.0.1:0", "-o", out)
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	cmd, front, br := launchSeam(t, `listening on http://(\S+) → `, "record", "--upstream", api.URL, "--proxy", proxy.URL, "--listen", "127.0.0.1:0", "--back", "127.0.0.1:0", "-o", out)
+	line, err := br.ReadString('\n')
+	m := regexp.MustCompile(`listening on http://(\S+) → \S+ for the proxy under test`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("second banner %q: %v", line, err)
 	}
-	defer cmd.Process.Kill()
-	br := bufio.NewReader(stderr)
-	var front string
-	for back == "" {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatalf("seam record: %v", err)
-		}
-		if m := regexp.MustCompile(`listening on http://(\S+) → (\S+)( for the proxy)?`).FindStringSubmatch(line); m != nil {
-			if m[3] == "" {
-				front = "http://" + m[1]
-			} else {
-				back = "http://" + m[1]
-			}
-		}
-	}
+	back.Store(m[1])
 	go io.Copy(io.Discard, br)
-	resp, err := http.Post(front+x.Request.URL, "application/json", strings.NewReader(string(x.Request.Body)))
+	resp, err := http.Post("http://"+front+x.Request.URL, "application/json", strings.NewReader(string(x.Request.Body)))
 	if err != nil {
 		t.Fatal(err)
 	}
