@@ -54,12 +54,9 @@ func runCA(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.path && o.pem {
 		return &usageError{cmd: "ca", msg: "--path and --pem print different things; pick one", example: "seam ca --path"}
 	}
-	dir := o.dir
-	if dir == "" {
-		var err error
-		if dir, err = caDir(e); err != nil {
-			return err
-		}
+	dir, err := caDir(e, o.dir)
+	if err != nil {
+		return err
 	}
 	ca, created, err := tlsca.Open(dir)
 	if err != nil {

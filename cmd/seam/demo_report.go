@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
@@ -38,7 +39,7 @@ func assembled(x *inspect.ExchangeReport) string {
 	c := m.Choices[0]
 	var parts []string
 	if c.Text != "" {
-		parts = append(parts, fmt.Sprintf("text %q", clipText(c.Text, 36)))
+		parts = append(parts, fmt.Sprintf("text %q", excerpt.Clip(c.Text, 36)))
 	}
 	for _, tc := range c.ToolCalls {
 		parts = append(parts, "tool "+tc.Name)
@@ -64,13 +65,6 @@ func findingCounts(fs []inspect.Finding) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-func clipText(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // showIncident inspects the incident capture recorded with the pre-fix

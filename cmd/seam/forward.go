@@ -112,7 +112,7 @@ func (f *forwardFlags) setup(e *env, cmd, listen string) (*forwardSetup, error) 
 		}
 		s.upstream.RootCAs = pool
 	}
-	dir, err := f.dir(e)
+	dir, err := caDir(e, f.caDir)
 	if err != nil {
 		return nil, err
 	}
@@ -123,16 +123,12 @@ func (f *forwardFlags) setup(e *env, cmd, listen string) (*forwardSetup, error) 
 	return s, nil
 }
 
-// dir is where seam's CA lives: --ca-dir, else $SEAM_CA_DIR, else seam/ in
-// the user's config directory.
-func (f *forwardFlags) dir(e *env) (string, error) {
-	if f.caDir != "" {
-		return f.caDir, nil
+// caDir is where seam's CA lives: flag (--ca-dir) when given, else
+// $SEAM_CA_DIR, else seam/ in the user's config directory.
+func caDir(e *env, flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
 	}
-	return caDir(e)
-}
-
-func caDir(e *env) (string, error) {
 	if d := e.getenv("SEAM_CA_DIR"); d != "" {
 		return d, nil
 	}

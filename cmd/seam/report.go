@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/htmlreport"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
@@ -99,7 +100,7 @@ func runReport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "wrote %s (%s, %s KiB): open it in a browser\n", out, plural(len(rep.Exchanges), "exchange"), kib(n))
+	fmt.Fprintf(e.stderr, "wrote %s (%s, %s): open it in a browser\n", out, plural(len(rep.Exchanges), "exchange"), capture.Bytes(n))
 	return nil
 }
 
@@ -159,9 +160,4 @@ func writeFileAtomic(path string, write func(*os.File) error) (int64, error) {
 		return 0, fmt.Errorf("write %s: %w", path, err)
 	}
 	return st.Size(), nil
-}
-
-// kib renders a size in KiB with one decimal.
-func kib(n int64) string {
-	return fmt.Sprintf("%.1f", float64(n)/1024)
 }
