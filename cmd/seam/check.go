@@ -121,17 +121,7 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	passed, failed := 0, 0
 	for _, p := range paths {
 		t0 := time.Now()
-		problems, err := checkFixture(ctx, e, p, o.update)
-		if err != nil {
-			problems = append(problems, err.Error())
-		}
-		if len(o.faults) > 0 {
-			more, err := checkUnderFaults(ctx, e, p, o.faults, o.seed)
-			if err != nil {
-				more = append(more, err.Error())
-			}
-			problems = append(problems, more...)
-		}
+		problems := checkFixture(ctx, e, p, o)
 		if err := ctx.Err(); err != nil {
 			return err // interrupted: the fixture did not fail
 		}
@@ -185,37 +175,52 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 }
 
 // checkFixture replays one fixture and compares it with its recording and
-// its golden; it returns what differs.
-func checkFixture(ctx context.Context, e *env, path string, update bool) ([]string, error) {
+// its golden (with --update, writes the golden); with --fault, it replays
+// each exchange again under the faults and compares that with the plain
+// replay. It returns what differs, and what went wrong reading the
+// fixture or its golden.
+func checkFixture(ctx context.Context, e *env, path string, o *checkOptions) []string {
 	src, h, done, err := openExchanges(e, path, nil)
 	if err != nil {
-		return nil, err
+		return []string{err.Error()}
 	}
 	defer done()
-	var problems []string
+	var problems, faulted []string
 	eng := recordedEngine(h)
 	got := golden{Engine: engineSummary(eng)}
 	in := inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true})
+	var fc *faultCheck
+	if len(o.faults) > 0 {
+		fc = newFaultCheck(path, *h, eng, o.faults, o.seed)
+	}
 	for {
 		x, err := src.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return append(problems, err.Error())
 		}
+		replayed := x
 		if x.Upstream.Response != nil {
 			res, err := replay.Exchange(ctx, x, eng, replay.Options{})
 			if err != nil {
-				return nil, err
+				return append(problems, err.Error())
 			}
 			if !res.Identical() && !res.NoClient {
 				problems = append(problems, fmt.Sprintf("exchange %d: replay %s", x.Ex, res.Describe()))
 			}
-			x = res.ToExchange(x)
+			replayed = res.ToExchange(x)
 		}
-		rep := in.Exchange(x)
+		rep := in.Exchange(replayed)
 		got.Exchanges = append(got.Exchanges, goldenExchange{Ex: rep.Ex, Findings: findingLines(rep.Findings)})
+		if fc != nil {
+			more, err := fc.check(ctx, x, rep)
+			if err != nil {
+				return append(problems, err.Error())
+			}
+			faulted = append(faulted, more...)
+		}
 	}
 	var warned []string
 	for _, w := range src.Warnings() {
@@ -223,7 +228,16 @@ func checkFixture(ctx context.Context, e *env, path string, update bool) ([]stri
 	}
 	problems = append(warned, problems...)
 	slices.SortStableFunc(got.Exchanges, func(a, b goldenExchange) int { return a.Ex - b.Ex })
-	gp := goldenPath(path)
+	more, err := checkGolden(goldenPath(path), got, o.update)
+	if err != nil {
+		more = append(more, err.Error())
+	}
+	return append(append(problems, more...), faulted...)
+}
+
+// checkGolden compares what a fixture's replay found with the golden at
+// gp, or with update writes it there.
+func checkGolden(gp string, got golden, update bool) ([]string, error) {
 	if update {
 		var b bytes.Buffer
 		if err := writeJSON(&b, got); err != nil {
@@ -232,11 +246,11 @@ func checkFixture(ctx context.Context, e *env, path string, update bool) ([]stri
 		if err := os.WriteFile(gp, b.Bytes(), 0o644); err != nil {
 			return nil, fmt.Errorf("update golden: %w", err)
 		}
-		return problems, nil
+		return nil, nil
 	}
 	b, err := os.ReadFile(gp)
 	if errors.Is(err, os.ErrNotExist) {
-		return append(problems, fmt.Sprintf("no golden %s; create it with seam check --update", filepath.Base(gp))), nil
+		return []string{fmt.Sprintf("no golden %s; create it with seam check --update", filepath.Base(gp))}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -247,7 +261,7 @@ func checkFixture(ctx context.Context, e *env, path string, update bool) ([]stri
 	if err := dec.Decode(&want); err != nil {
 		return nil, fmt.Errorf("golden %s: %w", gp, err)
 	}
-	return append(problems, compareGolden(want, got)...), nil
+	return compareGolden(want, got), nil
 }
 
 // findingLines renders the warn and error findings as golden lines.

@@ -3,14 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
+	"github.com/seam-dev/seam/tape"
 )
 
 // checkFaults are the faults seam check takes: those that re-cut the
@@ -46,48 +45,38 @@ func checkFaultable(faults []replay.Fault) error {
 	return nil
 }
 
-// checkUnderFaults replays each exchange of the fixture at path with and
-// without faults and returns how the faulted replay differs in what the
-// client assembles and in its findings.
-func checkUnderFaults(ctx context.Context, e *env, path string, faults []replay.Fault, seed uint64) ([]string, error) {
-	src, h, done, err := openExchanges(e, path, nil)
+// faultCheck replays the exchanges of one fixture under faults, to
+// compare each with its replay without them.
+type faultCheck struct {
+	eng    tape.Engine
+	faults []replay.Fault
+	seed   uint64
+	names  string // the faults as --fault spells them
+	// in inspects the faulted replays, as seam check's inspector does the
+	// plain ones: the same exchanges in the same order.
+	in *inspect.Inspector
+}
+
+func newFaultCheck(path string, h tape.Header, eng tape.Engine, faults []replay.Fault, seed uint64) *faultCheck {
+	ff := faultFlag(faults)
+	return &faultCheck{eng: eng, faults: faults, seed: seed, names: ff.String(),
+		in: inspect.NewInspector(path, h, inspect.Options{NoDiffs: true})}
+}
+
+// check replays x under the faults and says how it differs from plain,
+// the report on its replay without them. An exchange with no upstream
+// response has nothing to replay: it is inspected as it is, as the plain
+// replay's inspector does.
+func (c *faultCheck) check(ctx context.Context, x *tape.Exchange, plain *inspect.ExchangeReport) ([]string, error) {
+	if x.Upstream.Response == nil {
+		c.in.Exchange(x)
+		return nil, nil
+	}
+	res, err := replay.Exchange(ctx, x, c.eng, replay.Options{Faults: c.faults, Seed: c.seed})
 	if err != nil {
 		return nil, err
 	}
-	defer done()
-	eng := recordedEngine(h)
-	plain := inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true})
-	faulted := inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true})
-	ff := faultFlag(faults)
-	names := ff.String()
-	var problems []string
-	for {
-		x, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if x.Upstream.Response == nil {
-			continue
-		}
-		r0, err := replay.Exchange(ctx, x, eng, replay.Options{})
-		if err != nil {
-			return nil, err
-		}
-		rf, err := replay.Exchange(ctx, x, eng, replay.Options{Faults: faults, Seed: seed})
-		if err != nil {
-			return nil, err
-		}
-		a, b := plain.Exchange(r0.ToExchange(x)), faulted.Exchange(rf.ToExchange(x))
-		more, err := faultChanges(a, b, names)
-		if err != nil {
-			return nil, err
-		}
-		problems = append(problems, more...)
-	}
-	return problems, nil
+	return faultChanges(plain, c.in.Exchange(res.ToExchange(x)), c.names)
 }
 
 // faultChanges says how b, an exchange replayed under the faults names
