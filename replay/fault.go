@@ -304,18 +304,9 @@ func (p plan) cutAt(off int64) (plan, int) {
 
 // eventStarts returns the body offset of each event's first byte.
 func eventStarts(chunks []tape.Chunk) []int64 {
-	var body []byte
-	for _, c := range chunks {
-		body = append(body, c.Data...)
-	}
 	var out []int64
-	off := int64(0)
-	if len(chunks) > 0 {
-		off = chunks[0].Off
-	}
-	for _, part := range sse.SplitEvents(body) {
-		out = append(out, off)
-		off += int64(len(part))
+	for _, c := range eventChunks(chunks) {
+		out = append(out, c.Off)
 	}
 	return out
 }
@@ -433,22 +424,23 @@ func runeSplit(b []byte) int {
 }
 
 // eventChunks re-cuts chunks at event boundaries: one chunk per event, at
-// the time of the chunk that completed it.
+// the offset of its first byte and the time of the chunk that completed it.
 func eventChunks(chunks []tape.Chunk) []tape.Chunk {
-	var body []byte
-	for _, c := range chunks {
-		body = append(body, c.Data...)
+	if len(chunks) == 0 {
+		return nil
 	}
+	body := (&tape.SideData{Chunks: chunks}).Body()
 	var out []tape.Chunk
 	k, end, at := 0, 0, 0
 	for _, part := range sse.SplitEvents(body) {
+		start := chunks[0].Off + int64(at)
 		at += len(part)
 		for k < len(chunks)-1 && end+len(chunks[k].Data) < at {
 			end += len(chunks[k].Data)
 			k++
 		}
 		c := chunks[k]
-		c.Data = part
+		c.Off, c.Data = start, part
 		out = append(out, c)
 	}
 	return out

@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -203,4 +204,34 @@ type writesRecorder struct {
 func (w *writesRecorder) Write(p []byte) (int, error) {
 	w.writes = append(w.writes, bytes.Clone(p))
 	return w.ResponseRecorder.Write(p)
+}
+
+// TestFaultOffsets: the faults that rewrite events (drop-delta, dup-delta,
+// reorder, drop-terminal) and stall@event leave the chunks' offsets where
+// each now starts in the body, from the body's first byte, when an event
+// spans several chunks.
+func TestFaultOffsets(t *testing.T) {
+	chunks := []tape.Chunk{
+		{Ex: 1, Side: tape.Upstream, T: 1, Off: 0, Data: []byte("data: {\"a\":")},
+		{Ex: 1, Side: tape.Upstream, T: 2, Off: 11, Data: []byte("1}\n\n")},
+		{Ex: 1, Side: tape.Upstream, T: 3, Off: 15, Data: []byte("data: {\"b\":2}\n\ndata: [DO")},
+		{Ex: 1, Side: tape.Upstream, T: 4, Off: 39, Data: []byte("NE]\n\n")},
+	}
+	x := &tape.Exchange{Ex: 1,
+		Request:  &tape.Request{Ex: 1, Method: "POST", URL: "/v1/chat/completions"},
+		Upstream: tape.SideData{Response: &tape.Response{Ex: 1, Side: tape.Upstream, Status: 200}, Chunks: chunks},
+	}
+	for _, spec := range []string{"drop-delta=1", "dup-delta=0", "reorder=0", "drop-terminal", "stall=1ms@event:1"} {
+		res, err := replay.Exchange(context.Background(), x, tape.Engine{Profile: "passthrough"}, replay.Options{Faults: parseFaults(t, spec)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := int64(0)
+		for i, c := range res.Upstream.Chunks {
+			if c.Off != off {
+				t.Errorf("%s: chunk %d at offset %d, want %d (%q)", spec, i, c.Off, off, c.Data)
+			}
+			off += int64(len(c.Data))
+		}
+	}
 }
