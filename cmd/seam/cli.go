@@ -271,6 +271,14 @@ func printCommandHelp(w io.Writer, c *command) {
 	}
 }
 
+// isSet reports whether the flag name was given on the command line (not
+// left at its default).
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // writeJSON writes v as indented JSON, without HTML escaping.
 func writeJSON(w io.Writer, v any) error {
 	return writeJSONIndent(w, v, "")

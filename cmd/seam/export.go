@@ -84,6 +84,11 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	default:
 		return &usageError{cmd: "export", msg: fmt.Sprintf("unknown --format %q: want har, sse or curl", o.format), example: example}
 	}
+	for _, f := range []struct{ name, format string }{{"side", "sse"}, {"wire", "sse"}, {"upstream", "curl"}} {
+		if o.format != f.format && isSet(fs, f.name) {
+			return &usageError{cmd: "export", msg: fmt.Sprintf("--%s applies to --format %s, not %s", f.name, f.format, o.format), example: example}
+		}
+	}
 	if fs.NArg() > 1 || isDir(fs.Arg(0)) || o.where != "" {
 		return exportMany(ctx, e, fs.Args(), o, side)
 	}

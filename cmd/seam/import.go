@@ -68,8 +68,10 @@ it one.`,
 			if fs.NArg() != 1 {
 				return &usageError{cmd: "import", msg: "want exactly one recording to import", example: "seam import -o captures/ stream.sse"}
 			}
-			if o.url == "" && o.request != "" {
-				return &usageError{cmd: "import", msg: "--request needs --url", example: "seam import --url /api/chat --request req.json -o captures/ chat.ndjson"}
+			for _, f := range []string{"request", "method"} {
+				if o.url == "" && isSet(fs, f) {
+					return &usageError{cmd: "import", msg: "--" + f + " needs --url", example: "seam import --url /api/chat --method POST --request req.json -o captures/ chat.ndjson"}
+				}
 			}
 			c, err := openInput(e, fs.Arg(0))
 			if err != nil {
