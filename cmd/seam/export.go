@@ -89,7 +89,7 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			return &usageError{cmd: "export", msg: fmt.Sprintf("--%s applies to --format %s, not %s", f.name, f.format, o.format), example: example}
 		}
 	}
-	if fs.NArg() > 1 || isDir(fs.Arg(0)) || o.where != "" {
+	if fs.NArg() > 1 || isDir(fs.Arg(0)) || o.where != "" || o.ex.capture != "" {
 		return exportMany(ctx, e, fs.Args(), o, side)
 	}
 	if o.format == "har" {

@@ -125,7 +125,7 @@ func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("unknown --client %q (clients: %s)", o.client, strings.Join(inspect.Clients(), ", ")), example: "seam inspect --client vscode FILE"}
 	}
 	iopts := inspect.Options{Protocol: proto}
-	if fs.NArg() == 1 && !isDir(fs.Arg(0)) && o.where == "" {
+	if fs.NArg() == 1 && !isDir(fs.Arg(0)) && o.where == "" && o.ex.capture == "" {
 		return inspectStream(e, fs.Arg(0), o, iopts, failOn)
 	}
 	paths, err := captureFiles(fs.Args())
