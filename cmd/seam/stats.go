@@ -48,9 +48,9 @@ Percentiles are nearest-rank: the smallest value at least that share of
 the values is at most. They are exact up to 4096 values per group, and
 within 0.5% past that (a histogram keeps memory bounded). The table fits
 the terminal by leaving columns out; --json has every figure
-({"by", "stall_ns", "exchanges", "groups": [Group], "total": Group,
-"sessions"}: the groups as inspect.StatsGroup documents them). --where
-counts only the exchanges a filter selects (seam help where). Sessions are
+({"by", "stall_ns", "captures", "exchanges", "groups": [Group], "total":
+Group, and with --by session "sessions"}: the groups as inspect.StatsGroup
+documents them). --where counts only the exchanges a filter selects (seam help where). Sessions are
 linked across the captures in the order given, a directory's in the order
 they were recorded (their headers' start times).`,
 		example: "seam stats --by model captures/",
