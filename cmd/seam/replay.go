@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -78,6 +79,14 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.speed < 0 {
 		return &usageError{cmd: "replay", msg: "--speed must be 0 or more", example: example}
 	}
+	if o.raw && o.output == "-" {
+		return &usageError{cmd: "replay", msg: "--raw and -o - both want stdout", example: "seam replay -o replayed.ndjson --raw capture.ndjson"}
+	}
+	// The report goes to stdout, or to stderr when the replayed capture does.
+	w := e.stdout
+	if o.output == "-" {
+		w = e.stderr
+	}
 	c, err := openInput(e, fs.Arg(0))
 	if err != nil {
 		return err
@@ -100,7 +109,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		if len(o.faults) > 0 {
 			faults = fmt.Sprintf(" and faults %s (seed %d)", o.faults.String(), o.seed)
 		}
-		fmt.Fprintf(e.stdout, "replaying %s with engine %s%s\n", visible.String(c.Name), visible.String(engineSummary(eng)), faults)
+		fmt.Fprintf(w, "replaying %s with engine %s%s\n", visible.String(c.Name), visible.String(engineSummary(eng)), faults)
 	}
 	for _, x := range c.Exchanges {
 		if o.ex != 0 && x.Ex != o.ex {
@@ -108,7 +117,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		}
 		if x.Upstream.Response == nil {
 			if !o.raw {
-				fmt.Fprintf(e.stdout, "exchange %d: skipped, no upstream response was recorded\n", x.Ex)
+				fmt.Fprintf(w, "exchange %d: skipped, no upstream response was recorded\n", x.Ex)
 			}
 			continue
 		}
@@ -130,12 +139,12 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		for i := range desc {
 			desc[i] = visible.String(desc[i])
 		}
-		fmt.Fprintf(e.stdout, "exchange %d: %s\n", x.Ex, strings.Join(desc, "\n"))
+		fmt.Fprintf(w, "exchange %d: %s\n", x.Ex, strings.Join(desc, "\n"))
 		if res.Identical() || res.NoClient {
 			continue
 		}
 		differ++
-		if err := writeReplayDiff(e, x, rx); err != nil {
+		if err := writeReplayDiff(w, x, rx); err != nil {
 			return err
 		}
 	}
@@ -153,16 +162,16 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 // writeReplayDiff prints how the findings change from the recorded client
 // side to the replayed one, then the diff of the assembled client output,
 // recorded against replayed.
-func writeReplayDiff(e *env, recorded, replayed *tape.Exchange) error {
+func writeReplayDiff(w io.Writer, recorded, replayed *tape.Exchange) error {
 	a := inspect.Inspect(&tape.Capture{Name: "recorded", Exchanges: []*tape.Exchange{recorded}}, inspect.Options{NoDiffs: true})
 	b := inspect.Inspect(&tape.Capture{Name: "replayed", Exchanges: []*tape.Exchange{replayed}}, inspect.Options{NoDiffs: true})
 	if len(a.Exchanges) == 0 || len(b.Exchanges) == 0 {
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "  findings, recorded → replayed: %s\n", inspect.CompareFindings(a.Exchanges[0].Findings, b.Exchanges[0].Findings))
+	fmt.Fprintf(w, "  findings, recorded → replayed: %s\n", inspect.CompareFindings(a.Exchanges[0].Findings, b.Exchanges[0].Findings))
 	d := inspect.DiffExchangeReports(a.Exchanges[0], b.Exchanges[0])
 	d.A, d.B = "recorded client", "replayed client"
-	return inspect.WriteDiff(e.stdout, d, false)
+	return inspect.WriteDiff(w, d, false)
 }
 
 // saveCapture writes c to path (or stdout for "-").
