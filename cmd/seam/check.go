@@ -58,7 +58,7 @@ compare the replayed stream with; only its findings are checked.
 			o := &checkOptions{}
 			fs.BoolVar(&o.update, "update", false, "rewrite the goldens")
 			fs.BoolVar(&o.json, "json", false, "print the results as JSON")
-			fs.StringVar(&o.junit, "junit", "", "also write the results as JUnit XML to `file` (- for stdout)")
+			fs.StringVar(&o.junit, "junit", "", "also write the results as JUnit XML to `file` (- for stdout, instead of the results)")
 			fs.Var(&o.faults, "fault", "also replay with `fault` (split-event, split-rune, coalesce, latency, stall, jitter) and check nothing changes (repeatable)")
 			fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
 			return o
@@ -164,7 +164,7 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 				cases[i].Failure = newFailure("seam.check", r.Problems)
 			}
 		}
-		if err := writeJUnitFile(e, o.junit, "seam check", cases, time.Since(start)); err != nil {
+		if err := writeJUnitFile(e.stdout, o.junit, "seam check", cases, time.Since(start)); err != nil {
 			return err
 		}
 	}

@@ -30,6 +30,9 @@ type inspectOptions struct {
 	listDetectors bool
 	color         colorFlag
 	junit         string
+	// junitStdout is where --junit - writes: stdout, which the report then
+	// leaves to it.
+	junitStdout io.Writer
 }
 
 // errFindings reports that --fail-on was reached: exit status 1, the report
@@ -95,7 +98,7 @@ only the exchanges a filter selects (seam help where).`,
 			fs.StringVar(&o.failOn, "fail-on", "", "exit 1 when a finding reaches `severity` error or warn")
 			fs.BoolVar(&o.listDetectors, "list-detectors", false, "list every detector with its id, severity and what it catches")
 			fs.Var(&o.color, "color", "colour: auto, always or never (NO_COLOR turns auto off)")
-			fs.StringVar(&o.junit, "junit", "", "also write JUnit XML to `file` (- for stdout): one test case per exchange, failed by a finding at --fail-on (default error)")
+			fs.StringVar(&o.junit, "junit", "", "also write JUnit XML to `file` (- for stdout, instead of the report): one test case per exchange, failed by a finding at --fail-on (default error)")
 			return o
 		},
 		run: runInspect,
@@ -123,6 +126,17 @@ func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	}
 	if o.client != "" && !slices.Contains(inspect.Clients(), o.client) {
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("unknown --client %q (clients: %s)", o.client, strings.Join(inspect.Clients(), ", ")), example: "seam inspect --client vscode FILE"}
+	}
+	o.junitStdout = e.stdout
+	if o.junit == "-" {
+		if o.json {
+			return &usageError{cmd: "inspect", msg: "--json and --junit - both want stdout", example: "seam inspect --json --junit report.xml captures/"}
+		}
+		// The JUnit XML has stdout to itself: the report goes nowhere, as
+		// seam check's does.
+		quiet := *e
+		quiet.stdout = io.Discard
+		e = &quiet
 	}
 	iopts := inspect.Options{Protocol: proto}
 	if fs.NArg() == 1 && !isDir(fs.Arg(0)) && o.where == "" && o.ex.capture == "" {
@@ -226,7 +240,7 @@ func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options,
 		return err
 	}
 	if o.junit != "" {
-		if err := writeJUnitFile(e, o.junit, "seam inspect "+path, cases, 0); err != nil {
+		if err := writeJUnitFile(o.junitStdout, o.junit, "seam inspect "+path, cases, 0); err != nil {
 			return err
 		}
 	}

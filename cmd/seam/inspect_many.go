@@ -160,7 +160,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 		fmt.Fprintln(e.stdout, "details of one exchange: seam inspect --ex CAPTURE#N; the same as JSON: --json")
 	}
 	if o.junit != "" {
-		if err := writeJUnitFile(e, o.junit, "seam inspect", cases, 0); err != nil {
+		if err := writeJUnitFile(o.junitStdout, o.junit, "seam inspect", cases, 0); err != nil {
 			return err
 		}
 	}

@@ -83,10 +83,10 @@ func writeJUnit(w io.Writer, suite string, cases []junitCase, took time.Duration
 	return err
 }
 
-// writeJUnitFile writes the report to path ("-" for stdout).
-func writeJUnitFile(e *env, path, suite string, cases []junitCase, took time.Duration) error {
+// writeJUnitFile writes the report to path, or to stdout for "-".
+func writeJUnitFile(stdout io.Writer, path, suite string, cases []junitCase, took time.Duration) error {
 	if path == "-" {
-		return writeJUnit(e.stdout, suite, cases, took)
+		return writeJUnit(stdout, suite, cases, took)
 	}
 	f, err := os.Create(path)
 	if err != nil {

@@ -117,3 +117,21 @@ func TestInspectJUnit(t *testing.T) {
 		t.Fatalf("cases %+v", cs)
 	}
 }
+
+// seam inspect --junit - has stdout to itself: the JUnit XML and nothing
+// else, for one capture and for several.
+func TestInspectJUnitStdout(t *testing.T) {
+	incident := fixturesDir + "/" + fixtures.Incident
+	for _, args := range [][]string{
+		{"inspect", "--junit", "-", incident},
+		{"inspect", "--junit", "-", incident, fixturesDir + "/openai-chat-tools.ndjson"},
+	} {
+		out, err := seamOutput(args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := validJUnit(t, out); len(s.Suites[0].Cases) != len(args)-3 {
+			t.Errorf("seam %s: %d cases", strings.Join(args, " "), len(s.Suites[0].Cases))
+		}
+	}
+}
