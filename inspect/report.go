@@ -233,7 +233,7 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		ctx.req = parseRequest(x.Request.Body)
 		rep.Model, rep.req = cmp.Or(ctx.req.model, protocol.ModelFromURL(x.Request.URL)), ctx.req
 	}
-	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest)
+	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest, ctx.req)
 	for _, n := range x.Notes {
 		rep.Notes = append(rep.Notes, n.Text)
 	}

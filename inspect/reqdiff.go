@@ -141,22 +141,22 @@ func orNone(s string) string {
 	return s
 }
 
-// diffRequests compares the client's request with the one the proxy under
-// test sent upstream, or returns nil when either was not recorded.
-func diffRequests(client, upstream *tape.Request) *RequestDiff {
+// diffRequests compares the client's request, a as parsed, with the one
+// the proxy under test sent upstream, or returns nil when either was not
+// recorded.
+func diffRequests(client, upstream *tape.Request, a *requestInfo) *RequestDiff {
 	if client == nil || upstream == nil {
 		return nil
 	}
 	d := &RequestDiff{Identical: bytes.Equal(client.Body, upstream.Body) && client.URL == upstream.URL}
 	if d.Identical {
-		a := parseRequest(client.Body)
 		d.ClientMessages, d.UpstreamMessages = len(a.messages), len(a.messages)
 		return d
 	}
 	if pa, pb := pathOf(client.URL), pathOf(upstream.URL); pa != pb {
 		d.URL = &Change{Client: pa, Upstream: pb}
 	}
-	a, b := parseRequest(client.Body), parseRequest(upstream.Body)
+	b := parseRequest(upstream.Body)
 	if a.model != b.model {
 		d.Model = &Change{Client: a.model, Upstream: b.model}
 	}
