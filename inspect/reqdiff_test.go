@@ -73,6 +73,20 @@ func TestDiffRequestsAcrossProtocols(t *testing.T) {
 		t.Fatalf("lossy conversion: %+v", d)
 	}
 
+	// A turn with a call: the Responses function_call item joins the
+	// assistant message before it, and its output (content parts) is the
+	// tool result's text, as Chat Completions carries them.
+	respTurn := `{"model":"gpt-4o","input":[{"role":"user","content":"list my files"},` +
+		`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Let me look."}]},` +
+		`{"type":"function_call","call_id":"call_1","name":"getFileTree","arguments":"{}"},` +
+		`{"type":"function_call_output","call_id":"call_1","output":[{"type":"input_text","text":"a.md"}]}]}`
+	chatTurn := `{"model":"gpt-4o","messages":[{"role":"user","content":"list my files"},` +
+		`{"role":"assistant","content":"Let me look.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"getFileTree","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"call_1","content":"a.md"}]}`
+	d = diffLegs(&tape.Request{URL: "/v1/chat/completions", Body: []byte(respTurn)}, req(chatTurn))
+	if !d.Equal() || d.ClientMessages != 3 {
+		t.Fatalf("converted turn with a call: %+v\n%s", d, strings.Join(d.Lines(), "\n"))
+	}
 }
 
 // TestRequestDiffReported: the request diff of a sandwich shows in the
