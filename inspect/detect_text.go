@@ -202,27 +202,12 @@ func runDuplicateCalls(c *exCtx) {
 		calls := s.Message.Choices[0].ToolCalls
 		for i := range calls {
 			for j := i + 1; j < len(calls); j++ {
-				if calls[i].Name == calls[j].Name && sameJSON(calls[i].Arguments, calls[j].Arguments) && calls[i].ID != calls[j].ID {
+				if calls[i].Name == calls[j].Name && sameJSONText(calls[i].Arguments, calls[j].Arguments) && calls[i].ID != calls[j].ID {
 					c.emit("tool.duplicate-call", c.sidePointer(s, -1), calls[i].Name+"("+excerpt.Clip(calls[i].Arguments, 60)+") #"+calls[i].ID+" and #"+calls[j].ID, "the same call is made twice with different ids")
 				}
 			}
 		}
 	}
-}
-
-// sameJSON compares two JSON texts as values (Anthropic pads JSON with
-// spaces), falling back to byte equality.
-func sameJSON(a, b string) bool {
-	if a == b {
-		return true
-	}
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return false
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return bytes.Equal(xa, ya)
 }
 
 // boundaryDedupe looks for small deletions between the upstream and client

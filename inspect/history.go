@@ -1,8 +1,6 @@
 package inspect
 
 import (
-	"bytes"
-	"encoding/json"
 	"hash/fnv"
 	"strconv"
 	"strings"
@@ -124,19 +122,10 @@ func canonicalJSON(s string) string {
 	if s == "" {
 		return "{}"
 	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return s
+	if v, ok := decodeJSON(s); ok {
+		return encodeJSON(v)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return s
-	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return s
 }
 
 // firstTurn returns how many messages of h a request must share with an

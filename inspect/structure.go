@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
@@ -379,7 +378,7 @@ func argsEvidence(a, b *sideCall) string {
 		case !jsonEqual(oa[k], w, loose):
 			changed = append(changed, k)
 			if first == "" {
-				ja, jb := jsonText(oa[k]), jsonText(w)
+				ja, jb := encodeJSON(oa[k]), encodeJSON(w)
 				first = k + ": upstream " + clipFrom(ja, jb) + " / client " + clipFrom(jb, ja)
 			}
 		}
@@ -417,15 +416,6 @@ func clipFrom(s, t string) string {
 		out = "…" + out
 	}
 	return strconv.Quote(out)
-}
-
-// jsonText renders a decoded JSON value compactly.
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }
 
 func sortedKeys(m map[string]any) []string {
