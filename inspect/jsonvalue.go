@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math/big"
 	"strings"
 )
@@ -52,8 +53,8 @@ func decodeJSON(s string) (any, bool) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, false
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, false // more than one value
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false // more than one value, or bytes that are none
 	}
 	return v, true
 }

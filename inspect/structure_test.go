@@ -117,3 +117,20 @@ func TestLegacyAndCustomCallsMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestArgsWithTrailingBytesChanged: arguments that carry bytes after their
+// JSON value (a proxy repeating the closing brace) are not the upstream's
+// arguments: a client's JSON.parse fails on them.
+func TestArgsWithTrailingBytesChanged(t *testing.T) {
+	t.Parallel()
+	up := chatCalls([3]string{"call_a", "read", `{"path":"a"}`})
+	for _, args := range []string{`{"path":"a"}}`, `{"path":"a"} x`, `{"path":"a"}]`} {
+		fs := exInput{up: up, client: chatCalls([3]string{"call_a", "read", args})}.findings(t)
+		if !strings.Contains(findingIDs(fs), "diff.tool-args-changed") {
+			t.Errorf("client arguments %s: findings %s, want diff.tool-args-changed", args, findingIDs(fs))
+		}
+	}
+	if _, ok := decodeJSON(`{"a":1} `); !ok {
+		t.Error("a value followed by spaces is one JSON value")
+	}
+}
