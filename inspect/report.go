@@ -283,10 +283,9 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		}
 		rep.Metrics = v.Metrics
 		if up := ctx.sides[tape.Upstream]; v.Message.Usage == nil && up != nil && up.Message.Usage != nil {
-			rep.Metrics = sideMetrics(x.Side(v.Side).Chunks, up.Message.Usage, stallOf(opts))
-			if v.Metrics.untimed {
-				rep.Metrics.untime()
-			}
+			m := *v.Metrics
+			m.setUsage(up.Message.Usage, x.Side(v.Side).Chunks)
+			rep.Metrics = &m
 		}
 	}
 	if opts.AssembleOnly {
