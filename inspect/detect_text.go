@@ -36,7 +36,7 @@ func bornAt(spans []protocol.Span, i, j int) (ev int, single bool) {
 // XML era reads it (protocols.md §1.3, §1.9; bug classes A, G, P).
 func runXML(c *exCtx) {
 	for _, s := range c.textSides() {
-		ch := s.Message.Choices[0]
+		ch := &s.Message.Choices[0]
 		text := ch.Text
 		if !strings.Contains(text, "use_tool") {
 			continue
@@ -134,7 +134,7 @@ func runXML(c *exCtx) {
 				c.emit("xml.text-after-tools", p, excerpt.Clip(tail, 80), "text after the last </use_tool>: Copilot may hang on \"Calling …\"")
 			}
 		}
-		for _, call := range ParseXMLToolCalls(text) {
+		for _, call := range c.xmlCallsOf(s, ch) {
 			if _, ok := call.Args["args"]; ok {
 				p, _ := at(call.Start, call.End)
 				c.emit("xml.args-param", p, excerpt.Clip(text[call.Start:call.End], 100), "tool "+call.Name+" gets its arguments in <args>: Obsidian reads {\"args\": …}, not the parameters")
@@ -334,8 +334,8 @@ func runSchema(c *exCtx) {
 		calls = append(calls, callToCheck{name: tc.Name, keys: keys, where: where, p: p})
 	}
 	if v := c.view; v != nil && len(v.Message.Choices) > 0 {
-		ch := v.Message.Choices[0]
-		for _, x := range ParseXMLToolCalls(ch.Text) {
+		ch := &v.Message.Choices[0]
+		for _, x := range c.xmlCallsOf(v, ch) {
 			calls = append(calls, callToCheck{name: x.Name, keys: x.Keys, where: "response text", p: c.sidePointer(v, protocol.EventAt(ch.Spans, max(x.End-1, 0)))})
 		}
 		for _, tc := range ch.ToolCalls {

@@ -211,8 +211,10 @@ type exCtx struct {
 	// upDiff is the upstream-vs-client diff, computed whatever
 	// Options.NoDiffs says, or nil when the exchange lacks a side.
 	upDiff *Diff
-	// calls holds the tool calls of each side's choices, read once.
-	calls map[callsKey][]sideCall
+	// calls holds the tool calls of each side's choices and xmlCalls the
+	// <use_tool> blocks of their texts, each read once.
+	calls    map[callsKey][]sideCall
+	xmlCalls map[callsKey][]XMLToolCall
 	// started is the capture's start time (zero when unknown), for
 	// sessions.
 	started time.Time

@@ -65,8 +65,28 @@ func (c *exCtx) callsOf(s *SideReport, ch *protocol.Choice) []sideCall {
 	if c.calls == nil {
 		c.calls = map[callsKey][]sideCall{}
 	}
-	calls := callsOf(ch)
+	calls := callsOf(ch, c.xmlCallsOf(s, ch))
 	c.calls[key] = calls
+	return calls
+}
+
+// xmlCallsOf returns the <use_tool> blocks of the text of choice ch of
+// side s as Obsidian reads them (ParseXMLToolCalls), parsing the text once
+// per exchange: the structural comparison, the XML detectors and the
+// schema checks all read them.
+func (c *exCtx) xmlCallsOf(s *SideReport, ch *protocol.Choice) []XMLToolCall {
+	if !strings.Contains(ch.Text, xmlOpen) {
+		return nil
+	}
+	key := callsKey{s.Side, ch.Index}
+	if calls, ok := c.xmlCalls[key]; ok {
+		return calls
+	}
+	if c.xmlCalls == nil {
+		c.xmlCalls = map[callsKey][]XMLToolCall{}
+	}
+	calls := ParseXMLToolCalls(ch.Text)
+	c.xmlCalls[key] = calls
 	return calls
 }
 
@@ -77,8 +97,8 @@ type callsKey struct {
 }
 
 // callsOf returns the tool calls of a choice: its structured calls, then
-// the <use_tool> blocks of its text.
-func callsOf(ch *protocol.Choice) []sideCall {
+// xml, the <use_tool> blocks of its text.
+func callsOf(ch *protocol.Choice, xml []XMLToolCall) []sideCall {
 	var out []sideCall
 	for _, tc := range ch.ToolCalls {
 		args := tc.Arguments
@@ -88,12 +108,10 @@ func callsOf(ch *protocol.Choice) []sideCall {
 		}
 		out = append(out, sideCall{name: tc.Name, id: tc.ID, args: args, first: tc.Born.First(), last: tc.Born.Last()})
 	}
-	if strings.Contains(ch.Text, xmlOpen) {
-		for _, x := range ParseXMLToolCalls(ch.Text) {
-			out = append(out, sideCall{name: x.Name, args: marshalArgs(x.Args), xml: true, start: x.Start, end: x.End,
-				first: protocol.EventAt(ch.Spans, x.Start), last: protocol.EventAt(ch.Spans, max(x.End-1, x.Start)),
-				val: x.Args, valOK: true, decoded: true})
-		}
+	for _, x := range xml {
+		out = append(out, sideCall{name: x.Name, args: marshalArgs(x.Args), xml: true, start: x.Start, end: x.End,
+			first: protocol.EventAt(ch.Spans, x.Start), last: protocol.EventAt(ch.Spans, max(x.End-1, x.Start)),
+			val: x.Args, valOK: true, decoded: true})
 	}
 	return out
 }
