@@ -2,52 +2,55 @@ package inspect
 
 import (
 	"reflect"
+	"slices"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// checkPureInsertion checks that whenever pureInsertion(a, b) holds, the
-// rune diff boundaryDedupe computes has no deletion, so skipping it loses
-// no finding.
-func checkPureInsertion(t *testing.T, a, b string) {
+// checkEdits checks that the edits compareSides keeps for
+// diff.boundary-dedupe are the character diff of the whole texts, as
+// textDiff gives it (compareSides diffs only the span where they differ).
+func checkEdits(t *testing.T, a, b string) {
 	t.Helper()
-	if !pureInsertion(a, b) {
+	if !utf8.ValidString(a) || !utf8.ValidString(b) {
 		return
 	}
-	for _, d := range diffmatchpatch.New().DiffMain(a, b, false) {
-		if d.Type == diffmatchpatch.DiffDelete {
-			t.Fatalf("pureInsertion(%q, %q) but the diff deletes %q", a, b, d.Text)
-		}
+	_, got := compareSides(DiffUpstreamClient, diffSide{text: a}, diffSide{text: b}, true)
+	want := textDiff(a, b)
+	if !slices.ContainsFunc(want, func(d diffmatchpatch.Diff) bool { return d.Type == diffmatchpatch.DiffDelete }) {
+		want = nil // no deletion: no edits kept
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("edits of %q and %q:\n%v\nwant\n%v", a, b, got, want)
 	}
 }
 
-var insertionCases = [][2]string{
+var editCases = [][2]string{
 	{"", ""}, {"", "x"}, {"abc", "abc"}, {"abc", "abXc"}, {"abc", "abcX"}, {"abc", "Xabc"}, {"abc", "ab"},
 	{"a>", "a<use_tool>x</use_tool>"}, {"a\xe2", "a\xe2\x82\xac"}, {"\xe2\x82", "\xe2\x82\xac\xe2\x82"},
 	{"é", "è"}, {"aé", "aXé"}, {"a\xff", "a\xffb"}, {"a\xc3", "a\xc3\xa9\xc3"}, {"ab", "aab"}, {"aa", "aaa"},
+	{"timeanddate is a site", "timeandate is a site"}, {"the the cat", "the cat"}, {"abcabc", "abc"},
 }
 
-func TestPureInsertion(t *testing.T) {
+func TestBoundaryEdits(t *testing.T) {
 	t.Parallel()
-	for _, c := range insertionCases {
-		checkPureInsertion(t, c[0], c[1])
-	}
-	for _, c := range []struct {
-		a, b string
-		want bool
-	}{{"abc", "abXc", true}, {"abc", "abc", true}, {"abc", "ac", false}, {"a>", "a<x>", true}, {"é", "è", false}} {
-		if got := pureInsertion(c.a, c.b); got != c.want {
-			t.Errorf("pureInsertion(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
-		}
+	for _, c := range editCases {
+		checkEdits(t, c[0], c[1])
 	}
 }
 
-func FuzzPureInsertion(f *testing.F) {
-	for _, c := range insertionCases {
+func FuzzBoundaryEdits(f *testing.F) {
+	for _, c := range editCases {
 		f.Add(c[0], c[1])
 	}
-	f.Fuzz(checkPureInsertion)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if len(a)+len(b) > charDiffMax {
+			t.Skip() // larger texts are diffed by line; compareSides diffs less of them
+		}
+		checkEdits(t, a, b)
+	})
 }
 
 // TestNoDiffsKeepsFindings: Options.NoDiffs only leaves the diffs out of the

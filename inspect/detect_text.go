@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
@@ -213,16 +212,14 @@ func runDuplicateCalls(c *exCtx) {
 // boundaryDedupe looks for small deletions between the upstream and client
 // text at an upstream delta boundary where the deleted bytes repeat the ones
 // next to them: the overlap dedupe of bug class C ("timeanddate" →
-// "timeandate").
+// "timeandate"). It reads the edits of the upstream-vs-client diff before
+// their semantic cleanup (c.upEdits).
 func boundaryDedupe(c *exCtx, up, cl *SideReport) {
-	if up == nil || cl == nil || len(up.Message.Choices) == 0 || len(cl.Message.Choices) == 0 {
+	diffs := c.upEdits
+	if up == nil || cl == nil || len(diffs) == 0 {
 		return
 	}
-	a, b := up.Message.Choices[0], cl.Message.Choices[0]
-	if pureInsertion(a.Text, b.Text) {
-		return // the diff below would have no deletion
-	}
-	diffs := textDiff(a.Text, b.Text)
+	a, b := choiceAt(up.Message, 0), choiceAt(cl.Message, 0)
 	boundary := map[int]bool{}
 	for _, s := range a.Spans {
 		boundary[s.At] = true
@@ -248,18 +245,6 @@ func boundaryDedupe(c *exCtx, up, cl *SideReport) {
 			ao += n
 		}
 	}
-}
-
-// pureInsertion reports whether b is a with text inserted at one place (or
-// a itself), cut at rune starts, so that a rune diff of a and b has no
-// deletion: after the common prefix and suffix nothing of a is left.
-func pureInsertion(a, b string) bool {
-	p := commonPrefix(a, b)
-	for p > 0 && p < len(b) && !utf8.RuneStart(b[p]) {
-		p--
-	}
-	rest := a[p:]
-	return (rest == "" || utf8.RuneStart(rest[0])) && len(b)-p >= len(rest) && strings.HasSuffix(b, rest)
 }
 
 // runRequestLint checks the captured request's message history (seeds/003).

@@ -11,6 +11,7 @@ import (
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
+	"github.com/sergi/go-diff/diffmatchpatch"
 	"github.com/tidwall/gjson"
 )
 
@@ -211,6 +212,9 @@ type exCtx struct {
 	// upDiff is the upstream-vs-client diff, computed whatever
 	// Options.NoDiffs says, or nil when the exchange lacks a side.
 	upDiff *Diff
+	// upEdits are the edits between the upstream and client texts
+	// before upDiff's semantic cleanup (compareSides).
+	upEdits []diffmatchpatch.Diff
 	// calls holds the tool calls of each side's choices and xmlCalls the
 	// <use_tool> blocks of their texts, each read once.
 	calls    map[callsKey][]sideCall
