@@ -163,12 +163,20 @@ func compareSides(kind string, a, b diffSide, edits bool) (*Diff, []diffmatchpat
 	if d.Equal {
 		return d, nil
 	}
+	// The diff library reads text as runes: text that is not UTF-8 is
+	// diffed as validText gives it and the diff mapped back onto its
+	// bytes (bytesBack).
+	at, bt := a.text, b.text
+	proxied := !utf8.ValidString(at) || !utf8.ValidString(bt)
+	if proxied {
+		at, bt = validText(at), validText(bt)
+	}
 	// Strip the common prefix and suffix first, so that semantic cleanup
 	// cannot slide an edit away from the byte where the texts first differ
 	// (it would, when the inserted text repeats what precedes it).
-	pre, suf := CommonAffixes(a.text, b.text)
+	pre, suf := CommonAffixes(at, bt)
 	dmp := diffmatchpatch.New()
-	raw := textDiff(a.text[pre:len(a.text)-suf], b.text[pre:len(b.text)-suf])
+	raw := textDiff(at[pre:len(at)-suf], bt[pre:len(bt)-suf])
 	var whole []diffmatchpatch.Diff
 	if edits && slices.ContainsFunc(raw, func(d diffmatchpatch.Diff) bool { return d.Type == diffmatchpatch.DiffDelete }) {
 		// The common ends around the edits, merged as textDiff merges the
@@ -177,18 +185,21 @@ func compareSides(kind string, a, b diffSide, edits bool) (*Diff, []diffmatchpat
 		// diff.boundary-dedupe to read.
 		whole = make([]diffmatchpatch.Diff, 0, len(raw)+2)
 		if pre > 0 {
-			whole = append(whole, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: a.text[:pre]})
+			whole = append(whole, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: at[:pre]})
 		}
 		whole = append(whole, raw...)
 		if suf > 0 {
-			whole = append(whole, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: a.text[len(a.text)-suf:]})
+			whole = append(whole, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: at[len(at)-suf:]})
 		}
 		whole = dmp.DiffCleanupMerge(whole)
 	}
 	mid := dmp.DiffCleanupSemantic(raw)
 	diffs := make([]diffmatchpatch.Diff, 0, len(mid)+2)
-	diffs = append(diffs, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: a.text[:pre]})
+	diffs = append(diffs, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: at[:pre]})
 	diffs = append(diffs, mid...)
+	if proxied {
+		diffs, whole = bytesBack(diffs, a.text, b.text), bytesBack(whole, a.text, b.text)
+	}
 	// Group changes into hunks: runs of non-equal diffs, merged across
 	// equal stretches shorter than mergeGap bytes.
 	const mergeGap = 32
