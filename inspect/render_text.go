@@ -259,7 +259,7 @@ func writeFindings(w io.Writer, fs []Finding, paint func(code, s string) string)
 	for _, f := range fs {
 		id := visible.String(f.ID)
 		fmt.Fprintf(w, "   %s %s  ", paint(severityColor(f.Severity), fmt.Sprintf("%-5s", f.Severity)), id)
-		writeWrappedAt(w, 3+5+1+utf8.RuneCountInString(id)+2, "", visible.String(f.Message), "         ")
+		writeWrappedAt(w, 3+5+1+utf8.RuneCountInString(id)+2, visible.String(f.Message), "         ")
 		fmt.Fprintf(w, "         at %s\n", visible.String(f.Pointer.String()))
 		if f.Peer != nil {
 			fmt.Fprintf(w, "         vs %s\n", visible.String(f.Peer.String()))
@@ -497,16 +497,14 @@ func columns(s string) int {
 // further line starting with indent.
 func writeWrapped(w io.Writer, first, text, indent string) {
 	fmt.Fprint(w, first)
-	writeWrappedAt(w, utf8.RuneCountInString(first), "", text, indent)
+	writeWrappedAt(w, utf8.RuneCountInString(first), text, indent)
 }
 
 // writeWrappedAt continues a line already col columns wide: it writes
-// lead, then text word by word, breaking before a word that would pass
-// textWidth (a longer word stands alone) and starting each further line
-// with indent, and ends the last line.
-func writeWrappedAt(w io.Writer, col int, lead, text, indent string) {
-	fmt.Fprint(w, lead)
-	col += utf8.RuneCountInString(lead)
+// text word by word, breaking before a word that would pass textWidth (a
+// longer word stands alone) and starting each further line with indent,
+// and ends the last line.
+func writeWrappedAt(w io.Writer, col int, text, indent string) {
 	start := col
 	for _, word := range strings.Fields(text) {
 		n := utf8.RuneCountInString(word)
