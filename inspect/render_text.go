@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -393,11 +394,20 @@ func sameChoices(a, b []protocol.Choice) bool {
 	for i := range a {
 		x, y := a[i], b[i]
 		if x.Index != y.Index || x.Role != y.Role || x.Text != y.Text || x.Reasoning != y.Reasoning ||
-			x.Refusal != y.Refusal || x.FinishReason != y.FinishReason || !reflect.DeepEqual(x.ToolCalls, y.ToolCalls) {
+			x.Refusal != y.Refusal || x.FinishReason != y.FinishReason || !sameCalls(x.ToolCalls, y.ToolCalls) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameCalls compares what tool calls say (index, id, name, arguments,
+// form and signature), not the events they were born at.
+func sameCalls(a, b []protocol.ToolCall) bool {
+	return slices.EqualFunc(a, b, func(x, y protocol.ToolCall) bool {
+		x.Born, y.Born = protocol.Born{}, protocol.Born{}
+		return x == y
+	})
 }
 
 // quoteClip quotes the first n bytes of s, saying how many bytes it has
