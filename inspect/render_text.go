@@ -81,17 +81,18 @@ func (t *TextWriter) Exchange(x *ExchangeReport) error {
 	bw, paint := t.bw, t.paint
 	t.n++
 	worst := verdictFinding(x)
+	v := verdict(x, worst, paint)
 	sev := Info
 	if worst != nil {
 		sev = worst.Severity
 		if len(t.listed) < summaryList {
-			t.listed = append(t.listed, verdict(x, worst, t.paint))
+			t.listed = append(t.listed, v)
 		} else {
 			t.unlisted++
 		}
 	}
 	t.count[sev]++
-	writeItems(bw, paint(ansiBold, "==")+" ", verdict(x, worst, paint))
+	writeItems(bw, paint(ansiBold, "==")+" ", v)
 	meta := []string{visible.String(x.Method) + " " + visible.String(x.Origin+x.Endpoint), "model " + orDash(x.Model),
 		"status " + strconv.Itoa(x.Status), "ttfb " + FormatDuration(x.TTFB), "duration " + FormatDuration(x.Dur), pluralWord(x.Events, "event")}
 	writeItems(bw, "   ", meta)
