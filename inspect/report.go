@@ -206,9 +206,7 @@ type exCtx struct {
 	opts Options
 	// name is the capture's name, for findings that cite a line of it.
 	name string
-	// profile is the engine profile recorded in the capture header.
-	profile string
-	sev     map[string]Severity
+	sev  map[string]Severity
 	// upDiff is the upstream-vs-client diff, computed whatever
 	// Options.NoDiffs says, or nil when the exchange lacks a side.
 	upDiff *Diff
@@ -226,8 +224,8 @@ type exCtx struct {
 
 func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCtx) *exCtx {
 	rep := &ExchangeReport{Ex: x.Ex, Findings: []Finding{}}
-	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, prev: prev, opts: opts, profile: c.Header.Engine.Profile,
-		name: c.Name, started: c.Header.Started}
+	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, prev: prev, opts: opts,
+		name: c.Name, started: c.Header.Started, sev: severityOf()}
 	var reqT int64
 	if x.Request != nil {
 		rep.Method, rep.URL = x.Request.Method, x.Request.URL
@@ -295,7 +293,6 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		}
 	}
 	if opts.AssembleOnly {
-		ctx.sev = severityOf()
 		runSession(ctx)
 		return ctx
 	}
