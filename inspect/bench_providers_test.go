@@ -57,15 +57,7 @@ func providerCapture(b *testing.B, family string, ce string, encode func([]byte)
 				body = encode(body)
 				h["content-encoding"] = []string{ce}
 			}
-			ex := len(c.Exchanges) + 1
-			x := &tape.Exchange{Ex: ex, Request: &tape.Request{Ex: ex, Method: "POST", URL: fam.url, Body: []byte(`{"model":"m","stream":true}`)}}
-			for _, side := range []tape.Side{tape.Upstream, tape.Client} {
-				sd := x.Side(side)
-				sd.Response = &tape.Response{Ex: ex, Side: side, Status: 200, Headers: h}
-				sd.Chunks = chunksOf(side, body, 1024)
-				sd.End = &tape.End{Ex: ex, Side: side, T: int64(len(sd.Chunks)+1) * 1e6, Outcome: tape.Complete, Bytes: int64(len(body))}
-			}
-			c.Exchanges = append(c.Exchanges, x)
+			c.Exchanges = append(c.Exchanges, passedThrough(len(c.Exchanges)+1, fam.url, h, body))
 		}
 	}
 	return c

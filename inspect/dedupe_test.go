@@ -2,52 +2,78 @@ package inspect
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// checkPureInsertion checks that whenever pureInsertion(a, b) holds, the
-// rune diff boundaryDedupe computes has no deletion, so skipping it loses
-// no finding.
-func checkPureInsertion(t *testing.T, a, b string) {
+// checkEdits checks that the edits compareSides keeps for
+// diff.boundary-dedupe are the character diff of the whole texts, as
+// textDiff gives it (compareSides diffs only the span where they differ),
+// and add up to the two texts byte for byte, UTF-8 or not; and that the
+// hunks start within the texts.
+func checkEdits(t *testing.T, a, b string) {
 	t.Helper()
-	if !pureInsertion(a, b) {
-		return
-	}
-	for _, d := range diffmatchpatch.New().DiffMain(a, b, false) {
-		if d.Type == diffmatchpatch.DiffDelete {
-			t.Fatalf("pureInsertion(%q, %q) but the diff deletes %q", a, b, d.Text)
+	d, got := compareSides(DiffUpstreamClient, diffSide{text: a}, diffSide{text: b}, true)
+	for _, h := range d.Hunks {
+		if h.AOff > len(a) || h.BOff > len(b) || h.aEnd > len(a) || h.bEnd > len(b) {
+			t.Fatalf("diff of %q and %q: hunk %+v past the texts", a, b, h)
 		}
+	}
+	if got != nil {
+		var ra, rb strings.Builder
+		for _, e := range got {
+			if e.Type != diffmatchpatch.DiffInsert {
+				ra.WriteString(e.Text)
+			}
+			if e.Type != diffmatchpatch.DiffDelete {
+				rb.WriteString(e.Text)
+			}
+		}
+		if ra.String() != a || rb.String() != b {
+			t.Fatalf("edits of %q and %q give back %q and %q", a, b, ra.String(), rb.String())
+		}
+	}
+	if !utf8.ValidString(a) || !utf8.ValidString(b) {
+		return // textDiff reads stray bytes as U+FFFD
+	}
+	want := textDiff(a, b)
+	if !slices.ContainsFunc(want, func(d diffmatchpatch.Diff) bool { return d.Type == diffmatchpatch.DiffDelete }) {
+		want = nil // no deletion: no edits kept
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("edits of %q and %q:\n%v\nwant\n%v", a, b, got, want)
 	}
 }
 
-var insertionCases = [][2]string{
+var editCases = [][2]string{
 	{"", ""}, {"", "x"}, {"abc", "abc"}, {"abc", "abXc"}, {"abc", "abcX"}, {"abc", "Xabc"}, {"abc", "ab"},
 	{"a>", "a<use_tool>x</use_tool>"}, {"a\xe2", "a\xe2\x82\xac"}, {"\xe2\x82", "\xe2\x82\xac\xe2\x82"},
 	{"é", "è"}, {"aé", "aXé"}, {"a\xff", "a\xffb"}, {"a\xc3", "a\xc3\xa9\xc3"}, {"ab", "aab"}, {"aa", "aaa"},
+	{"timeanddate is a site", "timeandate is a site"}, {"the the cat", "the cat"}, {"abcabc", "abc"},
+	{"a\xe2b", "a\xe3b"}, {"\xff\xfe", "\xfe"}, {"a\U0010FFE2b", "a\xe2b"}, {"é\xc3x", "\xc3\xa9x"},
 }
 
-func TestPureInsertion(t *testing.T) {
+func TestBoundaryEdits(t *testing.T) {
 	t.Parallel()
-	for _, c := range insertionCases {
-		checkPureInsertion(t, c[0], c[1])
-	}
-	for _, c := range []struct {
-		a, b string
-		want bool
-	}{{"abc", "abXc", true}, {"abc", "abc", true}, {"abc", "ac", false}, {"a>", "a<x>", true}, {"é", "è", false}} {
-		if got := pureInsertion(c.a, c.b); got != c.want {
-			t.Errorf("pureInsertion(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
-		}
+	for _, c := range editCases {
+		checkEdits(t, c[0], c[1])
 	}
 }
 
-func FuzzPureInsertion(f *testing.F) {
-	for _, c := range insertionCases {
+func FuzzBoundaryEdits(f *testing.F) {
+	for _, c := range editCases {
 		f.Add(c[0], c[1])
 	}
-	f.Fuzz(checkPureInsertion)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if len(a)+len(b) > charDiffMax {
+			t.Skip() // larger texts are diffed by line; compareSides diffs less of them
+		}
+		checkEdits(t, a, b)
+	})
 }
 
 // TestNoDiffsKeepsFindings: Options.NoDiffs only leaves the diffs out of the
@@ -80,5 +106,29 @@ func TestNoDiffsKeepsFindings(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDiffOfStrayBytes: texts holding bytes that are not UTF-8 (a stream
+// may carry any) are diffed at their real offsets: a client that gets
+// "a€" where the upstream sent "a" and a stray byte has one text
+// difference at byte 1, and the reports are written.
+func TestDiffOfStrayBytes(t *testing.T) {
+	t.Parallel()
+	in := exInput{up: cc(chatRole) + ccf("{\"content\":\"a\xe2 b\xff\"}", "stop") + done, client: cc(chatRole) + ccf("{\"content\":\"a\xe2\x82\xac b\xff\"}", "stop") + done}
+	r := Inspect(in.capture(), Options{})
+	d := r.Exchanges[0].Diffs
+	if len(d) != 1 || len(d[0].Hunks) != 1 || d[0].Hunks[0].AOff != 1 || d[0].Hunks[0].BOff != 1 {
+		t.Fatalf("diffs %+v, want one hunk at byte 1", d)
+	}
+	if !strings.Contains(findingIDs(r.Exchanges[0].Findings), "diff.upstream-client") {
+		t.Errorf("findings %s", findingIDs(r.Exchanges[0].Findings))
+	}
+	var b strings.Builder
+	if err := WriteText(&b, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&b, r); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -180,7 +180,6 @@ var (
 
 func runDetectors(c *exCtx) {
 	reg := detectors()
-	c.sev = severityOf()
 	if c.rep.WebSocket != nil {
 		return // inspectWebSocket reported what applies
 	}

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
@@ -36,7 +35,7 @@ func bornAt(spans []protocol.Span, i, j int) (ev int, single bool) {
 // XML era reads it (protocols.md §1.3, §1.9; bug classes A, G, P).
 func runXML(c *exCtx) {
 	for _, s := range c.textSides() {
-		ch := s.Message.Choices[0]
+		ch := &s.Message.Choices[0]
 		text := ch.Text
 		if !strings.Contains(text, "use_tool") {
 			continue
@@ -134,7 +133,7 @@ func runXML(c *exCtx) {
 				c.emit("xml.text-after-tools", p, excerpt.Clip(tail, 80), "text after the last </use_tool>: Copilot may hang on \"Calling …\"")
 			}
 		}
-		for _, call := range ParseXMLToolCalls(text) {
+		for _, call := range c.xmlCallsOf(s, ch) {
 			if _, ok := call.Args["args"]; ok {
 				p, _ := at(call.Start, call.End)
 				c.emit("xml.args-param", p, excerpt.Clip(text[call.Start:call.End], 100), "tool "+call.Name+" gets its arguments in <args>: Obsidian reads {\"args\": …}, not the parameters")
@@ -202,7 +201,7 @@ func runDuplicateCalls(c *exCtx) {
 		calls := s.Message.Choices[0].ToolCalls
 		for i := range calls {
 			for j := i + 1; j < len(calls); j++ {
-				if calls[i].Name == calls[j].Name && sameJSON(calls[i].Arguments, calls[j].Arguments) && calls[i].ID != calls[j].ID {
+				if calls[i].Name == calls[j].Name && sameJSONText(calls[i].Arguments, calls[j].Arguments) && calls[i].ID != calls[j].ID {
 					c.emit("tool.duplicate-call", c.sidePointer(s, -1), calls[i].Name+"("+excerpt.Clip(calls[i].Arguments, 60)+") #"+calls[i].ID+" and #"+calls[j].ID, "the same call is made twice with different ids")
 				}
 			}
@@ -210,34 +209,17 @@ func runDuplicateCalls(c *exCtx) {
 	}
 }
 
-// sameJSON compares two JSON texts as values (Anthropic pads JSON with
-// spaces), falling back to byte equality.
-func sameJSON(a, b string) bool {
-	if a == b {
-		return true
-	}
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return false
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return bytes.Equal(xa, ya)
-}
-
 // boundaryDedupe looks for small deletions between the upstream and client
 // text at an upstream delta boundary where the deleted bytes repeat the ones
 // next to them: the overlap dedupe of bug class C ("timeanddate" →
-// "timeandate").
+// "timeandate"). It reads the edits of the upstream-vs-client diff before
+// their semantic cleanup (c.upEdits).
 func boundaryDedupe(c *exCtx, up, cl *SideReport) {
-	if up == nil || cl == nil || len(up.Message.Choices) == 0 || len(cl.Message.Choices) == 0 {
+	diffs := c.upEdits
+	if up == nil || cl == nil || len(diffs) == 0 {
 		return
 	}
-	a, b := up.Message.Choices[0], cl.Message.Choices[0]
-	if pureInsertion(a.Text, b.Text) {
-		return // the diff below would have no deletion
-	}
-	diffs := textDiff(a.Text, b.Text)
+	a, b := choiceAt(up.Message, 0), choiceAt(cl.Message, 0)
 	boundary := map[int]bool{}
 	for _, s := range a.Spans {
 		boundary[s.At] = true
@@ -263,18 +245,6 @@ func boundaryDedupe(c *exCtx, up, cl *SideReport) {
 			ao += n
 		}
 	}
-}
-
-// pureInsertion reports whether b is a with text inserted at one place (or
-// a itself), cut at rune starts, so that a rune diff of a and b has no
-// deletion: after the common prefix and suffix nothing of a is left.
-func pureInsertion(a, b string) bool {
-	p := commonPrefix(a, b)
-	for p > 0 && p < len(b) && !utf8.RuneStart(b[p]) {
-		p--
-	}
-	rest := a[p:]
-	return (rest == "" || utf8.RuneStart(rest[0])) && len(b)-p >= len(rest) && strings.HasSuffix(b, rest)
 }
 
 // runRequestLint checks the captured request's message history (seeds/003).
@@ -349,8 +319,8 @@ func runSchema(c *exCtx) {
 		calls = append(calls, callToCheck{name: tc.Name, keys: keys, where: where, p: p})
 	}
 	if v := c.view; v != nil && len(v.Message.Choices) > 0 {
-		ch := v.Message.Choices[0]
-		for _, x := range ParseXMLToolCalls(ch.Text) {
+		ch := &v.Message.Choices[0]
+		for _, x := range c.xmlCallsOf(v, ch) {
 			calls = append(calls, callToCheck{name: x.Name, keys: x.Keys, where: "response text", p: c.sidePointer(v, protocol.EventAt(ch.Spans, max(x.End-1, 0)))})
 		}
 		for _, tc := range ch.ToolCalls {

@@ -150,18 +150,56 @@ func toolCallsText(m *protocol.Message) string {
 }
 
 func diffSides(kind string, a, b diffSide) *Diff {
+	d, _ := compareSides(kind, a, b, false)
+	return d
+}
+
+// compareSides is diffSides; with edits set, it also returns the edits of
+// the whole texts before semantic cleanup, as textDiff of the two texts
+// gives them, for diff.boundary-dedupe, which reads the small deletions
+// the cleanup merges (nil when there is no deletion).
+func compareSides(kind string, a, b diffSide, edits bool) (*Diff, []diffmatchpatch.Diff) {
 	d := &Diff{Kind: kind, A: a.label, B: b.label, Equal: a.text == b.text}
 	if d.Equal {
-		return d
+		return d, nil
+	}
+	// The diff library reads text as runes: text that is not UTF-8 is
+	// diffed as validText gives it and the diff mapped back onto its
+	// bytes (bytesBack).
+	at, bt := a.text, b.text
+	proxied := !utf8.ValidString(at) || !utf8.ValidString(bt)
+	if proxied {
+		at, bt = validText(at), validText(bt)
 	}
 	// Strip the common prefix and suffix first, so that semantic cleanup
 	// cannot slide an edit away from the byte where the texts first differ
 	// (it would, when the inserted text repeats what precedes it).
-	pre, suf := CommonAffixes(a.text, b.text)
-	mid := diffmatchpatch.New().DiffCleanupSemantic(textDiff(a.text[pre:len(a.text)-suf], b.text[pre:len(b.text)-suf]))
+	pre, suf := CommonAffixes(at, bt)
+	dmp := diffmatchpatch.New()
+	raw := textDiff(at[pre:len(at)-suf], bt[pre:len(bt)-suf])
+	var whole []diffmatchpatch.Diff
+	if edits && slices.ContainsFunc(raw, func(d diffmatchpatch.Diff) bool { return d.Type == diffmatchpatch.DiffDelete }) {
+		// The common ends around the edits, merged as textDiff merges the
+		// edits of whole texts (an edit slides left into the prefix when
+		// it repeats its end). Without a deletion there is nothing for
+		// diff.boundary-dedupe to read.
+		whole = make([]diffmatchpatch.Diff, 0, len(raw)+2)
+		if pre > 0 {
+			whole = append(whole, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: at[:pre]})
+		}
+		whole = append(whole, raw...)
+		if suf > 0 {
+			whole = append(whole, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: at[len(at)-suf:]})
+		}
+		whole = dmp.DiffCleanupMerge(whole)
+	}
+	mid := dmp.DiffCleanupSemantic(raw)
 	diffs := make([]diffmatchpatch.Diff, 0, len(mid)+2)
-	diffs = append(diffs, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: a.text[:pre]})
+	diffs = append(diffs, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: at[:pre]})
 	diffs = append(diffs, mid...)
+	if proxied {
+		diffs, whole = bytesBack(diffs, a.text, b.text), bytesBack(whole, a.text, b.text)
+	}
 	// Group changes into hunks: runs of non-equal diffs, merged across
 	// equal stretches shorter than mergeGap bytes.
 	const mergeGap = 32
@@ -216,7 +254,7 @@ func diffSides(kind string, a, b diffSide) *Diff {
 		}
 		d.Hunks = append(d.Hunks, h)
 	}
-	return d
+	return d, whole
 }
 
 // commonPrefix returns the length of the common prefix of a and b, on a
@@ -301,7 +339,8 @@ func upstreamClientDiff(ctx *exCtx) *Diff {
 	if up == nil || cl == nil || cl.Chunks == 0 || up.Chunks == 0 {
 		return nil
 	}
-	d := diffSides(DiffUpstreamClient, textSide(ctx.x.Ex, up), textSide(ctx.x.Ex, cl))
+	d, edits := compareSides(DiffUpstreamClient, textSide(ctx.x.Ex, up), textSide(ctx.x.Ex, cl), true)
+	ctx.upEdits = edits
 	if !d.Equal {
 		ca, cb := choiceAt(up.Message, 0), choiceAt(cl.Message, 0)
 		convA, convB := convertedBlocks(ctx.callsOf(up, ca), ctx.callsOf(cl, cb))

@@ -17,11 +17,10 @@ const histBase = 1.01
 // Dist collects non-negative durations (or any int64 amounts) and answers
 // nearest-rank percentiles in bounded memory: exactly while it holds at
 // most 4096 values, then from a histogram of logarithmic buckets whose
-// answers are within 0.5% of the true value. Count, Max, Min and Sum are
-// always exact. The zero value is an empty Dist.
+// answers are within 0.5% of the true value. Count and Max are always
+// exact. The zero value is an empty Dist.
 type Dist struct {
 	n        int
-	sum      float64
 	min, max int64
 	exact    []int64
 	sorted   bool
@@ -40,7 +39,6 @@ func (d *Dist) Add(v int64) {
 		d.max = v
 	}
 	d.n++
-	d.sum += float64(v)
 	if d.hist == nil {
 		d.exact = append(d.exact, v)
 		d.sorted = false
@@ -56,51 +54,11 @@ func (d *Dist) Add(v int64) {
 	d.hist[bucket(v)]++
 }
 
-// Merge adds every value of o to d.
-func (d *Dist) Merge(o *Dist) {
-	if o.n == 0 {
-		return
-	}
-	if o.hist == nil {
-		for _, v := range o.exact {
-			d.Add(v)
-		}
-		return
-	}
-	if d.hist == nil {
-		d.hist = map[int]int{}
-		for _, x := range d.exact {
-			d.hist[bucket(x)]++
-		}
-		d.exact = nil
-	}
-	for b, k := range o.hist {
-		d.hist[b] += k
-	}
-	if d.n == 0 || o.min < d.min {
-		d.min = o.min
-	}
-	if d.n == 0 || o.max > d.max {
-		d.max = o.max
-	}
-	d.n += o.n
-	d.sum += o.sum
-}
-
 // Count is the number of values added.
 func (d *Dist) Count() int { return d.n }
 
 // Max is the largest value, 0 when empty.
 func (d *Dist) Max() int64 { return d.max }
-
-// Min is the smallest value, 0 when empty.
-func (d *Dist) Min() int64 { return d.min }
-
-// Sum is the sum of the values.
-func (d *Dist) Sum() float64 { return d.sum }
-
-// Exact reports whether percentiles are exact (no more than 4096 values).
-func (d *Dist) Exact() bool { return d.hist == nil }
 
 // Percentile returns the nearest-rank p-th percentile (0 < p ≤ 100): the
 // smallest value such that at least p% of the values are at most it. It is

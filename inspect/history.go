@@ -1,15 +1,12 @@
 package inspect
 
 import (
-	"bytes"
-	"encoding/json"
 	"hash/fnv"
 	"strconv"
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
-	"github.com/tidwall/gjson"
 )
 
 // histMsg is one message of a conversation history as sessions compare
@@ -35,28 +32,12 @@ func historyOf(ri *requestInfo) []histMsg {
 	if ri == nil {
 		return nil
 	}
-	if in := ri.input; in.IsArray() {
-		var out []histMsg
-		if s := ri.instructions; s != "" {
-			out = append(out, newHistMsg("system", s, nil, ""))
-		}
-		in.ForEach(func(_, it gjson.Result) bool {
-			switch it.Get("type").String() {
-			case "function_call":
-				out = append(out, newHistMsg("assistant", "", []protocol.ToolCall{{ID: it.Get("call_id").String(), Name: it.Get("name").String(), Arguments: it.Get("arguments").String()}}, ""))
-			case "function_call_output":
-				out = append(out, newHistMsg("tool", contentText(it.Get("output")), nil, it.Get("call_id").String()))
-			default:
-				if role := it.Get("role").String(); role != "" {
-					out = append(out, newHistMsg(role, contentText(it.Get("content")), nil, ""))
-				}
-			}
-			return true
-		})
-		return out
+	msgs := ri.messages
+	if ri.items != nil {
+		msgs = ri.items
 	}
-	out := make([]histMsg, 0, len(ri.messages))
-	for _, m := range ri.messages {
+	out := make([]histMsg, 0, len(msgs))
+	for _, m := range msgs {
 		out = append(out, newHistMsg(m.role, m.text, m.toolCalls, m.toolCallID))
 	}
 	return out
@@ -141,19 +122,10 @@ func canonicalJSON(s string) string {
 	if s == "" {
 		return "{}"
 	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return s
+	if v, ok := decodeJSON(s); ok {
+		return encodeJSON(v)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return s
-	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return s
 }
 
 // firstTurn returns how many messages of h a request must share with an

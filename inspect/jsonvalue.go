@@ -1,10 +1,45 @@
 package inspect
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"math/big"
 	"strings"
 )
+
+// sameJSONText reports whether two JSON texts say the same: equal as
+// strings or, when both are one JSON value, as values (jsonEqual: key
+// order, spacing and how a number is written do not matter).
+func sameJSONText(a, b string) bool {
+	if a == b {
+		return true
+	}
+	va, okA := decodeJSON(a)
+	vb, okB := decodeJSON(b)
+	return okA && okB && jsonEqual(va, vb, false)
+}
+
+// encodeJSON renders a decoded JSON value compactly, object keys sorted
+// and <, > and & as they are (they are evidence and arguments, not HTML);
+// "" when v is not one.
+func encodeJSON(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// marshalArgs renders parsed XML arguments as JSON with sorted keys.
+func marshalArgs(args map[string]any) string {
+	if s := encodeJSON(args); s != "" {
+		return s
+	}
+	return "{}"
+}
 
 // decodeJSON decodes one JSON value, numbers kept as written
 // (json.Number), and reports whether s is exactly one valid value.
@@ -18,8 +53,8 @@ func decodeJSON(s string) (any, bool) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, false
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, false // more than one value
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false // more than one value, or bytes that are none
 	}
 	return v, true
 }

@@ -46,41 +46,40 @@ func (m *Metrics) untime() {
 	*m = Metrics{StallNs: m.StallNs, TokensIn: m.TokensIn, TokensOut: m.TokensOut, untimed: true}
 }
 
-// gaps returns the gaps between consecutive chunks, in nanoseconds (a time
-// going back counts as 0).
-func gaps(chunks []tape.Chunk) []int64 {
-	if len(chunks) < 2 {
-		return nil
-	}
-	out := make([]int64, len(chunks)-1)
-	for i := 1; i < len(chunks); i++ {
-		out[i-1] = max(chunks[i].T-chunks[i-1].T, 0)
-	}
-	return out
-}
-
 // sideMetrics computes the metrics of a side's chunks, with usage u (nil
 // when the side reports none) and stalls counted beyond stall.
 func sideMetrics(chunks []tape.Chunk, u *protocol.Usage, stall time.Duration) *Metrics {
 	m := &Metrics{StallNs: int64(stall)}
-	var d Dist
-	for _, g := range gaps(chunks) {
-		d.Add(g)
-		if g > int64(stall) {
-			m.Stalls++
-		}
-	}
-	m.Gaps = d.Count()
-	m.GapP50, m.GapP99, m.GapMax = d.Percentile(50), d.Percentile(99), d.Max()
-	if u != nil {
-		m.TokensIn, m.TokensOut = u.Input, u.Output
-		if n := len(chunks); n > 1 && u.Output > 0 {
-			if span := chunks[n-1].T - chunks[0].T; span > 0 {
-				m.TokensPerS = float64(u.Output) / (float64(span) / 1e9)
+	if n := len(chunks); n > 1 {
+		d := Dist{exact: make([]int64, 0, min(n-1, exactValues+1))}
+		for i := 1; i < n; i++ {
+			g := max(chunks[i].T-chunks[i-1].T, 0) // a time going back counts as 0
+			d.Add(g)
+			if g > int64(stall) {
+				m.Stalls++
 			}
 		}
+		m.Gaps = d.Count()
+		m.GapP50, m.GapP99, m.GapMax = d.Percentile(50), d.Percentile(99), d.Max()
 	}
+	m.setUsage(u, chunks)
 	return m
+}
+
+// setUsage sets the usage figures to u's (none when u is nil), and the
+// output tokens per second over the time from the first of chunks to the
+// last unless the times are not measurements.
+func (m *Metrics) setUsage(u *protocol.Usage, chunks []tape.Chunk) {
+	m.TokensIn, m.TokensOut, m.TokensPerS = 0, 0, 0
+	if u == nil {
+		return
+	}
+	m.TokensIn, m.TokensOut = u.Input, u.Output
+	if n := len(chunks); n > 1 && u.Output > 0 && !m.untimed {
+		if span := chunks[n-1].T - chunks[0].T; span > 0 {
+			m.TokensPerS = float64(u.Output) / (float64(span) / 1e9)
+		}
+	}
 }
 
 // stallOf returns the stall threshold opts ask for.

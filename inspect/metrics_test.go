@@ -2,8 +2,11 @@ package inspect
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/seam-dev/seam/tape"
 )
 
 // TestMetrics: an exchange's gaps, stalls and tokens/s are those of its
@@ -35,5 +38,32 @@ func TestMetrics(t *testing.T) {
 	}
 	if got := m.Line(); got != "gaps p50 3.0ms p99 1.50s max 1.50s · 1 stall over 1.00s · tokens in 120 out 40 · 26.5 tokens/s" {
 		t.Errorf("line %q", got)
+	}
+}
+
+// TestMetricsUsageFromUpstream: when the client side reports no usage (a
+// proxy dropped the usage chunk), the exchange's metrics take the
+// upstream's usage with the gaps and tokens/s of the client's chunks; in
+// an import, whose times are not measurements, the usage only.
+func TestMetricsUsageFromUpstream(t *testing.T) {
+	t.Parallel()
+	up := strings.TrimSuffix(chatText("Hi"), done) + usageChunk + done
+	c := exInput{up: up, client: chatText("H", "i")}.capture()
+	x := c.Exchanges[0]
+	x.Client.Chunks = chunksOf(tape.Client, x.Client.Body(), 50) // 1 ms apart
+	n := len(x.Client.Chunks)
+	rep := Inspect(c, Options{}).Exchanges[0]
+	m, cl := rep.Metrics, rep.Sides[1].Metrics
+	want := 1 / (float64(n-1) * 1e6 / 1e9) // 1 output token over the client's span
+	if n < 3 || m.TokensIn != 3 || m.TokensOut != 1 || math.Abs(m.TokensPerS-want) > 1e-9 || m.Gaps != n-1 || m.GapMax != cl.GapMax {
+		t.Errorf("metrics %+v (client side %+v, %d chunks), want the upstream's usage at %g tokens/s", m, cl, n, want)
+	}
+	if cl.TokensOut != 0 || cl.TokensPerS != 0 {
+		t.Errorf("client side metrics %+v: it reports no usage", cl)
+	}
+	c.Header.Imported = &tape.Imported{Format: "test", Timing: tape.TimingNone}
+	m = Inspect(c, Options{}).Exchanges[0].Metrics
+	if m.TokensIn != 3 || m.TokensOut != 1 || m.TokensPerS != 0 || m.Gaps != 0 {
+		t.Errorf("imported: metrics %+v, want the usage and no times", m)
 	}
 }

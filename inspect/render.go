@@ -17,6 +17,7 @@ import (
 // (visible.JSON).
 func WriteJSON(w io.Writer, r *Report) error {
 	jw := NewJSONWriter(w, r.Capture)
+	jw.SetSessions(r.Sessions)
 	for _, x := range r.Exchanges {
 		if err := jw.Exchange(x); err != nil {
 			return err

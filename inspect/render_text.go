@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -80,17 +81,18 @@ func (t *TextWriter) Exchange(x *ExchangeReport) error {
 	bw, paint := t.bw, t.paint
 	t.n++
 	worst := verdictFinding(x)
+	v := verdict(x, worst, paint)
 	sev := Info
 	if worst != nil {
 		sev = worst.Severity
 		if len(t.listed) < summaryList {
-			t.listed = append(t.listed, verdict(x, worst, t.paint))
+			t.listed = append(t.listed, v)
 		} else {
 			t.unlisted++
 		}
 	}
 	t.count[sev]++
-	writeItems(bw, paint(ansiBold, "==")+" ", verdict(x, worst, paint))
+	writeItems(bw, paint(ansiBold, "==")+" ", v)
 	meta := []string{visible.String(x.Method) + " " + visible.String(x.Origin+x.Endpoint), "model " + orDash(x.Model),
 		"status " + strconv.Itoa(x.Status), "ttfb " + FormatDuration(x.TTFB), "duration " + FormatDuration(x.Dur), pluralWord(x.Events, "event")}
 	writeItems(bw, "   ", meta)
@@ -259,7 +261,7 @@ func writeFindings(w io.Writer, fs []Finding, paint func(code, s string) string)
 	for _, f := range fs {
 		id := visible.String(f.ID)
 		fmt.Fprintf(w, "   %s %s  ", paint(severityColor(f.Severity), fmt.Sprintf("%-5s", f.Severity)), id)
-		writeWrappedAt(w, 3+5+1+utf8.RuneCountInString(id)+2, "", visible.String(f.Message), "         ")
+		writeWrappedAt(w, 3+5+1+utf8.RuneCountInString(id)+2, visible.String(f.Message), "         ")
 		fmt.Fprintf(w, "         at %s\n", visible.String(f.Pointer.String()))
 		if f.Peer != nil {
 			fmt.Fprintf(w, "         vs %s\n", visible.String(f.Peer.String()))
@@ -393,11 +395,20 @@ func sameChoices(a, b []protocol.Choice) bool {
 	for i := range a {
 		x, y := a[i], b[i]
 		if x.Index != y.Index || x.Role != y.Role || x.Text != y.Text || x.Reasoning != y.Reasoning ||
-			x.Refusal != y.Refusal || x.FinishReason != y.FinishReason || !reflect.DeepEqual(x.ToolCalls, y.ToolCalls) {
+			x.Refusal != y.Refusal || x.FinishReason != y.FinishReason || !sameCalls(x.ToolCalls, y.ToolCalls) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameCalls compares what tool calls say (index, id, name, arguments,
+// form and signature), not the events they were born at.
+func sameCalls(a, b []protocol.ToolCall) bool {
+	return slices.EqualFunc(a, b, func(x, y protocol.ToolCall) bool {
+		x.Born, y.Born = protocol.Born{}, protocol.Born{}
+		return x == y
+	})
 }
 
 // quoteClip quotes the first n bytes of s, saying how many bytes it has
@@ -497,16 +508,14 @@ func columns(s string) int {
 // further line starting with indent.
 func writeWrapped(w io.Writer, first, text, indent string) {
 	fmt.Fprint(w, first)
-	writeWrappedAt(w, utf8.RuneCountInString(first), "", text, indent)
+	writeWrappedAt(w, utf8.RuneCountInString(first), text, indent)
 }
 
 // writeWrappedAt continues a line already col columns wide: it writes
-// lead, then text word by word, breaking before a word that would pass
-// textWidth (a longer word stands alone) and starting each further line
-// with indent, and ends the last line.
-func writeWrappedAt(w io.Writer, col int, lead, text, indent string) {
-	fmt.Fprint(w, lead)
-	col += utf8.RuneCountInString(lead)
+// text word by word, breaking before a word that would pass textWidth (a
+// longer word stands alone) and starting each further line with indent,
+// and ends the last line.
+func writeWrappedAt(w io.Writer, col int, text, indent string) {
 	start := col
 	for _, word := range strings.Fields(text) {
 		n := utf8.RuneCountInString(word)

@@ -146,3 +146,21 @@ func TestShortenDiff(t *testing.T) {
 		t.Errorf("the cut hunks are not counted:\n%s", out.String())
 	}
 }
+
+// TestSameMessageWhateverTheEvents: a client side that assembles to the
+// upstream's message, tool calls included, is said to be the same message
+// even when its calls were born at other events (a proxy that adds an
+// empty delta shifts them).
+func TestSameMessageWhateverTheEvents(t *testing.T) {
+	t.Parallel()
+	up := chatCalls([3]string{"call_a", "read", `{"path":"a"}`})
+	client := cc(`{}`) + up
+	r := Inspect(exInput{up: up, client: client}.capture(), Options{})
+	var b strings.Builder
+	if err := WriteText(&b, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "the same message as upstream") {
+		t.Errorf("text report:\n%s", b.String())
+	}
+}

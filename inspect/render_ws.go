@@ -8,6 +8,7 @@ import (
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
 	"github.com/seam-dev/seam/wsframe"
 )
 
@@ -25,7 +26,7 @@ func writeWebSocket(w io.Writer, x *ExchangeReport, paint func(code, s string) s
 		}
 		fmt.Fprintf(w, "-- %s (%s): %d frames, %d messages, %d bytes", s.Side, dir, s.Chunks, s.Events, s.Bytes)
 		if s.Outcome != "" {
-			fmt.Fprintf(w, ", %s", s.Outcome)
+			fmt.Fprintf(w, ", %s", visible.String(string(s.Outcome)))
 		}
 		fmt.Fprintln(w)
 	}
@@ -82,7 +83,7 @@ func writeRealtime(w io.Writer, rt *protocol.RealtimeSession) {
 		for _, p := range r.Parts {
 			switch p.Kind {
 			case "function_call":
-				fmt.Fprintf(w, "     call %s(%s) #%s\n", strconv.Quote(p.Name), excerpt.Clip(p.Final(), 200), strconv.Quote(p.CallID))
+				fmt.Fprintf(w, "     call %s(%s) #%s\n", strconv.Quote(p.Name), visible.String(excerpt.Clip(p.Final(), 200)), strconv.Quote(p.CallID))
 			default:
 				fmt.Fprintf(w, "     %s: %s\n", p.Kind, strconv.Quote(excerpt.Clip(p.Final(), 400)))
 			}
@@ -92,6 +93,6 @@ func writeRealtime(w io.Writer, rt *protocol.RealtimeSession) {
 		fmt.Fprintf(w, "   audio: %d bytes in, %d bytes out\n", rt.InputAudioBytes, rt.OutputAudioBytes)
 	}
 	for _, e := range rt.Errors {
-		fmt.Fprintf(w, "   error %s %s: %s\n", orDash(e.Type), e.Code, strconv.Quote(e.Message))
+		fmt.Fprintf(w, "   error %s %s: %s\n", orDash(e.Type), visible.String(e.Code), strconv.Quote(e.Message))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
+	"github.com/sergi/go-diff/diffmatchpatch"
 	"github.com/tidwall/gjson"
 )
 
@@ -205,14 +206,17 @@ type exCtx struct {
 	opts Options
 	// name is the capture's name, for findings that cite a line of it.
 	name string
-	// profile is the engine profile recorded in the capture header.
-	profile string
-	sev     map[string]Severity
+	sev  map[string]Severity
 	// upDiff is the upstream-vs-client diff, computed whatever
 	// Options.NoDiffs says, or nil when the exchange lacks a side.
 	upDiff *Diff
-	// calls holds the tool calls of each side's choices, read once.
-	calls map[callsKey][]sideCall
+	// upEdits are the edits between the upstream and client texts
+	// before upDiff's semantic cleanup (compareSides).
+	upEdits []diffmatchpatch.Diff
+	// calls holds the tool calls of each side's choices and xmlCalls the
+	// <use_tool> blocks of their texts, each read once.
+	calls    map[callsKey][]sideCall
+	xmlCalls map[callsKey][]XMLToolCall
 	// started is the capture's start time (zero when unknown), for
 	// sessions.
 	started time.Time
@@ -220,8 +224,8 @@ type exCtx struct {
 
 func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCtx) *exCtx {
 	rep := &ExchangeReport{Ex: x.Ex, Findings: []Finding{}}
-	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, prev: prev, opts: opts, profile: c.Header.Engine.Profile,
-		name: c.Name, started: c.Header.Started}
+	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, prev: prev, opts: opts,
+		name: c.Name, started: c.Header.Started, sev: severityOf()}
 	var reqT int64
 	if x.Request != nil {
 		rep.Method, rep.URL = x.Request.Method, x.Request.URL
@@ -233,7 +237,7 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		ctx.req = parseRequest(x.Request.Body)
 		rep.Model, rep.req = cmp.Or(ctx.req.model, protocol.ModelFromURL(x.Request.URL)), ctx.req
 	}
-	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest)
+	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest, ctx.req)
 	for _, n := range x.Notes {
 		rep.Notes = append(rep.Notes, n.Text)
 	}
@@ -283,14 +287,12 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		}
 		rep.Metrics = v.Metrics
 		if up := ctx.sides[tape.Upstream]; v.Message.Usage == nil && up != nil && up.Message.Usage != nil {
-			rep.Metrics = sideMetrics(x.Side(v.Side).Chunks, up.Message.Usage, stallOf(opts))
-			if v.Metrics.untimed {
-				rep.Metrics.untime()
-			}
+			m := *v.Metrics
+			m.setUsage(up.Message.Usage, x.Side(v.Side).Chunks)
+			rep.Metrics = &m
 		}
 	}
 	if opts.AssembleOnly {
-		ctx.sev = severityOf()
 		runSession(ctx)
 		return ctx
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
-	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -141,22 +140,22 @@ func orNone(s string) string {
 	return s
 }
 
-// diffRequests compares the client's request with the one the proxy under
-// test sent upstream, or returns nil when either was not recorded.
-func diffRequests(client, upstream *tape.Request) *RequestDiff {
+// diffRequests compares the client's request, a as parsed, with the one
+// the proxy under test sent upstream, or returns nil when either was not
+// recorded.
+func diffRequests(client, upstream *tape.Request, a *requestInfo) *RequestDiff {
 	if client == nil || upstream == nil {
 		return nil
 	}
 	d := &RequestDiff{Identical: bytes.Equal(client.Body, upstream.Body) && client.URL == upstream.URL}
 	if d.Identical {
-		a := parseRequest(client.Body)
 		d.ClientMessages, d.UpstreamMessages = len(a.messages), len(a.messages)
 		return d
 	}
 	if pa, pb := pathOf(client.URL), pathOf(upstream.URL); pa != pb {
 		d.URL = &Change{Client: pa, Upstream: pb}
 	}
-	a, b := parseRequest(client.Body), parseRequest(upstream.Body)
+	b := parseRequest(upstream.Body)
 	if a.model != b.model {
 		d.Model = &Change{Client: a.model, Upstream: b.model}
 	}
@@ -166,7 +165,7 @@ func diffRequests(client, upstream *tape.Request) *RequestDiff {
 		switch {
 		case !ok:
 			d.ToolsRemoved = append(d.ToolsRemoved, name)
-		case !sameSchema(a.tools[name].schema, tb.schema):
+		case !sameJSONText(a.tools[name].schema, tb.schema):
 			d.ToolsChanged = append(d.ToolsChanged, name)
 		}
 	}
@@ -186,16 +185,6 @@ func pathOf(url string) string {
 }
 
 func sortedToolNames(m map[string]*toolSchema) []string { return slices.Sorted(maps.Keys(m)) }
-
-// sameSchema compares two JSON schemas as JSON values.
-func sameSchema(a, b string) bool {
-	if a == b {
-		return true
-	}
-	va, okA := decodeJSON(a)
-	vb, okB := decodeJSON(b)
-	return okA && okB && jsonEqual(va, vb, false)
-}
 
 // requestBodyKeys are the top-level request fields diffRequests compares
 // as messages, tools or model rather than as parameters.
@@ -219,7 +208,7 @@ func diffParams(a, b []byte) []ParamChange {
 	var out []ParamChange
 	for _, k := range names {
 		va, vb := pa[k], pb[k]
-		if va == vb || sameSchema(va, vb) {
+		if sameJSONText(va, vb) {
 			continue
 		}
 		out = append(out, ParamChange{Name: k, Client: excerpt.Clip(va, 120), Upstream: excerpt.Clip(vb, 120)})
@@ -325,20 +314,11 @@ func sameMessage(x, y *reqMsg) bool {
 	}
 	for k := range x.toolCalls {
 		p, q := &x.toolCalls[k], &y.toolCalls[k]
-		if p.ID != q.ID || p.Name != q.Name || !sameArgs(p, q) {
+		if p.ID != q.ID || p.Name != q.Name || !sameJSONText(p.Arguments, q.Arguments) {
 			return false
 		}
 	}
 	return true
-}
-
-func sameArgs(p, q *protocol.ToolCall) bool {
-	if p.Arguments == q.Arguments {
-		return true
-	}
-	va, okA := decodeJSON(p.Arguments)
-	vb, okB := decodeJSON(q.Arguments)
-	return okA && okB && jsonEqual(va, vb, false)
 }
 
 // messageExcerpt renders a request message in a few words.

@@ -11,6 +11,12 @@ func req(body string) *tape.Request {
 	return &tape.Request{Method: "POST", URL: "/v1/chat/completions", Body: []byte(body)}
 }
 
+// diffLegs is diffRequests of two legs, the client's parsed as Inspect
+// parses it.
+func diffLegs(client, upstream *tape.Request) *RequestDiff {
+	return diffRequests(client, upstream, parseRequest(client.Body))
+}
+
 // TestDiffRequestsHistory: the message alignment says which client turn
 // the proxy dropped, which it changed and which it added, and only drops
 // and changes count as a rewrite.
@@ -18,7 +24,7 @@ func TestDiffRequestsHistory(t *testing.T) {
 	t.Parallel()
 	client := reqMessages(systemMsg + "," + userMsg + "," + assistantTC + "," + toolResult1)
 	up := reqMessages(`{"role":"system","content":"be verbose"}` + "," + userMsg + "," + toolResult1 + `,{"role":"user","content":"also this"}`)
-	d := diffRequests(req(client), req(up))
+	d := diffLegs(req(client), req(up))
 	var got []string
 	for _, m := range d.Messages {
 		got = append(got, m.Op+" "+m.ClientRole+m.UpstreamRole)
@@ -38,7 +44,7 @@ func TestDiffRequestsHistory(t *testing.T) {
 	}
 
 	// Only adding (a system prompt in front) is not a rewrite.
-	d = diffRequests(req(reqMessages(userMsg)), req(reqMessages(systemMsg+","+userMsg)))
+	d = diffLegs(req(reqMessages(userMsg)), req(reqMessages(systemMsg+","+userMsg)))
 	if d.Rewritten || len(d.Messages) != 1 || d.Messages[0].Op != "added" || d.Messages[0].UpstreamIndex != 0 {
 		t.Errorf("added system prompt: %+v rewritten %v", d.Messages, d.Rewritten)
 	}
@@ -56,15 +62,30 @@ func TestDiffRequestsAcrossProtocols(t *testing.T) {
 		`"tools":[{"type":"function","name":"getFileTree","parameters":{"type":"object","properties":{}}},{"type":"function","name":"read","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}]}`
 	chat := `{"model":"gpt-4o","stream":true,"max_tokens":50,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"list my files"}],` +
 		`"tools":[{"type":"function","function":{"name":"getFileTree","parameters":{"type":"object","properties":{}}}},{"type":"function","function":{"name":"read","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}}]}`
-	d := diffRequests(&tape.Request{URL: "/v1/chat/completions", Body: []byte(responses)}, req(chat))
+	d := diffLegs(&tape.Request{URL: "/v1/chat/completions", Body: []byte(responses)}, req(chat))
 	if d.Identical || d.URL != nil || !d.Equal() {
 		t.Fatalf("converted request: %+v\n%s", d, strings.Join(d.Lines(), "\n"))
 	}
 	lossy := `{"model":"gpt-4o","stream":true,"max_tokens":50,"messages":[{"role":"user","content":"list my files"}],` +
 		`"tools":[{"type":"function","function":{"name":"getFileTree","parameters":{"type":"object","properties":{}}}}]}`
-	d = diffRequests(&tape.Request{URL: "/v1/responses", Body: []byte(responses)}, req(lossy))
+	d = diffLegs(&tape.Request{URL: "/v1/responses", Body: []byte(responses)}, req(lossy))
 	if d.URL == nil || d.URL.Upstream != "/v1/chat/completions" || len(d.ToolsRemoved) != 1 || d.ToolsRemoved[0] != "read" || !d.Rewritten {
 		t.Fatalf("lossy conversion: %+v", d)
+	}
+
+	// A turn with a call: the Responses function_call item joins the
+	// assistant message before it, and its output (content parts) is the
+	// tool result's text, as Chat Completions carries them.
+	respTurn := `{"model":"gpt-4o","input":[{"role":"user","content":"list my files"},` +
+		`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Let me look."}]},` +
+		`{"type":"function_call","call_id":"call_1","name":"getFileTree","arguments":"{}"},` +
+		`{"type":"function_call_output","call_id":"call_1","output":[{"type":"input_text","text":"a.md"}]}]}`
+	chatTurn := `{"model":"gpt-4o","messages":[{"role":"user","content":"list my files"},` +
+		`{"role":"assistant","content":"Let me look.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"getFileTree","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"call_1","content":"a.md"}]}`
+	d = diffLegs(&tape.Request{URL: "/v1/chat/completions", Body: []byte(respTurn)}, req(chatTurn))
+	if !d.Equal() || d.ClientMessages != 3 {
+		t.Fatalf("converted turn with a call: %+v\n%s", d, strings.Join(d.Lines(), "\n"))
 	}
 }
 

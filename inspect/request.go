@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/seam-dev/seam/protocol"
@@ -35,10 +36,11 @@ type requestInfo struct {
 	// prevResponse is a Responses request's previous_response_id: the
 	// history it continues is that response's.
 	prevResponse string
-	// input is a Responses request's input item list and instructions its
-	// instructions, for the history sessions read item by item.
-	input        gjson.Result
-	instructions string
+	// items is, for a Responses request with an input item list, its
+	// history item by item (the instructions, then each input item: a
+	// function call on its own rather than joined to the assistant
+	// message before it), as sessions read it; nil for other requests.
+	items []reqMsg
 }
 
 // fields returns the values of the named keys of object r, each the first
@@ -87,9 +89,9 @@ func parseRequest(body []byte) *requestInfo {
 	if s := f[3]; s.Exists() {
 		ri.messages = append(ri.messages, reqMsg{role: "system", text: contentText(s)})
 	}
-	ri.instructions = f[4].String()
-	if s := ri.instructions; s != "" {
-		ri.messages = append(ri.messages, reqMsg{role: "system", text: s})
+	instructions := f[4].String()
+	if instructions != "" {
+		ri.messages = append(ri.messages, reqMsg{role: "system", text: instructions})
 	}
 	f[5].ForEach(func(_, m gjson.Result) bool {
 		mf := fields(m, "role", "content", "tool_call_id", "tool_calls")
@@ -118,32 +120,31 @@ func parseRequest(body []byte) *requestInfo {
 		return true
 	})
 	in := f[6]
-	if in.IsArray() {
-		ri.input = in
-	}
 	if in.Type == gjson.String {
 		ri.messages = append(ri.messages, reqMsg{role: "user", text: in.String()})
 	}
-	in.ForEach(func(_, it gjson.Result) bool {
-		switch it.Get("type").String() {
-		case "function_call":
-			tc := protocol.ToolCall{ID: it.Get("call_id").String(), Name: it.Get("name").String(), Arguments: it.Get("arguments").String()}
-			if n := len(ri.messages); n > 0 && ri.messages[n-1].role == "assistant" {
-				ri.messages[n-1].toolCalls = append(ri.messages[n-1].toolCalls, tc)
-			} else {
-				ri.messages = append(ri.messages, reqMsg{role: "assistant", toolCalls: []protocol.ToolCall{tc}})
-			}
-		case "function_call_output":
-			ri.messages = append(ri.messages, reqMsg{role: "tool", toolCallID: it.Get("call_id").String(), text: it.Get("output").String()})
-		default:
-			// Items without a role (reasoning, item_reference) carry no
-			// message of the conversation.
-			if role := it.Get("role").String(); role != "" {
-				ri.messages = append(ri.messages, reqMsg{role: role, text: contentText(it.Get("content"))})
-			}
+	if in.IsArray() {
+		ri.items = []reqMsg{}
+		if instructions != "" {
+			ri.items = append(ri.items, reqMsg{role: "system", text: instructions})
 		}
-		return true
-	})
+		in.ForEach(func(_, it gjson.Result) bool {
+			m, ok := inputItem(it)
+			if !ok {
+				return true
+			}
+			ri.items = append(ri.items, m)
+			if n := len(ri.messages); len(m.toolCalls) > 0 && n > 0 && ri.messages[n-1].role == "assistant" {
+				// A function call joins the assistant message before it,
+				// as Chat Completions and Messages carry calls.
+				last := &ri.messages[n-1]
+				last.toolCalls = append(slices.Clip(last.toolCalls), m.toolCalls...)
+			} else {
+				ri.messages = append(ri.messages, m)
+			}
+			return true
+		})
+	}
 	f[7].ForEach(func(_, t gjson.Result) bool {
 		name := t.Get("function.name").String()
 		params := t.Get("function.parameters")
@@ -191,6 +192,24 @@ func parseRequest(body []byte) *requestInfo {
 		}
 	}
 	return ri
+}
+
+// inputItem reads one item of a Responses input list as a message: a
+// function call (an assistant message calling it), a function call's
+// output (a tool result), or a message with a role. Items without a role
+// (reasoning, item_reference) carry no message of the conversation.
+func inputItem(it gjson.Result) (reqMsg, bool) {
+	f := fields(it, "type", "role", "content", "call_id", "name", "arguments", "output")
+	switch f[0].String() {
+	case "function_call":
+		return reqMsg{role: "assistant", toolCalls: []protocol.ToolCall{{ID: f[3].String(), Name: f[4].String(), Arguments: f[5].String()}}}, true
+	case "function_call_output":
+		return reqMsg{role: "tool", toolCallID: f[3].String(), text: contentText(f[6])}, true
+	}
+	if role := f[1].String(); role != "" {
+		return reqMsg{role: role, text: contentText(f[2])}, true
+	}
+	return reqMsg{}, false
 }
 
 // contentText joins the text of a message content (a string or an array of

@@ -111,9 +111,7 @@ func places(x *tape.Exchange, rep *ExchangeReport, want []Scope) []place {
 			}
 			dup := slices.ContainsFunc(seen, func(o protocol.Choice) bool {
 				return o.Index == ch.Index && o.Text == ch.Text && o.Reasoning == ch.Reasoning && o.Refusal == ch.Refusal &&
-					slices.EqualFunc(o.ToolCalls, ch.ToolCalls, func(a, b protocol.ToolCall) bool {
-						return a.Index == b.Index && a.ID == b.ID && a.Name == b.Name && a.Arguments == b.Arguments
-					})
+					sameCalls(o.ToolCalls, ch.ToolCalls)
 			})
 			seen = append(seen, ch)
 			if dup {

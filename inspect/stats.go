@@ -209,9 +209,6 @@ func (s *Stats) Total() *StatsGroup {
 	return s.total
 }
 
-// By returns the keys the groups are made by.
-func (s *Stats) By() []string { return s.by }
-
 // statsValue is an exchange's value of a grouping key.
 func statsValue(k, capture string, h *tape.Header, x *tape.Exchange, rep *ExchangeReport) string {
 	v := ""

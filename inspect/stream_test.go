@@ -17,10 +17,12 @@ import (
 // TestStreamedReportMatchesWhole: inspecting a capture exchange by
 // exchange (tape.ExchangeReader, Inspector, JSONWriter) gives the report
 // Inspect gives on the whole capture, byte for byte as JSON, which is
-// what encoding/json writes for the whole report.
+// what encoding/json writes for the whole report, and what WriteJSON
+// writes (sessions included).
 func TestStreamedReportMatchesWhole(t *testing.T) {
 	t.Parallel()
 	files, _ := filepath.Glob("../fixtures/*.ndjson")
+	sessions := 0
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -66,6 +68,17 @@ func TestStreamedReportMatchesWhole(t *testing.T) {
 		if got.String() != want.String() {
 			t.Errorf("%s: streamed report differs from the whole one (%d vs %d bytes)", f, got.Len(), want.Len())
 		}
+		var written bytes.Buffer
+		if err := WriteJSON(&written, whole); err != nil {
+			t.Fatal(err)
+		}
+		if written.String() != want.String() {
+			t.Errorf("%s: WriteJSON differs from the whole report (%d vs %d bytes)", f, written.Len(), want.Len())
+		}
+		sessions += len(whole.Sessions)
+	}
+	if sessions == 0 {
+		t.Error("no fixture forms a session: the sessions are not compared")
 	}
 	var empty bytes.Buffer
 	if err := WriteJSON(&empty, &Report{Capture: "e", Warnings: []string{"x:3: torn"}}); err != nil {

@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
@@ -66,8 +65,28 @@ func (c *exCtx) callsOf(s *SideReport, ch *protocol.Choice) []sideCall {
 	if c.calls == nil {
 		c.calls = map[callsKey][]sideCall{}
 	}
-	calls := callsOf(ch)
+	calls := callsOf(ch, c.xmlCallsOf(s, ch))
 	c.calls[key] = calls
+	return calls
+}
+
+// xmlCallsOf returns the <use_tool> blocks of the text of choice ch of
+// side s as Obsidian reads them (ParseXMLToolCalls), parsing the text once
+// per exchange: the structural comparison, the XML detectors and the
+// schema checks all read them.
+func (c *exCtx) xmlCallsOf(s *SideReport, ch *protocol.Choice) []XMLToolCall {
+	if !strings.Contains(ch.Text, xmlOpen) {
+		return nil
+	}
+	key := callsKey{s.Side, ch.Index}
+	if calls, ok := c.xmlCalls[key]; ok {
+		return calls
+	}
+	if c.xmlCalls == nil {
+		c.xmlCalls = map[callsKey][]XMLToolCall{}
+	}
+	calls := ParseXMLToolCalls(ch.Text)
+	c.xmlCalls[key] = calls
 	return calls
 }
 
@@ -78,8 +97,8 @@ type callsKey struct {
 }
 
 // callsOf returns the tool calls of a choice: its structured calls, then
-// the <use_tool> blocks of its text.
-func callsOf(ch *protocol.Choice) []sideCall {
+// xml, the <use_tool> blocks of its text.
+func callsOf(ch *protocol.Choice, xml []XMLToolCall) []sideCall {
 	var out []sideCall
 	for _, tc := range ch.ToolCalls {
 		args := tc.Arguments
@@ -89,12 +108,10 @@ func callsOf(ch *protocol.Choice) []sideCall {
 		}
 		out = append(out, sideCall{name: tc.Name, id: tc.ID, args: args, first: tc.Born.First(), last: tc.Born.Last()})
 	}
-	if strings.Contains(ch.Text, xmlOpen) {
-		for _, x := range ParseXMLToolCalls(ch.Text) {
-			out = append(out, sideCall{name: x.Name, args: marshalArgs(x.Args), xml: true, start: x.Start, end: x.End,
-				first: protocol.EventAt(ch.Spans, x.Start), last: protocol.EventAt(ch.Spans, max(x.End-1, x.Start)),
-				val: x.Args, valOK: true, decoded: true})
-		}
+	for _, x := range xml {
+		out = append(out, sideCall{name: x.Name, args: marshalArgs(x.Args), xml: true, start: x.Start, end: x.End,
+			first: protocol.EventAt(ch.Spans, x.Start), last: protocol.EventAt(ch.Spans, max(x.End-1, x.Start)),
+			val: x.Args, valOK: true, decoded: true})
 	}
 	return out
 }
@@ -379,7 +396,7 @@ func argsEvidence(a, b *sideCall) string {
 		case !jsonEqual(oa[k], w, loose):
 			changed = append(changed, k)
 			if first == "" {
-				ja, jb := jsonText(oa[k]), jsonText(w)
+				ja, jb := encodeJSON(oa[k]), encodeJSON(w)
 				first = k + ": upstream " + clipFrom(ja, jb) + " / client " + clipFrom(jb, ja)
 			}
 		}
@@ -417,15 +434,6 @@ func clipFrom(s, t string) string {
 		out = "…" + out
 	}
 	return strconv.Quote(out)
-}
-
-// jsonText renders a decoded JSON value compactly.
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -52,7 +53,7 @@ func TestPassthroughHasNoStructuralFinding(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, x := range c.Exchanges {
-			bodies[name] = x.Upstream.Body()
+			bodies[fmt.Sprintf("%s#%d", name, x.Ex)] = x.Upstream.Body()
 		}
 	}
 	cfg, err := shape.Resolve(shape.ProfilePassthrough, nil)

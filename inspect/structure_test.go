@@ -110,10 +110,24 @@ func TestLegacyAndCustomCallsMatch(t *testing.T) {
 		respEv{typ: "response.output_item.done", fields: `"output_index":0,"item":{"type":"custom_tool_call","id":"c1","call_id":"call_1","name":"apply_patch","input":"*** Begin"}`},
 		respEv{typ: "response.completed", fields: `"response":{"id":"r1","model":"m","status":"completed","output":[{"type":"custom_tool_call","id":"c1","call_id":"call_1","name":"apply_patch","input":"*** Begin"}]}`})
 	asXML := respOK("<use_tool>\n<name>apply_patch</name>\n<input>*** Begin</input>\n</use_tool>", "<use_tool>\n<name>apply_patch</name>\n<input>*** Begin</input>\n</use_tool>")
-	fs := exInput{url: "/v1/responses", up: custom, client: asXML}.findings(t)
-	for _, f := range fs {
-		if strings.HasPrefix(f.ID, "diff.tool-") && f.ID != "diff.tool-call-converted" {
-			t.Errorf("custom call as XML: %s %s (%s)", f.ID, f.Message, f.Evidence)
+	if ids := findingIDs(exInput{url: "/v1/responses", up: custom, client: asXML}.findings(t)); ids != "client.disagree, diff.tool-call-converted" {
+		t.Errorf("custom call as XML: findings %s", ids)
+	}
+}
+
+// TestArgsWithTrailingBytesChanged: arguments that carry bytes after their
+// JSON value (a proxy repeating the closing brace) are not the upstream's
+// arguments: a client's JSON.parse fails on them.
+func TestArgsWithTrailingBytesChanged(t *testing.T) {
+	t.Parallel()
+	up := chatCalls([3]string{"call_a", "read", `{"path":"a"}`})
+	for _, args := range []string{`{"path":"a"}}`, `{"path":"a"} x`, `{"path":"a"}]`} {
+		fs := exInput{up: up, client: chatCalls([3]string{"call_a", "read", args})}.findings(t)
+		if !strings.Contains(findingIDs(fs), "diff.tool-args-changed") {
+			t.Errorf("client arguments %s: findings %s, want diff.tool-args-changed", args, findingIDs(fs))
 		}
+	}
+	if _, ok := decodeJSON(`{"a":1} `); !ok {
+		t.Error("a value followed by spaces is one JSON value")
 	}
 }

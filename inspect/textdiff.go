@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
@@ -75,6 +76,64 @@ func replaced(out []diffmatchpatch.Diff, a, b string) []diffmatchpatch.Diff {
 	}
 	if b != "" {
 		out = append(out, diffmatchpatch.Diff{Type: diffmatchpatch.DiffInsert, Text: b})
+	}
+	return out
+}
+
+// validText returns s with each byte that is not part of UTF-8 written as
+// a rune of its own, U+10FF00 plus the byte (Unicode's last private use
+// plane), so that a diff of it has one rune for each rune or stray byte of
+// s: the diff library reads text as runes and would make every stray byte
+// U+FFFD, whose three bytes no longer add up to the text.
+func validText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/2)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(0x10FF00 + rune(s[i]))
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// bytesBack maps a diff of validText(a) and validText(b) back onto a and
+// b, rune by rune: each rune of the diff stands for a rune of the text or
+// one of its stray bytes. An equality whose bytes differ (a text that
+// holds runes of U+10FF00 and up besides stray bytes) becomes a deletion
+// and an insertion.
+func bytesBack(diffs []diffmatchpatch.Diff, a, b string) []diffmatchpatch.Diff {
+	if diffs == nil {
+		return nil
+	}
+	out := make([]diffmatchpatch.Diff, 0, len(diffs))
+	ia, ib := 0, 0
+	take := func(s string, at *int, n int) string {
+		from := *at
+		for ; n > 0 && *at < len(s); n-- {
+			_, size := utf8.DecodeRuneInString(s[*at:])
+			*at += size
+		}
+		return s[from:*at]
+	}
+	for _, d := range diffs {
+		n := utf8.RuneCountInString(d.Text)
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			ta, tb := take(a, &ia, n), take(b, &ib, n)
+			if ta == tb {
+				out = append(out, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: ta})
+			} else {
+				out = replaced(out, ta, tb)
+			}
+		case diffmatchpatch.DiffDelete:
+			out = append(out, diffmatchpatch.Diff{Type: diffmatchpatch.DiffDelete, Text: take(a, &ia, n)})
+		case diffmatchpatch.DiffInsert:
+			out = append(out, diffmatchpatch.Diff{Type: diffmatchpatch.DiffInsert, Text: take(b, &ib, n)})
+		}
 	}
 	return out
 }

@@ -71,7 +71,6 @@ func inspectWebSocket(c *exCtx, reqT int64) {
 	h := x.Upstream.Response.Headers
 	ws.Extensions = strings.Join(h["sec-websocket-extensions"], ", ")
 	ws.Subprotocol = strings.Join(h["sec-websocket-protocol"], ", ")
-	c.sev = severityOf()
 	var payloads [][]byte // by index in ws.Messages
 	for _, side := range []tape.Side{tape.Upstream, tape.Client} {
 		sd := x.Side(side)
