@@ -68,3 +68,35 @@ func TestHostileCapture(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileModelFromStream: a model named only by the stream (the
+// request body names none) is drawn with markers in the list and the
+// detail title, like one the request names: the capture's SGR conceal
+// code, which the frame's last check lets through as styling, never
+// reaches the frame.
+func TestHostileModelFromStream(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "model.ndjson")
+	lines := `{"type":"capture","v":1,"seam":"0.1.0","id":"x","started":"2026-08-22T09:30:00Z","upstream":"https://api.openai.com","engine":{"profile":"passthrough"}}
+{"type":"request","ex":1,"t":1000,"method":"POST","url":"/v1/chat/completions","headers":{},"body":"{\"stream\":true,\"messages\":[]}"}
+{"type":"response","ex":1,"side":"upstream","t":2000,"status":200,"headers":{"content-type":["text/event-stream"]}}
+{"type":"chunk","ex":1,"side":"upstream","t":3000,"off":0,"data":"data: {\"id\":\"c\",\"model\":\"gpt\\u001b[8m-hidden\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"}
+{"type":"end","ex":1,"side":"upstream","t":5000,"outcome":"complete","bytes":124}
+`
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := newTestModel(t, 140, 30, path)
+	for _, where := range []string{"list", "detail"} {
+		if where == "detail" {
+			press(t, m, "enter")
+		}
+		frame := m.View().Content
+		if strings.Contains(frame, "\x1b[8m") {
+			t.Errorf("%s: the stream's conceal code reaches the frame", where)
+		}
+		if !strings.Contains(screen(m), "gpt␛[8m-hidden") {
+			t.Errorf("%s: the model is not drawn with its marker:\n%s", where, screen(m))
+		}
+	}
+}

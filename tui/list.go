@@ -282,7 +282,7 @@ func (m *model) growCols(i int) {
 	w := &c.want
 	s := &m.sums[i]
 	w.ex = max(w.ex, len(strconv.Itoa(s.ex)))
-	w.endpoint = max(w.endpoint, ansi.StringWidth(clean(strings.TrimSpace(s.method+" "+s.url))))
+	w.endpoint = max(w.endpoint, ansi.StringWidth(strings.TrimSpace(s.method+" "+s.url)))
 	w.outcome = max(w.outcome, len(outcomeLabel(s.outcome, true)))
 	m.growBadgeCols(i)
 }
@@ -293,24 +293,12 @@ func (m *model) growBadgeCols(i int) {
 	w := &m.initCols().want
 	s := &m.sums[i]
 	b := m.badges[exKey{s.file, s.ex}]
-	if mdl := m.modelOf(i); len(mdl) > w.model || !isASCII(mdl) {
-		w.model = max(w.model, ansi.StringWidth(clean(mdl)))
-	}
+	w.model = max(w.model, ansi.StringWidth(m.modelOf(i)))
 	w.events = max(w.events, len(strconv.Itoa(b.events)))
 	w.badge = max(w.badge, badgeWidth(b))
-	if len(b.ids) > 0 && (len(b.ids[0]) > w.top || !isASCII(b.ids[0])) {
+	if len(b.ids) > 0 {
 		w.top = max(w.top, ansi.StringWidth(clean(b.ids[0])))
 	}
-}
-
-// isASCII reports whether s is printable ASCII, a column a byte.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }
 
 // initCols starts the widths at the headers' widths, once.

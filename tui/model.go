@@ -455,7 +455,9 @@ func badgeOf(rev int, capt *tape.Capture, rep *inspect.Report) badge {
 		f.ID, f.Message, f.Evidence = strings.Clone(f.ID), strings.Clone(f.Message), strings.Clone(f.Evidence)
 		b.findings = append(b.findings, f)
 	}
-	b.events, b.model, b.session, b.metrics, b.protocol = x.Events, strings.Clone(x.Model), x.Session, x.Metrics, string(x.Protocol)
+	// The model is drawn and filtered like the index's, which it stands in
+	// for when the request names none: cleaned.
+	b.events, b.model, b.session, b.metrics, b.protocol = x.Events, strings.Clone(clean(x.Model)), x.Session, x.Metrics, string(x.Protocol)
 	for _, name := range inspect.RowOf("", time.Time{}, 0, x, nil).Tools {
 		b.tools = append(b.tools, strings.Clone(name))
 	}
