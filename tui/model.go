@@ -239,7 +239,7 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 		if follow && err == nil {
 			info = st // its identity, for files appearing in followed directories
 		}
-		m.caps = append(m.caps, m.newFileCap(p, f, info, arg, follow))
+		m.caps = append(m.caps, m.newFileCap(p, f, info, arg, follow, isCompressedFile(p, f)))
 		return nil
 	}
 	ents, err := f.ReadDir(-1)
@@ -268,7 +268,7 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 		if follow {
 			info, _ = f.Stat() // nil on error: only renames go unnoticed
 		}
-		m.caps = append(m.caps, m.newFileCap(path, f, info, arg, follow))
+		m.caps = append(m.caps, m.newFileCap(path, f, info, arg, follow, isCompressedFile(path, f)))
 		d.seen[n] = true
 	}
 	if follow {
