@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,7 +152,7 @@ func (m *model) sessionLines() (lines [][]run, first []int) {
 		_, turn := m.sessionOf(i)
 		runs := []run{sty(fmt.Sprintf("turn %-3d", turn), st.bold), txt(fmt.Sprintf(" ex %-4d ", s.ex))}
 		if len(m.caps) > 1 {
-			runs = append(runs, sty(clean(strings.TrimSuffix(filepath.Base(m.caps[s.file].name), ".ndjson"))+" ", st.dim))
+			runs = append(runs, sty(clean(captureBase(m.caps[s.file].name))+" ", st.dim))
 		}
 		stStyle := st.okText
 		if s.status >= 400 || (s.outcome != "" && !s.outcome.Success()) {

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -138,5 +140,28 @@ func TestFilterLanguage(t *testing.T) {
 	press(t, m, "esc")
 	if m.input != inputNone || m.list.filter != "write README" {
 		t.Errorf("esc after a bad filter: input %d, filter %q", m.input, m.list.filter)
+	}
+}
+
+// TestSessionViewNamesCaptures: with several captures open, each turn
+// names its capture as the list does, without its extension, compressed
+// or not.
+func TestSessionViewNamesCaptures(t *testing.T) {
+	t.Parallel()
+	sessions, err := os.ReadFile(sessionsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeCapture(t, filepath.Join(dir, "a.ndjson"), synthCapture(1, 1, false))
+	writeCapture(t, filepath.Join(dir, "turns.ndjson.zst"), zstdBytes(t, sessions))
+	m := newTestModel(t, 140, 40, dir)
+	press(t, m, "down", "T")
+	if m.screen != screenSession {
+		t.Fatalf("screen %d after T:\n%s", m.screen, screen(m))
+	}
+	s := screen(m)
+	if !strings.Contains(s, " turns POST ") || strings.Contains(s, "turns.ndjson.zst POST") {
+		t.Errorf("the turns do not name their capture as turns:\n%s", s)
 	}
 }
