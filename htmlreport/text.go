@@ -25,12 +25,6 @@ func pieces(s string, lines bool) []visible.Piece {
 	return slices.Collect(visible.Pieces(s, mode))
 }
 
-// line is a text to show on one line: markers for line feeds and tabs.
-type line string
-
-// block is a text to show in a pre block: line feeds and tabs pass.
-type block string
-
 // clipped is a text cut to a budget, with what was left out.
 type clipped struct {
 	Text string
