@@ -77,6 +77,15 @@ func (m *model) onSessionKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.cur = 0
 	case key.Matches(msg, k.Bottom):
 		v.cur = len(v.rows) - 1
+	case key.Matches(msg, k.Next):
+		m.jumpMatch(1)
+		return nil
+	case key.Matches(msg, k.Prev):
+		m.jumpMatch(-1)
+		return nil
+	case key.Matches(msg, k.Clear) && m.search != "":
+		m.search = ""
+		return nil
 	case key.Matches(msg, k.Open):
 		if v.cur < len(v.rows) {
 			s := m.sums[v.rows[v.cur]]
