@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -34,14 +35,8 @@ type clipped struct {
 
 // clip cuts s to at most n bytes on a rune boundary.
 func clip(s string, n int) clipped {
-	if len(s) <= n {
-		return clipped{Text: s}
-	}
-	k := n
-	for k > 0 && !utf8.RuneStart(s[k]) {
-		k--
-	}
-	return clipped{Text: s[:k], More: len(s) - k}
+	c, _ := excerpt.Cut(s, n)
+	return clipped{Text: c, More: len(s) - len(c)}
 }
 
 // clipLeft keeps at most the last n bytes of s, on a rune boundary, and
