@@ -91,3 +91,36 @@ func BenchmarkBadgeUpdates(b *testing.B) {
 		})
 	}
 }
+
+// writeLongURLCapture writes a capture of one request whose URL is a
+// mebibyte long, as a hostile or broken client may send.
+func writeLongURLCapture(tb testing.TB) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "long.ndjson")
+	lines := `{"type":"capture","v":1,"seam":"0.1.0","id":"x","started":"2026-08-22T09:30:00Z","upstream":"https://api.openai.com","engine":{"profile":"passthrough"}}
+{"type":"request","ex":1,"t":1000,"method":"GET","url":"/v1/models?q=` + strings.Repeat("a", 1<<20) + `","headers":{},"body":""}
+`
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkFrameLongURL measures drawing the list and the detail of an
+// exchange whose URL is a mebibyte long: a frame costs what the screen
+// shows, not what the URL holds.
+func BenchmarkFrameLongURL(b *testing.B) {
+	path := writeLongURLCapture(b)
+	for _, screen := range []string{"list", "detail"} {
+		b.Run(screen, func(b *testing.B) {
+			m := newTestModel(b, 140, 40, path)
+			if screen == "detail" {
+				press(b, m, "enter")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				m.View()
+			}
+		})
+	}
+}

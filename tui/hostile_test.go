@@ -100,3 +100,22 @@ func TestHostileModelFromStream(t *testing.T) {
 		}
 	}
 }
+
+// TestLongURL: a URL of a mebibyte is shown cut to the screen, with an
+// ellipsis, in the list and in the detail's title.
+func TestLongURL(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, 140, 40, writeLongURLCapture(t))
+	if c := m.listColumns(); c.endpoint > m.w {
+		t.Errorf("the endpoint column is %d cells wide on a screen of %d", c.endpoint, m.w)
+	}
+	row := strings.Split(screen(m), "\n")[2]
+	if !strings.Contains(row, "GET /v1/models?q=aaaa") || !strings.Contains(row, "a… ") {
+		t.Errorf("the list row does not show the URL cut: %q", row)
+	}
+	press(t, m, "enter")
+	title := strings.Split(screen(m), "\n")[0]
+	if !strings.Contains(title, "GET /v1/models?q=aaaa") || !strings.HasSuffix(title, "a…") {
+		t.Errorf("the detail title does not show the URL cut: %q", title)
+	}
+}
