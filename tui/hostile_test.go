@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/seam-dev/seam/visible/visibletest"
 )
 
@@ -118,4 +120,21 @@ func TestLongURL(t *testing.T) {
 	if !strings.Contains(title, "GET /v1/models?q=aaaa") || !strings.HasSuffix(title, "a…") {
 		t.Errorf("the detail title does not show the URL cut: %q", title)
 	}
+}
+
+// TestLongControlText: a text that is one line of control characters is
+// shown on the Diff tab as a line of markers cut to the screen.
+func TestLongControlText(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, 100, 30, writeControlTextCapture(t))
+	press(t, m, "enter")
+	for _, l := range strings.Split(screen(m), "\n") {
+		if strings.Contains(l, "␇␇␇") {
+			if !strings.HasSuffix(strings.TrimRight(l, " "), "␇…") || ansi.StringWidth(l) > m.w {
+				t.Errorf("the line of markers is not cut to the screen: %q", l)
+			}
+			return
+		}
+	}
+	t.Errorf("no line of markers on the Diff tab:\n%s", screen(m))
 }

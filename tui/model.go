@@ -503,7 +503,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.w, m.h = max(msg.Width, 20), max(msg.Height, 8)
 		m.help.SetWidth(m.w)
 		if m.det != nil {
-			m.det.docs[tabRaw] = nil
+			m.det.docs[tabRaw], m.det.docs[tabDiff] = nil, nil // both fit lines to the width
 		}
 		m.clamp()
 		return m, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -183,17 +184,22 @@ func visibleRuns(s string, base run, mark lipgloss.Style, inline bool) []run {
 func visibleTrail(s string, trail int, base run, mark lipgloss.Style, inline bool) []run {
 	trail = min(max(trail, 0), len(s))
 	var out []run
+	marks := false // the last run holds markers: the next one joins it
 	for p := range visible.Pieces(s[:trail], visible.Line) {
 		if !p.Marker {
 			r := base
 			r.text = p.Text
-			out = append(out, r)
+			out, marks = append(out, r), false
 			continue
 		}
 		if !inline && p.Text == "↵" {
 			p.Text = "␊"
 		}
-		out = append(out, sty(p.Text, mark))
+		if marks {
+			out[len(out)-1].text += p.Text
+			continue
+		}
+		out, marks = append(out, sty(p.Text, mark)), true
 	}
 	if rest := s[trail:]; rest != "" {
 		if strings.Trim(rest, " ") == "" {
@@ -203,6 +209,30 @@ func visibleTrail(s string, trail int, base run, mark lipgloss.Style, inline boo
 		}
 	}
 	return out
+}
+
+// drawnHead returns the start of s that, drawn with visible markers,
+// fills more than width cells, or s when it is no wider. A line from a
+// capture is cut with it before its runs are made each frame, so that a
+// line of a megabyte, or of a megabyte of control characters (a marker
+// each), costs what a screen's width does.
+func drawnHead(s string, width int) string {
+	s, _ = head(s, width)
+	cells, off := 0, 0
+	for p := range visible.Pieces(s, visible.Line) {
+		if p.Marker {
+			_, n := utf8.DecodeRuneInString(s[off:])
+			off += n
+			cells += ansi.StringWidth(p.Text)
+		} else {
+			off += len(p.Text)
+			cells += ansi.StringWidth(p.Text)
+		}
+		if cells > width {
+			return s[:off]
+		}
+	}
+	return s
 }
 
 // escapeInline renders text on one line with visible markers, for

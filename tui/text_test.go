@@ -43,3 +43,26 @@ func TestFitAndPaintCutLongText(t *testing.T) {
 		}
 	}
 }
+
+// TestDrawnHead: a line cut with drawnHead paints, on a screen of its
+// width, as the whole line does: markers, wide characters and trailing
+// spaces alike.
+func TestDrawnHead(t *testing.T) {
+	t.Parallel()
+	mark := lipgloss.NewStyle().Bold(true)
+	for _, unit := range []string{"a", "\x07", "a\x1b", "漢\u202e", "\xff", "⟨", "\t ", "e\u0301"} {
+		for _, n := range []int{1, 50, 5000} {
+			for _, tail := range []string{"", "   "} {
+				s := strings.Repeat(unit, n) + tail
+				trail := len(strings.TrimRight(s, " "))
+				for _, width := range []int{1, 10, 138} {
+					want := paint(visibleRuns(s, txt(""), mark, false), width, "", lipgloss.Style{})
+					got := paint(visibleTrail(drawnHead(s, width), trail, txt(""), mark, false), width, "", lipgloss.Style{})
+					if ansi.Strip(got) != ansi.Strip(want) {
+						t.Fatalf("%q×%d%q at %d: cut paints %q, whole %q", unit, n, tail, width, ansi.Strip(got), ansi.Strip(want))
+					}
+				}
+			}
+		}
+	}
+}
