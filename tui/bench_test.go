@@ -112,7 +112,15 @@ func writeLongURLCapture(tb testing.TB) string {
 // text is one line of 128 Ki BEL characters, each drawn as a marker.
 func writeControlTextCapture(tb testing.TB) string {
 	tb.Helper()
-	data := `data: {"choices":[{"index":0,"delta":{"content":"` + strings.Repeat(`\u0007`, 1<<17) + `"}}]}` + "\n\ndata: [DONE]\n\n"
+	return writeTextCapture(tb, strings.Repeat("\a", 1<<17))
+}
+
+// writeTextCapture writes a capture of one Chat Completions answer of
+// text, streamed in one chunk.
+func writeTextCapture(tb testing.TB, text string) string {
+	tb.Helper()
+	content, _ := json.Marshal(text)
+	data := `data: {"choices":[{"index":0,"delta":{"content":` + string(content) + `}}]}` + "\n\ndata: [DONE]\n\n"
 	q, _ := json.Marshal(data)
 	path := filepath.Join(tb.TempDir(), "bells.ndjson")
 	lines := `{"type":"capture","v":1,"seam":"0.1.0","id":"x","started":"2026-08-22T09:30:00Z","upstream":"https://api.openai.com","engine":{"profile":"passthrough"}}

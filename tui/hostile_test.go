@@ -138,3 +138,18 @@ func TestLongControlText(t *testing.T) {
 	}
 	t.Errorf("no line of markers on the Diff tab:\n%s", screen(m))
 }
+
+// TestTimelineCutsOnCharacters: on a screen wide enough to show it, a
+// timeline row of a long text is cut where a character starts, never
+// inside one (which would show a byte marker the text does not hold).
+func TestTimelineCutsOnCharacters(t *testing.T) {
+	t.Parallel()
+	for _, lead := range []string{"", "a", "ab"} { // wherever a byte count falls
+		m := newTestModel(t, 600, 20, writeTextCapture(t, lead+strings.Repeat("漢", 1000)))
+		press(t, m, "enter", "2")
+		s := screen(m)
+		if !strings.Contains(s, "漢漢漢") || strings.Contains(s, `⟨\x`) {
+			t.Errorf("the timeline shows %q… cut inside a character:\n%s", lead+"漢", s)
+		}
+	}
+}
