@@ -249,42 +249,43 @@ func sideClass(s tape.Side) string {
 // on the same half unit (about half a pixel) are merged, so the path stays
 // bounded by the chart's resolution however many chunks the side has.
 func stepPath(s chartSide, origin int64, x func(int64) float64, y func(int64) float64) string {
-	var b strings.Builder
-	lastX, lastY := half(x(origin)), num(y(0))
-	b.WriteString("M" + lastX + " " + lastY)
+	lastX, lastY := roundHalf(x(origin)), roundTenth(y(0))
+	b := append([]byte{'M'}, half(lastX)...)
+	b = append(append(b, ' '), num(lastY)...)
 	for _, ch := range s.chunks {
-		if xs := half(x(ch.T)); xs != lastX {
-			b.WriteString("H" + xs)
+		if xs := roundHalf(x(ch.T)); xs != lastX {
+			b = appendCoord(append(b, 'H'), xs)
 			lastX = xs
 		}
-		if ys := num(y(ch.Off + int64(len(ch.Data)))); ys != lastY {
-			b.WriteString("V" + ys)
+		if ys := roundTenth(y(ch.Off + int64(len(ch.Data)))); ys != lastY {
+			b = appendCoord(append(b, 'V'), ys)
 			lastY = ys
 		}
 	}
 	if s.endT >= 0 {
-		if xs := half(x(s.endT)); xs != lastX {
-			b.WriteString("H" + xs)
+		if xs := roundHalf(x(s.endT)); xs != lastX {
+			b = appendCoord(append(b, 'H'), xs)
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // tickPath draws one tick per chunk between y0 and y1, one per half unit
 // of width at most.
 func tickPath(chunks []tape.Chunk, x func(int64) float64, y0, y1 float64) string {
-	var b strings.Builder
-	last := ""
+	var b []byte
+	last := math.NaN()
 	top, h := num(y0), num(y1-y0)
 	for _, ch := range chunks {
-		xs := half(x(ch.T))
+		xs := roundHalf(x(ch.T))
 		if xs == last {
 			continue
 		}
 		last = xs
-		b.WriteString("M" + xs + " " + top + "v" + h)
+		b = appendCoord(append(b, 'M'), xs)
+		b = append(append(append(append(b, ' '), top...), 'v'), h...)
 	}
-	return b.String()
+	return string(b)
 }
 
 // gap is a stretch of a side without bytes.
@@ -385,12 +386,16 @@ func formatTick(t int64) string { return inUnits(t, timeUnits) }
 func formatBytes(b int64) string { return inUnits(b, byteUnits) }
 
 // num formats a coordinate to one decimal, without a trailing ".0".
-func num(v float64) string {
-	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
-}
+func num(v float64) string { return string(appendCoord(nil, roundTenth(v))) }
 
 // half formats a horizontal position rounded to half a unit, the
 // resolution at which paths merge points.
-func half(v float64) string {
-	return strconv.FormatFloat(math.Round(v*2)/2, 'f', -1, 64)
-}
+func half(v float64) string { return string(appendCoord(nil, roundHalf(v))) }
+
+// roundTenth and roundHalf round a coordinate as num and half write it;
+// paths compare the rounded values, and format only those they write.
+func roundTenth(v float64) float64 { return math.Round(v*10) / 10 }
+func roundHalf(v float64) float64  { return math.Round(v*2) / 2 }
+
+// appendCoord appends a rounded coordinate, without a trailing ".0".
+func appendCoord(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', -1, 64) }

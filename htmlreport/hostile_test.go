@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
 )
 
 // hostile is text built to break out of HTML, CSS and SVG, to run script,
@@ -198,7 +199,7 @@ func TestPiecesMarkEveryDangerousRune(t *testing.T) {
 		ps := pieces(s, false)
 		dangerous := r < 0x20 || r >= 0x7f && r < 0xa0 || r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r)
 		markerChar := r == '↵' || r == '⇥' || r == '⟨' || r >= 0x2400 && r <= 0x2421
-		if got := len(ps) == 1 && ps[0].Mark; got != (dangerous || markerChar) {
+		if got := len(ps) == 1 && ps[0].Marker; got != (dangerous || markerChar) {
 			t.Fatalf("%U: marked %v, want %v", r, got, dangerous || markerChar)
 		}
 		if dangerous && strings.ContainsFunc(ps[0].Text, func(r rune) bool { return r < 0x20 || unicode.Is(unicode.Cf, r) }) {
@@ -208,7 +209,7 @@ func TestPiecesMarkEveryDangerousRune(t *testing.T) {
 	if ps := pieces("a\nb\tc", true); len(ps) != 1 || ps[0].Text != "a\nb\tc" {
 		t.Errorf("line feeds and tabs in a block: %v", ps)
 	}
-	if ps := pieces("a\nb", false); len(ps) != 3 || ps[1] != (piece{Text: "↵", Mark: true}) {
+	if ps := pieces("a\nb", false); len(ps) != 3 || ps[1] != (visible.Piece{Text: "↵", Marker: true}) {
 		t.Errorf("line feed on one line: %v", ps)
 	}
 	if ps := pieces("\xff\U000E0001", false); len(ps) != 2 || ps[0].Text != `⟨\xFF⟩` || ps[1].Text != "⟨U+E0001⟩" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
 )
 
 // DefaultStall is the gap without bytes that the chart shades as a stall
@@ -53,8 +54,8 @@ var pageSource string
 var styleSheet string
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"vis":    func(s string) []piece { return pieces(s, false) },
-	"pre":    func(s string) []piece { return pieces(s, true) },
+	"vis":    func(s string) []visible.Piece { return pieces(s, false) },
+	"pre":    func(s string) []visible.Piece { return pieces(s, true) },
 	"commas": func(n int) string { return commas(int64(n)) },
 	"add":    func(a, b int) int { return a + b },
 	"plural": plural,

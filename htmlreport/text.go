@@ -3,43 +3,28 @@ package htmlreport
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/visible"
 )
 
-// piece is a run of text from a capture: plain text, or the marker of
-// package visible (␛, ␍, ⟨U+202E⟩, ⟨\xFF⟩) that stands for one character
-// that would otherwise hide, reorder or corrupt what the page shows. The
-// template draws markers in a styled span, so a marker never looks like
-// the same text typed out.
-type piece struct {
-	Text string
-	Mark bool
-}
-
-// pieces cuts s into plain runs and markers. With lines set, line feeds
-// and tabs stay as they are (text shown in a pre block); otherwise they are
-// markers too, and the result holds on one line.
-func pieces(s string, lines bool) []piece {
+// pieces cuts s into plain runs and the markers of package visible (␛, ␍,
+// ⟨U+202E⟩, ⟨\xFF⟩), each standing for one character that would otherwise
+// hide, reorder or corrupt what the page shows; the template draws markers
+// in a styled span, so a marker never looks like the same text typed out.
+// With lines set, line feeds and tabs stay as they are (text shown in a pre
+// block); otherwise they are markers too, and the result holds on one line.
+func pieces(s string, lines bool) []visible.Piece {
 	mode := visible.Line
 	if lines {
 		mode = visible.Lines
 	}
-	var out []piece
-	for p := range visible.Pieces(s, mode) {
-		out = append(out, piece{Text: p.Text, Mark: p.Marker})
-	}
-	return out
+	return slices.Collect(visible.Pieces(s, mode))
 }
-
-// line is a text to show on one line: markers for line feeds and tabs.
-type line string
-
-// block is a text to show in a pre block: line feeds and tabs pass.
-type block string
 
 // clipped is a text cut to a budget, with what was left out.
 type clipped struct {
@@ -50,14 +35,8 @@ type clipped struct {
 
 // clip cuts s to at most n bytes on a rune boundary.
 func clip(s string, n int) clipped {
-	if len(s) <= n {
-		return clipped{Text: s}
-	}
-	k := n
-	for k > 0 && !utf8.RuneStart(s[k]) {
-		k--
-	}
-	return clipped{Text: s[:k], More: len(s) - k}
+	c, _ := excerpt.Cut(s, n)
+	return clipped{Text: c, More: len(s) - len(c)}
 }
 
 // clipLeft keeps at most the last n bytes of s, on a rune boundary, and

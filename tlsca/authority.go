@@ -12,6 +12,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/big"
 	"os"
@@ -96,19 +97,12 @@ func Load(dir string) (*Authority, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CA certificate %s: %w%s", certPath, err, fixHint(dir))
 	}
-	st, err := os.Stat(keyPath)
+	keyPEM, err := readKey(keyPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("CA key %s is missing (the certificate %s is there)%s", keyPath, certPath, fixHint(dir))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("CA key: %w", err)
-	}
-	if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("CA key %s can be read by other users (mode %04o): it can impersonate any host to a client that trusts the CA; run chmod 600 %s", keyPath, st.Mode().Perm(), keyPath)
-	}
-	keyPEM, err := os.ReadFile(keyPath)
-	if err != nil {
-		return nil, fmt.Errorf("read CA key: %w", err)
+		return nil, err
 	}
 	key, err := parseKey(keyPEM)
 	if err != nil {
@@ -122,6 +116,31 @@ func Load(dir string) (*Authority, error) {
 		return nil, fmt.Errorf("CA certificate %s expired on %s%s", certPath, cert.NotAfter.Format(time.DateOnly), fixHint(dir))
 	}
 	return &Authority{dir: dir, cert: cert, certPEM: certPEM, key: key, leaves: newLeafCache()}, nil
+}
+
+// readKey reads the CA key file at path, refusing it when other users can
+// read it. The mode checked is that of the file read: it is opened once.
+func readKey(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read CA key: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read CA key: %w", err)
+	}
+	if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("CA key %s can be read by other users (mode %04o): it can impersonate any host to a client that trusts the CA; run chmod 600 %s", path, st.Mode().Perm(), path)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("read CA key: %w", err)
+	}
+	return b, nil
 }
 
 func fixHint(dir string) string {
@@ -223,7 +242,8 @@ func create(dir string) error {
 }
 
 // writeNew writes data to path with mode perm, failing with fs.ErrExist if
-// path exists. The file appears whole or not at all.
+// path exists. The file appears whole or not at all, and is on disk before
+// it appears: a crash cannot leave an empty CA file that Load then refuses.
 func writeNew(path string, data []byte, perm os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
@@ -235,6 +255,10 @@ func writeNew(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -164,20 +164,22 @@ func TestBrokenCAIsAnErrorNeverReplaced(t *testing.T) {
 }
 
 func TestUnreadableCA(t *testing.T) {
-	dir := t.TempDir()
-	if _, _, err := Open(dir); err != nil {
-		t.Fatal(err)
-	}
-	// A directory where the certificate should be cannot be read, even by
-	// root (who reads files whatever their mode).
-	cert := filepath.Join(dir, CertFile)
-	os.Remove(cert)
-	os.Mkdir(cert, 0o700)
-	if _, _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "read CA certificate") {
-		t.Fatalf("Open = %v, want a read error", err)
-	}
-	if st, err := os.Stat(cert); err != nil || !st.IsDir() {
-		t.Error("Open replaced the unreadable certificate")
+	// A directory where a file should be cannot be read, even by root
+	// (who reads files whatever their mode).
+	for _, tc := range []struct{ file, want string }{{CertFile, "read CA certificate"}, {KeyFile, "read CA key"}} {
+		dir := t.TempDir()
+		if _, _, err := Open(dir); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, tc.file)
+		os.Remove(path)
+		os.Mkdir(path, 0o700)
+		if _, _, err := Open(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%s: Open = %v, want an error containing %q", tc.file, err, tc.want)
+		}
+		if st, err := os.Stat(path); err != nil || !st.IsDir() {
+			t.Errorf("Open replaced the unreadable %s", tc.file)
+		}
 	}
 }
 

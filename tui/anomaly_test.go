@@ -59,14 +59,7 @@ func TestReadErrorExitStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := io.MultiReader(bytes.NewReader(data), iotest.ErrReader(errors.New("device gone")))
-	m, err := newModel(t.Context(), Options{Stream: r, StreamName: "pipe"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.close)
-	m.tick = 0
-	m.Update(resize(100, 30))
-	drive(t, m, m.Init())
+	m := openModel(t, 100, 30, Options{Stream: r, StreamName: "pipe"})
 	if len(m.sums) != 1 {
 		t.Errorf("%d exchanges shown, want the 1 read before the error", len(m.sums))
 	}

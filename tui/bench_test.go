@@ -2,8 +2,10 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -87,6 +89,68 @@ func BenchmarkBadgeUpdates(b *testing.B) {
 			}
 			if len(m.list.rows) != len(m.sums) {
 				b.Fatalf("%d rows of %d", len(m.list.rows), len(m.sums))
+			}
+		})
+	}
+}
+
+// writeLongURLCapture writes a capture of one request whose URL is a
+// mebibyte long, as a hostile or broken client may send.
+func writeLongURLCapture(tb testing.TB) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "long.ndjson")
+	lines := `{"type":"capture","v":1,"seam":"0.1.0","id":"x","started":"2026-08-22T09:30:00Z","upstream":"https://api.openai.com","engine":{"profile":"passthrough"}}
+{"type":"request","ex":1,"t":1000,"method":"GET","url":"/v1/models?q=` + strings.Repeat("a", 1<<20) + `","headers":{},"body":""}
+`
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// writeControlTextCapture writes a capture of one streamed answer whose
+// text is one line of 128 Ki BEL characters, each drawn as a marker.
+func writeControlTextCapture(tb testing.TB) string {
+	tb.Helper()
+	return writeTextCapture(tb, strings.Repeat("\a", 1<<17))
+}
+
+// writeTextCapture writes a capture of one Chat Completions answer of
+// text, streamed in one chunk.
+func writeTextCapture(tb testing.TB, text string) string {
+	tb.Helper()
+	content, _ := json.Marshal(text)
+	data := `data: {"choices":[{"index":0,"delta":{"content":` + string(content) + `}}]}` + "\n\ndata: [DONE]\n\n"
+	q, _ := json.Marshal(data)
+	path := filepath.Join(tb.TempDir(), "bells.ndjson")
+	lines := `{"type":"capture","v":1,"seam":"0.1.0","id":"x","started":"2026-08-22T09:30:00Z","upstream":"https://api.openai.com","engine":{"profile":"passthrough"}}
+{"type":"request","ex":1,"t":1000,"method":"POST","url":"/v1/chat/completions","headers":{},"body":"{\"stream\":true}"}
+{"type":"response","ex":1,"side":"upstream","t":2000,"status":200,"headers":{"content-type":["text/event-stream"]}}
+{"type":"chunk","ex":1,"side":"upstream","t":3000,"off":0,"data":` + string(q) + `}
+{"type":"end","ex":1,"side":"upstream","t":5000,"outcome":"complete","bytes":` + strconv.Itoa(len(data)) + `}
+`
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkFrameLongLines measures drawing a frame of text from a capture
+// that is far longer than a line: the list and the detail of an exchange
+// whose URL is a mebibyte long, and the Diff tab of one whose text is a
+// line of 128 Ki control characters. A frame costs what the screen shows,
+// not what the capture holds.
+func BenchmarkFrameLongLines(b *testing.B) {
+	url, bells := writeLongURLCapture(b), writeControlTextCapture(b)
+	for _, tc := range []struct{ name, path string }{{"url-list", url}, {"url-detail", url}, {"bells-diff", bells}} {
+		b.Run(tc.name, func(b *testing.B) {
+			m := newTestModel(b, 140, 40, tc.path)
+			if tc.name != "url-list" {
+				press(b, m, "enter")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				m.View()
 			}
 		})
 	}

@@ -12,11 +12,12 @@ import (
 
 // newFileCap returns the source of the capture file f (opened from path).
 // A plain capture is read in place with ReadAt, lazily; a compressed one
-// (named *.zst, or starting with the zstd magic) is decompressed as a
-// stream into memory, and when followed, read on as it grows.
-func (m *model) newFileCap(path string, f *os.File, info os.FileInfo, arg int, follow bool) *capState {
+// (isCompressedFile, which reads the file and so is called where I/O may
+// be done, never in Update) is decompressed as a stream into memory, and
+// when followed, read on as it grows.
+func (m *model) newFileCap(path string, f *os.File, info os.FileInfo, arg int, follow, compressed bool) *capState {
 	ix := newIndexer(path, len(m.caps))
-	if !isCompressedFile(path, f) {
+	if !compressed {
 		return &capState{name: path, file: f, info: info, arg: arg, follow: follow, ix: ix}
 	}
 	var src io.Reader = f

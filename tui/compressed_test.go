@@ -61,7 +61,7 @@ func TestFollowCompressedCapture(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := &model{ctx: ctx}
-	c := m.newFileCap(path, f, nil, 0, true)
+	c := m.newFileCap(path, f, nil, 0, true, isCompressedFile(path, f))
 	if c.stream == nil || c.file != nil {
 		t.Fatal("a compressed capture is not read as a stream")
 	}

@@ -34,6 +34,9 @@ type diffDoc struct {
 	text []string
 	tail staticDoc
 	mark lipgloss.Style
+	// width is the screen's width for a line of text: a longer one is cut
+	// before it is painted (drawnHead); the doc is made again on resize.
+	width int
 }
 
 func (dd *diffDoc) len() int { return len(dd.lines) + len(dd.text) + len(dd.tail) }
@@ -44,7 +47,8 @@ func (dd *diffDoc) line(i int) docLine {
 	}
 	i -= len(dd.lines)
 	if i < len(dd.text) {
-		return newLine(visibleRuns(dd.text[i], txt(""), dd.mark, false)...)
+		t := dd.text[i]
+		return newLine(visibleTrail(drawnHead(t, dd.width), len(strings.TrimRight(t, " ")), txt(""), dd.mark, false)...)
 	}
 	return dd.tail[i-len(dd.text)]
 }
@@ -94,7 +98,7 @@ func (m *model) buildDiff() *diffDoc {
 			}
 		}
 	}
-	dd := &diffDoc{hunks: hunks, mark: st.marker}
+	dd := &diffDoc{hunks: hunks, mark: st.marker, width: m.w - 2}
 	// The assembled text of the side clients received.
 	if t := v.text; t != nil {
 		out = append(out, newLine(), newLine(sty(fmt.Sprintf("━━ %s text, assembled (%d bytes)", t.side, t.bytes), st.header)))

@@ -48,7 +48,9 @@ type openedFile struct {
 	path string
 	f    *os.File
 	info os.FileInfo
-	err  error
+	// compressed is isCompressedFile's answer, read in the command.
+	compressed bool
+	err        error
 }
 
 // captureNames returns the names of the *.ndjson and *.ndjson.zst files
@@ -125,6 +127,8 @@ func (m *model) onDir(msg dirMsg) tea.Cmd {
 			if of.err == nil {
 				if of.info, of.err = of.f.Stat(); of.err != nil {
 					of.f.Close()
+				} else {
+					of.compressed = isCompressedFile(of.path, of.f)
 				}
 			}
 			if of.err != nil {
@@ -156,7 +160,7 @@ func (m *model) onOpened(msg openedMsg) tea.Cmd {
 			continue
 		}
 		i := len(m.caps)
-		c := m.newFileCap(of.path, of.f, of.info, d.arg, true)
+		c := m.newFileCap(of.path, of.f, of.info, d.arg, true, of.compressed)
 		m.caps = append(m.caps, c)
 		if c.stream != nil {
 			cmds = append(cmds, c.readStream(i))

@@ -13,15 +13,7 @@ import (
 // name) and drives the model until it is idle.
 func openDirs(t *testing.T, follow bool, paths ...string) *model {
 	t.Helper()
-	m, err := newModel(t.Context(), Options{Paths: paths, Follow: follow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.close)
-	m.tick = 0
-	m.Update(resize(200, 30))
-	drive(t, m, m.Init())
-	return m
+	return openModel(t, 200, 30, Options{Paths: paths, Follow: follow})
 }
 
 // tick sends one follow tick and drives the model until it is idle.

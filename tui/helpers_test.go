@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"reflect"
 	"slices"
 	"strconv"
@@ -16,12 +15,21 @@ import (
 // model issues until it is idle, so the list is indexed and badged.
 func newTestModel(t testing.TB, w, h int, paths ...string) *model {
 	t.Helper()
-	m, err := newModel(context.Background(), Options{Paths: paths})
+	return openModel(t, w, h, Options{Paths: paths})
+}
+
+// openModel opens what o names at w×h cells and runs every command the
+// model issues until it is idle. Followed sources are read again only when
+// the test sends a tick (see tick).
+func openModel(t testing.TB, w, h int, o Options) *model {
+	t.Helper()
+	m, err := newModel(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.close)
-	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.tick = 0
+	m.Update(resize(w, h))
 	drive(t, m, m.Init())
 	return m
 }

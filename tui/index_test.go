@@ -130,14 +130,7 @@ func TestFollowGrowingFile(t *testing.T) {
 	if err := os.WriteFile(path, data[:cut], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, err := newModel(t.Context(), Options{Paths: []string{path}, Follow: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.close)
-	m.tick = 0
-	m.Update(resize(100, 30))
-	drive(t, m, m.Init())
+	m := openModel(t, 100, 30, Options{Paths: []string{path}, Follow: true})
 	if len(m.sums) != 2 {
 		t.Fatalf("%d exchanges before growth, want 2", len(m.sums))
 	}
@@ -201,13 +194,7 @@ type smallReader struct {
 func (s *smallReader) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), s.n)]) }
 
 func streamSource(t *testing.T, r io.Reader, data []byte) {
-	m, err := newModel(t.Context(), Options{Stream: r, StreamName: "pipe"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.tick = 0
-	m.Update(resize(100, 30))
-	drive(t, m, m.Init())
+	m := openModel(t, 100, 30, Options{Stream: r, StreamName: "pipe"})
 	if !bytes.Equal(m.caps[0].mem, data) {
 		t.Fatalf("the stream was kept as %d bytes, not the %d read", len(m.caps[0].mem), len(data))
 	}

@@ -45,7 +45,7 @@ func TestHelpTableHasEveryBinding(t *testing.T) {
 			t.Errorf("%s has keys %q and help %+v: the help cannot list it", name, b.Keys(), b.Help())
 		}
 	}
-	for _, where := range []scope{inList, inDetail | inDiff, inDetail | inTimeline, inDetail | inFindings, inPanel} {
+	for _, where := range []scope{inList, inDetail | inDiff, inDetail | inTimeline, inDetail | inFindings, inPanel, inSession} {
 		_, cols := k.fullHelp(where)
 		listed := map[string]bool{}
 		for _, c := range cols {

@@ -282,7 +282,7 @@ func (m *model) growCols(i int) {
 	w := &c.want
 	s := &m.sums[i]
 	w.ex = max(w.ex, len(strconv.Itoa(s.ex)))
-	w.endpoint = max(w.endpoint, ansi.StringWidth(clean(strings.TrimSpace(s.method+" "+s.url))))
+	w.endpoint = max(w.endpoint, cells(s.requestLine()))
 	w.outcome = max(w.outcome, len(outcomeLabel(s.outcome, true)))
 	m.growBadgeCols(i)
 }
@@ -293,24 +293,30 @@ func (m *model) growBadgeCols(i int) {
 	w := &m.initCols().want
 	s := &m.sums[i]
 	b := m.badges[exKey{s.file, s.ex}]
-	if mdl := m.modelOf(i); len(mdl) > w.model || !isASCII(mdl) {
-		w.model = max(w.model, ansi.StringWidth(clean(mdl)))
-	}
+	w.model = max(w.model, cells(m.modelOf(i)))
 	w.events = max(w.events, len(strconv.Itoa(b.events)))
 	w.badge = max(w.badge, badgeWidth(b))
-	if len(b.ids) > 0 && (len(b.ids[0]) > w.top || !isASCII(b.ids[0])) {
-		w.top = max(w.top, ansi.StringWidth(clean(b.ids[0])))
+	if len(b.ids) > 0 {
+		w.top = max(w.top, cells(clean(b.ids[0])))
 	}
 }
 
-// isASCII reports whether s is printable ASCII, a column a byte.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
+// maxColumn bounds the width a list column is measured to: wider than any
+// terminal, so that a URL of a megabyte is measured, and narrowed to fit,
+// at the cost of one this wide.
+const maxColumn = 1024
+
+// cells is the width of s as a list column measures it, at most maxColumn.
+func cells(s string) int {
+	h, _ := head(s, maxColumn)
+	return min(ansi.StringWidth(h), maxColumn)
+}
+
+// requestLine is the method and URL of an exchange as the screens show
+// them, the URL cut past what a column can show.
+func (s *exSummary) requestLine() string {
+	u, _ := head(s.url, maxColumn)
+	return strings.TrimSpace(s.method + " " + u)
 }
 
 // initCols starts the widths at the headers' widths, once.
@@ -552,7 +558,7 @@ func (m *model) listRow(idx int, c listCols, selected bool) string {
 		runs = append(runs, sty(fit(when, c.time)+sep, st.dim))
 	}
 	runs = append(runs,
-		txt(fit(strings.TrimSpace(s.method+" "+s.url), c.endpoint)+sep),
+		txt(fit(s.requestLine(), c.endpoint)+sep),
 		txt(fit(m.modelOf(idx), c.model)+sep),
 	)
 	stStyle := st.okText

@@ -239,7 +239,7 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 		if follow && err == nil {
 			info = st // its identity, for files appearing in followed directories
 		}
-		m.caps = append(m.caps, m.newFileCap(p, f, info, arg, follow))
+		m.caps = append(m.caps, m.newFileCap(p, f, info, arg, follow, isCompressedFile(p, f)))
 		return nil
 	}
 	ents, err := f.ReadDir(-1)
@@ -268,7 +268,7 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 		if follow {
 			info, _ = f.Stat() // nil on error: only renames go unnoticed
 		}
-		m.caps = append(m.caps, m.newFileCap(path, f, info, arg, follow))
+		m.caps = append(m.caps, m.newFileCap(path, f, info, arg, follow, isCompressedFile(path, f)))
 		d.seen[n] = true
 	}
 	if follow {
@@ -455,7 +455,9 @@ func badgeOf(rev int, capt *tape.Capture, rep *inspect.Report) badge {
 		f.ID, f.Message, f.Evidence = strings.Clone(f.ID), strings.Clone(f.Message), strings.Clone(f.Evidence)
 		b.findings = append(b.findings, f)
 	}
-	b.events, b.model, b.session, b.metrics, b.protocol = x.Events, strings.Clone(x.Model), x.Session, x.Metrics, string(x.Protocol)
+	// The model is drawn and filtered like the index's, which it stands in
+	// for when the request names none: cleaned.
+	b.events, b.model, b.session, b.metrics, b.protocol = x.Events, strings.Clone(clean(x.Model)), x.Session, x.Metrics, string(x.Protocol)
 	for _, name := range inspect.RowOf("", time.Time{}, 0, x, nil).Tools {
 		b.tools = append(b.tools, strings.Clone(name))
 	}
@@ -501,7 +503,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.w, m.h = max(msg.Width, 20), max(msg.Height, 8)
 		m.help.SetWidth(m.w)
 		if m.det != nil {
-			m.det.docs[tabRaw] = nil
+			m.det.docs[tabRaw], m.det.docs[tabDiff] = nil, nil // both fit lines to the width
 		}
 		m.clamp()
 		return m, nil

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,6 +77,15 @@ func (m *model) onSessionKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.cur = 0
 	case key.Matches(msg, k.Bottom):
 		v.cur = len(v.rows) - 1
+	case key.Matches(msg, k.Next):
+		m.jumpMatch(1)
+		return nil
+	case key.Matches(msg, k.Prev):
+		m.jumpMatch(-1)
+		return nil
+	case key.Matches(msg, k.Clear) && m.search != "":
+		m.search = ""
+		return nil
 	case key.Matches(msg, k.Open):
 		if v.cur < len(v.rows) {
 			s := m.sums[v.rows[v.cur]]
@@ -153,13 +161,13 @@ func (m *model) sessionLines() (lines [][]run, first []int) {
 		_, turn := m.sessionOf(i)
 		runs := []run{sty(fmt.Sprintf("turn %-3d", turn), st.bold), txt(fmt.Sprintf(" ex %-4d ", s.ex))}
 		if len(m.caps) > 1 {
-			runs = append(runs, sty(clean(strings.TrimSuffix(filepath.Base(m.caps[s.file].name), ".ndjson"))+" ", st.dim))
+			runs = append(runs, sty(clean(captureBase(m.caps[s.file].name))+" ", st.dim))
 		}
 		stStyle := st.okText
 		if s.status >= 400 || (s.outcome != "" && !s.outcome.Success()) {
 			stStyle = st.failText
 		}
-		runs = append(runs, txt(strings.TrimSpace(s.method+" "+s.url)+"  "), sty(outcomeLabel(s.outcome, false), stStyle),
+		runs = append(runs, txt(s.requestLine()+"  "), sty(outcomeLabel(s.outcome, false), stStyle),
 			sty("  ttfb "+inspect.FormatDuration(s.ttfb())+"  dur "+inspect.FormatDuration(s.dur()), st.dim))
 		if len(b.tools) > 0 {
 			runs = append(runs, txt("  tools "+clean(strings.Join(b.tools, ", "))))

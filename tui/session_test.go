@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -138,5 +140,58 @@ func TestFilterLanguage(t *testing.T) {
 	press(t, m, "esc")
 	if m.input != inputNone || m.list.filter != "write README" {
 		t.Errorf("esc after a bad filter: input %d, filter %q", m.input, m.list.filter)
+	}
+}
+
+// TestSessionViewNamesCaptures: with several captures open, each turn
+// names its capture as the list does, without its extension, compressed
+// or not.
+func TestSessionViewNamesCaptures(t *testing.T) {
+	t.Parallel()
+	sessions, err := os.ReadFile(sessionsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeCapture(t, filepath.Join(dir, "a.ndjson"), synthCapture(1, 1, false))
+	writeCapture(t, filepath.Join(dir, "turns.ndjson.zst"), zstdBytes(t, sessions))
+	m := newTestModel(t, 140, 40, dir)
+	press(t, m, "down", "T")
+	if m.screen != screenSession {
+		t.Fatalf("screen %d after T:\n%s", m.screen, screen(m))
+	}
+	s := screen(m)
+	if !strings.Contains(s, " turns POST ") || strings.Contains(s, "turns.ndjson.zst POST") {
+		t.Errorf("the turns do not name their capture as turns:\n%s", s)
+	}
+}
+
+// TestSessionSearch: a search on the session screen goes from match to
+// match with n and N, as the status line says, and esc clears it before
+// it leaves the screen.
+func TestSessionSearch(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, 140, 40, sessionsPath)
+	press(t, m, "down", "T", "/")
+	typeText(t, m, "disagree") // turns 1 to 5
+	press(t, m, "enter")
+	if m.sess.cur != 1 || !strings.Contains(m.status, "match 2 of 5") {
+		t.Fatalf("enter: turn %d, status %q; want turn 2, match 2 of 5", m.sess.cur+1, m.status)
+	}
+	press(t, m, "n")
+	if m.sess.cur != 2 || !strings.Contains(m.status, "match 3 of 5") {
+		t.Errorf("n: turn %d, status %q; want turn 3, match 3 of 5", m.sess.cur+1, m.status)
+	}
+	press(t, m, "N", "N")
+	if m.sess.cur != 0 || !strings.Contains(m.status, "match 1 of 5") {
+		t.Errorf("N N: turn %d, status %q; want turn 1, match 1 of 5", m.sess.cur+1, m.status)
+	}
+	press(t, m, "esc")
+	if m.screen != screenSession || m.search != "" {
+		t.Errorf("esc: screen %d, search %q; want the session screen, no search", m.screen, m.search)
+	}
+	press(t, m, "esc")
+	if m.screen != screenList {
+		t.Errorf("esc again: screen %d, want the list", m.screen)
 	}
 }

@@ -2,11 +2,14 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -24,8 +27,14 @@ func txt(s string) run                    { return run{text: s, plain: true} }
 func sty(s string, st lipgloss.Style) run { return run{text: s, st: st} }
 
 // paint renders runs, painting every case-insensitive occurrence of query
-// with the match style, and cuts the result to width cells.
+// with the match style, and cuts the result to width cells. Runs longer
+// than a line can show are cut first (see head), so a line of a megabyte
+// costs what a line of the screen's width does.
 func paint(runs []run, width int, query string, match lipgloss.Style) string {
+	cut := false
+	if width > 0 {
+		runs, cut = headRuns(runs, width)
+	}
 	var plain strings.Builder
 	for _, r := range runs {
 		plain.WriteString(r.text)
@@ -70,10 +79,39 @@ func paint(runs []run, width int, query string, match lipgloss.Style) string {
 		}
 	}
 	out := b.String()
-	if width > 0 && ansi.StringWidth(out) > width {
+	if width > 0 && (cut || ansi.StringWidth(out) > width) {
 		out = ansi.Truncate(out, width-1, "") + "…"
 	}
 	return out
+}
+
+// maxCellBytes is how many bytes of a string head keeps per cell it may
+// show: more than any character of one cell takes, combining marks aside.
+const maxCellBytes = 16
+
+// head returns the start of s that can fill width cells, and whether s
+// went on: s itself when it is short, else at most (width+1)·maxCellBytes
+// bytes of it, cut on a rune boundary. Measuring, cutting and styling the
+// head instead of s keeps the cost of a line bounded by the screen, however
+// long the text from the capture.
+func head(s string, width int) (string, bool) {
+	return excerpt.Cut(s, (max(width, 0)+1)*maxCellBytes)
+}
+
+// headRuns is head for runs: the runs that can fill width cells, the last
+// one cut, and whether any text was left out.
+func headRuns(runs []run, width int) ([]run, bool) {
+	left := (width + 1) * maxCellBytes
+	for i, r := range runs {
+		if len(r.text) <= left {
+			left -= len(r.text)
+			continue
+		}
+		out := slices.Clone(runs[:i+1])
+		out[i].text, _ = excerpt.Cut(r.text, left)
+		return out, true
+	}
+	return runs, false
 }
 
 // plainOf returns the text of runs without styles.
@@ -146,17 +184,22 @@ func visibleRuns(s string, base run, mark lipgloss.Style, inline bool) []run {
 func visibleTrail(s string, trail int, base run, mark lipgloss.Style, inline bool) []run {
 	trail = min(max(trail, 0), len(s))
 	var out []run
+	marks := false // the last run holds markers: the next one joins it
 	for p := range visible.Pieces(s[:trail], visible.Line) {
 		if !p.Marker {
 			r := base
 			r.text = p.Text
-			out = append(out, r)
+			out, marks = append(out, r), false
 			continue
 		}
 		if !inline && p.Text == "↵" {
 			p.Text = "␊"
 		}
-		out = append(out, sty(p.Text, mark))
+		if marks {
+			out[len(out)-1].text += p.Text
+			continue
+		}
+		out, marks = append(out, sty(p.Text, mark)), true
 	}
 	if rest := s[trail:]; rest != "" {
 		if strings.Trim(rest, " ") == "" {
@@ -166,6 +209,30 @@ func visibleTrail(s string, trail int, base run, mark lipgloss.Style, inline boo
 		}
 	}
 	return out
+}
+
+// drawnHead returns the start of s that, drawn with visible markers,
+// fills more than width cells, or s when it is no wider. A line from a
+// capture is cut with it before its runs are made each frame, so that a
+// line of a megabyte, or of a megabyte of control characters (a marker
+// each), costs what a screen's width does.
+func drawnHead(s string, width int) string {
+	s, _ = head(s, width)
+	cells, off := 0, 0
+	for p := range visible.Pieces(s, visible.Line) {
+		if p.Marker {
+			_, n := utf8.DecodeRuneInString(s[off:])
+			off += n
+			cells += ansi.StringWidth(p.Text)
+		} else {
+			off += len(p.Text)
+			cells += ansi.StringWidth(p.Text)
+		}
+		if cells > width {
+			return s[:off]
+		}
+	}
+	return s
 }
 
 // escapeInline renders text on one line with visible markers, for
@@ -187,7 +254,8 @@ func fit(s string, width int) string {
 	if width <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) > width {
+	s, cut := head(s, width)
+	if cut || ansi.StringWidth(s) > width {
 		s = ansi.Truncate(s, width-1, "") + "…"
 	}
 	return padRight(s, width)

@@ -76,9 +76,9 @@ func (t *timelineDoc) line(i int) docLine {
 	if flagged {
 		base = sty("", st.flagged)
 	}
-	if len(preview) > 400 {
-		preview = preview[:400]
-	}
+	// A row shows what fits the screen: the preview is cut to it before
+	// its runs are made, where a character starts.
+	preview = drawnHead(preview, t.m.w)
 	runs = append(runs, visibleRuns(preview, base, st.marker, true)...)
 	dl := newLine(runs...)
 	dl.row = t.rows[i]

@@ -271,7 +271,7 @@ func (m *model) typeFilter(text string) error {
 		return err
 	}
 	m.list.cursor = 0
-	m.applyFilter()
+	m.placeCursor(exKey{}, false) // the newest row while following
 	return nil
 }
 

@@ -77,6 +77,29 @@ func TestRunMissingFile(t *testing.T) {
 	}
 }
 
+// TestFilterPutsCursorOnFirstRow: a filter typed puts the cursor on the
+// first row it lets through, even when the row under the cursor passes it
+// too (it is a new list, read from the top).
+func TestFilterPutsCursorOnFirstRow(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, 100, 30, incidentPath)
+	press(t, m, "down") // exchange 2, which sev:error keeps
+	press(t, m, "f")
+	// Pasted in one piece, so that no prefix typed moves the cursor first.
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 's', Text: "sev:error"})
+	drive(t, m, cmd)
+	if m.list.filter != "sev:error" {
+		t.Fatalf("filter %q", m.list.filter)
+	}
+	if s, ok := m.selected(); !ok || s.ex != 1 {
+		t.Fatalf("while typing, the cursor is on %+v, want exchange 1", s)
+	}
+	press(t, m, "enter")
+	if s, ok := m.selected(); !ok || s.ex != 1 {
+		t.Errorf("after enter, the cursor is on %+v, want exchange 1", s)
+	}
+}
+
 func TestListFilterSortSearch(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

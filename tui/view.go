@@ -118,7 +118,7 @@ func (m *model) detailView() []string {
 	if len(m.caps) > 1 {
 		title = append(title, sty(" "+clean(filepath.Base(m.caps[s.file].name)), st.dim))
 	}
-	title = append(title, txt("  "+strings.TrimSpace(s.method+" "+s.url)))
+	title = append(title, txt("  "+s.requestLine()))
 	if mdl := m.modelOf(m.byKey[d.key]); mdl != "" {
 		title = append(title, sty("  "+mdl, st.dim))
 	}

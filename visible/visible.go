@@ -96,10 +96,6 @@ func Pieces(s string, m Mode) iter.Seq[Piece] {
 	}
 }
 
-// Needs reports whether [String] (mode Line) or [Text] (mode Lines) would
-// change s.
-func Needs(s string, m Mode) bool { return firstUnsafe(s, m) < len(s) }
-
 // firstUnsafe returns the byte offset of the first character of s that is
 // drawn as a marker, or len(s).
 func firstUnsafe(s string, m Mode) int {

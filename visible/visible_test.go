@@ -60,6 +60,9 @@ func TestPieces(t *testing.T) {
 	}
 }
 
+// needs reports whether rendering s in mode m changes it.
+func needs(s string, m Mode) bool { return firstUnsafe(s, m) < len(s) }
+
 // unrender reverses render: markers back to the characters they stand for.
 func unrender(s string) (string, bool) {
 	var b strings.Builder
@@ -143,12 +146,12 @@ func FuzzString(f *testing.F) {
 			if !ok || back != s {
 				t.Fatalf("mode %d: %q gives %q, which reads back as %q (%v)", m, s, out, back, ok)
 			}
-			if (out == s) == Needs(s, m) {
-				t.Fatalf("mode %d: Needs(%q) = %v but the output is %q", m, s, Needs(s, m), out)
+			if (out == s) == needs(s, m) {
+				t.Fatalf("mode %d: needs(%q) = %v but the output is %q", m, s, needs(s, m), out)
 			}
 			var joined strings.Builder
 			for p := range Pieces(s, m) {
-				if p.Text == "" || !p.Marker && Needs(p.Text, m) {
+				if p.Text == "" || !p.Marker && needs(p.Text, m) {
 					t.Fatalf("mode %d: piece %+v of %q", m, p, s)
 				}
 				if c, ok := unrender(p.Text); p.Marker && (!ok || len(c) == 0 || utf8.RuneCountInString(c) > 1) {

@@ -7,11 +7,21 @@ import "unicode/utf8"
 // Clip shortens s to at most n bytes, cut on a rune boundary, and marks
 // the cut with "…".
 func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s
+	if c, cut := Cut(s, n); cut {
+		return c + "…"
 	}
+	return s
+}
+
+// Cut returns the start of s of at most n bytes, cut on a rune boundary,
+// and whether anything of s was left out.
+func Cut(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	n = max(n, 0)
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + "…"
+	return s[:n], true
 }
