@@ -352,7 +352,7 @@ func plainInt(s string) bool {
 }
 
 // jsWS returns the position of the first non-whitespace byte at or after i.
-func jsWS(s string, i int) int {
+func jsWS[S ~string | ~[]byte](s S, i int) int {
 	for i < len(s) {
 		switch s[i] {
 		case ' ', '\t', '\n', '\r':

@@ -105,24 +105,40 @@ func ParseName(s string) (Protocol, error) {
 // upstream has Chat chunks on its upstream side and Responses events on its
 // client side.
 func Detect(url string, events []Event) Protocol {
-	for i, e := range events {
-		if i > 20 {
-			break
-		}
-		if e.Bare || e.MessageType == "exception" || e.MessageType == "error" {
-			continue
-		}
-		if e.Name == "chunk" && e.MessageType != "" {
-			return BedrockInvoke
-		}
-		if p := FromEventName(e.Name); p != Unknown {
-			return p
-		}
-		if p := FromPayload(e.Data); p != Unknown {
-			return p
+	for i := range min(len(events), detectWithin) {
+		if e := &events[i]; !e.Bare {
+			if p := eventProtocol(e.Name, e.MessageType, e.Data); p != Unknown {
+				return p
+			}
 		}
 	}
 	return FromURL(url)
+}
+
+// detectWithin is how many leading events Detect (and a Watch) look at to
+// tell the protocol: a stream that has not said it by then is told by its
+// URL, and a Watch on the proxy's path stops parsing payloads for it.
+const detectWithin = 21
+
+// eventProtocol tells the protocol from one event: its SSE name or
+// event-stream :event-type, its :message-type, and its payload. An
+// exception or error message says nothing. The payload is read only when
+// the name says nothing, and only a JSON object or array can say anything
+// (a []byte payload is copied for those alone).
+func eventProtocol[S ~string | ~[]byte](name, messageType string, data S) Protocol {
+	switch {
+	case messageType == "exception" || messageType == "error":
+		return Unknown
+	case name == "chunk" && messageType != "":
+		return BedrockInvoke
+	}
+	if p := FromEventName(name); p != Unknown {
+		return p
+	}
+	if i := jsWS(data, 0); i < len(data) && (data[i] == '{' || data[i] == '[') {
+		return FromPayload(string(data))
+	}
+	return Unknown
 }
 
 // FromURL tells the protocol from the request path.

@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/base64"
+	"slices"
 
 	"github.com/seam-dev/seam/framing"
 	"github.com/tidwall/gjson"
@@ -35,6 +36,9 @@ type Watch struct {
 	feedTerminal bool
 	ends         []int64
 	terminalAt   int64
+
+	// inner holds a Bedrock Invoke chunk's decoded bytes.
+	inner []byte
 }
 
 // NewWatch returns a Watch for a body served with the Content-Type ct in
@@ -162,18 +166,14 @@ func (w *Watch) onFrame(f framing.Frame, data []byte) {
 	}
 }
 
-// detect tells the protocol from one event, as Detect does.
+// detect tells the protocol from one event, as Detect does, within the
+// events Detect looks at.
 func (w *Watch) detect(f *framing.Frame, data []byte) {
-	switch {
-	case f.MessageType == "exception" || f.MessageType == "error":
+	if w.events > detectWithin {
 		return
-	case f.Name == "chunk" && f.MessageType != "":
-		w.proto = BedrockInvoke
-	case FromEventName(f.Name) != Unknown:
-		w.proto = FromEventName(f.Name)
-	case len(data) > 0 && (data[0] == '{' || data[0] == '['):
-		w.proto = FromPayload(string(data))
-	case bytes.Equal(bytes.TrimSpace(data), []byte("[DONE]")):
+	}
+	w.proto = eventProtocol(f.Name, f.MessageType, data)
+	if w.proto == Unknown && f.MessageType == "" && bytes.Equal(bytes.TrimSpace(data), done) {
 		w.proto = Chat
 	}
 }
@@ -189,7 +189,7 @@ func (w *Watch) isTerminal(f *framing.Frame, data []byte) bool {
 		return true
 	case "chunk":
 		if f.MessageType != "" {
-			return invokeTerminal(data)
+			return w.invokeTerminal(data)
 		}
 	case "", "message":
 	default:
@@ -206,47 +206,59 @@ func (w *Watch) isTerminal(f *framing.Frame, data []byte) bool {
 	}
 	// Payloads sent without an event name carry their type in the JSON
 	// (Chat Completions chunks have no "type" at all).
+	return typeIsTerminal(data)
+}
+
+var (
+	done          = []byte("[DONE]")
+	typeKey       = []byte(`"type"`)
+	messageStop   = []byte(`"message_stop"`)
+	terminalTypes = [][]byte{messageStop, []byte(`"response.completed"`), []byte(`"response.failed"`),
+		[]byte(`"response.incomplete"`), []byte(`"message-end"`)}
+	doneKey        = []byte(`"done"`)
+	errorKey       = []byte(`"error"`)
+	trueValue      = []byte("true")
+	bytesKey       = []byte(`"bytes"`)
+	stopReasonKeys = [][]byte{[]byte(`"completionReason"`), []byte(`"stop_reason"`), []byte(`"amazon-bedrock-guardrailAction"`)}
+)
+
+// typeIsTerminal reports whether a payload's "type" is one that ends a
+// stream.
+func typeIsTerminal(data []byte) bool {
 	if !bytes.Contains(data, typeKey) {
 		return false
 	}
 	for _, t := range terminalTypes {
-		if typeFieldIs(data, t) {
+		if memberIs(data, typeKey, t) {
 			return true
 		}
 	}
 	return false
 }
 
-var (
-	done          = []byte("[DONE]")
-	typeKey       = []byte(`"type"`)
-	terminalTypes = [][]byte{[]byte(`"message_stop"`), []byte(`"response.completed"`), []byte(`"response.failed"`),
-		[]byte(`"response.incomplete"`), []byte(`"message-end"`)}
-)
-
-// typeFieldIs reports whether the quoted value t appears in data as the value
-// of a "type" key, so a text delta that merely mentions "message_stop" is not
-// mistaken for the end of the stream.
-func typeFieldIs(data, t []byte) bool {
-	for base := 0; ; {
-		i := bytes.Index(data[base:], t)
-		if i < 0 {
+// memberIs reports whether data has a member named key (quoted, as
+// `"type"`) whose value starts with val, at any depth. It reads bytes, not
+// JSON, to stay off the allocator on the proxy's path: a quote inside a
+// JSON string is escaped, so a text that merely mentions the key, such as
+// a delta saying "message_stop", is not taken for it.
+func memberIs(data, key, val []byte) bool {
+	for i := 0; ; {
+		k := bytes.Index(data[i:], key)
+		if k < 0 {
 			return false
 		}
-		before := bytes.TrimRight(data[:base+i], " \t\r\n")
-		if key, ok := bytes.CutSuffix(before, []byte(":")); ok {
-			if bytes.HasSuffix(bytes.TrimRight(key, " \t\r\n"), typeKey) {
-				return true
-			}
+		i += k + len(key)
+		v := jsWS(data, i)
+		if v < len(data) && data[v] == ':' && bytes.HasPrefix(data[jsWS(data, v+1):], val) {
+			return true
 		}
-		base += i + len(t)
 	}
 }
 
 // geminiTerminal reports whether a Gemini chunk ends the stream: a
 // candidate's finishReason, a prompt block, or an error.
 func geminiTerminal(data []byte) bool {
-	if !bytes.Contains(data, []byte(`"finishReason"`)) && !bytes.Contains(data, []byte(`"blockReason"`)) && !bytes.Contains(data, []byte(`"error"`)) {
+	if !bytes.Contains(data, []byte(`"finishReason"`)) && !bytes.Contains(data, []byte(`"blockReason"`)) && !bytes.Contains(data, errorKey) {
 		return false
 	}
 	r := gjson.ParseBytes(data)
@@ -265,9 +277,10 @@ func geminiTerminal(data []byte) bool {
 }
 
 // ollamaTerminal reports whether an Ollama line ends the stream: done, or
-// an error.
+// an error. Every line has a "done" member, so the line is parsed only
+// when one says true.
 func ollamaTerminal(data []byte) bool {
-	if !bytes.Contains(data, []byte(`"done"`)) && !bytes.Contains(data, []byte(`"error"`)) {
+	if !memberIs(data, doneKey, trueValue) && !bytes.Contains(data, errorKey) {
 		return false
 	}
 	r := gjson.ParseBytes(data)
@@ -275,18 +288,32 @@ func ollamaTerminal(data []byte) bool {
 }
 
 // invokeTerminal reports whether a Bedrock Invoke chunk ends the stream:
-// the model's own terminal event, or a stop reason.
-func invokeTerminal(data []byte) bool {
-	b64 := gjson.GetBytes(data, "bytes")
-	if b64.Type != gjson.String {
-		return false
+// the model's own terminal event, or a stop reason. The chunk's bytes are
+// decoded into a buffer the Watch keeps, and parsed only when they carry a
+// stop reason.
+func (w *Watch) invokeTerminal(data []byte) bool {
+	b64, ok := stringMember(data, bytesKey)
+	if !ok {
+		r := gjson.GetBytes(data, "bytes") // escaped, or not a string
+		if r.Type != gjson.String {
+			return false
+		}
+		b64 = []byte(r.String())
 	}
-	inner, err := base64.StdEncoding.DecodeString(b64.String())
+	n := base64.StdEncoding.DecodedLen(len(b64))
+	if cap(w.inner) < n || cap(w.inner) > 1<<20 && n < 1<<20 {
+		w.inner = make([]byte, n)
+	}
+	n, err := base64.StdEncoding.Decode(w.inner[:n], b64)
 	if err != nil {
 		return false
 	}
-	if typeFieldIs(inner, []byte(`"message_stop"`)) {
+	inner := w.inner[:n]
+	if memberIs(inner, typeKey, messageStop) {
 		return true
+	}
+	if !slices.ContainsFunc(stopReasonKeys, func(k []byte) bool { return bytes.Contains(inner, k) }) {
+		return false
 	}
 	r := gjson.ParseBytes(inner)
 	for _, k := range []string{"completionReason", "stop_reason", "outputs.0.stop_reason", "amazon-bedrock-guardrailAction"} {
@@ -295,4 +322,26 @@ func invokeTerminal(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// stringMember returns the value of the first member of data named key
+// (quoted) when it is a string without escapes, as a view into data.
+func stringMember(data, key []byte) ([]byte, bool) {
+	k := bytes.Index(data, key)
+	if k < 0 {
+		return nil, false
+	}
+	i := jsWS(data, k+len(key))
+	if i >= len(data) || data[i] != ':' {
+		return nil, false
+	}
+	i = jsWS(data, i+1)
+	if i >= len(data) || data[i] != '"' {
+		return nil, false
+	}
+	end := bytes.IndexAny(data[i+1:], `"\`)
+	if end < 0 || data[i+1+end] != '"' {
+		return nil, false
+	}
+	return data[i+1 : i+1+end], true
 }
