@@ -16,9 +16,8 @@ type antBlock struct {
 	name    string
 	input   string          // input from content_block_start
 	json    strings.Builder // joined partial_json
-	text    strings.Builder
+	text    spanText
 	think   strings.Builder
-	spans   []Span
 	stopped bool
 	born    Born
 }
@@ -78,7 +77,7 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			cb := r.ContentBlock
 			b := &antBlock{index: idx, typ: cb.Get("type").String(), id: cb.Get("id").String(), name: cb.Get("name").String(),
 				input: cb.Get("input").Raw}
-			b.text.WriteString(cb.Get("text").String())
+			b.text.add(cb.Get("text").String(), i)
 			b.think.WriteString(cb.Get("thinking").String())
 			b.born.Add(i)
 			blocks[idx] = b
@@ -95,10 +94,7 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			b.born.Add(i)
 			switch r.DeltaType {
 			case "text_delta":
-				if t := r.DeltaText; t != "" {
-					b.spans = append(b.spans, Span{At: b.text.Len(), Event: i})
-					b.text.WriteString(t)
-				}
+				b.text.add(r.DeltaText, i)
 			case "thinking_delta":
 				b.think.WriteString(r.DeltaThinking)
 			case "input_json_delta":
@@ -146,7 +142,8 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 	}
 	ch := m.choice(0)
 	ch.Role = "assistant"
-	var text, reasoning strings.Builder
+	var text spanText
+	var reasoning strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[k]
 		switch b.typ {
@@ -164,18 +161,14 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			}
 		case "thinking":
 			reasoning.WriteString(b.think.String())
-			ch.ReasoningBorn.Add(b.born.First())
-			ch.ReasoningBorn.Add(b.born.Last())
+			ch.ReasoningBorn.join(b.born)
 		default:
-			for _, s := range b.spans {
-				ch.Spans = append(ch.Spans, Span{At: text.Len() + s.At, Event: s.Event})
-			}
-			text.WriteString(b.text.String())
+			text.join(&b.text)
 			if !b.stopped {
 				a.flag("anthropic.block-unclosed", len(events)-1, "", "block %d never got content_block_stop", k)
 			}
 		}
 	}
-	ch.Text, ch.Reasoning = text.String(), reasoning.String()
+	ch.Text, ch.Spans, ch.Reasoning = text.String(), text.spans, reasoning.String()
 	return a
 }

@@ -14,11 +14,10 @@ import (
 type bedrockBlock struct {
 	tool      bool
 	id, name  string
-	text      strings.Builder
+	text      spanText
 	reasoning strings.Builder
 	input     strings.Builder
 	signature string
-	spans     []Span
 	stopped   bool
 	// born is the events that opened a tool block and added to its input,
 	// reasonAt those that added to its reasoning.
@@ -84,10 +83,7 @@ func assembleConverse(se *Side) *Assembly {
 			}
 			switch ev.delta {
 			case deltaText:
-				if ev.text != "" {
-					b.spans = append(b.spans, Span{At: b.text.Len(), Event: i})
-					b.text.WriteString(ev.text)
-				}
+				b.text.add(ev.text, i)
 			case deltaToolUse:
 				b.tool = true
 				b.input.WriteString(ev.text)
@@ -143,7 +139,8 @@ func assembleConverse(se *Side) *Assembly {
 	if ch.Role == "" {
 		ch.Role = "assistant"
 	}
-	var text, reasoning strings.Builder
+	var text spanText
+	var reasoning strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[k]
 		if b.tool {
@@ -157,18 +154,14 @@ func assembleConverse(se *Side) *Assembly {
 			}
 			continue
 		}
-		for _, s := range b.spans {
-			ch.Spans = append(ch.Spans, Span{At: text.Len() + s.At, Event: s.Event})
-		}
-		text.WriteString(b.text.String())
+		text.join(&b.text)
 		reasoning.WriteString(b.reasoning.String())
-		ch.ReasoningBorn.Add(b.reasonAt.First())
-		ch.ReasoningBorn.Add(b.reasonAt.Last())
+		ch.ReasoningBorn.join(b.reasonAt)
 		if b.signature != "" {
 			ch.Signature = b.signature
 		}
 	}
-	ch.Text, ch.Reasoning = text.String(), reasoning.String()
+	ch.Text, ch.Spans, ch.Reasoning = text.String(), text.spans, reasoning.String()
 	return a
 }
 
@@ -304,7 +297,7 @@ func assembleInvokeText(events []Event) *Assembly {
 	m := &a.Message
 	ch := m.choice(0)
 	ch.Role = "assistant"
-	var text strings.Builder
+	var text spanText
 	for i := range events {
 		e := &events[i]
 		if !gjson.Valid(e.Data) {
@@ -322,10 +315,7 @@ func assembleInvokeText(events []Event) *Assembly {
 				break
 			}
 		}
-		if t != "" {
-			ch.Spans = append(ch.Spans, Span{At: text.Len(), Event: i})
-			text.WriteString(t)
-		}
+		text.add(t, i)
 		stop := ""
 		for _, k := range []string{"completionReason", "stop_reason", "outputs.0.stop_reason", "finish_reason"} {
 			if v := r.Get(k); v.Type == gjson.String {
@@ -356,7 +346,7 @@ func assembleInvokeText(events []Event) *Assembly {
 			m.UsageBorn.Add(i)
 		}
 	}
-	ch.Text = text.String()
+	ch.Text, ch.Spans = text.String(), text.spans
 	if a.Terminal < 0 && len(events) > 0 {
 		a.flag("stream.no-terminal", len(events)-1, "", "no chunk with a stop reason: the stream was cut")
 	}

@@ -212,3 +212,29 @@ func bornAt(first, last int) Born {
 	b.Add(last)
 	return b
 }
+
+// TestSpansCoverStartText: text a block brings when it starts (Anthropic's
+// content_block_start, Cohere's content-start) points at that event, as
+// the deltas' text points at theirs.
+func TestSpansCoverStartText(t *testing.T) {
+	t.Parallel()
+	ev := func(typ, data string) string { return "event: " + typ + "\ndata: " + data + "\n\n" }
+	for _, c := range []struct{ url, body string }{
+		{"/v1/messages", ev("message_start", `{"type":"message_start","message":{"id":"m"}}`) +
+			ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Hel"}}`) +
+			ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lo"}}`) +
+			ev("content_block_stop", `{"type":"content_block_stop","index":0}`) +
+			ev("message_stop", `{"type":"message_stop"}`)},
+		{"/v2/chat", ev("message-start", `{"type":"message-start","id":"x","delta":{"message":{"role":"assistant"}}}`) +
+			ev("content-start", `{"type":"content-start","index":0,"delta":{"message":{"content":{"type":"text","text":"Hel"}}}}`) +
+			ev("content-delta", `{"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"lo"}}}}`) +
+			ev("content-end", `{"type":"content-end","index":0}`) +
+			ev("message-end", `{"type":"message-end","delta":{"finish_reason":"COMPLETE"}}`)},
+	} {
+		a, _ := assembleBody(t, framing.SSE, c.url, c.body)
+		ch := a.Message.Choices[0]
+		if ch.Text != "Hello" || EventAt(ch.Spans, 0) != 1 || EventAt(ch.Spans, 3) != 2 {
+			t.Errorf("%s: text %q spans %+v, want Hel from event 1 and lo from event 2", c.url, ch.Text, ch.Spans)
+		}
+	}
+}

@@ -14,9 +14,8 @@ import (
 type gemCandidate struct {
 	index     int
 	role      string
-	text      strings.Builder
+	text      spanText
 	reasoning strings.Builder
-	spans     []Span
 	calls     []ToolCall
 	partial   *gemPartial // the call whose arguments continue (willContinue)
 	finish    string
@@ -184,7 +183,7 @@ func assembleGemini(se *Side) *Assembly {
 		if ch.Role == "" {
 			ch.Role = "model"
 		}
-		ch.Text, ch.Reasoning, ch.Spans = c.text.String(), c.reasoning.String(), c.spans
+		ch.Text, ch.Reasoning, ch.Spans = c.text.String(), c.reasoning.String(), c.text.spans
 		ch.FinishReason, ch.Signature = c.finish, c.signature
 		ch.ReasoningBorn, ch.FinishBorn = c.reasonAt, c.finishAt
 		for k := range c.calls {
@@ -324,9 +323,8 @@ func (c *gemCandidate) add(p *gemPart, a *Assembly, ev int) {
 	case p.hasText && p.thought:
 		c.reasoning.WriteString(p.text)
 		c.reasonAt.Add(ev)
-	case p.hasText && p.text != "":
-		c.spans = append(c.spans, Span{At: c.text.Len(), Event: ev})
-		c.text.WriteString(p.text)
+	case p.hasText:
+		c.text.add(p.text, ev)
 	}
 	if p.sig != "" && p.call == "" {
 		c.signature = p.sig

@@ -18,7 +18,8 @@ func assembleOllama(se *Side) *Assembly {
 	a := newAssembly(Ollama)
 	m := &a.Message
 	ch := m.choice(0)
-	var text, thinking strings.Builder
+	var text spanText
+	var thinking strings.Builder
 	events := se.Events
 	var ev ollamaEvent
 	for i := range events {
@@ -45,10 +46,7 @@ func assembleOllama(se *Side) *Assembly {
 		if ev.role != "" {
 			ch.Role = ev.role
 		}
-		if ev.content != "" {
-			ch.Spans = append(ch.Spans, Span{At: text.Len(), Event: i})
-			text.WriteString(ev.content)
-		}
+		text.add(ev.content, i)
 		if ev.thinking != "" {
 			thinking.WriteString(ev.thinking)
 			ch.ReasoningBorn.Add(i)
@@ -85,7 +83,7 @@ func assembleOllama(se *Side) *Assembly {
 	if ch.Role == "" {
 		ch.Role = "assistant"
 	}
-	ch.Text, ch.Reasoning = text.String(), thinking.String()
+	ch.Text, ch.Spans, ch.Reasoning = text.String(), text.spans, thinking.String()
 	return a
 }
 
