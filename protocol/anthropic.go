@@ -65,10 +65,9 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			started = true
 			m.ID = r.Message.Get("id").String()
 			m.Model = r.Message.Get("model").String()
-			if u := r.Message.Get("usage"); u.IsObject() {
+			if u := anthropicUsage(r.Message.Get("usage")); u != nil {
+				m.Usage = u
 				m.UsageBorn.Add(i)
-				m.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
-					CacheRead: int(u.Get("cache_read_input_tokens").Int()), CacheCreation: int(u.Get("cache_creation_input_tokens").Int())}
 			}
 		case "content_block_start":
 			if _, dup := blocks[idx]; dup {

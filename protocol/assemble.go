@@ -166,10 +166,7 @@ func AssembleBody(p Protocol, body string) *Assembly {
 			return true
 		})
 		ch.FinishReason = r.Get("stop_reason").String()
-		if u := r.Get("usage"); u.Exists() {
-			a.Message.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
-				CacheRead: int(u.Get("cache_read_input_tokens").Int()), CacheCreation: int(u.Get("cache_creation_input_tokens").Int())}
-		}
+		a.Message.Usage = anthropicUsage(r.Get("usage"))
 	}
 	a.Message.Status = "body"
 	if a.Message.Choices == nil {
@@ -192,6 +189,40 @@ func chatUsage(u gjson.Result) *Usage {
 		Reasoning: int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
 		CacheRead: int(u.Get("prompt_tokens_details.cached_tokens").Int()),
 	}
+}
+
+// anthropicUsage reads an Anthropic usage object (a message's, or
+// message_start's), nil when there is none.
+func anthropicUsage(u gjson.Result) *Usage {
+	if !u.IsObject() {
+		return nil
+	}
+	var f [4]gjson.Result
+	getFields(u, []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}, f[:])
+	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int()), CacheRead: int(f[2].Int()), CacheCreation: int(f[3].Int())}
+}
+
+// converseUsage reads a Bedrock Converse usage object (a response's, or
+// the stream's metadata event's), nil when there is none.
+func converseUsage(u gjson.Result) *Usage {
+	if !u.IsObject() {
+		return nil
+	}
+	var f [5]gjson.Result
+	getFields(u, []string{"inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens"}, f[:])
+	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int()), Total: int(f[2].Int()), CacheRead: int(f[3].Int()), CacheCreation: int(f[4].Int())}
+}
+
+// cohereUsage reads a Cohere v2 usage object (a response's, or
+// message-end's), its billed units left out: nil when it has no tokens.
+func cohereUsage(u gjson.Result) *Usage {
+	t := u.Get("tokens")
+	if !t.IsObject() {
+		return nil
+	}
+	var f [2]gjson.Result
+	getFields(t, []string{"input_tokens", "output_tokens"}, f[:])
+	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int())}
 }
 
 // ErrorText renders an error object (or string) of any of the protocols.
@@ -233,9 +264,7 @@ func cohereBody(a *Assembly, r gjson.Result) {
 		return true
 	})
 	ch.FinishReason = r.Get("finish_reason").String()
-	if u := r.Get("usage.tokens"); u.IsObject() {
-		a.Message.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int())}
-	}
+	a.Message.Usage = cohereUsage(r.Get("usage"))
 }
 
 // converseBody reads a Bedrock Converse response.
@@ -257,10 +286,7 @@ func converseBody(a *Assembly, r gjson.Result) {
 		return true
 	})
 	ch.FinishReason = r.Get("stopReason").String()
-	if u := r.Get("usage"); u.IsObject() {
-		a.Message.Usage = &Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
-			Total: int(u.Get("totalTokens").Int())}
-	}
+	a.Message.Usage = converseUsage(r.Get("usage"))
 	if m := r.Get("message").String(); m != "" && a.Message.Error == "" && len(ch.ToolCalls) == 0 && ch.Text == "" {
 		a.Message.Error = m // an AWS error body: {"message": "..."}
 	}

@@ -117,11 +117,8 @@ func assembleConverse(se *Side) *Assembly {
 			}
 		case "metadata":
 			metadata = i
-			if u := ev.usage; u.IsObject() {
-				var f [5]gjson.Result
-				getFields(u.Result(), []string{"inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens"}, f[:])
-				m.Usage = &Usage{Input: int(f[0].Int()), Output: int(f[1].Int()), Total: int(f[2].Int()),
-					CacheRead: int(f[3].Int()), CacheCreation: int(f[4].Int())}
+			if u := converseUsage(ev.usage.Result()); u != nil {
+				m.Usage = u
 				m.UsageBorn.Add(i)
 			}
 			if a.Terminal < 0 {

@@ -156,10 +156,8 @@ func assembleCohere(se *Side) *Assembly {
 			m.choice(0).FinishReason = fr
 			m.choice(0).FinishBorn.Add(i)
 			m.Status = "done"
-			if u := ev.usage; u.IsObject() {
-				var f [2]gjson.Result
-				getFields(u.Result().Get("tokens"), []string{"input_tokens", "output_tokens"}, f[:])
-				m.Usage = &Usage{Input: int(f[0].Int()), Output: int(f[1].Int())}
+			if u := cohereUsage(ev.usage.Result()); u != nil {
+				m.Usage = u
 				m.UsageBorn.Add(i)
 			}
 			if ev.errv != "" && ev.errv != "null" || fr == "ERROR" || fr == "TIMEOUT" {

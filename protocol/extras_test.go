@@ -238,3 +238,29 @@ func TestSpansCoverStartText(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyUsage: a non-stream body's usage is read as its stream's is,
+// cache tokens included.
+func TestBodyUsage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		p    Protocol
+		body string
+		want Usage
+	}{
+		{Anthropic, `{"id":"m","type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn",` +
+			`"usage":{"input_tokens":5,"output_tokens":2,"cache_read_input_tokens":3,"cache_creation_input_tokens":4}}`,
+			Usage{Input: 5, Output: 2, CacheRead: 3, CacheCreation: 4}},
+		{BedrockConverse, `{"output":{"message":{"role":"assistant","content":[{"text":"hi"}]}},"stopReason":"end_turn",` +
+			`"usage":{"inputTokens":5,"outputTokens":2,"totalTokens":7,"cacheReadInputTokens":3,"cacheWriteInputTokens":4}}`,
+			Usage{Input: 5, Output: 2, Total: 7, CacheRead: 3, CacheCreation: 4}},
+		{Cohere, `{"id":"x","finish_reason":"COMPLETE","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]},` +
+			`"usage":{"billed_units":{"input_tokens":1,"output_tokens":1},"tokens":{"input_tokens":5,"output_tokens":2}}}`,
+			Usage{Input: 5, Output: 2}},
+	} {
+		a := AssembleBody(c.p, c.body)
+		if a.Message.Usage == nil || *a.Message.Usage != c.want || a.Message.Text() != "hi" {
+			t.Errorf("%s body: usage %+v text %q, want %+v and hi", c.p, a.Message.Usage, a.Message.Text(), c.want)
+		}
+	}
+}
