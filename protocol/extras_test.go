@@ -194,11 +194,11 @@ func TestGeminiPartialArgsAndEnums(t *testing.T) {
 	t.Parallel()
 	data := func(s string) string { return "data: " + s + "\n\n" }
 	body := data(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.city","stringValue":"San ","willContinue":true}],"willContinue":true},"thoughtSignature":"S1"}]}}]}`) +
-		data(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"Jose"},{"jsonPath":"$.opts.units","stringValue":"c"},{"jsonPath":"$.days","numberValue":3}]}}]}}]}`) +
+		data(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"Jose"},{"jsonPath":"$.opts.units","stringValue":"c\u0007<"},{"jsonPath":"$.days","numberValue":3}]}}]}}]}`) +
 		data(`{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},"finishReason":1}]}`)
 	a, _ := assembleBody(t, framing.SSE, "", body)
 	ch := a.Message.Choices[0]
-	want := []ToolCall{{Index: 0, Name: "f", Arguments: `{"city":"San Jose","opts":{"units":"c"},"days":3}`, Signature: "S1", Born: bornAt(0, 1)}}
+	want := []ToolCall{{Index: 0, Name: "f", Arguments: `{"city":"San Jose","opts":{"units":"c\u0007<"},"days":3}`, Signature: "S1", Born: bornAt(0, 1)}}
 	if !slices.Equal(ch.ToolCalls, want) || ch.Text != "ok" || ch.FinishReason != "STOP" || len(a.Anomalies) != 0 {
 		t.Errorf("calls %+v text %q finish %q anomalies %+v", ch.ToolCalls, ch.Text, ch.FinishReason, a.Anomalies)
 	}

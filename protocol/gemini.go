@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
 
@@ -414,7 +415,7 @@ func (p *gemPartial) json() string {
 		}
 		n.leaf, n.val = true, p.vals[path].String()
 		if p.str[path] {
-			n.val = strconv.Quote(n.val)
+			n.val = string(tape.AppendJSONString(nil, n.val))
 		}
 	}
 	var b strings.Builder
@@ -429,7 +430,7 @@ func (p *gemPartial) json() string {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.Write(appendQuoted(nil, k))
+			b.Write(tape.AppendJSONString(nil, k))
 			b.WriteByte(':')
 			write(n.kids[k])
 		}
@@ -437,11 +438,6 @@ func (p *gemPartial) json() string {
 	}
 	write(root)
 	return b.String()
-}
-
-func appendQuoted(dst []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(dst, q...)
 }
 
 // compactJSON removes the insignificant whitespace of a valid JSON text
