@@ -83,7 +83,10 @@ func TestWatchProviders(t *testing.T) {
 		// Cut early in the stream.
 		cut := watchBody(ct, "", body[:len(body)/4], 0)
 		if cut.Terminal() && tc.file != "gemini/gemini-fb-vertexai-error-mid-stream.sse" && tc.file != "bedrock/bedrock-invoke-stream-titan-guardrail-blocked.eventstream" {
-			t.Errorf("%s cut in half: terminal", tc.file)
+			t.Errorf("%s cut to a quarter: terminal", tc.file)
+		}
+		if !cut.Known() && cut.Events() > 1 { // the first event whole
+			t.Errorf("%s cut to a quarter: %d events, protocol not known", tc.file, cut.Events())
 		}
 	}
 }
