@@ -131,14 +131,10 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			m.Status = "done"
 		case "ping":
 		case "error":
-			m.Error = ErrorText(r.Err.Result())
-			m.ErrorBorn.Add(i)
-			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
+			a.inBandError(i, e.Data, ErrorText(r.Err.Result()), "the stream carries an error event")
 		}
 	}
-	if a.Terminal < 0 && len(events) > 0 {
-		a.flag("stream.no-terminal", len(events)-1, "", "no message_stop at the end of the stream")
-	}
+	a.noTerminal(len(events), "no message_stop at the end of the stream")
 	ch := m.choice(0)
 	ch.Role = "assistant"
 	var text spanText

@@ -68,6 +68,32 @@ func (a *Assembly) flagOnce(id string, ev int, evidence string, format string, a
 	}
 }
 
+// end marks event ev as the end of the stream unless an earlier event
+// was, and reports whether it is.
+func (a *Assembly) end(ev int) bool {
+	if a.Terminal >= 0 {
+		return false
+	}
+	a.Terminal = ev
+	return true
+}
+
+// noTerminal flags a stream of n events that never reached its end, at its
+// last event.
+func (a *Assembly) noTerminal(n int, msg string) {
+	if a.Terminal < 0 && n > 0 {
+		a.flag("stream.no-terminal", n-1, "", "%s", msg)
+	}
+}
+
+// inBandError records err, the error that event ev (its data, data)
+// carries, as the message's error, and flags it: "what: err".
+func (a *Assembly) inBandError(ev int, data, err, what string) {
+	a.Message.Error = err
+	a.Message.ErrorBorn.Add(ev)
+	a.flag("stream.error-event", ev, excerpt.Clip(data, 160), "%s: %s", what, err)
+}
+
 // Assemble runs the protocol's assembly rules over a side's events.
 func Assemble(p Protocol, se *Side) *Assembly {
 	a := assemble(p, se)
@@ -227,11 +253,18 @@ func cohereUsage(u gjson.Result) *Usage {
 
 // ErrorText renders an error object (or string) of any of the protocols.
 func ErrorText(e gjson.Result) string {
+	return errorText(e, []string{"type", "code", "message"}, ": ")
+}
+
+// errorText renders an error string as it is, and an error object as the
+// values of its members keys, joined by sep (its JSON, clipped, when it has
+// none of them).
+func errorText(e gjson.Result, keys []string, sep string) string {
 	if e.Type == gjson.String {
 		return e.String()
 	}
-	parts := []string{}
-	for _, k := range []string{"type", "code", "message"} {
+	var parts []string
+	for _, k := range keys {
 		if v := e.Get(k).String(); v != "" {
 			parts = append(parts, v)
 		}
@@ -239,7 +272,7 @@ func ErrorText(e gjson.Result) string {
 	if len(parts) == 0 {
 		return excerpt.Clip(e.Raw, 200)
 	}
-	return strings.Join(parts, ": ")
+	return strings.Join(parts, sep)
 }
 
 // cohereBody reads a Cohere v2 chat response (COH V2ChatResponse).

@@ -105,8 +105,7 @@ func assembleConverse(se *Side) *Assembly {
 			sr := ev.stopReason
 			m.choice(0).FinishReason = sr
 			m.choice(0).FinishBorn.Add(i)
-			if a.Terminal < 0 {
-				a.Terminal = i
+			if a.end(i) {
 				m.Status = "done"
 			}
 			switch sr {
@@ -127,8 +126,8 @@ func assembleConverse(se *Side) *Assembly {
 		}
 	}
 	switch {
-	case a.Terminal < 0 && len(events) > 0 && m.Error == "":
-		a.flag("stream.no-terminal", len(events)-1, "", "no messageStop: the stream was cut")
+	case a.Terminal < 0 && m.Error == "":
+		a.noTerminal(len(events), "no messageStop: the stream was cut")
 	case a.Terminal >= 0 && metadata < 0 && m.Error == "":
 		a.flag("bedrock.no-metadata", a.Terminal, "", "no metadata event after messageStop (usage and latency are missing)")
 	}
@@ -165,23 +164,20 @@ func assembleConverse(se *Side) *Assembly {
 // bedrockError handles an exception or error message (providers.md §2.2):
 // the stream's in-band error. It reports whether e was one.
 func bedrockError(a *Assembly, e *Event, i int) bool {
+	var msg string
 	switch e.MessageType {
 	case "exception":
-		msg := gjson.Get(e.Data, "message").String()
+		msg = gjson.Get(e.Data, "message").String()
 		if msg == "" {
 			msg = gjson.Get(e.Data, "Message").String()
 		}
-		a.Message.Error = strings.TrimSpace(e.Name + ": " + msg)
 	case "error":
-		a.Message.Error = strings.TrimSpace(e.Name + ": " + e.Data)
+		msg = e.Data
 	default:
 		return false
 	}
-	a.Message.ErrorBorn.Add(i)
-	a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an %s message: %s", e.MessageType, a.Message.Error)
-	if a.Terminal < 0 {
-		a.Terminal = i
-	}
+	a.inBandError(i, e.Data, strings.TrimSpace(e.Name+": "+msg), "the stream carries an "+e.MessageType+" message")
+	a.end(i)
 	return true
 }
 
@@ -323,15 +319,13 @@ func assembleInvokeText(events []Event) *Assembly {
 		if stop != "" {
 			ch.FinishReason = stop
 			ch.FinishBorn.Add(i)
-			if a.Terminal < 0 {
-				a.Terminal = i
+			if a.end(i) {
 				m.Status = "done"
 			}
 		}
 		if act := r.Get("amazon-bedrock-guardrailAction").String(); act == "INTERVENED" {
 			a.flag("stream.blocked", i, jsonMember("amazon-bedrock-guardrailAction", act), "a Bedrock guardrail intervened: the answer is withheld or masked")
-			if a.Terminal < 0 {
-				a.Terminal = i
+			if a.end(i) {
 				m.Status = "done"
 			}
 		}
@@ -344,9 +338,7 @@ func assembleInvokeText(events []Event) *Assembly {
 		}
 	}
 	ch.Text, ch.Spans = text.String(), text.spans
-	if a.Terminal < 0 && len(events) > 0 {
-		a.flag("stream.no-terminal", len(events)-1, "", "no chunk with a stop reason: the stream was cut")
-	}
+	a.noTerminal(len(events), "no chunk with a stop reason: the stream was cut")
 	return a
 }
 

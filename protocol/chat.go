@@ -86,9 +86,7 @@ func assembleChat(se *Side) *Assembly {
 			m.Model = ck.Model
 		}
 		if inBand := chatError(ck, e); inBand != "" {
-			m.Error = inBand
-			m.ErrorBorn.Add(i)
-			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
+			a.inBandError(i, e.Data, inBand, "the stream carries an error")
 			if !ck.Choices.Exists() || ck.Choices.IsNull() {
 				continue
 			}
@@ -265,9 +263,7 @@ func assembleChat(se *Side) *Assembly {
 	}
 	sortChoices(m)
 	last := len(events) - 1
-	if a.Terminal < 0 && len(events) > 0 {
-		a.flag("stream.no-terminal", last, "", "no data: [DONE] at the end of the stream")
-	}
+	a.noTerminal(len(events), "no data: [DONE] at the end of the stream")
 	for _, ch := range m.Choices {
 		s := st[ch.Index]
 		if ch.FinishReason == "" {

@@ -149,9 +149,7 @@ func assembleCohere(se *Side) *Assembly {
 				a.flag("tool.args-invalid-json", i, excerpt.Clip(js, 120), "tool call %s arguments are not valid JSON at tool-call-end", c.name)
 			}
 		case "message-end":
-			if a.Terminal < 0 {
-				a.Terminal = i
-			}
+			a.end(i)
 			fr := ev.finish
 			m.choice(0).FinishReason = fr
 			m.choice(0).FinishBorn.Add(i)
@@ -168,8 +166,8 @@ func assembleCohere(se *Side) *Assembly {
 			}
 		}
 	}
-	if a.Terminal < 0 && len(events) > 0 && !sawDone {
-		a.flag("stream.no-terminal", len(events)-1, "", "no message-end: the stream was cut")
+	if !sawDone {
+		a.noTerminal(len(events), "no message-end: the stream was cut")
 	}
 	ch := m.choice(0)
 	if ch.Role == "" {

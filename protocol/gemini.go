@@ -124,12 +124,8 @@ func assembleGemini(se *Side) *Assembly {
 			}
 		}
 		if ge.errv != "" {
-			m.Error = geminiError(ge.errv.Result())
-			m.ErrorBorn.Add(i)
-			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
-			if a.Terminal < 0 {
-				a.Terminal = i
-			}
+			a.inBandError(i, e.Data, geminiError(ge.errv.Result()), "the stream carries an error")
+			a.end(i)
 			continue
 		}
 		if m.ID == "" {
@@ -148,15 +144,11 @@ func assembleGemini(se *Side) *Assembly {
 			m.ErrorBorn.Add(i)
 			m.Status = "blocked"
 			a.flag("stream.blocked", i, jsonMember("blockReason", ge.blockReason), "Gemini blocked the prompt (promptFeedback.blockReason %s): there is no answer", ge.blockReason)
-			if a.Terminal < 0 {
-				a.Terminal = i
-			}
+			a.end(i)
 		}
 		for _, c := range cands {
 			if c.finished == i {
-				if a.Terminal < 0 {
-					a.Terminal = i
-				}
+				a.end(i)
 				switch {
 				case blockedFinish[c.finish]:
 					a.flag("stream.blocked", i, jsonMember("finishReason", c.finish), "candidate %d stopped with finishReason %s: the answer is cut or withheld", c.index, c.finish)
@@ -166,9 +158,7 @@ func assembleGemini(se *Side) *Assembly {
 			}
 		}
 	}
-	if a.Terminal < 0 && len(events) > 0 {
-		a.flag("stream.no-terminal", len(events)-1, "", "no chunk with a finishReason or a promptFeedback.blockReason: the stream was cut")
-	}
+	a.noTerminal(len(events), "no chunk with a finishReason or a promptFeedback.blockReason: the stream was cut")
 	if m.Status == "" && a.Terminal >= 0 && m.Error == "" {
 		m.Status = "done"
 	}
@@ -472,17 +462,5 @@ func geminiError(r gjson.Result) string {
 	if e := r.Get("error"); e.Exists() {
 		r = e
 	}
-	if r.Type == gjson.String {
-		return r.String()
-	}
-	var parts []string
-	for _, k := range []string{"code", "status", "message"} {
-		if v := r.Get(k).String(); v != "" {
-			parts = append(parts, v)
-		}
-	}
-	if len(parts) == 0 {
-		return excerpt.Clip(r.Raw, 200)
-	}
-	return strings.Join(parts, " ")
+	return errorText(r, []string{"code", "status", "message"}, " ")
 }

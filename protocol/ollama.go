@@ -32,12 +32,8 @@ func assembleOllama(se *Side) *Assembly {
 			a.flag("stream.after-end", i, excerpt.Clip(e.Data, 120), "line after the done line, which ends an Ollama stream")
 		}
 		if ev.errv != "" {
-			m.Error = ErrorText(ev.errv.Result())
-			m.ErrorBorn.Add(i)
-			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
-			if a.Terminal < 0 {
-				a.Terminal = i
-			}
+			a.inBandError(i, e.Data, ErrorText(ev.errv.Result()), "the stream carries an error")
+			a.end(i)
 			continue
 		}
 		if ev.model != "" {
@@ -65,9 +61,7 @@ func assembleOllama(se *Side) *Assembly {
 			})
 		}
 		if ev.done {
-			if a.Terminal < 0 {
-				a.Terminal = i
-			}
+			a.end(i)
 			m.Status = "done"
 			ch.FinishReason = ev.doneReason
 			ch.FinishBorn.Add(i)
@@ -77,9 +71,7 @@ func assembleOllama(se *Side) *Assembly {
 			}
 		}
 	}
-	if a.Terminal < 0 && len(events) > 0 {
-		a.flag("stream.no-terminal", len(events)-1, "", `no line with "done": true: the stream was cut`)
-	}
+	a.noTerminal(len(events), `no line with "done": true: the stream was cut`)
 	if ch.Role == "" {
 		ch.Role = "assistant"
 	}

@@ -219,17 +219,14 @@ func assembleResponses(se *Side) *Assembly {
 				return true
 			})
 		case "error":
-			m.Error = ErrorText(r.Err.Result())
-			m.ErrorBorn.Add(i)
-			if m.Error == "" {
-				m.Error = ErrorText(gjson.Parse(e.Data))
+			err := ErrorText(r.Err.Result())
+			if err == "" {
+				err = ErrorText(gjson.Parse(e.Data))
 			}
-			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
+			a.inBandError(i, e.Data, err, "the stream carries an error event")
 		}
 	}
-	if a.Terminal < 0 && len(events) > 0 {
-		a.flag("stream.no-terminal", len(events)-1, "", "no response.completed, response.incomplete or response.failed event")
-	}
+	a.noTerminal(len(events), "no response.completed, response.incomplete or response.failed event")
 	// Build the message in output order.
 	ch := m.choice(0)
 	ch.Role = "assistant"
