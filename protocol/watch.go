@@ -216,6 +216,7 @@ var (
 	terminalTypes = [][]byte{messageStop, []byte(`"response.completed"`), []byte(`"response.failed"`),
 		[]byte(`"response.incomplete"`), []byte(`"message-end"`)}
 	doneKey        = []byte(`"done"`)
+	reasonKey      = []byte(`Reason"`)
 	errorKey       = []byte(`"error"`)
 	trueValue      = []byte("true")
 	bytesKey       = []byte(`"bytes"`)
@@ -258,8 +259,8 @@ func memberIs(data, key, val []byte) bool {
 // geminiTerminal reports whether a Gemini chunk ends the stream: a
 // candidate's finishReason, a prompt block, or an error.
 func geminiTerminal(data []byte) bool {
-	if !bytes.Contains(data, []byte(`"finishReason"`)) && !bytes.Contains(data, []byte(`"blockReason"`)) && !bytes.Contains(data, errorKey) {
-		return false
+	if !bytes.Contains(data, reasonKey) && !bytes.Contains(data, errorKey) {
+		return false // no "finishReason", "blockReason" or "error"
 	}
 	r := gjson.ParseBytes(data)
 	if r.IsArray() {

@@ -38,6 +38,7 @@ func BenchmarkWatchProviders(b *testing.B) {
 		{"anthropic", realworld + "/anthropic-sdk-tool-use-response.sse", "/v1/messages"},
 		{"responses", realworld + "/pydantic-ai-openai-responses-stream.1.sse", "/v1/responses"},
 		{"gemini", providers + "/gemini/gemini-fb-googleai-basic-reply-long.sse", "/v1beta/models/m:streamGenerateContent"},
+		{"gemini-array", providers + "/gemini/gemini-langchaingo-json-array-stream.body.json", "/v1beta/models/m:streamGenerateContent"},
 		{"cohere", providers + "/cohere/cohere-v2-stream-text.sse", "/v2/chat"},
 		{"ollama", providers + "/ollama/ollama-langchaingo-chat-stream-long.ndjson", "/api/chat"},
 		{"converse", providers + "/bedrock/bedrock-converse-stream-claude3-tool-use.eventstream", "/model/m/converse-stream"},
