@@ -32,3 +32,22 @@ func BenchmarkEventStream(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkJSONArray parses the recorded Gemini JSON array body (pretty
+// printed, as the API sends it) in 64-byte reads.
+func BenchmarkJSONArray(b *testing.B) {
+	body, err := os.ReadFile(filepath.Join(providers, "gemini", "gemini-langchaingo-json-array-stream.body.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	emit := func(Frame, []byte) {}
+	for b.Loop() {
+		p := New(JSONArray, nil)
+		for off := 0; off < len(body); off += 64 {
+			p.Feed(body[off:min(off+64, len(body))], emit)
+		}
+		p.Close(emit)
+	}
+}

@@ -2,7 +2,6 @@ package framing
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"strconv"
@@ -57,10 +56,10 @@ const (
 // fixedSize is the value size of the fixed-size header types.
 var fixedSize = [...]int{hTrue: 0, hFalse: 0, hByte: 1, hInt16: 2, hInt32: 4, hInt64: 8, hTimestamp: 8, hUUID: 16}
 
-// scanHeaders walks the header bytes of a message, calling str for each
-// string header with its name and value (views into h), and reports the
-// first malformed header.
-func scanHeaders(h []byte, str func(name, value []byte)) error {
+// scanHeaders walks the header bytes of a message, calling fn for each
+// header with its name, value type and value bytes (views into h), and
+// reports the first malformed header.
+func scanHeaders(h []byte, fn func(name []byte, typ byte, value []byte)) error {
 	for i, n := 0, 0; i < len(h); n++ {
 		nl := int(h[i])
 		i++
@@ -71,90 +70,53 @@ func scanHeaders(h []byte, str func(name, value []byte)) error {
 		i += nl
 		typ := h[i]
 		i++
+		var vl int
 		switch {
 		case typ == hBytes || typ == hString:
 			if i+2 > len(h) {
 				return fmt.Errorf("header %d (%s): value length runs past the headers", n, name)
 			}
-			vl := int(binary.BigEndian.Uint16(h[i:]))
+			vl = int(binary.BigEndian.Uint16(h[i:]))
 			i += 2
-			if i+vl > len(h) {
-				return fmt.Errorf("header %d (%s): value runs past the headers", n, name)
-			}
-			if typ == hString && str != nil {
-				str(name, h[i:i+vl])
-			}
-			i += vl
 		case int(typ) < len(fixedSize):
-			if i+fixedSize[typ] > len(h) {
-				return fmt.Errorf("header %d (%s): value runs past the headers", n, name)
-			}
-			i += fixedSize[typ]
+			vl = fixedSize[typ]
 		default:
 			return fmt.Errorf("header %d (%s): unknown value type %d", n, name, typ)
 		}
+		if i+vl > len(h) {
+			return fmt.Errorf("header %d (%s): value runs past the headers", n, name)
+		}
+		fn(name, typ, h[i:i+vl])
+		i += vl
 	}
 	return nil
 }
 
-// decodeHeaders builds the AWS SDK's Headers from header bytes.
-func decodeHeaders(h []byte) (eventstream.Headers, error) {
-	var hs eventstream.Headers
-	for i := 0; i < len(h); {
-		nl := int(h[i])
-		i++
-		if nl == 0 || i+nl+1 > len(h) {
-			return hs, errors.New("header name runs past the headers")
-		}
-		name := string(h[i : i+nl])
-		i += nl
-		typ := h[i]
-		i++
-		var v eventstream.Value
-		need := 0
-		if typ == hBytes || typ == hString {
-			if i+2 > len(h) {
-				return hs, errors.New("header value length runs past the headers")
-			}
-			need = int(binary.BigEndian.Uint16(h[i:]))
-			i += 2
-		} else if int(typ) < len(fixedSize) {
-			need = fixedSize[typ]
-		} else {
-			return hs, fmt.Errorf("unknown header value type %d", typ)
-		}
-		if i+need > len(h) {
-			return hs, errors.New("header value runs past the headers")
-		}
-		b := h[i : i+need]
-		i += need
-		switch typ {
-		case hTrue:
-			v = eventstream.BoolValue(true)
-		case hFalse:
-			v = eventstream.BoolValue(false)
-		case hByte:
-			v = eventstream.Int8Value(int8(b[0]))
-		case hInt16:
-			v = eventstream.Int16Value(int16(binary.BigEndian.Uint16(b)))
-		case hInt32:
-			v = eventstream.Int32Value(int32(binary.BigEndian.Uint32(b)))
-		case hInt64:
-			v = eventstream.Int64Value(int64(binary.BigEndian.Uint64(b)))
-		case hBytes:
-			v = eventstream.BytesValue(append([]byte(nil), b...))
-		case hString:
-			v = eventstream.StringValue(string(b))
-		case hTimestamp:
-			v = eventstream.TimestampValue(time.UnixMilli(int64(binary.BigEndian.Uint64(b))).UTC())
-		case hUUID:
-			var u eventstream.UUIDValue
-			copy(u[:], b)
-			v = u
-		}
-		hs.Set(name, v)
+// headerValue returns a header's value as the AWS SDK's decoder gives it.
+func headerValue(typ byte, b []byte) eventstream.Value {
+	switch typ {
+	case hTrue:
+		return eventstream.BoolValue(true)
+	case hFalse:
+		return eventstream.BoolValue(false)
+	case hByte:
+		return eventstream.Int8Value(int8(b[0]))
+	case hInt16:
+		return eventstream.Int16Value(int16(binary.BigEndian.Uint16(b)))
+	case hInt32:
+		return eventstream.Int32Value(int32(binary.BigEndian.Uint32(b)))
+	case hInt64:
+		return eventstream.Int64Value(int64(binary.BigEndian.Uint64(b)))
+	case hBytes:
+		return eventstream.BytesValue(append([]byte(nil), b...))
+	case hString:
+		return eventstream.StringValue(string(b))
+	case hTimestamp:
+		return eventstream.TimestampValue(time.UnixMilli(int64(binary.BigEndian.Uint64(b))).UTC())
 	}
-	return hs, nil
+	var u eventstream.UUIDValue
+	copy(u[:], b)
+	return u
 }
 
 // eventStreamParser reads AWS event-stream messages. It checks each
@@ -231,7 +193,10 @@ func (p *eventStreamParser) message(m []byte, at int64, hlen uint32, emit Emit) 
 	hdr := m[preludeLen : preludeLen+int(hlen)]
 	f := Frame{headers: hdr, Start: at, End: at + int64(len(m)), DataOff: at + preludeLen + int64(hlen), Terminated: true}
 	var exception string
-	err := scanHeaders(hdr, func(name, value []byte) {
+	err := scanHeaders(hdr, func(name []byte, typ byte, value []byte) {
+		if typ != hString {
+			return
+		}
 		switch string(name) {
 		case ":message-type":
 			f.MessageType = p.intern(value)

@@ -156,8 +156,8 @@ type Frame struct {
 // when the message has no such string header. Valid during the emit call.
 func (f *Frame) Header(name string) string {
 	v := ""
-	scanHeaders(f.headers, func(n, val []byte) {
-		if v == "" && string(n) == name {
+	scanHeaders(f.headers, func(n []byte, typ byte, val []byte) {
+		if v == "" && typ == hString && string(n) == name {
 			v = string(val)
 		}
 	})
@@ -169,7 +169,10 @@ func (f *Frame) Header(name string) string {
 // replaces an earlier one). Call it during the emit call; the result may be
 // kept.
 func (f *Frame) Headers() eventstream.Headers {
-	hs, _ := decodeHeaders(f.headers)
+	var hs eventstream.Headers
+	scanHeaders(f.headers, func(n []byte, typ byte, val []byte) {
+		hs.Set(string(n), headerValue(typ, val))
+	})
 	return hs
 }
 

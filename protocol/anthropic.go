@@ -16,9 +16,8 @@ type antBlock struct {
 	name    string
 	input   string          // input from content_block_start
 	json    strings.Builder // joined partial_json
-	text    strings.Builder
+	text    spanText
 	think   strings.Builder
-	spans   []Span
 	stopped bool
 	born    Born
 }
@@ -66,10 +65,9 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			started = true
 			m.ID = r.Message.Get("id").String()
 			m.Model = r.Message.Get("model").String()
-			if u := r.Message.Get("usage"); u.IsObject() {
+			if u := anthropicUsage(r.Message.Get("usage")); u != nil {
+				m.Usage = u
 				m.UsageBorn.Add(i)
-				m.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
-					CacheRead: int(u.Get("cache_read_input_tokens").Int()), CacheCreation: int(u.Get("cache_creation_input_tokens").Int())}
 			}
 		case "content_block_start":
 			if _, dup := blocks[idx]; dup {
@@ -78,7 +76,7 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			cb := r.ContentBlock
 			b := &antBlock{index: idx, typ: cb.Get("type").String(), id: cb.Get("id").String(), name: cb.Get("name").String(),
 				input: cb.Get("input").Raw}
-			b.text.WriteString(cb.Get("text").String())
+			b.text.add(cb.Get("text").String(), i)
 			b.think.WriteString(cb.Get("thinking").String())
 			b.born.Add(i)
 			blocks[idx] = b
@@ -95,10 +93,7 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			b.born.Add(i)
 			switch r.DeltaType {
 			case "text_delta":
-				if t := r.DeltaText; t != "" {
-					b.spans = append(b.spans, Span{At: b.text.Len(), Event: i})
-					b.text.WriteString(t)
-				}
+				b.text.add(r.DeltaText, i)
 			case "thinking_delta":
 				b.think.WriteString(r.DeltaThinking)
 			case "input_json_delta":
@@ -136,17 +131,14 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			m.Status = "done"
 		case "ping":
 		case "error":
-			m.Error = ErrorText(r.Err.Result())
-			m.ErrorBorn.Add(i)
-			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
+			a.inBandError(i, e.Data, ErrorText(r.Err.Result()), "the stream carries an error event")
 		}
 	}
-	if a.Terminal < 0 && len(events) > 0 {
-		a.flag("stream.no-terminal", len(events)-1, "", "no message_stop at the end of the stream")
-	}
+	a.noTerminal(len(events), "no message_stop at the end of the stream")
 	ch := m.choice(0)
 	ch.Role = "assistant"
-	var text, reasoning strings.Builder
+	var text spanText
+	var reasoning strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[k]
 		switch b.typ {
@@ -164,18 +156,14 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			}
 		case "thinking":
 			reasoning.WriteString(b.think.String())
-			ch.ReasoningBorn.Add(b.born.First())
-			ch.ReasoningBorn.Add(b.born.Last())
+			ch.ReasoningBorn.join(b.born)
 		default:
-			for _, s := range b.spans {
-				ch.Spans = append(ch.Spans, Span{At: text.Len() + s.At, Event: s.Event})
-			}
-			text.WriteString(b.text.String())
+			text.join(&b.text)
 			if !b.stopped {
 				a.flag("anthropic.block-unclosed", len(events)-1, "", "block %d never got content_block_stop", k)
 			}
 		}
 	}
-	ch.Text, ch.Reasoning = text.String(), reasoning.String()
+	ch.Text, ch.Spans, ch.Reasoning = text.String(), text.spans, reasoning.String()
 	return a
 }

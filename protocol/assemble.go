@@ -68,6 +68,32 @@ func (a *Assembly) flagOnce(id string, ev int, evidence string, format string, a
 	}
 }
 
+// end marks event ev as the end of the stream unless an earlier event
+// was, and reports whether it is.
+func (a *Assembly) end(ev int) bool {
+	if a.Terminal >= 0 {
+		return false
+	}
+	a.Terminal = ev
+	return true
+}
+
+// noTerminal flags a stream of n events that never reached its end, at its
+// last event.
+func (a *Assembly) noTerminal(n int, msg string) {
+	if a.Terminal < 0 && n > 0 {
+		a.flag("stream.no-terminal", n-1, "", "%s", msg)
+	}
+}
+
+// inBandError records err, the error that event ev (its data, data)
+// carries, as the message's error, and flags it: "what: err".
+func (a *Assembly) inBandError(ev int, data, err, what string) {
+	a.Message.Error = err
+	a.Message.ErrorBorn.Add(ev)
+	a.flag("stream.error-event", ev, excerpt.Clip(data, 160), "%s: %s", what, err)
+}
+
 // Assemble runs the protocol's assembly rules over a side's events.
 func Assemble(p Protocol, se *Side) *Assembly {
 	a := assemble(p, se)
@@ -166,10 +192,7 @@ func AssembleBody(p Protocol, body string) *Assembly {
 			return true
 		})
 		ch.FinishReason = r.Get("stop_reason").String()
-		if u := r.Get("usage"); u.Exists() {
-			a.Message.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
-				CacheRead: int(u.Get("cache_read_input_tokens").Int()), CacheCreation: int(u.Get("cache_creation_input_tokens").Int())}
-		}
+		a.Message.Usage = anthropicUsage(r.Get("usage"))
 	}
 	a.Message.Status = "body"
 	if a.Message.Choices == nil {
@@ -194,13 +217,54 @@ func chatUsage(u gjson.Result) *Usage {
 	}
 }
 
+// anthropicUsage reads an Anthropic usage object (a message's, or
+// message_start's), nil when there is none.
+func anthropicUsage(u gjson.Result) *Usage {
+	if !u.IsObject() {
+		return nil
+	}
+	var f [4]gjson.Result
+	getFields(u, []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}, f[:])
+	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int()), CacheRead: int(f[2].Int()), CacheCreation: int(f[3].Int())}
+}
+
+// converseUsage reads a Bedrock Converse usage object (a response's, or
+// the stream's metadata event's), nil when there is none.
+func converseUsage(u gjson.Result) *Usage {
+	if !u.IsObject() {
+		return nil
+	}
+	var f [5]gjson.Result
+	getFields(u, []string{"inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens"}, f[:])
+	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int()), Total: int(f[2].Int()), CacheRead: int(f[3].Int()), CacheCreation: int(f[4].Int())}
+}
+
+// cohereUsage reads a Cohere v2 usage object (a response's, or
+// message-end's), its billed units left out: nil when it has no tokens.
+func cohereUsage(u gjson.Result) *Usage {
+	t := u.Get("tokens")
+	if !t.IsObject() {
+		return nil
+	}
+	var f [2]gjson.Result
+	getFields(t, []string{"input_tokens", "output_tokens"}, f[:])
+	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int())}
+}
+
 // ErrorText renders an error object (or string) of any of the protocols.
 func ErrorText(e gjson.Result) string {
+	return errorText(e, []string{"type", "code", "message"}, ": ")
+}
+
+// errorText renders an error string as it is, and an error object as the
+// values of its members keys, joined by sep (its JSON, clipped, when it has
+// none of them).
+func errorText(e gjson.Result, keys []string, sep string) string {
 	if e.Type == gjson.String {
 		return e.String()
 	}
-	parts := []string{}
-	for _, k := range []string{"type", "code", "message"} {
+	var parts []string
+	for _, k := range keys {
 		if v := e.Get(k).String(); v != "" {
 			parts = append(parts, v)
 		}
@@ -208,7 +272,7 @@ func ErrorText(e gjson.Result) string {
 	if len(parts) == 0 {
 		return excerpt.Clip(e.Raw, 200)
 	}
-	return strings.Join(parts, ": ")
+	return strings.Join(parts, sep)
 }
 
 // cohereBody reads a Cohere v2 chat response (COH V2ChatResponse).
@@ -233,9 +297,7 @@ func cohereBody(a *Assembly, r gjson.Result) {
 		return true
 	})
 	ch.FinishReason = r.Get("finish_reason").String()
-	if u := r.Get("usage.tokens"); u.IsObject() {
-		a.Message.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int())}
-	}
+	a.Message.Usage = cohereUsage(r.Get("usage"))
 }
 
 // converseBody reads a Bedrock Converse response.
@@ -257,10 +319,7 @@ func converseBody(a *Assembly, r gjson.Result) {
 		return true
 	})
 	ch.FinishReason = r.Get("stopReason").String()
-	if u := r.Get("usage"); u.IsObject() {
-		a.Message.Usage = &Usage{Input: int(u.Get("inputTokens").Int()), Output: int(u.Get("outputTokens").Int()),
-			Total: int(u.Get("totalTokens").Int())}
-	}
+	a.Message.Usage = converseUsage(r.Get("usage"))
 	if m := r.Get("message").String(); m != "" && a.Message.Error == "" && len(ch.ToolCalls) == 0 && ch.Text == "" {
 		a.Message.Error = m // an AWS error body: {"message": "..."}
 	}

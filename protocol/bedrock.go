@@ -14,11 +14,10 @@ import (
 type bedrockBlock struct {
 	tool      bool
 	id, name  string
-	text      strings.Builder
+	text      spanText
 	reasoning strings.Builder
 	input     strings.Builder
 	signature string
-	spans     []Span
 	stopped   bool
 	// born is the events that opened a tool block and added to its input,
 	// reasonAt those that added to its reasoning.
@@ -84,10 +83,7 @@ func assembleConverse(se *Side) *Assembly {
 			}
 			switch ev.delta {
 			case deltaText:
-				if ev.text != "" {
-					b.spans = append(b.spans, Span{At: b.text.Len(), Event: i})
-					b.text.WriteString(ev.text)
-				}
+				b.text.add(ev.text, i)
 			case deltaToolUse:
 				b.tool = true
 				b.input.WriteString(ev.text)
@@ -109,8 +105,7 @@ func assembleConverse(se *Side) *Assembly {
 			sr := ev.stopReason
 			m.choice(0).FinishReason = sr
 			m.choice(0).FinishBorn.Add(i)
-			if a.Terminal < 0 {
-				a.Terminal = i
+			if a.end(i) {
 				m.Status = "done"
 			}
 			switch sr {
@@ -121,11 +116,8 @@ func assembleConverse(se *Side) *Assembly {
 			}
 		case "metadata":
 			metadata = i
-			if u := ev.usage; u.IsObject() {
-				var f [5]gjson.Result
-				getFields(u.Result(), []string{"inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens"}, f[:])
-				m.Usage = &Usage{Input: int(f[0].Int()), Output: int(f[1].Int()), Total: int(f[2].Int()),
-					CacheRead: int(f[3].Int()), CacheCreation: int(f[4].Int())}
+			if u := converseUsage(ev.usage.Result()); u != nil {
+				m.Usage = u
 				m.UsageBorn.Add(i)
 			}
 			if a.Terminal < 0 {
@@ -134,8 +126,8 @@ func assembleConverse(se *Side) *Assembly {
 		}
 	}
 	switch {
-	case a.Terminal < 0 && len(events) > 0 && m.Error == "":
-		a.flag("stream.no-terminal", len(events)-1, "", "no messageStop: the stream was cut")
+	case a.Terminal < 0 && m.Error == "":
+		a.noTerminal(len(events), "no messageStop: the stream was cut")
 	case a.Terminal >= 0 && metadata < 0 && m.Error == "":
 		a.flag("bedrock.no-metadata", a.Terminal, "", "no metadata event after messageStop (usage and latency are missing)")
 	}
@@ -143,7 +135,8 @@ func assembleConverse(se *Side) *Assembly {
 	if ch.Role == "" {
 		ch.Role = "assistant"
 	}
-	var text, reasoning strings.Builder
+	var text spanText
+	var reasoning strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[k]
 		if b.tool {
@@ -157,41 +150,34 @@ func assembleConverse(se *Side) *Assembly {
 			}
 			continue
 		}
-		for _, s := range b.spans {
-			ch.Spans = append(ch.Spans, Span{At: text.Len() + s.At, Event: s.Event})
-		}
-		text.WriteString(b.text.String())
+		text.join(&b.text)
 		reasoning.WriteString(b.reasoning.String())
-		ch.ReasoningBorn.Add(b.reasonAt.First())
-		ch.ReasoningBorn.Add(b.reasonAt.Last())
+		ch.ReasoningBorn.join(b.reasonAt)
 		if b.signature != "" {
 			ch.Signature = b.signature
 		}
 	}
-	ch.Text, ch.Reasoning = text.String(), reasoning.String()
+	ch.Text, ch.Spans, ch.Reasoning = text.String(), text.spans, reasoning.String()
 	return a
 }
 
 // bedrockError handles an exception or error message (providers.md §2.2):
 // the stream's in-band error. It reports whether e was one.
 func bedrockError(a *Assembly, e *Event, i int) bool {
+	var msg string
 	switch e.MessageType {
 	case "exception":
-		msg := gjson.Get(e.Data, "message").String()
+		msg = gjson.Get(e.Data, "message").String()
 		if msg == "" {
 			msg = gjson.Get(e.Data, "Message").String()
 		}
-		a.Message.Error = strings.TrimSpace(e.Name + ": " + msg)
 	case "error":
-		a.Message.Error = strings.TrimSpace(e.Name + ": " + e.Data)
+		msg = e.Data
 	default:
 		return false
 	}
-	a.Message.ErrorBorn.Add(i)
-	a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an %s message: %s", e.MessageType, a.Message.Error)
-	if a.Terminal < 0 {
-		a.Terminal = i
-	}
+	a.inBandError(i, e.Data, strings.TrimSpace(e.Name+": "+msg), "the stream carries an "+e.MessageType+" message")
+	a.end(i)
 	return true
 }
 
@@ -304,7 +290,7 @@ func assembleInvokeText(events []Event) *Assembly {
 	m := &a.Message
 	ch := m.choice(0)
 	ch.Role = "assistant"
-	var text strings.Builder
+	var text spanText
 	for i := range events {
 		e := &events[i]
 		if !gjson.Valid(e.Data) {
@@ -322,10 +308,7 @@ func assembleInvokeText(events []Event) *Assembly {
 				break
 			}
 		}
-		if t != "" {
-			ch.Spans = append(ch.Spans, Span{At: text.Len(), Event: i})
-			text.WriteString(t)
-		}
+		text.add(t, i)
 		stop := ""
 		for _, k := range []string{"completionReason", "stop_reason", "outputs.0.stop_reason", "finish_reason"} {
 			if v := r.Get(k); v.Type == gjson.String {
@@ -336,15 +319,13 @@ func assembleInvokeText(events []Event) *Assembly {
 		if stop != "" {
 			ch.FinishReason = stop
 			ch.FinishBorn.Add(i)
-			if a.Terminal < 0 {
-				a.Terminal = i
+			if a.end(i) {
 				m.Status = "done"
 			}
 		}
 		if act := r.Get("amazon-bedrock-guardrailAction").String(); act == "INTERVENED" {
 			a.flag("stream.blocked", i, jsonMember("amazon-bedrock-guardrailAction", act), "a Bedrock guardrail intervened: the answer is withheld or masked")
-			if a.Terminal < 0 {
-				a.Terminal = i
+			if a.end(i) {
 				m.Status = "done"
 			}
 		}
@@ -356,10 +337,8 @@ func assembleInvokeText(events []Event) *Assembly {
 			m.UsageBorn.Add(i)
 		}
 	}
-	ch.Text = text.String()
-	if a.Terminal < 0 && len(events) > 0 {
-		a.flag("stream.no-terminal", len(events)-1, "", "no chunk with a stop reason: the stream was cut")
-	}
+	ch.Text, ch.Spans = text.String(), text.spans
+	a.noTerminal(len(events), "no chunk with a stop reason: the stream was cut")
 	return a
 }
 

@@ -14,7 +14,7 @@ type chatChoiceState struct {
 	finished   int // event index of finish_reason, or -1
 	tools      map[int]int
 	roleEvents int
-	text       strings.Builder
+	text       spanText
 	reasoning  [3]strings.Builder // reasoning_content, reasoning, reasoning_details text
 	details    []string           // the raw reasoning_details items
 	refusal    strings.Builder
@@ -86,9 +86,7 @@ func assembleChat(se *Side) *Assembly {
 			m.Model = ck.Model
 		}
 		if inBand := chatError(ck, e); inBand != "" {
-			m.Error = inBand
-			m.ErrorBorn.Add(i)
-			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
+			a.inBandError(i, e.Data, inBand, "the stream carries an error")
 			if !ck.Choices.Exists() || ck.Choices.IsNull() {
 				continue
 			}
@@ -123,10 +121,7 @@ func assembleChat(se *Side) *Assembly {
 			}
 			if d.Content().IsString() {
 				txt := d.Content().s
-				if txt != "" {
-					ch.Spans = append(ch.Spans, Span{At: s.text.Len(), Event: i})
-					s.text.WriteString(txt)
-				}
+				s.text.add(txt, i)
 				if strings.HasSuffix(txt, "\r") {
 					a.flag("chat.trailing-cr", i, quoteTail(txt), "content delta ends in \\r: VS Code strips it, so its text differs")
 				}
@@ -138,10 +133,7 @@ func assembleChat(se *Side) *Assembly {
 				d.Content().Result().ForEach(func(_, part gjson.Result) bool {
 					switch part.Get("type").String() {
 					case "text":
-						if t := part.Get("text").String(); t != "" {
-							ch.Spans = append(ch.Spans, Span{At: s.text.Len(), Event: i})
-							s.text.WriteString(t)
-						}
+						s.text.add(part.Get("text").String(), i)
 					case "thinking":
 						part.Get("thinking").ForEach(func(_, t gjson.Result) bool {
 							s.reasoning[0].WriteString(t.Get("text").String())
@@ -255,7 +247,7 @@ func assembleChat(se *Side) *Assembly {
 	for k := range m.Choices {
 		ch := &m.Choices[k]
 		if s := st[ch.Index]; s != nil {
-			ch.Text, ch.Refusal = s.text.String(), s.refusal.String()
+			ch.Text, ch.Spans, ch.Refusal = s.text.String(), s.text.spans, s.refusal.String()
 			for r := range s.reasoning {
 				if ch.Reasoning = s.reasoning[r].String(); ch.Reasoning != "" {
 					break
@@ -271,9 +263,7 @@ func assembleChat(se *Side) *Assembly {
 	}
 	sortChoices(m)
 	last := len(events) - 1
-	if a.Terminal < 0 && len(events) > 0 {
-		a.flag("stream.no-terminal", last, "", "no data: [DONE] at the end of the stream")
-	}
+	a.noTerminal(len(events), "no data: [DONE] at the end of the stream")
 	for _, ch := range m.Choices {
 		s := st[ch.Index]
 		if ch.FinishReason == "" {

@@ -12,8 +12,7 @@ import (
 // cohereBlock is one content block or tool call of a Cohere v2 stream.
 type cohereBlock struct {
 	thinking bool
-	text     strings.Builder
-	spans    []Span
+	text     spanText
 	ended    bool
 	born     Born // the events that started and added to the block
 }
@@ -89,8 +88,8 @@ func assembleCohere(se *Side) *Assembly {
 				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "content block %d started twice", idx)
 			}
 			b := &cohereBlock{thinking: ev.contentType == "thinking"}
-			b.text.WriteString(ev.text)
-			b.text.WriteString(ev.thinking)
+			b.text.add(ev.text, i)
+			b.text.add(ev.thinking, i)
 			b.born.Add(i)
 			blocks[idx] = b
 		case "content-delta":
@@ -105,10 +104,9 @@ func assembleCohere(se *Side) *Assembly {
 			}
 			if ev.hasThinking {
 				b.thinking = true
-				b.text.WriteString(ev.thinking)
-			} else if ev.text != "" {
-				b.spans = append(b.spans, Span{At: b.text.Len(), Event: i})
-				b.text.WriteString(ev.text)
+				b.text.add(ev.thinking, i)
+			} else {
+				b.text.add(ev.text, i)
 			}
 			b.born.Add(i)
 		case "content-end":
@@ -151,17 +149,13 @@ func assembleCohere(se *Side) *Assembly {
 				a.flag("tool.args-invalid-json", i, excerpt.Clip(js, 120), "tool call %s arguments are not valid JSON at tool-call-end", c.name)
 			}
 		case "message-end":
-			if a.Terminal < 0 {
-				a.Terminal = i
-			}
+			a.end(i)
 			fr := ev.finish
 			m.choice(0).FinishReason = fr
 			m.choice(0).FinishBorn.Add(i)
 			m.Status = "done"
-			if u := ev.usage; u.IsObject() {
-				var f [2]gjson.Result
-				getFields(u.Result().Get("tokens"), []string{"input_tokens", "output_tokens"}, f[:])
-				m.Usage = &Usage{Input: int(f[0].Int()), Output: int(f[1].Int())}
+			if u := cohereUsage(ev.usage.Result()); u != nil {
+				m.Usage = u
 				m.UsageBorn.Add(i)
 			}
 			if ev.errv != "" && ev.errv != "null" || fr == "ERROR" || fr == "TIMEOUT" {
@@ -172,30 +166,27 @@ func assembleCohere(se *Side) *Assembly {
 			}
 		}
 	}
-	if a.Terminal < 0 && len(events) > 0 && !sawDone {
-		a.flag("stream.no-terminal", len(events)-1, "", "no message-end: the stream was cut")
+	if !sawDone {
+		a.noTerminal(len(events), "no message-end: the stream was cut")
 	}
 	ch := m.choice(0)
 	if ch.Role == "" {
 		ch.Role = "assistant"
 	}
-	var text, reasoning strings.Builder
+	var text spanText
+	var reasoning strings.Builder
 	reasoning.WriteString(plan.String())
 	ch.ReasoningBorn = planAt
 	for _, k := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[k]
 		if b.thinking {
 			reasoning.WriteString(b.text.String())
-			ch.ReasoningBorn.Add(b.born.First())
-			ch.ReasoningBorn.Add(b.born.Last())
+			ch.ReasoningBorn.join(b.born)
 			continue
 		}
-		for _, s := range b.spans {
-			ch.Spans = append(ch.Spans, Span{At: text.Len() + s.At, Event: s.Event})
-		}
-		text.WriteString(b.text.String())
+		text.join(&b.text)
 	}
-	ch.Text, ch.Reasoning = text.String(), reasoning.String()
+	ch.Text, ch.Spans, ch.Reasoning = text.String(), text.spans, reasoning.String()
 	for _, k := range slices.Sorted(maps.Keys(calls)) {
 		c := calls[k]
 		ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: c.id, Name: c.name, Arguments: c.args.String(), Born: c.born})

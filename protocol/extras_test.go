@@ -194,11 +194,11 @@ func TestGeminiPartialArgsAndEnums(t *testing.T) {
 	t.Parallel()
 	data := func(s string) string { return "data: " + s + "\n\n" }
 	body := data(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","partialArgs":[{"jsonPath":"$.city","stringValue":"San ","willContinue":true}],"willContinue":true},"thoughtSignature":"S1"}]}}]}`) +
-		data(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"Jose"},{"jsonPath":"$.opts.units","stringValue":"c"},{"jsonPath":"$.days","numberValue":3}]}}]}}]}`) +
+		data(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"Jose"},{"jsonPath":"$.opts.units","stringValue":"c\u0007<"},{"jsonPath":"$.days","numberValue":3}]}}]}}]}`) +
 		data(`{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},"finishReason":1}]}`)
 	a, _ := assembleBody(t, framing.SSE, "", body)
 	ch := a.Message.Choices[0]
-	want := []ToolCall{{Index: 0, Name: "f", Arguments: `{"city":"San Jose","opts":{"units":"c"},"days":3}`, Signature: "S1", Born: bornAt(0, 1)}}
+	want := []ToolCall{{Index: 0, Name: "f", Arguments: `{"city":"San Jose","opts":{"units":"c\u0007<"},"days":3}`, Signature: "S1", Born: bornAt(0, 1)}}
 	if !slices.Equal(ch.ToolCalls, want) || ch.Text != "ok" || ch.FinishReason != "STOP" || len(a.Anomalies) != 0 {
 		t.Errorf("calls %+v text %q finish %q anomalies %+v", ch.ToolCalls, ch.Text, ch.FinishReason, a.Anomalies)
 	}
@@ -211,4 +211,56 @@ func bornAt(first, last int) Born {
 	b.Add(first)
 	b.Add(last)
 	return b
+}
+
+// TestSpansCoverStartText: text a block brings when it starts (Anthropic's
+// content_block_start, Cohere's content-start) points at that event, as
+// the deltas' text points at theirs.
+func TestSpansCoverStartText(t *testing.T) {
+	t.Parallel()
+	ev := func(typ, data string) string { return "event: " + typ + "\ndata: " + data + "\n\n" }
+	for _, c := range []struct{ url, body string }{
+		{"/v1/messages", ev("message_start", `{"type":"message_start","message":{"id":"m"}}`) +
+			ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Hel"}}`) +
+			ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lo"}}`) +
+			ev("content_block_stop", `{"type":"content_block_stop","index":0}`) +
+			ev("message_stop", `{"type":"message_stop"}`)},
+		{"/v2/chat", ev("message-start", `{"type":"message-start","id":"x","delta":{"message":{"role":"assistant"}}}`) +
+			ev("content-start", `{"type":"content-start","index":0,"delta":{"message":{"content":{"type":"text","text":"Hel"}}}}`) +
+			ev("content-delta", `{"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"lo"}}}}`) +
+			ev("content-end", `{"type":"content-end","index":0}`) +
+			ev("message-end", `{"type":"message-end","delta":{"finish_reason":"COMPLETE"}}`)},
+	} {
+		a, _ := assembleBody(t, framing.SSE, c.url, c.body)
+		ch := a.Message.Choices[0]
+		if ch.Text != "Hello" || EventAt(ch.Spans, 0) != 1 || EventAt(ch.Spans, 3) != 2 {
+			t.Errorf("%s: text %q spans %+v, want Hel from event 1 and lo from event 2", c.url, ch.Text, ch.Spans)
+		}
+	}
+}
+
+// TestBodyUsage: a non-stream body's usage is read as its stream's is,
+// cache tokens included.
+func TestBodyUsage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		p    Protocol
+		body string
+		want Usage
+	}{
+		{Anthropic, `{"id":"m","type":"message","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn",` +
+			`"usage":{"input_tokens":5,"output_tokens":2,"cache_read_input_tokens":3,"cache_creation_input_tokens":4}}`,
+			Usage{Input: 5, Output: 2, CacheRead: 3, CacheCreation: 4}},
+		{BedrockConverse, `{"output":{"message":{"role":"assistant","content":[{"text":"hi"}]}},"stopReason":"end_turn",` +
+			`"usage":{"inputTokens":5,"outputTokens":2,"totalTokens":7,"cacheReadInputTokens":3,"cacheWriteInputTokens":4}}`,
+			Usage{Input: 5, Output: 2, Total: 7, CacheRead: 3, CacheCreation: 4}},
+		{Cohere, `{"id":"x","finish_reason":"COMPLETE","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]},` +
+			`"usage":{"billed_units":{"input_tokens":1,"output_tokens":1},"tokens":{"input_tokens":5,"output_tokens":2}}}`,
+			Usage{Input: 5, Output: 2}},
+	} {
+		a := AssembleBody(c.p, c.body)
+		if a.Message.Usage == nil || *a.Message.Usage != c.want || a.Message.Text() != "hi" {
+			t.Errorf("%s body: usage %+v text %q, want %+v and hi", c.p, a.Message.Usage, a.Message.Text(), c.want)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
 
@@ -14,9 +15,8 @@ import (
 type gemCandidate struct {
 	index     int
 	role      string
-	text      strings.Builder
+	text      spanText
 	reasoning strings.Builder
-	spans     []Span
 	calls     []ToolCall
 	partial   *gemPartial // the call whose arguments continue (willContinue)
 	finish    string
@@ -124,12 +124,8 @@ func assembleGemini(se *Side) *Assembly {
 			}
 		}
 		if ge.errv != "" {
-			m.Error = geminiError(ge.errv.Result())
-			m.ErrorBorn.Add(i)
-			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
-			if a.Terminal < 0 {
-				a.Terminal = i
-			}
+			a.inBandError(i, e.Data, geminiError(ge.errv.Result()), "the stream carries an error")
+			a.end(i)
 			continue
 		}
 		if m.ID == "" {
@@ -148,15 +144,11 @@ func assembleGemini(se *Side) *Assembly {
 			m.ErrorBorn.Add(i)
 			m.Status = "blocked"
 			a.flag("stream.blocked", i, jsonMember("blockReason", ge.blockReason), "Gemini blocked the prompt (promptFeedback.blockReason %s): there is no answer", ge.blockReason)
-			if a.Terminal < 0 {
-				a.Terminal = i
-			}
+			a.end(i)
 		}
 		for _, c := range cands {
 			if c.finished == i {
-				if a.Terminal < 0 {
-					a.Terminal = i
-				}
+				a.end(i)
 				switch {
 				case blockedFinish[c.finish]:
 					a.flag("stream.blocked", i, jsonMember("finishReason", c.finish), "candidate %d stopped with finishReason %s: the answer is cut or withheld", c.index, c.finish)
@@ -166,9 +158,7 @@ func assembleGemini(se *Side) *Assembly {
 			}
 		}
 	}
-	if a.Terminal < 0 && len(events) > 0 {
-		a.flag("stream.no-terminal", len(events)-1, "", "no chunk with a finishReason or a promptFeedback.blockReason: the stream was cut")
-	}
+	a.noTerminal(len(events), "no chunk with a finishReason or a promptFeedback.blockReason: the stream was cut")
 	if m.Status == "" && a.Terminal >= 0 && m.Error == "" {
 		m.Status = "done"
 	}
@@ -184,7 +174,7 @@ func assembleGemini(se *Side) *Assembly {
 		if ch.Role == "" {
 			ch.Role = "model"
 		}
-		ch.Text, ch.Reasoning, ch.Spans = c.text.String(), c.reasoning.String(), c.spans
+		ch.Text, ch.Reasoning, ch.Spans = c.text.String(), c.reasoning.String(), c.text.spans
 		ch.FinishReason, ch.Signature = c.finish, c.signature
 		ch.ReasoningBorn, ch.FinishBorn = c.reasonAt, c.finishAt
 		for k := range c.calls {
@@ -324,9 +314,8 @@ func (c *gemCandidate) add(p *gemPart, a *Assembly, ev int) {
 	case p.hasText && p.thought:
 		c.reasoning.WriteString(p.text)
 		c.reasonAt.Add(ev)
-	case p.hasText && p.text != "":
-		c.spans = append(c.spans, Span{At: c.text.Len(), Event: ev})
-		c.text.WriteString(p.text)
+	case p.hasText:
+		c.text.add(p.text, ev)
 	}
 	if p.sig != "" && p.call == "" {
 		c.signature = p.sig
@@ -416,7 +405,7 @@ func (p *gemPartial) json() string {
 		}
 		n.leaf, n.val = true, p.vals[path].String()
 		if p.str[path] {
-			n.val = strconv.Quote(n.val)
+			n.val = string(tape.AppendJSONString(nil, n.val))
 		}
 	}
 	var b strings.Builder
@@ -431,7 +420,7 @@ func (p *gemPartial) json() string {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.Write(appendQuoted(nil, k))
+			b.Write(tape.AppendJSONString(nil, k))
 			b.WriteByte(':')
 			write(n.kids[k])
 		}
@@ -439,11 +428,6 @@ func (p *gemPartial) json() string {
 	}
 	write(root)
 	return b.String()
-}
-
-func appendQuoted(dst []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(dst, q...)
 }
 
 // compactJSON removes the insignificant whitespace of a valid JSON text
@@ -478,17 +462,5 @@ func geminiError(r gjson.Result) string {
 	if e := r.Get("error"); e.Exists() {
 		r = e
 	}
-	if r.Type == gjson.String {
-		return r.String()
-	}
-	var parts []string
-	for _, k := range []string{"code", "status", "message"} {
-		if v := r.Get(k).String(); v != "" {
-			parts = append(parts, v)
-		}
-	}
-	if len(parts) == 0 {
-		return excerpt.Clip(r.Raw, 200)
-	}
-	return strings.Join(parts, " ")
+	return errorText(r, []string{"code", "status", "message"}, " ")
 }

@@ -3,6 +3,7 @@ package protocol
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // Usage is token accounting as the stream reports it (zero when absent).
@@ -101,12 +102,47 @@ func (b Born) mapped(f func(int) int) Born {
 	return n
 }
 
+// join records that the events of o added to the part too.
+func (b *Born) join(o Born) {
+	if o.first > 0 {
+		b.Add(o.First())
+		b.Add(o.Last())
+	}
+}
+
 // Span says that the bytes of a text from At on were added by event
 // Event (until the next span's At).
 type Span struct {
 	At    int
 	Event int
 }
+
+// spanText is a text joined from the events that added to it, with the
+// spans that map its bytes back to them.
+type spanText struct {
+	b     strings.Builder
+	spans []Span
+}
+
+// add appends s, added by event ev.
+func (t *spanText) add(s string, ev int) {
+	if s == "" {
+		return
+	}
+	t.spans = append(t.spans, Span{At: t.b.Len(), Event: ev})
+	t.b.WriteString(s)
+}
+
+// join appends o, a part of the text, with its spans.
+func (t *spanText) join(o *spanText) {
+	for _, s := range o.spans {
+		t.spans = append(t.spans, Span{At: t.b.Len() + s.At, Event: s.Event})
+	}
+	t.b.WriteString(o.b.String())
+}
+
+// String returns the text.
+func (t *spanText) String() string { return t.b.String() }
 
 // EventAt returns the event that added byte at of a text with the given spans,
 // or -1.

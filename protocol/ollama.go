@@ -18,7 +18,8 @@ func assembleOllama(se *Side) *Assembly {
 	a := newAssembly(Ollama)
 	m := &a.Message
 	ch := m.choice(0)
-	var text, thinking strings.Builder
+	var text spanText
+	var thinking strings.Builder
 	events := se.Events
 	var ev ollamaEvent
 	for i := range events {
@@ -31,12 +32,8 @@ func assembleOllama(se *Side) *Assembly {
 			a.flag("stream.after-end", i, excerpt.Clip(e.Data, 120), "line after the done line, which ends an Ollama stream")
 		}
 		if ev.errv != "" {
-			m.Error = ErrorText(ev.errv.Result())
-			m.ErrorBorn.Add(i)
-			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error: %s", m.Error)
-			if a.Terminal < 0 {
-				a.Terminal = i
-			}
+			a.inBandError(i, e.Data, ErrorText(ev.errv.Result()), "the stream carries an error")
+			a.end(i)
 			continue
 		}
 		if ev.model != "" {
@@ -45,10 +42,7 @@ func assembleOllama(se *Side) *Assembly {
 		if ev.role != "" {
 			ch.Role = ev.role
 		}
-		if ev.content != "" {
-			ch.Spans = append(ch.Spans, Span{At: text.Len(), Event: i})
-			text.WriteString(ev.content)
-		}
+		text.add(ev.content, i)
 		if ev.thinking != "" {
 			thinking.WriteString(ev.thinking)
 			ch.ReasoningBorn.Add(i)
@@ -67,9 +61,7 @@ func assembleOllama(se *Side) *Assembly {
 			})
 		}
 		if ev.done {
-			if a.Terminal < 0 {
-				a.Terminal = i
-			}
+			a.end(i)
 			m.Status = "done"
 			ch.FinishReason = ev.doneReason
 			ch.FinishBorn.Add(i)
@@ -79,13 +71,11 @@ func assembleOllama(se *Side) *Assembly {
 			}
 		}
 	}
-	if a.Terminal < 0 && len(events) > 0 {
-		a.flag("stream.no-terminal", len(events)-1, "", `no line with "done": true: the stream was cut`)
-	}
+	a.noTerminal(len(events), `no line with "done": true: the stream was cut`)
 	if ch.Role == "" {
 		ch.Role = "assistant"
 	}
-	ch.Text, ch.Reasoning = text.String(), thinking.String()
+	ch.Text, ch.Spans, ch.Reasoning = text.String(), text.spans, thinking.String()
 	return a
 }
 

@@ -122,8 +122,10 @@ const detectWithin = 21
 
 // eventProtocol tells the protocol from one event: its SSE name or
 // event-stream :event-type, its :message-type, and its payload. An
-// exception or error message says nothing.
-func eventProtocol(name, messageType, data string) Protocol {
+// exception or error message says nothing. The payload is read only when
+// the name says nothing, and only a JSON object or array can say anything
+// (a []byte payload is copied for those alone).
+func eventProtocol[S ~string | ~[]byte](name, messageType string, data S) Protocol {
 	switch {
 	case messageType == "exception" || messageType == "error":
 		return Unknown
@@ -133,7 +135,10 @@ func eventProtocol(name, messageType, data string) Protocol {
 	if p := FromEventName(name); p != Unknown {
 		return p
 	}
-	return FromPayload(data)
+	if i := jsWS(data, 0); i < len(data) && (data[i] == '{' || data[i] == '[') {
+		return FromPayload(string(data))
+	}
+	return Unknown
 }
 
 // FromURL tells the protocol from the request path.

@@ -88,6 +88,8 @@ type RealtimePart struct {
 	// Message is the index of the message that completed the part (its
 	// done event, else its last delta).
 	Message int `json:"message"`
+
+	text strings.Builder // the deltas, joined into Text at the end
 }
 
 // Final returns what a client keeping the done value ends up with: the
@@ -155,7 +157,7 @@ func AssembleRealtime(events []RealtimeEvent) *RealtimeSession {
 	// value a done event carries in field.
 	delta := func(e gjson.Result, kind string, msg int) *RealtimePart {
 		p := part(e, kind, msg)
-		p.Text += e.Get("delta").String()
+		p.text.WriteString(e.Get("delta").String())
 		p.Deltas++
 		p.Message = msg
 		return p
@@ -237,9 +239,10 @@ func AssembleRealtime(events []RealtimeEvent) *RealtimeSession {
 		}
 	}
 	// A function call's name comes with its output item, before or after
-	// its arguments.
+	// its arguments. The deltas are joined once, not one copy each.
 	for _, r := range rt.Responses {
 		for _, p := range r.Parts {
+			p.Text = p.text.String()
 			if p.Kind == "function_call" && p.Name == "" {
 				p.Name = names[p.ItemID]
 			}

@@ -29,9 +29,8 @@ type respItem struct {
 }
 
 type respPart struct {
-	text    strings.Builder
+	text    spanText
 	refusal strings.Builder
-	spans   []Span
 }
 
 func (it *respItem) part(ci int) *respPart {
@@ -148,9 +147,8 @@ func assembleResponses(se *Side) *Assembly {
 			if typ == "response.refusal.delta" {
 				p.refusal.WriteString(d)
 				it.refuseAt.Add(i)
-			} else if d != "" {
-				p.spans = append(p.spans, Span{At: p.text.Len(), Event: i})
-				p.text.WriteString(d)
+			} else {
+				p.text.add(d, i)
 			}
 		case "response.output_text.done", "response.refusal.done":
 			it := item(oi)
@@ -221,21 +219,19 @@ func assembleResponses(se *Side) *Assembly {
 				return true
 			})
 		case "error":
-			m.Error = ErrorText(r.Err.Result())
-			m.ErrorBorn.Add(i)
-			if m.Error == "" {
-				m.Error = ErrorText(gjson.Parse(e.Data))
+			err := ErrorText(r.Err.Result())
+			if err == "" {
+				err = ErrorText(gjson.Parse(e.Data))
 			}
-			a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "the stream carries an error event: %s", m.Error)
+			a.inBandError(i, e.Data, err, "the stream carries an error event")
 		}
 	}
-	if a.Terminal < 0 && len(events) > 0 {
-		a.flag("stream.no-terminal", len(events)-1, "", "no response.completed, response.incomplete or response.failed event")
-	}
+	a.noTerminal(len(events), "no response.completed, response.incomplete or response.failed event")
 	// Build the message in output order.
 	ch := m.choice(0)
 	ch.Role = "assistant"
-	var text, reasoning, refusal strings.Builder
+	var text spanText
+	var reasoning, refusal strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(items)) {
 		it := items[k]
 		switch {
@@ -243,25 +239,19 @@ func assembleResponses(se *Side) *Assembly {
 			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: it.callID, Name: it.name, Arguments: it.args.String(), Custom: it.typ == "custom_tool_call", Born: it.born})
 		case it.typ == "reasoning":
 			reasoning.WriteString(it.reason.String())
-			ch.ReasoningBorn.Add(it.reasonAt.First())
-			ch.ReasoningBorn.Add(it.reasonAt.Last())
+			ch.ReasoningBorn.join(it.reasonAt)
 		default:
 			for _, ci := range it.sortedParts() {
 				p := it.parts[ci]
-				for _, s := range p.spans {
-					ch.Spans = append(ch.Spans, Span{At: text.Len() + s.At, Event: s.Event})
-				}
-				text.WriteString(p.text.String())
+				text.join(&p.text)
 				refusal.WriteString(p.refusal.String())
 			}
 			reasoning.WriteString(it.reason.String())
-			ch.ReasoningBorn.Add(it.reasonAt.First())
-			ch.ReasoningBorn.Add(it.reasonAt.Last())
-			ch.RefusalBorn.Add(it.refuseAt.First())
-			ch.RefusalBorn.Add(it.refuseAt.Last())
+			ch.ReasoningBorn.join(it.reasonAt)
+			ch.RefusalBorn.join(it.refuseAt)
 		}
 	}
-	ch.Text, ch.Reasoning, ch.Refusal = text.String(), reasoning.String(), refusal.String()
+	ch.Text, ch.Spans, ch.Reasoning, ch.Refusal = text.String(), text.spans, reasoning.String(), refusal.String()
 	ch.FinishReason = m.Status
 	ch.FinishBorn.Add(a.Terminal)
 	return a

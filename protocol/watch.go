@@ -172,11 +172,7 @@ func (w *Watch) detect(f *framing.Frame, data []byte) {
 	if w.events > detectWithin {
 		return
 	}
-	payload := ""
-	if len(data) > 0 && (data[0] == '{' || data[0] == '[') {
-		payload = string(data)
-	}
-	w.proto = eventProtocol(f.Name, f.MessageType, payload)
+	w.proto = eventProtocol(f.Name, f.MessageType, data)
 	if w.proto == Unknown && f.MessageType == "" && bytes.Equal(bytes.TrimSpace(data), done) {
 		w.proto = Chat
 	}
@@ -220,6 +216,7 @@ var (
 	terminalTypes = [][]byte{messageStop, []byte(`"response.completed"`), []byte(`"response.failed"`),
 		[]byte(`"response.incomplete"`), []byte(`"message-end"`)}
 	doneKey        = []byte(`"done"`)
+	reasonKey      = []byte(`Reason"`)
 	errorKey       = []byte(`"error"`)
 	trueValue      = []byte("true")
 	bytesKey       = []byte(`"bytes"`)
@@ -262,8 +259,8 @@ func memberIs(data, key, val []byte) bool {
 // geminiTerminal reports whether a Gemini chunk ends the stream: a
 // candidate's finishReason, a prompt block, or an error.
 func geminiTerminal(data []byte) bool {
-	if !bytes.Contains(data, []byte(`"finishReason"`)) && !bytes.Contains(data, []byte(`"blockReason"`)) && !bytes.Contains(data, errorKey) {
-		return false
+	if !bytes.Contains(data, reasonKey) && !bytes.Contains(data, errorKey) {
+		return false // no "finishReason", "blockReason" or "error"
 	}
 	r := gjson.ParseBytes(data)
 	if r.IsArray() {

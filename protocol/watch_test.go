@@ -1,12 +1,17 @@
 package protocol
 
 import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/seam-dev/seam/framing"
+	"github.com/seam-dev/seam/tape"
 )
 
 // watchBody follows body through a Watch fed in pieces of n bytes.
@@ -78,7 +83,10 @@ func TestWatchProviders(t *testing.T) {
 		// Cut early in the stream.
 		cut := watchBody(ct, "", body[:len(body)/4], 0)
 		if cut.Terminal() && tc.file != "gemini/gemini-fb-vertexai-error-mid-stream.sse" && tc.file != "bedrock/bedrock-invoke-stream-titan-guardrail-blocked.eventstream" {
-			t.Errorf("%s cut in half: terminal", tc.file)
+			t.Errorf("%s cut to a quarter: terminal", tc.file)
+		}
+		if !cut.Known() && cut.Events() > 1 { // the first event whole
+			t.Errorf("%s cut to a quarter: %d events, protocol not known", tc.file, cut.Events())
 		}
 	}
 }
@@ -133,6 +141,80 @@ func TestWatchPrefix(t *testing.T) {
 					t.Errorf("%s cut %d: Prefix(%d) = %d, %v; a watch of those bytes says %d, %v", tc.ct, cut, n, ev, term, ref.Events(), ref.Terminal())
 				}
 			}
+		}
+	}
+}
+
+// TestWatchLineTerminals: an Ollama line ends the stream by its own "done"
+// (not one inside a tool call's arguments) or an error, and a Bedrock
+// Invoke chunk by the stop reason or message_stop of the event its bytes
+// carry, base64 escaped or not.
+func TestWatchLineTerminals(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{`{"model":"m","message":{"content":"a"},"done":false}`, false},
+		{`{"model":"m","message":{"content":"say \"done\": true"},"done":false}`, false},
+		{`{"model":"m","message":{"tool_calls":[{"function":{"name":"f","arguments":{"done": true}}}]},"done":false}`, false},
+		{`{"model":"m","done" : true,"done_reason":"stop"}`, true},
+		{`{"error":"model not found"}`, true},
+	} {
+		body := `{"model":"m","message":{"content":"a"},"done":false}` + "\n" + tc.line + "\n"
+		if got := watchBody("application/x-ndjson", "/api/chat", []byte(body), 0).Terminal(); got != tc.want {
+			t.Errorf("ollama line %s: terminal %v, want %v", tc.line, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		event string
+		want  bool
+	}{
+		{`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"message_stop"}}`, false},
+		{`{"type":"message_delta","delta":{"stop_reason":"end_turn"}}`, false},
+		{`{"type":"message_stop","amazon-bedrock-invocationMetrics":{"inputTokenCount":1}}`, true},
+		{`{"outputText":"hi","completionReason":"FINISH"}`, true},
+		{`{"outputText":"hi","completionReason":null}`, false},
+		{`{"generation":"x","stop_reason":"stop"}`, true},
+	} {
+		b64 := base64.StdEncoding.EncodeToString([]byte(tc.event))
+		for _, chunk := range []string{`{"bytes":"` + b64 + `"}`, `{"p":"abc", "bytes" : "` + fmt.Sprintf(`\u%04x`, b64[0]) + strings.ReplaceAll(b64[1:], "/", `\/`) + `"}`} {
+			var b bytes.Buffer
+			m := eventstream.Message{Payload: []byte(chunk)}
+			m.Headers.Set(":message-type", eventstream.StringValue("event"))
+			m.Headers.Set(":event-type", eventstream.StringValue("chunk"))
+			if err := eventstream.NewEncoder().Encode(&b, m); err != nil {
+				t.Fatal(err)
+			}
+			w := watchBody("application/vnd.amazon.eventstream", "/model/m/invoke-with-response-stream", b.Bytes(), 0)
+			if w.Terminal() != tc.want || !w.Known() {
+				t.Errorf("invoke chunk %s carrying %s: terminal %v known %v, want terminal %v", chunk, tc.event, w.Terminal(), w.Known(), tc.want)
+			}
+		}
+	}
+}
+
+// TestWatchDetectsAsDetect: the protocol a Watch tells on the proxy's path
+// is the one Detect tells inspect, from the same first events, the URL
+// deciding when they say nothing.
+func TestWatchDetectsAsDetect(t *testing.T) {
+	t.Parallel()
+	ticks := strings.Repeat("event: tick\ndata: {\"n\":1}\n\n", detectWithin+4)
+	start := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n"
+	for _, tc := range []struct{ url, body string }{
+		{"/v1/x", start},
+		{"/v1/x", ticks[:len(ticks)/(detectWithin+4)*(detectWithin-1)] + start},
+		{"/v1/x", ticks + start},
+		{"/v1/messages", ticks + start},
+		{"/v1/x", "data: {\"choices\":[]}\n\n"},
+		{"/v1/x", "data:  {\"object\":\"chat.completion.chunk\"}\n\n"},
+		{"/v1/responses", "data: 5\n\n"},
+		{"/v1/x", "event: error\ndata: {\"type\":\"error\"}\n\n"},
+	} {
+		w := watchBody("text/event-stream", tc.url, []byte(tc.body), 7)
+		want := Detect(tc.url, ParseSide(chunksOf(tape.Upstream, []byte(tc.body), 0), nil).Events)
+		if w.proto != want {
+			t.Errorf("%s %.60q…: the watch tells %s, Detect %s", tc.url, tc.body, w.proto, want)
 		}
 	}
 }

@@ -144,6 +144,7 @@ type decoder struct {
 	problems []Problem
 	open     *Message // a fragmented data message still waiting for its final frame
 	window   []byte   // recent inflated bytes, for context takeover
+	hr       headerReader
 }
 
 func (d *decoder) problem(off int64, format string, args ...any) {
@@ -153,7 +154,7 @@ func (d *decoder) problem(off int64, format string, args ...any) {
 func (d *decoder) run(stream []byte) {
 	var off int64
 	for off < int64(len(stream)) {
-		h, err := ws.ReadHeader(bytes.NewReader(stream[off:]))
+		h, err := d.hr.read(stream[off:])
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			d.problem(off, "the stream ends inside a frame header")
 			break
@@ -169,11 +170,7 @@ func (d *decoder) run(stream []byte) {
 			d.problem(off, "the stream ends inside a %s frame: %d of its %d payload bytes are there", Opcode(h.OpCode), int64(len(stream))-start, h.Length)
 			end = int64(len(stream))
 		}
-		payload := append([]byte(nil), stream[start:end]...)
-		if h.Masked {
-			ws.Cipher(payload, h.Mask, 0)
-		}
-		d.frame(h, off, end, payload, truncated)
+		d.frame(h, off, end, stream[start:end], truncated)
 		off = end
 	}
 	if d.open != nil {
@@ -184,7 +181,9 @@ func (d *decoder) run(stream []byte) {
 	}
 }
 
-func (d *decoder) frame(h ws.Header, off, end int64, payload []byte, truncated bool) {
+// frame reads one frame whose payload, masked as it came, is raw: it is
+// copied once, unmasked, into the message it belongs to.
+func (d *decoder) frame(h ws.Header, off, end int64, raw []byte, truncated bool) {
 	var state ws.State
 	if d.o.FromClient {
 		state |= ws.StateServerSide // the reader of client frames is a server
@@ -202,7 +201,7 @@ func (d *decoder) frame(h ws.Header, off, end int64, payload []byte, truncated b
 		d.problem(off, "%s frame: %v", op, err)
 	}
 	if h.OpCode.IsControl() {
-		m := Message{Opcode: op, Off: off, End: end, Frames: 1, Payload: payload, Incomplete: truncated}
+		m := Message{Opcode: op, Off: off, End: end, Frames: 1, Payload: unmasked(nil, h, raw), Incomplete: truncated}
 		if op == Close {
 			d.closeFrame(&m)
 		}
@@ -229,7 +228,7 @@ func (d *decoder) frame(h ws.Header, off, end int64, payload []byte, truncated b
 	m := d.open
 	m.Frames++
 	m.End = end
-	m.Payload = append(m.Payload, payload...)
+	m.Payload = unmasked(m.Payload, h, raw)
 	if truncated {
 		m.Incomplete = true
 	}
@@ -249,6 +248,16 @@ func (d *decoder) frame(h ws.Header, off, end int64, payload []byte, truncated b
 		d.problem(m.Off, "text message is not valid UTF-8")
 	}
 	d.msgs = append(d.msgs, *m)
+}
+
+// unmasked appends a frame's payload raw to dst, unmasked.
+func unmasked(dst []byte, h ws.Header, raw []byte) []byte {
+	at := len(dst)
+	dst = append(dst, raw...)
+	if h.Masked {
+		ws.Cipher(dst[at:], h.Mask, 0)
+	}
+	return dst
 }
 
 // closeFrame parses a close frame's code and reason.

@@ -24,6 +24,21 @@ type Splitter struct {
 	broken bool
 	// Close reports whether a close frame has gone by.
 	Close bool
+
+	hr headerReader
+}
+
+// headerReader reads frame headers with ws.ReadHeaderBuffer out of byte
+// slices, reusing its reader and buffer: no allocation per frame.
+type headerReader struct {
+	r   bytes.Reader
+	buf [ws.MaxHeaderSize - 2]byte
+}
+
+// read reads the header of the frame starting at b.
+func (hr *headerReader) read(b []byte) (ws.Header, error) {
+	hr.r.Reset(b)
+	return ws.ReadHeaderBuffer(&hr.r, hr.buf[:])
 }
 
 // Feed adds p to the stream and calls emit with each piece that is ready:
@@ -99,7 +114,7 @@ func (s *Splitter) Feed(p []byte, emit func(piece []byte)) {
 // frameLen returns the length of the frame starting at b, when its header
 // is complete, and notes a close frame.
 func (s *Splitter) frameLen(b []byte) (int64, bool) {
-	h, err := ws.ReadHeader(bytes.NewReader(b))
+	h, err := s.hr.read(b)
 	if err != nil {
 		if err != io.ErrUnexpectedEOF && err != io.EOF {
 			s.broken = true // not a frame header: stop framing
