@@ -1,8 +1,10 @@
 package tape
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 )
@@ -92,9 +94,14 @@ type Writer struct {
 	w     io.Writer // where batches go: the file, or the compressor
 	flush func() error
 	end   func() error // finishes the compressed stream
-	sync  interface{ Sync() error }
-	opts  WriterOptions
-	max   int
+	// batch, when set, writes several slabs in one call: the file, not
+	// compressed.
+	batch batchWriter
+	// release frees the disk space reserved past the end of the file.
+	release func() error
+	sync    interface{ Sync() error }
+	opts    WriterOptions
+	max     int
 
 	mu     sync.Mutex
 	room   sync.Cond // signalled when queued shrinks
@@ -123,6 +130,11 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		wake: make(chan struct{}, 1),
 		done: make(chan struct{}),
 	}
+	if f, ok := w.(*os.File); ok {
+		if rf := newReservingFile(f); rf != nil {
+			cw.w, cw.batch, cw.release = rf, rf, rf.release
+		}
+	}
 	if cw.max <= 0 {
 		cw.max = DefaultMaxQueued
 	}
@@ -131,11 +143,36 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		cw.sync = s
 	}
 	if opts.Compress {
-		zw := newCompressor(w)
-		cw.w, cw.flush, cw.end = zw, zw.Flush, zw.Close
+		// The compressor writes a block at a time; the buffer makes that
+		// one system call per flush instead of one per block.
+		bw := bufio.NewWriterSize(cw.w, compressedBuffer)
+		zw := newCompressor(bw)
+		cw.w, cw.batch = zw, nil
+		cw.flush = func() error {
+			if err := zw.Flush(); err != nil {
+				return err
+			}
+			return bw.Flush()
+		}
+		cw.end = func() error {
+			if err := zw.Close(); err != nil {
+				return err
+			}
+			return bw.Flush()
+		}
 	}
 	go cw.run()
 	return cw
+}
+
+// compressedBuffer is the size of the buffer between the compressor and
+// the file.
+const compressedBuffer = 256 << 10
+
+// batchWriter writes several buffers, in order, in as few calls to the
+// system as it can, and returns how many bytes it wrote.
+type batchWriter interface {
+	writeBatch(bufs [][]byte) (int64, error)
 }
 
 // Header encodes h and queues it for writing.
@@ -291,6 +328,7 @@ func (w *Writer) run() {
 	defer close(w.done)
 	var (
 		taken  []*slab
+		bufs   [][]byte
 		dirty  bool // compressed lines not flushed yet
 		failed bool
 		timer  *time.Timer
@@ -326,8 +364,14 @@ func (w *Writer) run() {
 			break
 		}
 		ended := false
+		if w.batch != nil && !failed {
+			// Every slab waiting in one call: the writer goroutine waits
+			// for the scheduler once per call, and a busy proxy has
+			// hundreds of goroutines ahead of it.
+			ended, failed = w.writeSlabs(taken, &bufs)
+		}
 		for _, s := range taken {
-			if failed || len(s.b) == 0 {
+			if failed || w.batch != nil || len(s.b) == 0 {
 				continue
 			}
 			n, err := w.write(s.b)
@@ -365,6 +409,36 @@ func (w *Writer) run() {
 			w.fail(fmt.Errorf("write capture: %w", err))
 		}
 	}
+}
+
+// writeSlabs writes the slabs in one batch, accounts for the client end
+// lines written and reports whether there was one, and whether the write
+// failed.
+func (w *Writer) writeSlabs(slabs []*slab, bufs *[][]byte) (ended, failed bool) {
+	*bufs = (*bufs)[:0]
+	for _, s := range slabs {
+		if len(s.b) > 0 {
+			*bufs = append(*bufs, s.b)
+		}
+	}
+	n, err := w.batch.writeBatch(*bufs)
+	clear(*bufs)
+	if err == nil && w.sync != nil {
+		if err = w.sync.Sync(); err != nil {
+			err = fmt.Errorf("sync capture: %w", err)
+		}
+	} else if err != nil {
+		err = fmt.Errorf("write capture: %w", err)
+	}
+	for _, s := range slabs {
+		k := min(n, int64(len(s.b)))
+		n -= k
+		ended = w.written(s.ends, int(k)) || ended
+	}
+	if err != nil {
+		return ended, w.fail(err)
+	}
+	return ended, false
 }
 
 // written accounts for the client end lines among the first n bytes of a

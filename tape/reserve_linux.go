@@ -1,0 +1,80 @@
+package tape
+
+import (
+	"io"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// fallocKeepSize is FALLOC_FL_KEEP_SIZE: allocate without changing the
+// file's size.
+const fallocKeepSize = 0x1
+
+// reserve allocates n bytes of disk space for f from offset off, leaving
+// its size as it is.
+func reserve(f *os.File, off, n int64) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	err = rc.Control(func(fd uintptr) {
+		for {
+			ferr = syscall.Fallocate(int(fd), fallocKeepSize, off, n)
+			if ferr != syscall.EINTR {
+				return
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return ferr
+}
+
+// writeBuffers writes bufs to f in order with writev, as many calls as it
+// takes.
+func writeBuffers(f *os.File, bufs [][]byte) (int64, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	var werr error
+	err = rc.Control(func(fd uintptr) {
+		for len(bufs) > 0 {
+			n, err := unix.Writev(int(fd), bufs[:min(len(bufs), iovMax)])
+			if err == syscall.EINTR || err == syscall.EAGAIN {
+				continue
+			}
+			if n > 0 {
+				total += int64(n)
+			}
+			if err != nil {
+				werr = &os.PathError{Op: "write", Path: f.Name(), Err: err}
+				return
+			}
+			if n == 0 {
+				werr = &os.PathError{Op: "write", Path: f.Name(), Err: io.ErrShortWrite}
+				return
+			}
+			for n > 0 {
+				k := min(n, len(bufs[0]))
+				bufs[0] = bufs[0][k:]
+				n -= k
+				if len(bufs[0]) == 0 {
+					bufs = bufs[1:]
+				}
+			}
+		}
+	})
+	if err != nil {
+		return total, err
+	}
+	return total, werr
+}
+
+// iovMax is the most buffers one writev takes (IOV_MAX).
+const iovMax = 1024

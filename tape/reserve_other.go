@@ -1,0 +1,24 @@
+//go:build !linux
+
+package tape
+
+import (
+	"errors"
+	"os"
+)
+
+// reserve is not done on this system: the file is written as it is.
+func reserve(*os.File, int64, int64) error { return errors.ErrUnsupported }
+
+// writeBuffers writes bufs to f in order, one write each.
+func writeBuffers(f *os.File, bufs [][]byte) (int64, error) {
+	var total int64
+	for _, b := range bufs {
+		n, err := f.Write(b)
+		total += int64(n)
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
