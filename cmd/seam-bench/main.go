@@ -38,6 +38,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -189,10 +190,10 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "streams\tpath\treq/s\t×direct\tTTFB p50\tTTFB p99\t×direct\tproxy CPU\tproxy RSS\tRSS 1st→2nd half\tcapture/wire\t")
+	fmt.Fprintln(tw, "streams\tpath\treq/s\t×direct\tTTFB p50\tTTFB p99\t×direct\tproxy CPU\tCPU/stream: harness+proxy\tproxy RSS\tRSS 1st→2nd half\tcapture/wire\t")
 	failed := false
 	for _, n := range o.streams {
-		var direct bench.LoadResult
+		var direct runResult
 		for _, p := range paths {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -216,10 +217,13 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			p50, p99 := bench.Percentile(res.TTFB, 50), bench.Percentile(res.TTFB, 99)
 			row := []string{strconv.Itoa(n), p.name, fmt.Sprintf("%.0f", res.PerSecond()), ratio(res.PerSecond(), direct.PerSecond()),
 				ms(p50), ms(p99), ratio(float64(p99), float64(bench.Percentile(direct.TTFB, 99)))}
+			harness := perStream(res.harnessCPU, res.Streams)
 			if p.start == nil {
-				row = append(row, "—", "—", "—", "—")
+				row = append(row, "—", fmt.Sprintf("%.0f µs", float64(harness)/1e3), "—", "—", "—")
 			} else {
-				row = append(row, fmt.Sprintf("%.2f", ps.Cores), mib(ps.PeakRSS), mib(ps.FirstHalf)+"→"+mib(ps.LastHalf), capRatio(check, res.Bytes))
+				proxyCPU := perStream(time.Duration(ps.Cores*float64(res.Elapsed)), res.Streams)
+				row = append(row, fmt.Sprintf("%.2f", ps.Cores), fmt.Sprintf("%.0f+%.0f µs", float64(harness)/1e3, float64(proxyCPU)/1e3),
+					mb(ps.PeakRSS), mb(ps.FirstHalf)+"→"+mb(ps.LastHalf), capRatio(check, res.Bytes))
 			}
 			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 			if res.Errors > 0 {
@@ -239,13 +243,13 @@ func run(ctx context.Context, o options, out io.Writer) error {
 // through starts p's proxy (if any) for one run, runs load through it with
 // a fresh client, samples the proxy meanwhile, stops it and checks its
 // capture.
-func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clock, p path, run int, load bench.Load) (bench.LoadResult, bench.ProcSummary, *bench.CaptureCheck, error) {
+func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clock, p path, run int, load bench.Load) (runResult, bench.ProcSummary, *bench.CaptureCheck, error) {
 	url := up.URL()
 	var px *proxy
 	if p.start != nil {
 		var err error
 		if px, err = p.start(url, run); err != nil {
-			return bench.LoadResult{}, bench.ProcSummary{}, nil, err
+			return runResult{}, bench.ProcSummary{}, nil, err
 		}
 		url = px.url
 	}
@@ -256,7 +260,9 @@ func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clo
 	if px != nil {
 		sampler = bench.NewSampler(px.pid, 250*time.Millisecond)
 	}
-	res := load.Run(ctx, hc, clock, url)
+	cpu0 := processCPU()
+	res := runResult{LoadResult: load.Run(ctx, hc, clock, url)}
+	res.harnessCPU = processCPU() - cpu0
 	tr.CloseIdleConnections()
 	var ps bench.ProcSummary
 	var check *bench.CaptureCheck
@@ -364,7 +370,7 @@ func ms(ns int64) string { return fmt.Sprintf("%.1f ms", float64(ns)/1e6) }
 
 func us(ns int64) string { return fmt.Sprintf("%.1f µs", float64(ns)/1e3) }
 
-func mib(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/1e6) }
+func mb(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/1e6) }
 
 func capRatio(c *bench.CaptureCheck, wire int64) string {
 	if c == nil || wire == 0 {
@@ -389,4 +395,29 @@ func loadAverage() string {
 		return "unknown"
 	}
 	return f[0]
+}
+
+// runResult is a load run's result and the CPU time this process (the
+// clients and the upstream) spent on it.
+type runResult struct {
+	bench.LoadResult
+	harnessCPU time.Duration
+}
+
+// processCPU returns the CPU time this process has used so far, user and
+// system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// perStream divides a CPU time among n streams.
+func perStream(d time.Duration, n int) int64 {
+	if n <= 0 {
+		return 0
+	}
+	return int64(d) / int64(n)
 }
