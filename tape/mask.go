@@ -89,7 +89,11 @@ type Masker struct {
 
 	mu      sync.Mutex
 	secrets [][]byte
-	res     []*regexp.Regexp
+	// probes are the secrets that hold no other one: a chunk holding
+	// none of them holds no secret ("Bearer sk-…" holds "sk-…"), so one
+	// look for each is enough to pass a chunk.
+	probes [][]byte
+	res    []*regexp.Regexp
 	pending []Chunk // held back, data copied
 	masked  int
 }
@@ -115,6 +119,12 @@ func (m *Masker) Add(secrets []string) {
 			if len(v) >= MinSecret && v != Redacted && !slices.ContainsFunc(m.secrets, func(b []byte) bool { return string(b) == v }) {
 				m.secrets = append(m.secrets, []byte(v))
 			}
+		}
+	}
+	m.probes = m.probes[:0]
+	for _, s := range m.secrets { // distinct: only a shorter one can be inside
+		if !slices.ContainsFunc(m.secrets, func(o []byte) bool { return len(o) < len(s) && bytes.Contains(s, o) }) {
+			m.probes = append(m.probes, s)
 		}
 	}
 }
@@ -194,7 +204,7 @@ func (m *Masker) Masked() int {
 }
 
 func (m *Masker) matches(b []byte) bool {
-	for _, s := range m.secrets {
+	for _, s := range m.probes {
 		if bytes.Contains(b, s) {
 			return true
 		}

@@ -136,3 +136,26 @@ func FuzzMasker(f *testing.F) {
 		}
 	})
 }
+
+// TestMaskerNestedSecrets: a chunk is passed after looking only for the
+// secrets that hold no other one, so a header value and the token inside
+// it must both still be masked, whole, wherever either is echoed.
+func TestMaskerNestedSecrets(t *testing.T) {
+	t.Parallel()
+	secrets := []string{"Bearer sk-nested-0123456789", "sk-nested-0123456789", "x-other-secret-value"}
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":"Bearer sk-nested-0123456789"}`, `{"a":"[redacted]*****************"}`},
+		{`{"a":"sk-nested-0123456789"}`, `{"a":"[redacted]**********"}`},
+		{`{"a":"x-other-secret-value"}`, `{"a":"[redacted]**********"}`},
+		{`{"a":"Bearer sk-nested-012345678"}`, `{"a":"Bearer sk-nested-012345678"}`},
+	} {
+		got, _ := MaskSecrets([]byte(tc.in), secrets, nil)
+		if string(got) != tc.want {
+			t.Errorf("%s masked to %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	m := NewMasker(secrets, nil, func(Chunk) {})
+	if len(m.probes) != 2 {
+		t.Errorf("probes %q, want the token and the other secret only", m.probes)
+	}
+}
