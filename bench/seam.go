@@ -101,8 +101,9 @@ type CaptureCheck struct {
 	// same byte count.
 	Exchanges int
 	// Incomplete counts those of them whose data the recorder stopped
-	// recording because the capture writer fell behind.
-	Incomplete int
+	// recording because the capture writer fell behind; Skipped those of
+	// them it recorded none of (they began while it was behind).
+	Incomplete, Skipped int
 	// Bytes is the size of the file.
 	Bytes int64
 }
@@ -147,6 +148,9 @@ func CheckCapture(path string) (CaptureCheck, error) {
 		c.Exchanges++
 		if e.Unrecorded != 0 || u.Unrecorded != 0 {
 			c.Incomplete++
+			if e.Unrecorded == e.Bytes && u.Unrecorded == u.Bytes {
+				c.Skipped++
+			}
 		}
 	}
 	if w := d.Warnings(); len(w) > 0 {

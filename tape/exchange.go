@@ -14,7 +14,11 @@ import (
 // When the Writer's queue is full, an ExchangeWriter does not wait: it stops
 // recording the exchange's data (its chunks), writes a note saying so, and
 // its end lines carry the number of bytes not recorded. The stream it
-// records is never held up by the disk.
+// records is never held up by the disk. An exchange whose data begins while
+// the queue is more than three quarters full is not recorded at all (but for its
+// request, responses, ends and a note): shedding the new exchanges first
+// keeps those under way whole, where a writer that only fell behind would
+// cut every exchange in flight short.
 //
 // The methods of one side must be called from one goroutine at a time, and
 // both sides from the same one unless [ExchangeWriter.Separate] was called;
@@ -23,6 +27,9 @@ type ExchangeWriter struct {
 	w     *Writer
 	ex    int
 	lossy atomic.Bool
+	// begun is set once the exchange's first chunk came; skipped when it
+	// came while the writer was behind, so none of its data is recorded.
+	begun, skipped bool
 	// tracked is set once the exchange counts as in flight in the Writer.
 	tracked atomic.Bool
 
@@ -126,6 +133,12 @@ func (x *ExchangeWriter) chunk(s Side, t int64, data []byte, ref bool, refOff in
 	if s == Upstream {
 		x.lastOK = false
 	}
+	if !x.begun {
+		x.begun = true
+		if queued, behind := x.w.behind(); behind {
+			x.skip(t, queued)
+		}
+	}
 	if x.lossy.Load() {
 		st.unrecorded += int64(len(data))
 		return
@@ -162,6 +175,17 @@ func (x *ExchangeWriter) drop(t int64) {
 	}
 }
 
+// skip marks the exchange as not recorded, from its first chunk on: the
+// writer had queued bytes of chunks waiting, more than three quarters of what it holds.
+func (x *ExchangeWriter) skip(t int64, queued int) {
+	x.skipped = true
+	x.lossy.Store(true)
+	x.Note(t, fmt.Sprintf("not recorded: this exchange's data (it began while the capture writer had %s of chunks waiting for the disk, more than three quarters of the %s it holds; exchanges already under way were kept whole; the stream itself went on)", sizeText(queued), sizeText(x.w.max)))
+	if f := x.w.opts.OnDrop; f != nil {
+		f(x.ex)
+	}
+}
+
 // Withhold counts n bytes of side s, which went over the wire, as not
 // recorded: the recorder chose not to write them (a note on the exchange
 // says why). Nothing of the side is written after them; its end line
@@ -187,7 +211,7 @@ func (x *ExchangeWriter) End(s Side, t int64, outcome Outcome, errText string) {
 	m := lineMeta{ex: x.ex}
 	if s == Client {
 		x.track()
-		m.end, m.lossy = true, x.lossy.Load()
+		m.end, m.lossy, m.skipped = true, x.lossy.Load(), x.skipped
 	}
 	x.w.appendLine(func(b []byte) []byte { return AppendEnd(b, e) }, false, m)
 }

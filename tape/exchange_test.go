@@ -248,6 +248,63 @@ func TestFullQueueDropsDataNotTheStream(t *testing.T) {
 	}
 }
 
+// TestBehindWriterShedsNewExchanges: while the disk is stuck and the queue
+// more than three quarters full, an exchange whose data begins is not recorded at all,
+// so the one already under way can still be recorded whole.
+func TestBehindWriterShedsNewExchanges(t *testing.T) {
+	t.Parallel()
+	sw := &slowWriter{release: make(chan struct{})}
+	var drops []int
+	w := NewWriter(sw, WriterOptions{MaxQueued: 16 << 10, OnDrop: func(ex int) { drops = append(drops, ex) }})
+	w.Header(testHeader())
+	chunk := bytes.Repeat([]byte("x"), 1000)
+	a, b := w.Exchange(1), w.Exchange(2)
+	a.Request(Request{T: 1, Method: "POST", URL: "/"})
+	b.Request(Request{T: 1, Method: "POST", URL: "/"})
+	send := func(x *ExchangeWriter, i int) {
+		x.Chunk(Upstream, int64(2+i), chunk)
+		x.ClientChunk(int64(2+i), chunk, int64(i*1000))
+	}
+	for i := range 11 { // a's 11 chunks of 1 kB (and their references): more than 3/4 of 16 KiB
+		send(a, i)
+	}
+	for i := range 3 {
+		send(b, i) // b begins now: shed
+	}
+	for i := 11; i < 13; i++ {
+		send(a, i) // a goes on within the bound
+	}
+	for _, x := range []*ExchangeWriter{a, b} {
+		x.End(Upstream, 30, Complete, "")
+		x.End(Client, 31, Complete, "")
+	}
+	close(sw.release)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(drops) != 1 || drops[0] != 2 {
+		t.Errorf("OnDrop calls %v, want one for exchange 2", drops)
+	}
+	if st := w.Stats(); st.Recorded != 2 || st.Incomplete != 1 || st.Skipped != 1 {
+		t.Errorf("stats %+v, want 2 recorded, 1 incomplete and skipped", st)
+	}
+	c, err := Read(bytes.NewReader(sw.buf.Bytes()), "behind.ndjson")
+	if err != nil || len(c.Warnings) > 0 {
+		t.Fatalf("read: %v %v", err, c.Warnings)
+	}
+	for _, s := range []Side{Upstream, Client} {
+		if sd := c.Exchanges[0].Side(s); len(sd.Body()) != 13000 || sd.End.SHA256 == "" || sd.End.Unrecorded != 0 {
+			t.Errorf("exchange 1 %s: %d bytes, end %+v; want all 13000, hashed", s, len(sd.Body()), sd.End)
+		}
+		if sd := c.Exchanges[1].Side(s); len(sd.Body()) != 0 || sd.End.Unrecorded != 3000 || sd.End.Bytes != 3000 {
+			t.Errorf("exchange 2 %s: %d bytes, end %+v; want none, 3000 unrecorded", s, len(sd.Body()), sd.End)
+		}
+	}
+	if n := c.Exchanges[1].Notes; len(n) != 1 || !strings.Contains(n[0].Text, "it began while the capture writer had") {
+		t.Errorf("exchange 2 notes %+v, want one saying it was not recorded and why", n)
+	}
+}
+
 // enospcWriter takes n writes, then fails as a full disk does.
 type enospcWriter struct {
 	gate   chan struct{} // the first write waits for it, when set

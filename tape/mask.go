@@ -92,8 +92,8 @@ type Masker struct {
 	// probes are the secrets that hold no other one: a chunk holding
 	// none of them holds no secret ("Bearer sk-…" holds "sk-…"), so one
 	// look for each is enough to pass a chunk.
-	probes [][]byte
-	res    []*regexp.Regexp
+	probes  [][]byte
+	res     []*regexp.Regexp
 	pending []Chunk // held back, data copied
 	masked  int
 }

@@ -68,9 +68,10 @@ type slab struct {
 
 // endMark is a client end line in a slab.
 type endMark struct {
-	pos   int
-	ex    int
-	lossy bool // the exchange lost data
+	pos     int
+	ex      int
+	lossy   bool // the exchange lost data
+	skipped bool // all of it
 }
 
 // WriterStats counts what a [Writer] has written.
@@ -80,6 +81,9 @@ type WriterStats struct {
 	Recorded int
 	// Incomplete is how many of those lost data because the queue was full.
 	Incomplete int
+	// Skipped is how many of the Incomplete lost all their data: they
+	// began while the queue was more than three quarters full.
+	Skipped int
 	// InFlight is the number of exchanges started with [Writer.Exchange]
 	// and not yet recorded to their end.
 	InFlight int
@@ -210,8 +214,8 @@ func (w *Writer) enqueue(appendLine func([]byte) []byte) {
 type lineMeta struct {
 	ex int
 	// end marks the client side's end line; lossy says its exchange lost
-	// data.
-	end, lossy bool
+	// data, skipped that it lost all of it.
+	end, lossy, skipped bool
 }
 
 // appendLine encodes one line with appendLine, queues it and reports
@@ -245,7 +249,7 @@ func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m li
 		s.drop += len(line)
 	}
 	if m.end {
-		s.ends = append(s.ends, endMark{pos: len(s.b), ex: m.ex, lossy: m.lossy})
+		s.ends = append(s.ends, endMark{pos: len(s.b), ex: m.ex, lossy: m.lossy, skipped: m.skipped})
 	}
 	w.mu.Unlock()
 	select {
@@ -253,6 +257,15 @@ func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m li
 	default:
 	}
 	return true
+}
+
+// behind reports the bytes of chunk lines queued and whether they are more
+// than three quarters of what the queue holds: an exchange whose data
+// begins then is not recorded (see [ExchangeWriter]).
+func (w *Writer) behind() (int, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dropQueued, w.dropQueued > w.max/4*3
 }
 
 // scratch pools the buffers lines are encoded into before they are copied
@@ -455,6 +468,9 @@ func (w *Writer) written(ends []endMark, n int) bool {
 		w.stats.Recorded++
 		if e.lossy {
 			w.stats.Incomplete++
+		}
+		if e.skipped {
+			w.stats.Skipped++
 		}
 		delete(w.open, e.ex)
 	}

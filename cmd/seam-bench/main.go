@@ -378,7 +378,7 @@ func capRatio(c *bench.CaptureCheck, wire int64) string {
 	}
 	s := fmt.Sprintf("%.3f", float64(c.Bytes)/float64(wire))
 	if c.Incomplete > 0 {
-		s += fmt.Sprintf(" (%d of %d exchanges incomplete: the writer fell behind)", c.Incomplete, c.Exchanges)
+		s += fmt.Sprintf(" (of %d exchanges, %d not recorded and %d cut short: the writer fell behind)", c.Exchanges, c.Skipped, c.Incomplete-c.Skipped)
 	}
 	return s
 }
