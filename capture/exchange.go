@@ -65,6 +65,9 @@ type exchange struct {
 	// reach the client. Its data aliases the read buffer; it is recorded
 	// before the next upstream read reuses it.
 	upPending pendingChunk
+	// upSeen is what the upstream masker found in the last upstream chunk
+	// recorded: the client masker need not look through the same bytes.
+	upSeen tape.Seen
 
 	ws *wsConn // the tapped connection, once the upstream switched protocols
 }
@@ -84,9 +87,10 @@ func (x *exchange) recordPending() {
 		x.upWatch.feed(p.data)
 		c := tape.Chunk{Side: tape.Upstream, T: p.t, Data: p.data}
 		if x.upGuard != nil {
+			x.upSeen = tape.Seen{}
 			x.upGuard.chunk(c)
 		} else if x.upMask != nil {
-			x.upMask.Chunk(c)
+			x.upSeen = x.upMask.Chunk(c)
 		}
 	}
 }
@@ -477,6 +481,8 @@ func (w *clientWriter) Write(p []byte) (int, error) {
 		c := tape.Chunk{Side: tape.Client, T: t, Data: p[:n], Ref: upOff >= 0, RefOff: upOff}
 		if x.clGuard != nil {
 			x.clGuard.chunk(c)
+		} else if x.clMask != nil && c.Ref {
+			x.clMask.ChunkSeen(c, x.upSeen) // the bytes the upstream masker just saw
 		} else if x.clMask != nil {
 			x.clMask.Chunk(c)
 		}

@@ -137,15 +137,45 @@ func jsonEscaped(s string) string {
 	return string(b[1 : len(b)-1])
 }
 
+// Seen is what a [Masker] found in a chunk's bytes: for [Masker.ChunkSeen].
+type Seen struct {
+	clean   bool // nothing to mask in them, nothing held
+	secrets int  // with this many secrets known
+}
+
 // Chunk masks c and hands it (and any chunk it releases) to emit, or holds
-// it back. c.Data is not modified and may be reused once Chunk returns.
-func (m *Masker) Chunk(c Chunk) {
+// it back. c.Data is not modified and may be reused once Chunk returns. It
+// returns what it found in c.Data, for [Masker.ChunkSeen] on the other
+// side.
+func (m *Masker) Chunk(c Chunk) Seen {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.pending) == 0 && !m.matches(c.Data) && m.partial(c.Data) == 0 {
 		m.emit(c) // the common case: nothing to mask, nothing to hold
+		return Seen{clean: true, secrets: len(m.secrets)}
+	}
+	m.chunk(c)
+	return Seen{}
+}
+
+// ChunkSeen is [Masker.Chunk] for bytes that another Masker, made with the
+// same secrets and patterns, has just seen: when it found nothing to mask
+// in them, knowing the secrets this one knows, they are not looked through
+// again (in passthrough the client side is the upstream side's bytes).
+func (m *Masker) ChunkSeen(c Chunk, seen Seen) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.pending) == 0 && m.partial(c.Data) == 0 &&
+		(seen.clean && seen.secrets == len(m.secrets) || !m.matches(c.Data)) {
+		m.emit(c)
 		return
 	}
+	m.chunk(c)
+}
+
+// chunk masks c with the chunks held before it and hands on what is not
+// held. Called with m.mu held.
+func (m *Masker) chunk(c Chunk) {
 	window := c.Data
 	if len(m.pending) > 0 {
 		var b []byte

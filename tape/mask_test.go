@@ -159,3 +159,34 @@ func TestMaskerNestedSecrets(t *testing.T) {
 		t.Errorf("probes %q, want the token and the other secret only", m.probes)
 	}
 }
+
+// TestMaskerChunkSeen: the client side's masker takes the upstream
+// masker's word for bytes it has just seen, and only when that masker
+// found nothing in them knowing the same secrets.
+func TestMaskerChunkSeen(t *testing.T) {
+	t.Parallel()
+	secret := "sk-seen-0123456789"
+	var up, cl []byte
+	um := NewMasker([]string{secret}, nil, func(c Chunk) { up = append(up, c.Data...) })
+	cm := NewMasker([]string{secret}, nil, func(c Chunk) { cl = append(cl, c.Data...) })
+	for _, chunk := range []string{`{"a":"plain text"}`, `{"echo":"` + secret + `"}`, `{"b":"more"}`} {
+		cm.ChunkSeen(Chunk{Data: []byte(chunk)}, um.Chunk(Chunk{Data: []byte(chunk)}))
+	}
+	if string(up) != string(cl) || strings.Contains(string(cl), secret) {
+		t.Errorf("upstream %s, client %s: want the same bytes, masked", up, cl)
+	}
+	// A secret the client masker learnt after the upstream masker looked.
+	seen := um.Chunk(Chunk{Data: []byte(`{"late":"sk-late-0123456789"}`)})
+	cm.Add([]string{"sk-late-0123456789"})
+	cl = cl[:0]
+	cm.ChunkSeen(Chunk{Data: []byte(`{"late":"sk-late-0123456789"}`)}, seen)
+	if strings.Contains(string(cl), "sk-late") {
+		t.Errorf("client %s: a secret the upstream masker did not know was taken as absent", cl)
+	}
+	// The word is taken as given: bytes said to be clean are not looked at.
+	cl = cl[:0]
+	cm.ChunkSeen(Chunk{Data: []byte(`{"x":"` + secret + `"}`)}, Seen{clean: true, secrets: len(cm.secrets)})
+	if !strings.Contains(string(cl), secret) {
+		t.Errorf("client %s: bytes said to be seen clean were looked through again", cl)
+	}
+}
