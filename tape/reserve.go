@@ -36,7 +36,7 @@ func newReservingFile(f *os.File) *reservingFile {
 	if err != nil || !st.Mode().IsRegular() {
 		return nil
 	}
-	return &reservingFile{f: f, end: st.Size(), reserved: st.Size()}
+	return &reservingFile{f: f, end: st.Size(), reserved: st.Size(), off: !worthReserving(f)}
 }
 
 func (r *reservingFile) Write(p []byte) (int, error) {

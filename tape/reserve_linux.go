@@ -12,6 +12,21 @@ import (
 // file's size.
 const fallocKeepSize = 0x1
 
+// worthReserving reports whether f's filesystem allocates disk blocks: on
+// tmpfs (and ramfs) a reservation would only hold memory.
+func worthReserving(f *os.File) bool {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var st unix.Statfs_t
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = unix.Fstatfs(int(fd), &st) }); err != nil || serr != nil {
+		return false
+	}
+	return st.Type != unix.TMPFS_MAGIC && st.Type != unix.RAMFS_MAGIC
+}
+
 // reserve allocates n bytes of disk space for f from offset off, leaving
 // its size as it is.
 func reserve(f *os.File, off, n int64) error {

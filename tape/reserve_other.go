@@ -7,6 +7,9 @@ import (
 	"os"
 )
 
+// worthReserving reports false: see reserve.
+func worthReserving(*os.File) bool { return false }
+
 // reserve is not done on this system: the file is written as it is.
 func reserve(*os.File, int64, int64) error { return errors.ErrUnsupported }
 

@@ -180,3 +180,29 @@ func TestWriteBuffers(t *testing.T) {
 		t.Error("the file does not hold the buffers in order")
 	}
 }
+
+// TestNoReservingInMemory: on tmpfs a reservation would only hold memory,
+// so none is made.
+func TestNoReservingInMemory(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("space is reserved ahead on Linux only")
+	}
+	dir, err := os.MkdirTemp("/dev/shm", "seam-test-")
+	if err != nil {
+		t.Skipf("no /dev/shm here: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	f, err := os.Create(filepath.Join(dir, "c.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := newReservingFile(f)
+	if _, err := r.Write(make([]byte, 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	if size, blocks := fileSpace(t, f); !r.off || blocks > size+64<<10 {
+		t.Errorf("on tmpfs: %d bytes held for %d written (reserving %v)", blocks, size, !r.off)
+	}
+}
