@@ -29,7 +29,8 @@ type ExchangeWriter struct {
 	lossy atomic.Bool
 	// begun is set once the exchange's first chunk came; skipped when it
 	// came while the writer was behind, so none of its data is recorded.
-	begun, skipped bool
+	// (A WebSocket's two directions come from two goroutines.)
+	begun, skipped atomic.Bool
 	// tracked is set once the exchange counts as in flight in the Writer.
 	tracked atomic.Bool
 
@@ -133,8 +134,7 @@ func (x *ExchangeWriter) chunk(s Side, t int64, data []byte, ref bool, refOff in
 	if s == Upstream {
 		x.lastOK = false
 	}
-	if !x.begun {
-		x.begun = true
+	if !x.begun.Load() && x.begun.CompareAndSwap(false, true) {
 		if queued, behind := x.w.behind(); behind {
 			x.skip(t, queued)
 		}
@@ -178,7 +178,7 @@ func (x *ExchangeWriter) drop(t int64) {
 // skip marks the exchange as not recorded, from its first chunk on: the
 // writer had queued bytes of chunks waiting, more than three quarters of what it holds.
 func (x *ExchangeWriter) skip(t int64, queued int) {
-	x.skipped = true
+	x.skipped.Store(true)
 	x.lossy.Store(true)
 	x.Note(t, fmt.Sprintf("not recorded: this exchange's data (it began while the capture writer had %s of chunks waiting for the disk, more than three quarters of the %s it holds; exchanges already under way were kept whole; the stream itself went on)", sizeText(queued), sizeText(x.w.max)))
 	if f := x.w.opts.OnDrop; f != nil {
@@ -211,7 +211,7 @@ func (x *ExchangeWriter) End(s Side, t int64, outcome Outcome, errText string) {
 	m := lineMeta{ex: x.ex}
 	if s == Client {
 		x.track()
-		m.end, m.lossy, m.skipped = true, x.lossy.Load(), x.skipped
+		m.end, m.lossy, m.skipped = true, x.lossy.Load(), x.skipped.Load()
 	}
 	x.w.appendLine(func(b []byte) []byte { return AppendEnd(b, e) }, false, m)
 }
