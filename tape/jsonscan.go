@@ -25,30 +25,24 @@ value:
 		return 0, false
 	}
 	switch b[i] {
-	case '{':
+	case '{', '[':
 		if depth == maxRawDepth {
 			return 0, false
 		}
-		closers[depth] = '}'
+		closer := byte('}')
+		if b[i] == '[' {
+			closer = ']'
+		}
+		closers[depth] = closer
 		depth++
 		i = skipSpace(b, i+1)
-		if i < n && b[i] == '}' {
+		if i < n && b[i] == closer {
 			depth--
 			i++
 			goto after
 		}
-		goto key
-	case '[':
-		if depth == maxRawDepth {
-			return 0, false
-		}
-		closers[depth] = ']'
-		depth++
-		i = skipSpace(b, i+1)
-		if i < n && b[i] == ']' {
-			depth--
-			i++
-			goto after
+		if closer == '}' {
+			goto key
 		}
 		goto value
 	case '"':
