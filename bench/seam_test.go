@@ -61,7 +61,7 @@ func TestCheckCapture(t *testing.T) {
 			w.End(tape.End{Ex: 1, Side: tape.Client, Outcome: tape.Complete, Bytes: 10, Unrecorded: 10})
 		}, err: "exchange 1 did not complete"},
 		{name: "altered byte", write: func(w *tape.Writer) { whole(w, 1) },
-			edit: func(s string) string { return strings.Replace(s, `{\"n\":1}`, `{\"n\":2}`, 1) }, err: "lost or altered"},
+			edit: func(s string) string { return strings.Replace(s, `"sse":[{"n":1}`, `"sse":[{"n":2}`, 1) }, err: "lost or altered"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

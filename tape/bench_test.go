@@ -11,6 +11,38 @@ import (
 // sseChunk is a typical Chat Completions event, quotes and all.
 var sseChunk = []byte(`data: {"id":"chatcmpl-9x","object":"chat.completion.chunk","created":1755855000,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":" streaming"},"finish_reason":null}]}` + "\n\n")
 
+// eventsChunk is a Read of 20 events cut inside the 21st, as a busy
+// recorder reads them (seam-bench's reads average 5.4 KB); textChunk is
+// as long and holds no event "sse" can hold (each data line ends \r\n).
+var (
+	eventsChunk = append(bytes.Repeat(sseChunk, 20), sseChunk[:100]...)
+	textChunk   = bytes.ReplaceAll(eventsChunk, []byte("\n"), []byte("\r\n"))
+)
+
+// appendChunkV2 appends c as a chunk line as format v2 wrote it: its bytes
+// in "data" (or "data_b64"), never in "sse" pieces.
+func appendChunkV2(dst []byte, c Chunk) []byte {
+	line := AppendChunk(nil, Chunk{Ex: c.Ex, Side: c.Side, T: c.T, Off: c.Off})
+	dst = append(dst, line[:len(line)-len(`,"data":""}`+"\n")]...)
+	dst = appendBytesField(dst, "data", c.Data)
+	return append(dst, "}\n"...)
+}
+
+// asV2 rewrites the chunk lines of block holding "sse" pieces as format v2
+// wrote them.
+func asV2(block []byte) []byte {
+	var out []byte
+	for line := range bytes.SplitAfterSeq(block, []byte("\n")) {
+		c, ok := parseChunkFast(bytes.TrimSuffix(line, []byte("\n")))
+		if !ok || !bytes.Contains(line, []byte(`"sse":[`)) {
+			out = append(out, line...)
+			continue
+		}
+		out = appendChunkV2(out, *c)
+	}
+	return out
+}
+
 // repeatReader yields head once and then body over and over, up to n bytes in
 // total, without holding more than one copy: a capture of any size that
 // exists only as it is read.
@@ -43,7 +75,8 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 }
 
 // syntheticCapture returns a header and a block of one exchange's lines that
-// can be repeated.
+// can be repeated, as format v1 wrote them: no references, no hashes, the
+// chunks' bytes in "data".
 func syntheticCapture() (head, block []byte) {
 	head = AppendHeader(nil, testHeader())
 	block = AppendRequest(block, Request{Ex: 1, Method: "POST", URL: "/v1/chat/completions",
@@ -54,7 +87,7 @@ func syntheticCapture() (head, block []byte) {
 	}
 	for i := range 200 {
 		for _, side := range []Side{Upstream, Client} {
-			block = AppendChunk(block, Chunk{Ex: 1, Side: side, T: int64(i) * 1e6, Off: int64(i * len(sseChunk)), Data: sseChunk})
+			block = appendChunkV2(block, Chunk{Ex: 1, Side: side, T: int64(i) * 1e6, Off: int64(i * len(sseChunk)), Data: sseChunk})
 		}
 	}
 	for _, side := range []Side{Upstream, Client} {
@@ -64,7 +97,7 @@ func syntheticCapture() (head, block []byte) {
 }
 
 // passthroughCapture returns a header and a block of one exchange's lines as
-// the recorder writes them in passthrough (format v2): every client chunk a
+// the recorder writes them in passthrough (format v3): every client chunk a
 // reference to the upstream chunk, each end with its hash.
 func passthroughCapture() (head, block []byte) {
 	var buf bytes.Buffer
@@ -88,12 +121,17 @@ func passthroughCapture() (head, block []byte) {
 
 // BenchmarkDecode decodes a 64 MiB capture that is generated while it is read,
 // and reports the largest live heap seen, which stays near the size of one
-// line however large the capture is. format=v2 is a passthrough recording
-// (references resolved, hashes verified), format=v1 the same bytes written
-// twice without hashes.
+// line however large the capture is. format=v3 is a passthrough recording
+// (references resolved, hashes verified, events in "sse" pieces), format=v2
+// the same lines with the events in "data" strings, format=v1 the same
+// bytes written twice in "data" without hashes. ns/chunk is the time per
+// chunk line, which compares formats whose lines differ in length.
 func BenchmarkDecode(b *testing.B) {
 	b.Run("format=v1", func(b *testing.B) { benchDecode(b, syntheticCapture) })
-	b.Run("format=v2", func(b *testing.B) { benchDecode(b, passthroughCapture) })
+	b.Run("format=v2", func(b *testing.B) {
+		benchDecode(b, func() ([]byte, []byte) { h, blk := passthroughCapture(); return h, asV2(blk) })
+	})
+	b.Run("format=v3", func(b *testing.B) { benchDecode(b, passthroughCapture) })
 }
 
 func benchDecode(b *testing.B, capture func() (head, block []byte)) {
@@ -103,12 +141,16 @@ func benchDecode(b *testing.B, capture func() (head, block []byte)) {
 	b.ReportAllocs()
 	var maxHeap uint64
 	var ms runtime.MemStats
+	chunks := 0
 	for b.Loop() {
 		d := NewDecoder(&repeatReader{head: head, body: block, n: size}, "synthetic.ndjson")
 		for n := 0; ; n++ {
-			_, err := d.Next()
+			rec, err := d.Next()
 			if errors.Is(err, io.EOF) {
 				break
+			}
+			if rec.Kind == KindChunk {
+				chunks++
 			}
 			var lerr *LineError
 			if err != nil && !errors.As(err, &lerr) {
@@ -124,6 +166,7 @@ func benchDecode(b *testing.B, capture func() (head, block []byte)) {
 		}
 	}
 	b.ReportMetric(float64(maxHeap)/(1<<20), "max-heap-MiB")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(chunks), "ns/chunk")
 }
 
 func BenchmarkAppendChunk(b *testing.B) {
@@ -133,6 +176,8 @@ func BenchmarkAppendChunk(b *testing.B) {
 	}{
 		{"sse", sseChunk},
 		{"binary", append([]byte{0xff}, sseChunk...)},
+		{"events", eventsChunk},
+		{"text", textChunk},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			c := Chunk{Ex: 12, Side: Upstream, T: 123456789, Off: 4096, Data: tc.data}

@@ -3,16 +3,18 @@ package tape
 import (
 	"encoding/base64"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// parseChunkFast decodes a "chunk" line without reflection. It handles flat
-// objects whose values are strings or integers, in any key order, which covers
-// every chunk line [AppendChunk] writes. On anything else (another type,
-// nested values, floats, lone surrogates, invalid UTF-8, malformed JSON) it
-// returns false and the caller falls back to encoding/json, which produces the
-// canonical result or error.
+// parseChunkFast decodes a "chunk" line without reflection. It handles
+// objects whose values are strings or integers, and an "sse" array, in any
+// key order, which covers every chunk line [AppendChunk] writes. On anything
+// else (another type, other nested values, floats, lone surrogates, invalid
+// UTF-8, malformed JSON, a key that differs from a known one only in case)
+// it returns false and the caller falls back to encoding/json, which
+// produces the canonical result or error.
 func parseChunkFast(line []byte) (*Chunk, bool) {
 	var (
 		c               Chunk
@@ -23,6 +25,8 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 		b64Span         []byte
 		haveRef         bool
 		haveLen         bool
+		haveSSE         bool
+		sseData         []byte
 		n               int64
 	)
 	i := skipSpace(line, 0)
@@ -51,7 +55,16 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 			return nil, false
 		}
 		// Value.
-		if line[i] == '"' {
+		if line[i] == '[' {
+			if string(key) != "sse" {
+				return nil, false
+			}
+			data, end, ok := scanSSE(line, i)
+			if !ok {
+				return nil, false
+			}
+			haveSSE, sseData, i = true, data, end
+		} else if line[i] == '"' {
 			val, vesc, end, ok := scanString(line, i)
 			if !ok {
 				return nil, false
@@ -81,8 +94,12 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 					return nil, false
 				}
 				haveB, b64Span = true, val
-			case "ex", "t", "off", "ref", "len":
+			case "ex", "t", "off", "ref", "len", "sse":
 				return nil, false
+			default:
+				if nearKey(key) {
+					return nil, false
+				}
 			}
 		} else {
 			v, end, ok := scanInt(line, i)
@@ -104,8 +121,12 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 				haveRef, c.RefOff = true, v
 			case "len":
 				haveLen, n = true, v
-			case "type", "side", "data", "data_b64":
+			case "type", "side", "data", "data_b64", "sse":
 				return nil, false
+			default:
+				if nearKey(key) {
+					return nil, false
+				}
 			}
 		}
 		i = skipSpace(line, i)
@@ -121,10 +142,13 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 		}
 		i = skipSpace(line, i+1)
 	}
-	if skipSpace(line, i) != len(line) || !isChunk || (haveData && haveB) || haveRef != haveLen || (haveRef && (haveData || haveB)) {
+	if skipSpace(line, i) != len(line) || !isChunk || (haveData && haveB) || haveRef != haveLen || (haveRef && (haveData || haveB)) ||
+		(haveSSE && (haveData || haveB || haveRef)) {
 		return nil, false
 	}
 	switch {
+	case haveSSE:
+		c.Data = sseData
 	case haveRef:
 		if n < 0 {
 			return nil, false
@@ -145,6 +169,96 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 		c.Data = data[:n]
 	}
 	return &c, true
+}
+
+// chunkKeys are the keys of a chunk line; encoding/json matches them
+// without regard to case.
+var chunkKeys = [...]string{"type", "ex", "side", "t", "off", "data", "data_b64", "sse", "ref", "len"}
+
+// nearKey reports whether key, not one of chunkKeys, equals one of them
+// without regard to case, which encoding/json would take for it.
+func nearKey(key []byte) bool {
+	for _, k := range chunkKeys {
+		if len(k) == len(key) && strings.EqualFold(k, string(key)) {
+			return true
+		}
+	}
+	return false
+}
+
+// scanSSE decodes the "sse" array starting at b[i] == '[' into the chunk
+// bytes it stands for and returns them with the index after the array. A
+// string piece stands for its bytes, an object or array piece V for
+// `data: ` V `\n\n`. It fails on anything else, which encoding/json then
+// reports.
+func scanSSE(b []byte, i int) (data []byte, end int, ok bool) {
+	type piece struct {
+		lo, hi int
+		kind   byte // 's' string, 'e' string with escapes, 'v' JSON value
+	}
+	var stack [32]piece
+	pieces := stack[:0]
+	size := 0
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return []byte{}, i + 1, true
+	}
+	for {
+		if i >= len(b) {
+			return nil, 0, false
+		}
+		switch b[i] {
+		case '"':
+			raw, esc, e, ok := scanString(b, i)
+			if !ok {
+				return nil, 0, false
+			}
+			p := piece{i + 1, e - 1, 's'}
+			if esc {
+				p.kind = 'e'
+			}
+			pieces = append(pieces, p)
+			size += len(raw)
+			i = e
+		case '{', '[':
+			e, ok := scanJSON(b, i)
+			if !ok {
+				return nil, 0, false
+			}
+			pieces = append(pieces, piece{i, e, 'v'})
+			size += e - i + len(ssePrefix) + 2
+			i = e
+		default:
+			return nil, 0, false
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return nil, 0, false
+		}
+		if b[i] == ']' {
+			break
+		}
+		if b[i] != ',' {
+			return nil, 0, false
+		}
+		i = skipSpace(b, i+1)
+	}
+	out := make([]byte, 0, size)
+	for _, p := range pieces {
+		switch p.kind {
+		case 's':
+			out = append(out, b[p.lo:p.hi]...)
+		case 'e':
+			if out, ok = appendUnquoted(out, b[p.lo:p.hi]); !ok {
+				return nil, 0, false
+			}
+		default:
+			out = append(out, ssePrefix...)
+			out = append(out, b[p.lo:p.hi]...)
+			out = append(out, '\n', '\n')
+		}
+	}
+	return out, i + 1, true
 }
 
 // skipSpace returns the index of the first non-whitespace byte at or after i.
@@ -221,7 +335,13 @@ func unquote(raw []byte, esc bool) ([]byte, bool) {
 		copy(out, raw)
 		return out, true
 	}
-	out := make([]byte, 0, len(raw))
+	return appendUnquoted(make([]byte, 0, len(raw)), raw)
+}
+
+// appendUnquoted appends the decoded contents of a JSON string, raw being
+// what lies between its quotes, to out. It fails on invalid escapes and on
+// lone surrogates.
+func appendUnquoted(out, raw []byte) ([]byte, bool) {
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		if c != '\\' {

@@ -258,12 +258,12 @@ func checkVersion(v int) error {
 }
 
 // migrate upgrades a record read from a capture of version v to the current
-// version, in memory. Version 2 only added what version 1 readers could not
-// have read (chunk references, end hashes), so a version 1 record is a
-// valid version 2 record as it is.
+// version, in memory. Versions 2 and 3 only added what older readers could
+// not have read (chunk references and end hashes; chunk data as "sse"
+// pieces), so a version 1 or 2 record is a valid version 3 record as it is.
 func migrate(v int, rec *Record) error {
 	switch v {
-	case 1, Version:
+	case 1, 2, Version:
 		return nil
 	}
 	return &VersionError{V: v}
@@ -347,10 +347,11 @@ func decodeKind(kind Kind, line []byte) (Record, error) {
 	case KindChunk:
 		var w struct {
 			Chunk
-			DataText *string `json:"data"`
-			DataB64  []byte  `json:"data_b64"`
-			Ref      *int64  `json:"ref"`
-			Len      *int64  `json:"len"`
+			DataText *string         `json:"data"`
+			DataB64  []byte          `json:"data_b64"`
+			SSE      json.RawMessage `json:"sse"`
+			Ref      *int64          `json:"ref"`
+			Len      *int64          `json:"len"`
 		}
 		if err := json.Unmarshal(line, &w); err != nil {
 			return rec, err
@@ -360,6 +361,14 @@ func decodeKind(kind Kind, line []byte) (Record, error) {
 			return rec, err
 		}
 		w.Chunk.Data = data
+		if w.SSE != nil {
+			if w.DataText != nil || w.DataB64 != nil || w.Ref != nil {
+				return rec, errors.New(`"sse" and one of "data", "data_b64", "ref" set: a chunk's bytes are written one way`)
+			}
+			if w.Chunk.Data, err = decodeSSE(w.SSE); err != nil {
+				return rec, err
+			}
+		}
 		switch {
 		case (w.Ref == nil) != (w.Len == nil):
 			return rec, errors.New(`"ref" and "len" go together`)
@@ -397,6 +406,58 @@ func decodeKind(kind Kind, line []byte) (Record, error) {
 		return rec, fmt.Errorf("%w %q (written by a newer seam?); skipped", errUnknownType, kind)
 	}
 	return rec, nil
+}
+
+// decodeSSE returns the bytes an "sse" array stands for: each string piece
+// its text, each object or array piece V the bytes `data: ` V `\n\n`, with
+// V's text as it is in the line.
+func decodeSSE(raw json.RawMessage) ([]byte, error) {
+	var pieces []json.RawMessage
+	if err := json.Unmarshal(raw, &pieces); err != nil || raw[0] != '[' {
+		return nil, fmt.Errorf(`"sse" is %s: want an array of strings, objects and arrays`, jsonKind(raw))
+	}
+	out := []byte{}
+	for i, p := range pieces {
+		switch p[0] {
+		case '"':
+			var s string
+			if err := json.Unmarshal(p, &s); err != nil {
+				return nil, fmt.Errorf(`"sse" piece %d: %w`, i+1, err)
+			}
+			out = append(out, s...)
+		case '{', '[':
+			out = append(out, ssePrefix...)
+			out = append(out, p...)
+			out = append(out, '\n', '\n')
+		default:
+			return nil, fmt.Errorf(`"sse" piece %d is %s: want a string, an object or an array`, i+1, jsonKind(p))
+		}
+	}
+	return out, nil
+}
+
+// jsonKind names the kind of a JSON value for an error, with the value when
+// it is a short number or a boolean (nothing that could carry text).
+func jsonKind(v json.RawMessage) string {
+	var kind string
+	switch v[0] {
+	case 'n':
+		return "null"
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		kind = "a boolean"
+	default:
+		kind = "a number"
+	}
+	if len(v) > 40 {
+		return kind
+	}
+	return fmt.Sprintf("%s (%s)", kind, v)
 }
 
 // pickBytes returns the bytes of a field written as either name or name_b64.

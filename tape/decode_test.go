@@ -54,10 +54,10 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "only blank lines", file: "\n\n  \n", wantFatal: "empty capture"},
 		{name: "no header", file: chunk, wantFatal: `x.ndjson:1: not a capture: first line is a "chunk" line, want a "capture" header`},
 		{name: "not json", file: "hello\n", wantFatal: "x.ndjson:1: malformed line"},
-		{name: "newer version", file: strings.Replace(headerLine, `"v":1`, `"v":3`, 1),
-			wantFatal: "x.ndjson:1: capture format v3 is newer than this seam supports (v2); upgrade seam"},
-		{name: "newer version with new header shape", file: `{"type":"capture","v":4,"engine":"turbo","started":17}` + "\n",
-			wantFatal: "x.ndjson:1: capture format v4 is newer than this seam supports (v2); upgrade seam"},
+		{name: "newer version", file: strings.Replace(headerLine, `"v":1`, `"v":4`, 1),
+			wantFatal: "x.ndjson:1: capture format v4 is newer than this seam supports (v3); upgrade seam"},
+		{name: "newer version with new header shape", file: `{"type":"capture","v":5,"engine":"turbo","started":17}` + "\n",
+			wantFatal: "x.ndjson:1: capture format v5 is newer than this seam supports (v3); upgrade seam"},
 		{name: "missing version", file: strings.Replace(headerLine, `"v":1,`, ``, 1), wantFatal: "x.ndjson:1: capture format v0 is not a valid version"},
 		{name: "torn header", file: headerLine[:40], wantFatal: "x.ndjson:1: torn last line"},
 		{name: "header only", file: headerLine, wantRecs: 1},
@@ -242,14 +242,15 @@ func TestReadFileMissing(t *testing.T) {
 }
 
 // TestExampleCapture decodes the example capture shown in FORMAT.md
-// (tape/testdata/example.ndjson, written by hand to match the spec, its
-// last client chunk a reference) and the same exchange as format v1 wrote
-// it, and checks that re-encoding every record reproduces each file byte for
-// byte (the reference as the bytes it stands for), that both sides' bodies
-// are whole and that no hash is reported wrong.
+// (tape/testdata/example.ndjson, written by hand to match the spec, a client
+// chunk in "sse" pieces and the last one a reference) and the same exchange
+// as formats v1 and v2 wrote it, and checks that re-encoding every record
+// reproduces each file byte for byte (the reference as the bytes it stands
+// for, and an older version's event as the "sse" piece this version writes),
+// that both sides' bodies are whole and that no hash is reported wrong.
 func TestExampleCapture(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"example.ndjson", "example-v1.ndjson"} {
+	for _, name := range []string{"example.ndjson", "example-v2.ndjson", "example-v1.ndjson"} {
 		t.Run(name, func(t *testing.T) { checkExample(t, "testdata/"+name) })
 	}
 }
@@ -286,6 +287,9 @@ func checkExample(t *testing.T, path string) {
 	}
 	// The reference comes back as the bytes it stands for.
 	wantFile := bytes.Replace(file, []byte(`"off":49,"ref":49,"len":14}`), []byte(`"off":49,"data":"data: [DONE]\n\n"}`), 1)
+	// Versions 1 and 2 wrote the event as "data".
+	wantFile = bytes.Replace(wantFile, []byte(`"data":"data: {\"choices\":[{\"delta\":{\"content\":\"Hé\"}}]}\n\n"}`),
+		[]byte(`"sse":[{"choices":[{"delta":{"content":"Hé"}}]}]}`), 1)
 	if !bytes.Equal(again, wantFile) {
 		t.Errorf("re-encoded capture differs:\n%s\nwant:\n%s", again, wantFile)
 	}

@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bytes"
 	"encoding/base64"
 	"maps"
 	"slices"
@@ -97,10 +98,12 @@ func AppendResponse(dst []byte, r Response) []byte {
 }
 
 // AppendChunk appends c as one complete "chunk" line, including the trailing
-// newline, to dst and returns the extended buffer. The data goes to "data"
-// when it is valid UTF-8 and to "data_b64" otherwise, so no byte is ever
-// replaced; a chunk with Ref set is written as "ref" and "len" instead. It
-// allocates only when dst has to grow.
+// newline, to dst and returns the extended buffer. Valid UTF-8 data holding
+// SSE events whose data is one JSON object or array goes to "sse", each such
+// event as its JSON value unescaped and the bytes around them as strings;
+// other valid UTF-8 goes to "data" and the rest to "data_b64", so no byte is
+// ever replaced. A chunk with Ref set is written as "ref" and "len" instead.
+// It allocates only when dst has to grow.
 func AppendChunk(dst []byte, c Chunk) []byte {
 	dst = append(dst, `{"type":"chunk","ex":`...)
 	dst = strconv.AppendInt(dst, int64(c.Ex), 10)
@@ -111,10 +114,91 @@ func AppendChunk(dst []byte, c Chunk) []byte {
 		dst = appendIntField(dst, "ref", c.RefOff)
 		dst = appendIntField(dst, "len", int64(len(c.Data)))
 	} else {
-		dst = appendBytesField(dst, "data", c.Data)
+		dst = appendChunkData(dst, c.Data)
 	}
 	return append(dst, "}\n"...)
 }
+
+// appendChunkData appends the data of a chunk: `,"sse":[...]` when it holds
+// at least one event [nextEvent] finds, else `,"data":"..."` or
+// `,"data_b64":"..."` as [appendBytesField] writes them. Each event becomes
+// its JSON value as it is, and the bytes between events become strings, so
+// the line is always shorter than with "data": an event saves at least the
+// ten bytes of `data: ` and `\n\n` and costs at most two quotes and two
+// commas.
+func appendChunkData(dst, b []byte) []byte {
+	if !utf8.Valid(b) {
+		return appendBytesField(dst, "data", b)
+	}
+	start, end := -1, -1
+	if bytes.Contains(b, emptyLine) { // an event ends with one: a fast way to rule them out
+		start, end = nextEvent(b, 0)
+	}
+	if start < 0 {
+		dst = append(dst, `,"data":`...)
+		return appendEscaped(dst, b)
+	}
+	dst = append(dst, `,"sse":[`...)
+	pos := 0
+	for start >= 0 {
+		if start > pos {
+			dst = appendEscaped(dst, b[pos:start])
+			dst = append(dst, ',')
+		}
+		dst = append(dst, b[start+len(ssePrefix):end-2]...)
+		if pos = end; pos < len(b) {
+			dst = append(dst, ',')
+		}
+		start, end = nextEvent(b, pos)
+	}
+	if pos < len(b) {
+		dst = appendEscaped(dst, b[pos:])
+	}
+	return append(dst, ']')
+}
+
+// ssePrefix starts the line of an event an "sse" piece holds.
+const ssePrefix = "data: "
+
+// emptyLine ends an event an "sse" piece holds.
+var emptyLine = []byte("\n\n")
+
+// nextEvent finds, from b[i] on (i at the start of a line), the first event
+// an "sse" piece can hold: a line that starts with `data: ` followed by a
+// JSON object or array (valid, without \r, nested at most maxRawDepth deep)
+// that runs to the end of the line, followed by an empty line ended by \n.
+// It returns where `data: ` starts and the index after the empty line, or
+// -1, -1. b must be valid UTF-8.
+func nextEvent(b []byte, i int) (start, end int) {
+	for i < len(b) {
+		rest := b[i:]
+		if len(rest) > len(ssePrefix) && string(rest[:len(ssePrefix)]) == ssePrefix {
+			v := rest[len(ssePrefix):]
+			nl := bytes.IndexByte(v, '\n')
+			if nl < 0 {
+				return -1, -1
+			}
+			if nl > 1 && nl+1 < len(v) && v[nl+1] == '\n' && isOpen(v[0]) && isClose(v[nl-1]) &&
+				bytes.IndexByte(v[:nl], '\r') < 0 {
+				if e, ok := scanJSON(v[:nl], 0); ok && e == nl {
+					return i, i + len(ssePrefix) + nl + 2
+				}
+			}
+			i += len(ssePrefix) + nl + 1
+			continue
+		}
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			return -1, -1
+		}
+		i += nl + 1
+	}
+	return -1, -1
+}
+
+// isOpen and isClose report whether c opens or closes a JSON object or array.
+func isOpen(c byte) bool  { return c == '{' || c == '[' }
+func isClose(c byte) bool { return c == '}' || c == ']' }
 
 // AppendEnd appends e as one complete "end" line, including the trailing
 // newline, to dst and returns the extended buffer.

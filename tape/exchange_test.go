@@ -412,7 +412,7 @@ func TestCompressedRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain, err := io.ReadAll(r)
-	if err != nil || !bytes.HasPrefix(plain, []byte(`{"type":"capture","v":2`)) {
+	if err != nil || !bytes.HasPrefix(plain, []byte(`{"type":"capture","v":3,`)) {
 		t.Fatalf("Uncompress: %v %.40q", err, plain)
 	}
 }

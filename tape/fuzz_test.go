@@ -16,7 +16,24 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(headerLine+`{"type":"chunk","ex":1,"side":"client","data":"\ud83d\ude42"}`), []byte("€"[:2]))
 	f.Add([]byte(headerLine+`{"type":"chunk","ex":1,"side":"client","data_b64":"/w=="}`+"\n{"), []byte{0xff, 0})
 	f.Add([]byte(""), []byte("\x00\x1f\"\\\u2028"))
+	f.Add([]byte(headerLine+`{"type":"chunk","ex":1,"side":"client","sse":[ "a\n" , {"b":[1,{}]},[]]}`+"\n"+`{"type":"chunk","Ex":1,"side":"client","data":"x"}`), []byte(openAIChunk))
 	f.Fuzz(func(t *testing.T, input, data []byte) {
+		// Where the fast path reads a line, encoding/json reads the same.
+		for line := range bytes.SplitSeq(input, []byte("\n")) {
+			line = bytes.TrimSpace(line)
+			fast, ok := parseChunkFast(line)
+			if !ok {
+				continue
+			}
+			slow, err := decodeKind(KindChunk, line)
+			if err != nil {
+				t.Fatalf("the fast path reads %s, encoding/json fails: %v", line, err)
+			}
+			if s := slow.Chunk; s.Ex != fast.Ex || s.Side != fast.Side || s.T != fast.T || s.Off != fast.Off || !bytes.Equal(s.Data, fast.Data) ||
+				s.Ref != fast.Ref || s.RefOff != fast.RefOff || s.refLen != fast.refLen {
+				t.Fatalf("%s: fast path %+v, encoding/json %+v", line, fast, s)
+			}
+		}
 		d := NewDecoder(bytes.NewReader(input), "fuzz.ndjson")
 		for i := 0; ; i++ {
 			if i > len(input)+2 {

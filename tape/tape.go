@@ -1,4 +1,4 @@
-// Package tape is seam's capture format, version 2: one JSON object per line,
+// Package tape is seam's capture format, version 3: one JSON object per line,
 // appended in the order things happened, many exchanges per file, plain or
 // zstd-compressed.
 //
@@ -7,8 +7,10 @@
 // Chunks are the source of truth: parsed events are derived from them.
 // A client chunk byte-identical to the upstream chunk it came from is written
 // as a reference to it, and each side's end line carries the SHA-256 of the
-// side's body, which the [Decoder] verifies. Version 1 captures read as they
-// are. FORMAT.md at the repository root documents every line type and field.
+// side's body, which the [Decoder] verifies. A chunk's SSE events whose data
+// is JSON are stored as that JSON ("sse" pieces), not as escaped strings, so
+// a capture is about the size of the wire bytes. Version 1 and 2 captures
+// read as they are. FORMAT.md at the repository root documents every line type and field.
 //
 // Besides the standard library and package sse, tape uses
 // github.com/klauspost/compress/zstd for compressed captures.
@@ -17,7 +19,7 @@ package tape
 import "time"
 
 // Version is the capture format version this package writes.
-const Version = 2
+const Version = 3
 
 // Side names one of the two response streams of an exchange.
 type Side string
@@ -144,7 +146,7 @@ type Chunk struct {
 	T    int64 `json:"t"`
 	// Off is the byte offset of Data in that side's body.
 	Off  int64  `json:"off"`
-	Data []byte `json:"-"` // "data" when valid UTF-8, else "data_b64"
+	Data []byte `json:"-"` // "sse" pieces or "data" when valid UTF-8, else "data_b64"
 	// Ref is set on a client chunk whose bytes are upstream bytes of the
 	// same exchange (v2): the line holds "ref", the upstream offset RefOff
 	// of those bytes, and "len", instead of the bytes. Only an

@@ -39,7 +39,7 @@ func buildIncidentCapture(t testing.TB) []byte {
 	}
 	started := time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
 	// The committed file is format v1, which seam reads as it is.
-	out := tape.AppendHeader(nil, tape.Header{V: 1, Seam: "fixture", ID: "tui-incident", Started: started, Upstream: "https://api.openai.com", Engine: eng})
+	out := tape.AppendHeader(nil, tape.Header{V: tape.Version, Seam: "fixture", ID: "tui-incident", Started: started, Upstream: "https://api.openai.com", Engine: eng})
 	sseHeaders := tape.Headers{"content-type": {"text/event-stream"}}
 	var t0 int64
 	for i, name := range incidentStreams {

@@ -108,9 +108,10 @@ it one.`,
 // headers and bodies.
 func writeCapture(w interface{ Write([]byte) (int, error) }, c *tape.Capture) error {
 	h := c.Header
-	if h.V == 0 {
-		h.V = tape.Version
-	}
+	// The lines are written by this seam's encoder, in its format version,
+	// whatever version the capture was read from: a v1 header over chunk
+	// lines in "sse" pieces would be misread by an older seam.
+	h.V = tape.Version
 	if h.Seam == "" {
 		h.Seam = version
 	}

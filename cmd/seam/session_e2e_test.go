@@ -343,7 +343,8 @@ func compareFigures(t *testing.T, name string, got, want statsFigures) {
 
 // independentFigures computes a stats group of the captures from their
 // lines, read with encoding/json, not package tape's decoder (tape only
-// decompresses a .zst capture): per exchange the time
+// decompresses a .zst capture; a chunk's "sse" pieces are joined here as
+// FORMAT.md says): per exchange the time
 // from the request to the first client chunk, every gap between client
 // chunks, the usage of the upstream stream, nearest-rank percentiles.
 func independentFigures(t *testing.T, paths ...string) statsFigures {
@@ -366,6 +367,9 @@ func independentFigures(t *testing.T, paths ...string) statsFigures {
 				Type, Side, Data, DataB64 string
 				Ex                        int
 				T                         int64
+				// SSE holds the data of a v3 chunk line: strings as
+				// they are, events as their JSON value.
+				SSE []json.RawMessage
 			}
 			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 				t.Fatal(err)
@@ -384,6 +388,13 @@ func independentFigures(t *testing.T, paths ...string) statsFigures {
 				client[l.Ex] = append(client[l.Ex], l.T)
 			case l.Type == "chunk" && l.Side == "upstream":
 				data := l.Data
+				for _, p := range l.SSE {
+					var s string
+					if json.Unmarshal(p, &s) != nil {
+						s = "data: " + string(p) + "\n\n"
+					}
+					data += s
+				}
 				if l.DataB64 != "" {
 					b, _ := base64.StdEncoding.DecodeString(l.DataB64)
 					data = string(b)
