@@ -35,10 +35,21 @@ type detector struct {
 	info DetectorInfo
 	// run inspects an exchange; nil for detectors fed by the assemblers.
 	run func(c *exCtx)
+	// ordered is set for a detector that reads the exchanges before this
+	// one (its session, the previous exchange): it runs when the
+	// exchanges before have been settled, in capture order, where the
+	// others run on any goroutine (see exCtx.settle).
+	ordered bool
 }
 
 func det(id string, sev Severity, source, summary string, run func(*exCtx)) detector {
 	return detector{info: DetectorInfo{ID: id, Severity: sev, Source: source, Summary: summary}, run: run}
+}
+
+// inOrder marks d as an ordered detector.
+func inOrder(d detector) detector {
+	d.ordered = true
+	return d
 }
 
 // registry returns every detector, in documentation order.
@@ -147,9 +158,9 @@ func registry() []detector {
 		det("schema.unknown-param", Warn, "seeds/002", "a tool call passes a parameter the tool does not declare", nil),
 		det("schema.unknown-tool", Warn, "DESIGN.md §6", "a tool call names a tool the request does not declare", nil),
 		// Sessions.
-		det("session.turn-dropped", Error, "DESIGN.md §6", "the request continues an earlier exchange's history but leaves out messages of it (a tool result or a turn lost)", runSession),
+		inOrder(det("session.turn-dropped", Error, "DESIGN.md §6", "the request continues an earlier exchange's history but leaves out messages of it (a tool result or a turn lost)", runSession)),
 		det("session.turn-edited", Warn, "DESIGN.md §6", "the request changes, inserts or moves a message of an earlier exchange's history it otherwise continues", nil),
-		det("exchange.retry-seam", Warn, "protocols.md §1.6", "the same request sent again after a failed stream (text of both attempts may be joined)", runRetrySeam),
+		inOrder(det("exchange.retry-seam", Warn, "protocols.md §1.6", "the same request sent again after a failed stream (text of both attempts may be joined)", runRetrySeam)),
 	}
 }
 
@@ -178,6 +189,9 @@ var (
 	})
 )
 
+// runDetectors runs the detectors that read this exchange only, on the
+// assemblies' anomalies and then in registry order; the ordered ones run
+// in exCtx.settle.
 func runDetectors(c *exCtx) {
 	reg := detectors()
 	if c.rep.WebSocket != nil {
@@ -199,7 +213,16 @@ func runDetectors(c *exCtx) {
 		}
 	}
 	for _, d := range reg {
-		if d.run != nil {
+		if d.run != nil && !d.ordered {
+			d.run(c)
+		}
+	}
+}
+
+// runOrdered runs the ordered detectors, in registry order.
+func runOrdered(c *exCtx) {
+	for _, d := range detectors() {
+		if d.run != nil && d.ordered {
 			d.run(c)
 		}
 	}

@@ -222,9 +222,20 @@ type exCtx struct {
 	started time.Time
 }
 
+// inspectExchange inspects x, the exchange after prev (nil for the first).
 func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCtx) *exCtx {
+	ctx := prepareExchange(c, x, opts)
+	ctx.settle(prev)
+	return ctx
+}
+
+// prepareExchange does the work of inspecting x that reads x alone: the
+// sides parsed and assembled, the clients emulated, the diffs and the
+// detectors but the ordered ones. It may run on any goroutine, for several
+// exchanges at once; settle then finishes it in capture order.
+func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 	rep := &ExchangeReport{Ex: x.Ex, Findings: []Finding{}}
-	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, prev: prev, opts: opts,
+	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, opts: opts,
 		name: c.Name, started: c.Header.Started, sev: severityOf()}
 	var reqT int64
 	if x.Request != nil {
@@ -293,7 +304,6 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		}
 	}
 	if opts.AssembleOnly {
-		runSession(ctx)
 		return ctx
 	}
 	ctx.upDiff = upstreamClientDiff(ctx)
@@ -301,7 +311,24 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		rep.Diffs = exchangeDiffs(ctx)
 	}
 	runDetectors(ctx)
-	slices.SortStableFunc(rep.Findings, func(a, b Finding) int {
+	return ctx
+}
+
+// settle finishes an exchange prepareExchange began, once prev, the
+// exchange before it, is settled: it links the exchange into its session,
+// runs the ordered detectors and sorts the findings. Exchanges are settled
+// one at a time, in capture order.
+func (c *exCtx) settle(prev *exCtx) {
+	c.prev = prev
+	switch {
+	case c.rep.WebSocket != nil:
+		return // inspectWebSocket reported what applies
+	case c.opts.AssembleOnly:
+		runSession(c)
+		return
+	}
+	runOrdered(c)
+	slices.SortStableFunc(c.rep.Findings, func(a, b Finding) int {
 		if a.Severity != b.Severity {
 			return cmp.Compare(b.Severity, a.Severity)
 		}
@@ -310,7 +337,6 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 		}
 		return cmp.Compare(a.Pointer.Event, b.Pointer.Event)
 	})
-	return ctx
 }
 
 // inspectSide parses and assembles one side. twin is the other side's

@@ -17,6 +17,10 @@ import (
 // but what the next one's detectors compare with (its request and how it
 // ended).
 type Inspector struct {
+	// Workers is how many exchanges Run inspects at once; 0 means
+	// runtime.GOMAXPROCS(0).
+	Workers int
+
 	c    *tape.Capture // the name and header; Exchanges is not used
 	opts Options
 	prev *exCtx
@@ -48,12 +52,7 @@ func (in *Inspector) Sessions() []*Session {
 
 // Exchange inspects x, the next exchange of the capture.
 func (in *Inspector) Exchange(x *tape.Exchange) *ExchangeReport {
-	ctx := inspectExchange(in.c, x, in.opts, in.prev)
-	if x.Continued {
-		ctx.rep.Notes = append(ctx.rep.Notes, fmt.Sprintf("lines of exchange %d that came after it was complete, read on their own", x.Ex))
-	}
-	in.prev = ctx.summary()
-	return ctx.rep
+	return in.settle(in.prepare(x, PickReport))
 }
 
 // Skim reads x for what the exchanges after it compare with (its place in
@@ -61,9 +60,30 @@ func (in *Inspector) Exchange(x *tape.Exchange) *ExchangeReport {
 // sides are parsed and assembled, nothing more. Skim the exchanges before
 // the one to report, so its session and retry detectors see them.
 func (in *Inspector) Skim(x *tape.Exchange) {
+	in.settle(in.prepare(x, PickSkim))
+}
+
+// prepare does the work on x that reads x alone (prepareExchange): in
+// full for PickReport, assembly only for PickSkim. Safe for concurrent
+// use.
+func (in *Inspector) prepare(x *tape.Exchange, p Pick) *exCtx {
 	o := in.opts
-	o.AssembleOnly, o.NoDiffs = true, true
-	in.prev = inspectExchange(in.c, x, o, in.prev).summary()
+	if p == PickSkim {
+		o.AssembleOnly, o.NoDiffs = true, true
+	}
+	ctx := prepareExchange(in.c, x, o)
+	if x.Continued && p == PickReport {
+		ctx.rep.Notes = append(ctx.rep.Notes, fmt.Sprintf("lines of exchange %d that came after it was complete, read on their own", x.Ex))
+	}
+	return ctx
+}
+
+// settle finishes ctx, prepared, as the exchange after the ones settled
+// before (exCtx.settle), and returns its report.
+func (in *Inspector) settle(ctx *exCtx) *ExchangeReport {
+	ctx.settle(in.prev)
+	in.prev = ctx.summary()
+	return ctx.rep
 }
 
 // summary keeps of an inspected exchange what the next exchange's

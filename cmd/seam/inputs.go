@@ -137,24 +137,17 @@ func inspectInput(ctx context.Context, e *env, path string, p *progress, opts in
 	defer done()
 	in := &input{path: path, header: *h}
 	ins := inspect.NewInspector(path, *h, opts)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		x, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	pick := func(x *tape.Exchange) inspect.Pick {
 		if want != nil && !want(path, x.Ex) {
-			ins.Skim(x)
-			continue
+			return inspect.PickSkim
 		}
-		if err := fn(in, x, ins.Exchange(x)); err != nil {
-			return err
-		}
+		return inspect.PickReport
+	}
+	err = ins.Run(ctx, src.Next, pick, func(x *tape.Exchange, rep *inspect.ExchangeReport) error {
+		return fn(in, x, rep)
+	})
+	if err != nil {
+		return err
 	}
 	printWarnings(e, src.Warnings())
 	return nil

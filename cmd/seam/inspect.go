@@ -17,6 +17,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tui"
 )
 
@@ -140,7 +141,7 @@ func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	}
 	iopts := inspect.Options{Protocol: proto}
 	if fs.NArg() == 1 && !isDir(fs.Arg(0)) && o.where == "" && o.ex.capture == "" {
-		return inspectStream(e, fs.Arg(0), o, iopts, failOn)
+		return inspectStream(ctx, e, fs.Arg(0), o, iopts, failOn)
 	}
 	paths, err := captureFiles(fs.Args())
 	if err != nil {
@@ -156,9 +157,10 @@ func isDir(path string) bool {
 }
 
 // inspectStream inspects the capture at path exchange by exchange, writing
-// each exchange's report as soon as it is read, so memory holds the
-// exchanges in progress at one point of the file, not the capture.
-func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
+// each exchange's report as soon as it and those before it are inspected,
+// so memory holds the exchanges in progress at one point of the file and
+// the few being inspected (on every CPU), not the capture.
+func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
 	src, h, done, err := openExchanges(e, path, nil)
 	if err != nil {
 		return err
@@ -184,30 +186,27 @@ func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options,
 	}
 	var cases []junitCase
 	reached, n := false, 0
-	for {
-		x, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	pick := func(x *tape.Exchange) inspect.Pick {
 		seen[x.Ex] = true
-		if o.ex.n != 0 && x.Ex != o.ex.n {
-			if n == 0 {
-				in.Skim(x)
-			}
-			continue
+		switch {
+		case o.ex.n == 0 || x.Ex == o.ex.n:
+			n++
+			return inspect.PickReport
+		case n == 0:
+			return inspect.PickSkim
 		}
-		n++
-		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: path, Exchanges: []*inspect.ExchangeReport{in.Exchange(x)}}
+		return inspect.PickDrop
+	}
+	err = in.Run(ctx, src.Next, pick, func(_ *tape.Exchange, x *inspect.ExchangeReport) error {
+		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: path, Exchanges: []*inspect.ExchangeReport{x}}
+		var err error
 		switch {
 		case jw != nil:
-			err = jw.Exchange(one.Exchanges[0])
+			err = jw.Exchange(x)
 		case o.client != "":
 			err = inspect.WriteClient(e.stdout, one, o.client)
 		default:
-			err = tw.Exchange(one.Exchanges[0])
+			err = tw.Exchange(x)
 		}
 		if err != nil {
 			return err
@@ -218,6 +217,10 @@ func inspectStream(e *env, path string, o *inspectOptions, opts inspect.Options,
 		if o.junit != "" {
 			cases = append(cases, inspectCases(one, threshold)...)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	var warnings []string
 	printWarnings(e, src.Warnings())
