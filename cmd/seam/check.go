@@ -99,6 +99,7 @@ type checkResult struct {
 }
 
 func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
+	batchGC(e)
 	o := opts.(*checkOptions)
 	if fs.NArg() == 0 {
 		return &usageError{cmd: "check", msg: "no fixtures given", example: "seam check fixtures/"}

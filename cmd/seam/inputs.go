@@ -118,6 +118,7 @@ func inspectInputs(ctx context.Context, e *env, paths []string, label string, op
 // (all when want is nil); the others are skimmed (Inspector.Skim), so the
 // sessions and detectors of those reported see them.
 func inspectSome(ctx context.Context, e *env, paths []string, label string, opts inspect.Options, want func(path string, ex int) bool, fn func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error) error {
+	batchGC(e)
 	p := newProgress(e, label, paths)
 	defer p.done()
 	for i, path := range paths {

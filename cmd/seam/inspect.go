@@ -161,6 +161,7 @@ func isDir(path string) bool {
 // so memory holds the exchanges in progress at one point of the file and
 // the few being inspected (on every CPU), not the capture.
 func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
+	batchGC(e)
 	src, h, done, err := openExchanges(e, path, nil)
 	if err != nil {
 		return err
