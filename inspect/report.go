@@ -134,6 +134,8 @@ type SideReport struct {
 	// codingErr is how the body's compressed stream ended (nil when it
 	// ended cleanly or was not compressed).
 	codingErr error
+	// assembled is the protocol a stream was assembled as.
+	assembled protocol.Protocol
 }
 
 // ChunkList returns the side's chunks as inspect read them: the recorded
@@ -261,11 +263,7 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 		if sd.Response == nil && len(sd.Chunks) == 0 && sd.End == nil {
 			continue
 		}
-		var twin *protocol.Side
-		if up := ctx.sides[tape.Upstream]; up != nil {
-			twin = up.ev
-		}
-		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, twin)
+		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, ctx.sides[tape.Upstream])
 		if timesLie(x, s) {
 			sr.TTFB, sr.Dur = -1, -1
 			sr.Metrics.untime()
@@ -339,10 +337,16 @@ func (c *exCtx) settle(prev *exCtx) {
 	})
 }
 
-// inspectSide parses and assembles one side. twin is the other side's
-// parsed events, if already done: when both sides carry the same event
-// data (a pass-through proxy), the decoded payloads are shared.
-func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, twin *protocol.Side) *SideReport {
+// inspectSide parses and assembles one side. up is the upstream side's
+// report when this is the client side (else nil): when both sides carry
+// the same event data (a pass-through proxy), the decoded payloads are
+// shared, and when they are the same bytes cut at the same places
+// (protocol.Side.Mirrors), so is the assembly.
+func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, up *SideReport) *SideReport {
+	var twin *protocol.Side
+	if up != nil {
+		twin = up.ev
+	}
 	sr := &SideReport{Side: s, Chunks: len(sd.Chunks), TTFB: -1, Dur: -1}
 	ct, ce := "", ""
 	if sd.Response != nil {
@@ -412,7 +416,14 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		if p == protocol.Unknown {
 			p = protocol.Detect(url, sr.ev.Events)
 		}
-		sr.asm = protocol.Assemble(p, sr.ev)
+		if up != nil && up.Stream && up.assembled == p && sr.ev.Mirrors(up.ev) {
+			// The upstream's events but for their times, which an
+			// assembly does not read: its assembly, shared (read-only).
+			sr.asm = up.asm
+		} else {
+			sr.asm = protocol.Assemble(p, sr.ev)
+		}
+		sr.assembled = p
 	} else {
 		if body == "" {
 			body = sr.ev.Body // the joined body, when ParseSide built it

@@ -9,8 +9,9 @@ import (
 
 // TestTwinSidesEmulateAlike checks that a client side inspected with the
 // upstream side as its twin (sharing its decoded payloads, see the protocol
-// package's TestTwinSidesShareDecoding) gives the clients exactly what it
-// gives them inspected on its own.
+// package's TestTwinSidesShareDecoding, and, the same bytes cut at the same
+// places, its assembly) gives the clients exactly what it gives them
+// inspected on its own, its events and metrics timed by its own chunks.
 func TestTwinSidesEmulateAlike(t *testing.T) {
 	t.Parallel()
 	streams := []struct{ file, url string }{
@@ -25,16 +26,31 @@ func TestTwinSidesEmulateAlike(t *testing.T) {
 			t.Parallel()
 			body := readTestdata(t, s.file)
 			side := func(sd tape.Side, b []byte) *tape.SideData {
-				return &tape.SideData{Response: &tape.Response{Side: sd, Status: 200, Headers: h}, Chunks: chunksOf(sd, b, 700)}
+				cs := chunksOf(sd, b, 700)
+				for i := range cs {
+					if sd == tape.Client {
+						cs[i].T += int64(i+1) * 3e5 // the client's writes come later
+					}
+				}
+				return &tape.SideData{Response: &tape.Response{Side: sd, Status: 200, Headers: h}, Chunks: cs}
 			}
 			up := inspectSide(tape.Upstream, side(tape.Upstream, body), s.url, Options{}, 0, nil)
-			shared := inspectSide(tape.Client, side(tape.Client, body), s.url, Options{}, 0, up.ev)
+			shared := inspectSide(tape.Client, side(tape.Client, body), s.url, Options{}, 0, up)
 			alone := inspectSide(tape.Client, side(tape.Client, body), s.url, Options{}, 0, nil)
+			if shared.asm != up.asm {
+				t.Error("the client side, the upstream's bytes cut at the same places, is assembled again")
+			}
 			if !reflect.DeepEqual(shared.asm, alone.asm) {
 				t.Fatalf("shared decoding assembles differently:\n got %+v\nwant %+v", shared.asm, alone.asm)
 			}
 			if !reflect.DeepEqual(emulateClients(shared), emulateClients(alone)) {
 				t.Fatal("shared decoding emulates clients differently")
+			}
+			if !reflect.DeepEqual(shared.ev.Events, alone.ev.Events) || !reflect.DeepEqual(shared.Metrics, alone.Metrics) {
+				t.Fatal("the client side's events or metrics are not timed by its own chunks")
+			}
+			if reflect.DeepEqual(shared.ev.Events, up.ev.Events) {
+				t.Fatal("the test's client side has the upstream's times")
 			}
 		})
 	}

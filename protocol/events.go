@@ -76,7 +76,17 @@ type Side struct {
 	// twin is the other side of the exchange, whose decoded payloads are
 	// reused for the leading events whose data is the same.
 	twin *Side
+	// mirror is set to twin when the side is twin's bytes cut at twin's
+	// places (see Mirrors).
+	mirror *Side
 }
+
+// Mirrors reports whether s was parsed (ParseSide) as t's very bytes, cut
+// into chunks at t's offsets, t parsed as SSE: as a pass-through proxy's
+// client side is its upstream side. s's events are then t's, but for their
+// times (each that of the chunk of s completing it), and anything read
+// from the events' data and names alone, an assembly, is t's.
+func (s *Side) Mirrors(t *Side) bool { return t != nil && s.mirror == t }
 
 // ChatEvents returns the events decoded as Chat Completions chunks.
 func (s *Side) ChatEvents() *ChatSide {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/sse"
 	"github.com/seam-dev/seam/tape"
 )
@@ -50,7 +51,7 @@ func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
 	if shared == size && sameSplit(chunks, twin) {
 		// The same bytes in the same chunks: the same events, but for the
 		// times of this side's chunks.
-		se.Body = twin.Body[:shared]
+		se.Body, se.mirror = twin.Body[:shared], twin
 		se.Events = append(se.Events, twin.Events...)
 		for i := range se.Events {
 			se.Events[i].T = chunks[se.Events[i].EndChunk].T
@@ -175,10 +176,11 @@ func dataString(block string, data []byte) string {
 }
 
 // sameSplit reports whether chunks, whose bytes are those of twin's, are
-// cut at the same offsets, and twin has no comments (their times depend on
-// the chunk a comment line ended in, which Comment does not record).
+// cut at the same offsets, and twin, parsed as SSE too (not another
+// framing), has no comments (their times depend on the chunk a comment
+// line ended in, which Comment does not record).
 func sameSplit(chunks []tape.Chunk, twin *Side) bool {
-	if twin == nil || len(twin.Comments) > 0 || len(chunks) != len(twin.Chunks) {
+	if twin == nil || twin.Framing != framing.Unknown || len(twin.Comments) > 0 || len(chunks) != len(twin.Chunks) {
 		return false
 	}
 	for i := range chunks {

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -117,4 +118,39 @@ func flatten(cs *ChatSide, n int) []flatChunk {
 		}
 	}
 	return out
+}
+
+// TestMirrors: a side of the twin's bytes cut at the twin's places mirrors
+// it (its events the twin's, timed by its own chunks); a side cut
+// elsewhere, with other bytes, or whose twin was read as another framing
+// (NDJSON under its own Content-Type) does not, and is parsed on its own.
+func TestMirrors(t *testing.T) {
+	body := readTestdata(t, "openai-chat-parallel-tool-calls.sse")
+	up := ParseSide(chunksOf(tape.Upstream, body, 700), nil)
+	later := chunksOf(tape.Client, body, 700)
+	for i := range later {
+		later[i].T += 5e5
+	}
+	cl := ParseSide(later, up)
+	if !cl.Mirrors(up) || up.Mirrors(cl) || cl.Mirrors(nil) {
+		t.Fatal("the same bytes cut at the same places: want the client to mirror the upstream, not the other way")
+	}
+	alone := ParseSide(later, nil)
+	if !reflect.DeepEqual(cl.Events, alone.Events) {
+		t.Fatal("a mirroring side's events differ from those parsed on their own")
+	}
+	if other := ParseSide(chunksOf(tape.Client, body, 500), up); other.Mirrors(up) {
+		t.Error("cut at other places, yet mirrors")
+	}
+	edited := append([]byte(nil), body...)
+	edited[len(edited)-20] ^= 1
+	if other := ParseSide(chunksOf(tape.Client, edited, 700), up); other.Mirrors(up) {
+		t.Error("other bytes, yet mirrors")
+	}
+	lines := []byte("{\"a\":1}\n{\"b\":2}\n")
+	nd := Parse(chunksOf(tape.Upstream, lines, 0), framing.NDJSON, nil)
+	sse := ParseSide(chunksOf(tape.Client, lines, 0), nd)
+	if sse.Mirrors(nd) || !reflect.DeepEqual(sse.Events, ParseSide(chunksOf(tape.Client, lines, 0), nil).Events) {
+		t.Errorf("a twin read as NDJSON lends its events to a side read as SSE: %+v", sse.Events)
+	}
 }
