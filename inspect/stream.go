@@ -1,8 +1,6 @@
 package inspect
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -125,15 +123,12 @@ func (j *JSONWriter) Exchange(x *ExchangeReport) error {
 		j.write([]byte(",\n"))
 	}
 	j.n++
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("    ", "  ")
-	if err := enc.Encode(x); err != nil {
-		return fmt.Errorf("encode report: %w", err)
+	b, err := encodeIndented(x, "    ", "  ")
+	if err != nil {
+		return err
 	}
 	j.write([]byte("    "))
-	j.write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	j.write(b)
 	return j.err
 }
 
@@ -183,12 +178,5 @@ func (j *JSONWriter) write(b []byte) {
 
 // marshalIndent encodes v as WriteJSON's encoder does, at the given prefix.
 func marshalIndent(v any, prefix string) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(prefix, "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode report: %w", err)
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return encodeIndented(v, prefix, "  ")
 }
