@@ -109,6 +109,17 @@
 //     assembler, the client emulators and the detectors share the decoded
 //     records, and text is joined in builders, so the cost stays linear in
 //     the capture size.
+//   - A client side that is the upstream side's very bytes cut at the
+//     same places (a pass-through proxy's; protocol.Side.Mirrors) shares
+//     its events' data, decoded payloads and assembly; its own chunk
+//     times still time its events, gaps and metrics.
+//   - Inspector.Run inspects the exchanges of a capture on GOMAXPROCS
+//     workers, a few exchanges ahead of the report and never the whole
+//     capture. What reads one exchange alone runs there; its session and
+//     the detectors that read the exchanges before it (session.*,
+//     exchange.retry-seam) run in capture order as each report is handed
+//     over, so the report is the same, byte for byte, on any number of
+//     workers.
 //   - Upstream and client are compared part by part as well as by text
 //     (structure.go): every tool call (name, id, arguments as a string and,
 //     when both parse, as JSON values), finish reason, usage, error,
