@@ -96,8 +96,14 @@ func openStream(e *env, path string, p *progress) (br *bufio.Reader, capture boo
 		if err != nil {
 			return nil, false, nil, pathError(err)
 		}
-		done = func() { f.Close() }
-		r = f
+		// The file is read a few MB ahead of the decoder, on a goroutine of
+		// its own (readAhead).
+		ra := newReadAhead(f, 256<<10, 4)
+		done = func() {
+			ra.Close()
+			f.Close()
+		}
+		r = ra
 	}
 	if p != nil {
 		r = &countingReader{r: r, p: p}

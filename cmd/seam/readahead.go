@@ -1,0 +1,99 @@
+package main
+
+import (
+	"io"
+	"sync"
+)
+
+// readAhead reads a file on a goroutine of its own, a few blocks ahead of
+// the reads made on it, so the system calls and the copy out of the page
+// cache leave the goroutine that decodes the capture, the one the
+// inspection of a large capture waits for. It holds at most blocks+1
+// buffers of size bytes. Read is for one goroutine; Close stops the
+// reading goroutine and waits for it, after which r may be closed.
+type readAhead struct {
+	filled chan filledBlock
+	free   chan []byte
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	// cur is what is left of the block being read, buf that block's
+	// buffer and err what the read that filled it returned.
+	cur, buf []byte
+	err      error
+	closed   bool
+}
+
+// filledBlock is one block read: its bytes and the read's error.
+type filledBlock struct {
+	b   []byte
+	err error
+}
+
+// newReadAhead starts reading r in blocks of size bytes, up to blocks of
+// them ahead of Read.
+func newReadAhead(r io.Reader, size, blocks int) *readAhead {
+	ra := &readAhead{filled: make(chan filledBlock, blocks), free: make(chan []byte, blocks+1), stop: make(chan struct{})}
+	for range blocks + 1 {
+		ra.free <- nil // a buffer is made when first needed
+	}
+	ra.wg.Go(func() {
+		defer close(ra.filled)
+		for {
+			var buf []byte
+			select {
+			case buf = <-ra.free:
+			case <-ra.stop:
+				return
+			}
+			if buf == nil {
+				buf = make([]byte, size)
+			}
+			n, err := io.ReadAtLeast(r, buf[:size], 1)
+			if err == io.ErrUnexpectedEOF {
+				err = io.EOF
+			}
+			select {
+			case ra.filled <- filledBlock{buf[:n], err}:
+			case <-ra.stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	})
+	return ra
+}
+
+// Read implements io.Reader: the bytes read ahead, then the error that
+// ended them.
+func (ra *readAhead) Read(p []byte) (int, error) {
+	for len(ra.cur) == 0 {
+		if ra.err != nil {
+			return 0, ra.err
+		}
+		if ra.buf != nil {
+			ra.free <- ra.buf[:cap(ra.buf)]
+			ra.buf = nil
+		}
+		b, ok := <-ra.filled
+		if !ok {
+			return 0, io.ErrClosedPipe // read after Close
+		}
+		ra.cur, ra.buf, ra.err = b.b, b.b, b.err
+	}
+	n := copy(p, ra.cur)
+	ra.cur = ra.cur[n:]
+	return n, nil
+}
+
+// Close stops the reading goroutine and waits for it to return (after the
+// read it may be in).
+func (ra *readAhead) Close() {
+	if ra.closed {
+		return
+	}
+	ra.closed = true
+	close(ra.stop)
+	ra.wg.Wait()
+}
