@@ -28,14 +28,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -58,10 +62,23 @@ type options struct {
 	peers    []peer
 }
 
-type peer struct{ name, command string }
+// peer is another proxy to run: a command line, or argv (each word as it
+// is), with {upstream} and {port} replaced.
+type peer struct {
+	name, command string
+	argv          []string
+}
 
 func main() {
+	if len(os.Args) == 4 && os.Args[1] == bareProxyArg {
+		if err := bareProxy(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "seam-bench bare proxy:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	o := options{}
+	bare := false
 	fs := flag.NewFlagSet("seam-bench", flag.ContinueOnError)
 	streams := fs.String("streams", "1,50,500", "concurrent streams per run, comma-separated")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long each run lasts")
@@ -71,6 +88,7 @@ func main() {
 	fs.StringVar(&o.dir, "dir", "", "directory for the captures (default: a temporary one, removed)")
 	fs.BoolVar(&o.plain, "plain", true, "run seam record writing a plain .ndjson capture")
 	fs.BoolVar(&o.zst, "zst", true, "run seam record writing a compressed .ndjson.zst capture")
+	fs.BoolVar(&bare, "bare", true, "run a bare reverse proxy too (net/http/httputil in a process of its own, flushing every write, recording nothing): the floor any Go proxy pays on this machine")
 	fs.BoolVar(&o.keep, "keep", false, "keep the captures (in -dir, or in a temporary directory it names), e.g. to time seam inspect on them")
 	cpuprofile := fs.String("cpuprofile", "", "write the harness's own CPU profile (client and upstream) to `file`")
 	fs.Func("peer", "another proxy to compare, `NAME=COMMAND` with {upstream} and {port} in COMMAND (repeatable)", func(s string) error {
@@ -78,7 +96,7 @@ func main() {
 		if !ok || name == "" || !strings.Contains(cmd, "{port}") {
 			return errors.New("want NAME=COMMAND with {port} (and usually {upstream}) in COMMAND")
 		}
-		o.peers = append(o.peers, peer{name, cmd})
+		o.peers = append(o.peers, peer{name: name, command: cmd})
 		return nil
 	})
 	if err := fs.Parse(os.Args[1:]); err != nil {
@@ -92,8 +110,16 @@ func main() {
 		}
 		o.streams = append(o.streams, n)
 	}
+	if bare {
+		self, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "seam-bench: -bare:", err)
+			os.Exit(1)
+		}
+		o.peers = append([]peer{{name: "bare proxy", argv: []string{self, bareProxyArg, "{upstream}", "127.0.0.1:{port}"}}}, o.peers...)
+	}
 	if _, err := exec.LookPath("mitmdump"); err == nil {
-		o.peers = append(o.peers, peer{"mitmproxy", "mitmdump -q --mode reverse:{upstream} --listen-host 127.0.0.1 --listen-port {port} --set stream_large_bodies=1"})
+		o.peers = append(o.peers, peer{name: "mitmproxy", command: "mitmdump -q --mode reverse:{upstream} --listen-host 127.0.0.1 --listen-port {port} --set stream_large_bodies=1"})
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -326,8 +352,15 @@ func startPeer(p peer, upstream string) (*proxy, error) {
 	}
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	line := strings.NewReplacer("{upstream}", upstream, "{port}", port).Replace(p.command)
-	f := strings.Fields(line)
+	r := strings.NewReplacer("{upstream}", upstream, "{port}", port)
+	f := p.argv
+	if f == nil {
+		f = strings.Fields(p.command)
+	}
+	f = slices.Clone(f)
+	for i := range f {
+		f[i] = r.Replace(f[i])
+	}
 	cmd := exec.Command(f[0], f[1:]...)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -420,4 +453,32 @@ func perStream(d time.Duration, n int) int64 {
 		return 0
 	}
 	return int64(d) / int64(n)
+}
+
+// bareProxyArg runs seam-bench as the bare reverse proxy (see -bare).
+const bareProxyArg = "bare-proxy"
+
+// bareProxy serves a reverse proxy to upstream on listen: the standard
+// library's, flushing every write, recording nothing, with seam's
+// transport settings. Interrupt stops it.
+func bareProxy(upstream, listen string) error {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return err
+	}
+	p := httputil.NewSingleHostReverseProxy(u)
+	p.FlushInterval = -1
+	p.ErrorLog = log.New(io.Discard, "", 0) // a client that stops reading at [DONE] is no news
+	p.Transport = &http.Transport{MaxIdleConnsPerHost: 1024, IdleConnTimeout: 90 * time.Second, DisableCompression: true}
+	srv := &http.Server{Addr: listen, Handler: p}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
