@@ -95,6 +95,29 @@ func (x *exchange) recordPending() {
 	}
 }
 
+// recordMirror records the upstream chunk waiting and the client's copy of
+// it, written at t, in one line, when they are the same bytes at the same
+// offset and neither side's masker has anything to mask or hold back in
+// them, and reports whether it did.
+func (x *exchange) recordMirror(t int64, data []byte) bool {
+	p := &x.upPending
+	if !p.ok || x.upGuard != nil || x.clGuard != nil || x.upMask == nil || x.clMask == nil || !same(data, p.data) {
+		return false
+	}
+	seen, ok := x.upMask.Clear(data, tape.Seen{})
+	if !ok {
+		return false
+	}
+	if _, ok := x.clMask.Clear(data, seen); !ok {
+		return false
+	}
+	p.ok = false
+	x.upSeen = seen
+	x.upWatch.feed(p.data)
+	x.tw.Mirror(p.t, t, data)
+	return true
+}
+
 func contextWith(req *http.Request, x *exchange) context.Context {
 	return context.WithValue(req.Context(), exchangeKey{}, x)
 }
@@ -290,6 +313,10 @@ type upstreamBody struct {
 	decoded []byte
 	collect func([]byte)
 
+	// held is the error (io.EOF mostly) a passthrough read returned with
+	// bytes, returned by the next read.
+	held error
+
 	buf    []byte   // read buffer when the engine is not passthrough
 	frames [][]byte // frames not yet handed to the copy loop
 	cur    []byte   // rest of the frame being handed out
@@ -302,8 +329,19 @@ func (b *upstreamBody) Read(p []byte) (int, error) {
 		if b.err != nil {
 			return 0, b.err
 		}
+		if err := b.held; err != nil {
+			b.held = nil
+			b.finish(err)
+			return 0, err
+		}
 		n, err := b.rc.Read(p)
 		b.record(p[:n])
+		if err != nil && n > 0 {
+			// The end comes with the next read: the client gets these
+			// bytes first, so the capture can pair them as any other.
+			b.held = err
+			return n, nil
+		}
 		if err != nil {
 			b.finish(err)
 			return n, err
@@ -383,6 +421,10 @@ func (b *upstreamBody) finish(err error) {
 // Close is called by the proxy when it is done with the body. If the upstream
 // had not ended by then, the client went away and the proxy gave up on it.
 func (b *upstreamBody) Close() error {
+	if err := b.held; b.err == nil && err != nil {
+		b.held = nil
+		b.finish(err) // the upstream had ended: the client went before its last read
+	}
 	if b.err == nil {
 		b.err = errClientGone
 		b.x.recordPending()
@@ -473,17 +515,22 @@ func (w *clientWriter) Write(p []byte) (int, error) {
 		if same(p, x.lastUp) {
 			upOff = x.lastUpOff
 		}
-		x.recordPending() // the upstream chunk these bytes came from goes first
+		mirrored := n == len(p) && upOff >= 0 && upOff == w.bytes && x.recordMirror(t, p)
+		if !mirrored {
+			x.recordPending() // the upstream chunk these bytes came from goes first
+		}
 		if !x.mirror || upOff < 0 || w.unmirrored {
 			w.unmirrored = x.mirror
 			w.watch.feed(p[:n])
 		}
 		c := tape.Chunk{Side: tape.Client, T: t, Data: p[:n], Ref: upOff >= 0, RefOff: upOff}
-		if x.clGuard != nil {
+		switch {
+		case mirrored: // recorded with its upstream chunk
+		case x.clGuard != nil:
 			x.clGuard.chunk(c)
-		} else if x.clMask != nil && c.Ref {
+		case x.clMask != nil && c.Ref:
 			x.clMask.ChunkSeen(c, x.upSeen) // the bytes the upstream masker just saw
-		} else if x.clMask != nil {
+		case x.clMask != nil:
 			x.clMask.Chunk(c)
 		}
 		w.bytes += int64(n)

@@ -27,6 +27,7 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 		haveLen         bool
 		haveSSE         bool
 		sseData         []byte
+		haveClient      bool
 		n               int64
 	)
 	i := skipSpace(line, 0)
@@ -55,7 +56,13 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 			return nil, false
 		}
 		// Value.
-		if line[i] == '[' {
+		if line[i] == '[' && string(key) == "client" {
+			t, off, end, ok := scanIntPair(line, i)
+			if !ok || haveClient {
+				return nil, false
+			}
+			haveClient, c.Mirrored, c.MirrorT, c.MirrorOff, i = true, true, t, off, end
+		} else if line[i] == '[' {
 			if string(key) != "sse" {
 				return nil, false
 			}
@@ -94,7 +101,7 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 					return nil, false
 				}
 				haveB, b64Span = true, val
-			case "ex", "t", "off", "ref", "len", "sse":
+			case "ex", "t", "off", "ref", "len", "sse", "client":
 				return nil, false
 			default:
 				if nearKey(key) {
@@ -121,7 +128,7 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 				haveRef, c.RefOff = true, v
 			case "len":
 				haveLen, n = true, v
-			case "type", "side", "data", "data_b64", "sse":
+			case "type", "side", "data", "data_b64", "sse", "client":
 				return nil, false
 			default:
 				if nearKey(key) {
@@ -173,7 +180,7 @@ func parseChunkFast(line []byte) (*Chunk, bool) {
 
 // chunkKeys are the keys of a chunk line; encoding/json matches them
 // without regard to case.
-var chunkKeys = [...]string{"type", "ex", "side", "t", "off", "data", "data_b64", "sse", "ref", "len"}
+var chunkKeys = [...]string{"type", "ex", "side", "t", "off", "data", "data_b64", "sse", "ref", "len", "client"}
 
 // nearKey reports whether key, not one of chunkKeys, equals one of them
 // without regard to case, which encoding/json would take for it.
@@ -184,6 +191,25 @@ func nearKey(key []byte) bool {
 		}
 	}
 	return false
+}
+
+// scanIntPair reads the array of two integers at b[i] == '[' and returns
+// them with the index after it.
+func scanIntPair(b []byte, i int) (x, y int64, end int, ok bool) {
+	i = skipSpace(b, i+1)
+	if x, i, ok = scanInt(b, i); !ok {
+		return 0, 0, 0, false
+	}
+	if i = skipSpace(b, i); i >= len(b) || b[i] != ',' {
+		return 0, 0, 0, false
+	}
+	if y, i, ok = scanInt(b, skipSpace(b, i+1)); !ok {
+		return 0, 0, 0, false
+	}
+	if i = skipSpace(b, i); i >= len(b) || b[i] != ']' {
+		return 0, 0, 0, false
+	}
+	return x, y, i + 1, true
 }
 
 // scanSSE decodes the "sse" array starting at b[i] == '[' into the chunk

@@ -115,6 +115,9 @@ type Decoder struct {
 	// untracked is set once too many exchanges were open at once to keep
 	// checking new ones.
 	untracked bool
+	// mirror is the client chunk a mirrored upstream chunk's line stands
+	// for too, returned by the next call.
+	mirror *Record
 }
 
 // NewDecoder returns a Decoder reading a capture from r, plain or zstd
@@ -136,6 +139,13 @@ func (d *Decoder) Header() *Header { return d.header }
 // a whole (no header, an unsupported version, a read error) are returned by
 // every later call too.
 func (d *Decoder) Next() (Record, error) {
+	if rec := d.mirror; rec != nil {
+		d.mirror = nil
+		if err := d.check(rec); err != nil {
+			return Record{}, &LineError{File: d.name, Line: rec.Line, Err: err}
+		}
+		return *rec, nil
+	}
 	for d.err == nil {
 		line, complete, err := d.readLine()
 		if err != nil {
@@ -192,6 +202,14 @@ func (d *Decoder) Next() (Record, error) {
 			return Record{}, &LineError{File: d.name, Line: d.line, Err: err}
 		}
 		rec.Line = d.line
+		if c := rec.Chunk; c != nil && c.Mirrored {
+			// The client chunk the line stands for too: the same bytes.
+			d.mirror = &Record{Kind: KindChunk, Line: d.line, Chunk: &Chunk{
+				Ex: c.Ex, Side: Client, T: c.MirrorT, Off: c.MirrorOff, Data: c.Data,
+				Ref: true, RefOff: c.Off, mirror: true,
+			}}
+			c.Mirrored, c.MirrorT, c.MirrorOff = false, 0, 0
+		}
 		return rec, nil
 	}
 	return Record{}, d.err
@@ -352,6 +370,7 @@ func decodeKind(kind Kind, line []byte) (Record, error) {
 			SSE      json.RawMessage `json:"sse"`
 			Ref      *int64          `json:"ref"`
 			Len      *int64          `json:"len"`
+			Client   []int64         `json:"client"`
 		}
 		if err := json.Unmarshal(line, &w); err != nil {
 			return rec, err
@@ -379,6 +398,12 @@ func decodeKind(kind Kind, line []byte) (Record, error) {
 				return rec, fmt.Errorf("len %d: must not be negative", *w.Len)
 			}
 			w.Chunk.Ref, w.Chunk.RefOff, w.Chunk.refLen = true, *w.Ref, *w.Len
+		}
+		if w.Client != nil {
+			if len(w.Client) != 2 {
+				return rec, fmt.Errorf(`"client" has %d numbers: want [t, off], the time and offset of the client chunk this upstream chunk stands for too`, len(w.Client))
+			}
+			w.Chunk.Mirrored, w.Chunk.MirrorT, w.Chunk.MirrorOff = true, w.Client[0], w.Client[1]
 		}
 		if err := checkChunk(&w.Chunk); err != nil {
 			return rec, err
@@ -495,6 +520,12 @@ func checkChunk(c *Chunk) error {
 	}
 	if c.Ref && c.RefOff < 0 {
 		return fmt.Errorf("ref %d: must not be negative", c.RefOff)
+	}
+	if c.Mirrored && c.Side != Upstream {
+		return fmt.Errorf(`side %q: only an upstream chunk may carry the "client" chunk that mirrors it`, c.Side)
+	}
+	if c.Mirrored && c.MirrorOff < 0 {
+		return fmt.Errorf(`"client" offset %d: must not be negative`, c.MirrorOff)
 	}
 	return nil
 }

@@ -103,7 +103,8 @@ func AppendResponse(dst []byte, r Response) []byte {
 // event as its JSON value unescaped and the bytes around them as strings;
 // other valid UTF-8 goes to "data" and the rest to "data_b64", so no byte is
 // ever replaced. A chunk with Ref set is written as "ref" and "len" instead.
-// It allocates only when dst has to grow.
+// A Mirrored upstream chunk carries "client" too. It allocates only when dst
+// has to grow.
 func AppendChunk(dst []byte, c Chunk) []byte {
 	dst = append(dst, `{"type":"chunk","ex":`...)
 	dst = strconv.AppendInt(dst, int64(c.Ex), 10)
@@ -115,6 +116,13 @@ func AppendChunk(dst []byte, c Chunk) []byte {
 		dst = appendIntField(dst, "len", int64(len(c.Data)))
 	} else {
 		dst = appendChunkData(dst, c.Data)
+	}
+	if c.Mirrored {
+		dst = append(dst, `,"client":[`...)
+		dst = strconv.AppendInt(dst, c.MirrorT, 10)
+		dst = append(dst, ',')
+		dst = strconv.AppendInt(dst, c.MirrorOff, 10)
+		dst = append(dst, ']')
 	}
 	return append(dst, "}\n"...)
 }

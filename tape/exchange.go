@@ -121,6 +121,44 @@ func (x *ExchangeWriter) ClientChunk(t int64, data []byte, upOff int64) {
 	x.chunk(Client, t, data, ref, upOff)
 }
 
+// Mirror writes data as the next upstream chunk, read at tUp, and as the
+// next client chunk, written unchanged at tClient, in one line (the
+// upstream line carries "client"): what passthrough writes for each read.
+// Call it only when the client side has had every upstream byte so far
+// (its offset is the upstream's), as in passthrough. The data is copied.
+func (x *ExchangeWriter) Mirror(tUp, tClient int64, data []byte) {
+	x.track()
+	up, cl := &x.up, &x.cl
+	off, clOff := up.bytes, cl.bytes
+	up.bytes += int64(len(data))
+	cl.bytes += int64(len(data))
+	x.lastOK = false
+	if !x.begun.Load() && x.begun.CompareAndSwap(false, true) {
+		if queued, behind := x.w.behind(); behind {
+			x.skip(tUp, queued)
+		}
+	}
+	if x.lossy.Load() {
+		up.unrecorded += int64(len(data))
+		cl.unrecorded += int64(len(data))
+		return
+	}
+	up.rec = Chunk{Ex: x.ex, Side: Upstream, T: tUp, Off: off, Data: data, Mirrored: true, MirrorT: tClient, MirrorOff: clOff}
+	if up.enc == nil {
+		up.enc = up.appendChunk
+	}
+	queued := x.w.appendLine(up.enc, true, lineMeta{})
+	up.rec.Data = nil
+	if !queued {
+		x.drop(tUp)
+		up.unrecorded += int64(len(data))
+		cl.unrecorded += int64(len(data))
+		return
+	}
+	x.h.upstream(data)
+	x.h.client(data, true, off)
+}
+
 // castagnoli is the CRC-32C table, computed in hardware where there is one.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 

@@ -16,6 +16,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(headerLine+`{"type":"chunk","ex":1,"side":"client","data":"\ud83d\ude42"}`), []byte("€"[:2]))
 	f.Add([]byte(headerLine+`{"type":"chunk","ex":1,"side":"client","data_b64":"/w=="}`+"\n{"), []byte{0xff, 0})
 	f.Add([]byte(""), []byte("\x00\x1f\"\\\u2028"))
+	f.Add([]byte(headerLine+`{"type":"chunk","ex":1,"side":"upstream","t":3,"off":0,"sse":[{"a":1}],"client":[ 4 , 0 ]}`+"\n"+`{"type":"chunk","ex":1,"side":"upstream","off":9,"data":"x","client":[5,9]}`), []byte("data: {}\n\n"))
 	f.Add([]byte(headerLine+`{"type":"chunk","ex":1,"side":"client","sse":[ "a\n" , {"b":[1,{}]},[]]}`+"\n"+`{"type":"chunk","Ex":1,"side":"client","data":"x"}`), []byte(openAIChunk))
 	f.Fuzz(func(t *testing.T, input, data []byte) {
 		// Where the fast path reads a line, encoding/json reads the same.

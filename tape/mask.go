@@ -150,7 +150,7 @@ type Seen struct {
 func (m *Masker) Chunk(c Chunk) Seen {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.pending) == 0 && !m.matches(c.Data) && m.partial(c.Data) == 0 {
+	if m.clear(c.Data, Seen{}) {
 		m.emit(c) // the common case: nothing to mask, nothing to hold
 		return Seen{clean: true, secrets: len(m.secrets)}
 	}
@@ -165,12 +165,31 @@ func (m *Masker) Chunk(c Chunk) Seen {
 func (m *Masker) ChunkSeen(c Chunk, seen Seen) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.pending) == 0 && m.partial(c.Data) == 0 &&
-		(seen.clean && seen.secrets == len(m.secrets) || !m.matches(c.Data)) {
+	if m.clear(c.Data, seen) {
 		m.emit(c)
 		return
 	}
 	m.chunk(c)
+}
+
+// Clear reports whether data, as the side's next chunk, has nothing to
+// mask and nothing to hold back, with no chunk held before it: the caller
+// may then record it as it is, without handing it to [Masker.Chunk]. seen
+// is what another Masker saw of the same bytes ([Masker.Chunk]'s result,
+// or the zero Seen), and the result what this one saw.
+func (m *Masker) Clear(data []byte, seen Seen) (Seen, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.clear(data, seen) {
+		return Seen{}, false
+	}
+	return Seen{clean: true, secrets: len(m.secrets)}, true
+}
+
+// clear is Clear with m.mu held.
+func (m *Masker) clear(data []byte, seen Seen) bool {
+	return len(m.pending) == 0 && m.partial(data) == 0 &&
+		(seen.clean && seen.secrets == len(m.secrets) || !m.matches(data))
 }
 
 // chunk masks c with the chunks held before it and hands on what is not

@@ -157,6 +157,18 @@ type Chunk struct {
 	RefOff int64 `json:"-"`
 	// refLen is the "len" of a reference not yet resolved by the Decoder.
 	refLen int64
+	// Mirrored is set on an upstream chunk whose bytes the client was
+	// written unchanged, as its chunk at offset MirrorOff at time MirrorT
+	// (v3): the line carries "client":[MirrorT,MirrorOff] and stands for
+	// that client chunk too, a reference to this one. Only an
+	// [ExchangeWriter] sets it; the [Decoder] returns the client chunk as a
+	// record of its own, right after this one, and clears it.
+	Mirrored  bool  `json:"-"`
+	MirrorT   int64 `json:"-"`
+	MirrorOff int64 `json:"-"`
+	// mirror marks the client chunk the Decoder made of a mirrored line:
+	// its Data is set, its Ref only keeps the two sides' hashes in step.
+	mirror bool
 }
 
 // End closes one side of an exchange; there is one per side on every path.

@@ -30,7 +30,7 @@ func (d *Decoder) check(rec *Record) error {
 		if x == nil {
 			x = d.track(c.Ex)
 		}
-		if c.Ref {
+		if c.Ref && !c.mirror {
 			if x == nil || !x.haveLast {
 				return fmt.Errorf("chunk refers to upstream bytes %d to %d, but exchange %d has no upstream chunk before it", c.RefOff, c.RefOff+c.refLen, c.Ex)
 			}
@@ -44,7 +44,7 @@ func (d *Decoder) check(rec *Record) error {
 			c.refLen = 0
 		}
 		if x == nil {
-			c.Ref, c.RefOff = false, 0
+			c.Ref, c.RefOff, c.mirror = false, 0, false
 			return nil
 		}
 		if d.header.V >= 2 { // version 1 has no hashes to check
@@ -59,7 +59,7 @@ func (d *Decoder) check(rec *Record) error {
 		}
 		// A reader sees bytes: written again, anywhere, the chunk holds
 		// them (a reference is only valid right after its upstream chunk).
-		c.Ref, c.RefOff = false, 0
+		c.Ref, c.RefOff, c.mirror = false, 0, false
 	case KindEnd:
 		e := rec.End
 		x := d.open[e.Ex]

@@ -370,6 +370,9 @@ func independentFigures(t *testing.T, paths ...string) statsFigures {
 				// SSE holds the data of a v3 chunk line: strings as
 				// they are, events as their JSON value.
 				SSE []json.RawMessage
+				// Client is [t, off] of the client chunk a v3 upstream
+				// line stands for too.
+				Client []int64
 			}
 			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 				t.Fatal(err)
@@ -387,6 +390,9 @@ func independentFigures(t *testing.T, paths ...string) statsFigures {
 			case l.Type == "chunk" && l.Side == "client":
 				client[l.Ex] = append(client[l.Ex], l.T)
 			case l.Type == "chunk" && l.Side == "upstream":
+				if len(l.Client) == 2 {
+					client[l.Ex] = append(client[l.Ex], l.Client[0])
+				}
 				data := l.Data
 				for _, p := range l.SSE {
 					var s string
