@@ -35,14 +35,27 @@ type ExchangeWriter struct {
 	tracked atomic.Bool
 
 	up, cl sideState
-	// The last upstream chunk that was queued, and the CRC-32C of its
-	// bytes: a client chunk of the same bytes is written as a reference.
-	lastOff, lastLen int64
-	lastCRC          uint32
-	lastOK           bool
+	// The last two upstream chunks that were queued (last[0] the latest),
+	// with the CRC-32C of their bytes: a client chunk of the same bytes is
+	// written as a reference to one of them. (A chunk the masker held back
+	// reaches the client side after the upstream chunk that follows it.)
+	last [2]upChunk
 	// h hashes the chunks queued: while nothing was dropped, it hashes
 	// every byte.
 	h sideHashes
+}
+
+// upChunk is an upstream chunk a client chunk may refer to.
+type upChunk struct {
+	off, len int64
+	crc      uint32
+	ok       bool
+}
+
+// queued notes an upstream chunk queued at off.
+func (x *ExchangeWriter) queued(off int64, data []byte) {
+	x.last[1] = x.last[0]
+	x.last[0] = upChunk{off: off, len: int64(len(data)), crc: crc32.Checksum(data, castagnoli), ok: true}
 }
 
 // sideState is what an ExchangeWriter keeps of one side.
@@ -116,8 +129,13 @@ func (x *ExchangeWriter) Chunk(s Side, t int64, data []byte) {
 // the same bytes (their CRC-32C is compared: a masker may have changed one
 // side's copy), the line refers to it instead of repeating the bytes.
 func (x *ExchangeWriter) ClientChunk(t int64, data []byte, upOff int64) {
-	ref := upOff >= 0 && x.lastOK && upOff == x.lastOff && int64(len(data)) == x.lastLen &&
-		crc32.Checksum(data, castagnoli) == x.lastCRC
+	ref := false
+	for _, u := range x.last {
+		if upOff >= 0 && u.ok && upOff == u.off && int64(len(data)) == u.len && crc32.Checksum(data, castagnoli) == u.crc {
+			ref = true
+			break
+		}
+	}
 	x.chunk(Client, t, data, ref, upOff)
 }
 
@@ -132,7 +150,6 @@ func (x *ExchangeWriter) Mirror(tUp, tClient int64, data []byte) {
 	off, clOff := up.bytes, cl.bytes
 	up.bytes += int64(len(data))
 	cl.bytes += int64(len(data))
-	x.lastOK = false
 	if !x.begun.Load() && x.begun.CompareAndSwap(false, true) {
 		if queued, behind := x.w.behind(); behind {
 			x.skip(tUp, queued)
@@ -157,6 +174,7 @@ func (x *ExchangeWriter) Mirror(tUp, tClient int64, data []byte) {
 	}
 	x.h.upstream(data)
 	x.h.client(data, true, off)
+	x.queued(off, data)
 }
 
 // castagnoli is the CRC-32C table, computed in hardware where there is one.
@@ -169,9 +187,6 @@ func (x *ExchangeWriter) chunk(s Side, t int64, data []byte, ref bool, refOff in
 	st := x.side(s)
 	off := st.bytes
 	st.bytes += int64(len(data))
-	if s == Upstream {
-		x.lastOK = false
-	}
 	if !x.begun.Load() && x.begun.CompareAndSwap(false, true) {
 		if queued, behind := x.w.behind(); behind {
 			x.skip(t, queued)
@@ -194,8 +209,7 @@ func (x *ExchangeWriter) chunk(s Side, t int64, data []byte, ref bool, refOff in
 	}
 	if s == Upstream {
 		x.h.upstream(data)
-		x.lastOff, x.lastLen, x.lastOK = off, int64(len(data)), true
-		x.lastCRC = crc32.Checksum(data, castagnoli)
+		x.queued(off, data)
 		return
 	}
 	x.h.client(data, ref, refOff)
@@ -233,7 +247,7 @@ func (x *ExchangeWriter) Withhold(s Side, n int64) {
 	st.bytes += n
 	st.unrecorded += n
 	if s == Upstream {
-		x.lastOK = false
+		x.last = [2]upChunk{}
 	}
 }
 

@@ -97,7 +97,7 @@ func boolInt(b bool) int64 {
 
 // TestReferenceOnlyWithinLastUpstreamChunk checks that a client chunk that
 // is not the last upstream chunk written, byte for byte, is written whole.
-func TestReferenceOnlyWithinLastUpstreamChunk(t *testing.T) {
+func TestReferenceOnlyWithinLastTwoUpstreamChunks(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	w := NewWriter(&buf, WriterOptions{})
@@ -105,15 +105,17 @@ func TestReferenceOnlyWithinLastUpstreamChunk(t *testing.T) {
 	x := w.Exchange(1)
 	x.Chunk(Upstream, 1, []byte("abcd"))
 	x.Chunk(Upstream, 2, []byte("efgh"))
-	x.ClientChunk(3, []byte("abcd"), 0) // not the last upstream chunk
-	x.ClientChunk(4, []byte("fg"), 5)   // part of it: written whole
-	x.ClientChunk(5, []byte("zz"), -1)  // changed bytes
-	x.ClientChunk(6, []byte("efgX"), 4) // said to be the same, but not
+	x.Chunk(Upstream, 3, []byte("ijkl"))
+	x.ClientChunk(4, []byte("abcd"), 0) // not one of the last two upstream chunks
+	x.ClientChunk(5, []byte("efgh"), 4) // the one before the last
+	x.ClientChunk(6, []byte("jk"), 9)   // part of one: written whole
+	x.ClientChunk(7, []byte("zz"), -1)  // changed bytes
+	x.ClientChunk(8, []byte("ijkX"), 8) // said to be the same, but not
 	x.End(Upstream, 6, Complete, "")
-	x.End(Client, 7, Complete, "")
+	x.End(Client, 9, Complete, "")
 	w.Close()
 	file := buf.String()
-	for _, want := range []string{`"off":0,"data":"abcd"`, `"off":4,"data":"fg"`, `"off":6,"data":"zz"`, `"off":8,"data":"efgX"`} {
+	for _, want := range []string{`"off":0,"data":"abcd"`, `"off":4,"ref":4,"len":4`, `"off":8,"data":"jk"`, `"off":10,"data":"zz"`, `"off":12,"data":"ijkX"`} {
 		if !strings.Contains(file, want) {
 			t.Errorf("missing %s in:\n%s", want, file)
 		}
@@ -122,8 +124,40 @@ func TestReferenceOnlyWithinLastUpstreamChunk(t *testing.T) {
 	if err != nil || len(c.Warnings) > 0 {
 		t.Fatalf("read: %v %v", err, c.Warnings)
 	}
-	if got := string(c.Exchanges[0].Client.Body()); got != "abcdfgzzefgX" {
+	if got := string(c.Exchanges[0].Client.Body()); got != "abcdefghjkzzijkX" {
 		t.Errorf("client body %q", got)
+	}
+}
+
+// TestReferenceBehindByAChunk: a client chunk the masker held back reaches
+// the writer after the next upstream chunk; it is still a reference, and
+// the client side's hash is still the upstream's, checked on read.
+func TestReferenceBehindByAChunk(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w := NewWriter(&buf, WriterOptions{})
+	w.Header(testHeader())
+	x := w.Exchange(1)
+	x.Chunk(Upstream, 1, []byte("data: {\"a\":\"s"))
+	x.Chunk(Upstream, 2, []byte("k\"}\n\n"))
+	x.ClientChunk(3, []byte("data: {\"a\":\"s"), 0)
+	x.ClientChunk(4, []byte("k\"}\n\n"), 13)
+	x.End(Upstream, 5, Complete, "")
+	x.End(Client, 6, Complete, "")
+	w.Close()
+	if n := strings.Count(buf.String(), `"ref":`); n != 2 {
+		t.Errorf("%d references, want both client chunks:\n%s", n, buf.String())
+	}
+	c, err := Read(strings.NewReader(buf.String()), "x.ndjson")
+	if err != nil || len(c.Warnings) > 0 {
+		t.Fatalf("read: %v %v", err, c.Warnings)
+	}
+	ex := c.Exchanges[0]
+	if string(ex.Client.Body()) != string(ex.Upstream.Body()) || ex.Client.End.SHA256 == "" || ex.Client.End.SHA256 != ex.Upstream.End.SHA256 {
+		t.Errorf("client %q, ends %+v %+v", ex.Client.Body(), ex.Upstream.End, ex.Client.End)
+	}
+	if x.h.apart {
+		t.Error("the writer hashed the client side apart: it is the upstream's bytes, a chunk behind")
 	}
 }
 
@@ -135,7 +169,7 @@ func TestDecodeReferenceErrors(t *testing.T) {
 		name, lines, want string
 	}{
 		{"no upstream chunk", `{"type":"chunk","ex":1,"side":"client","t":2,"off":0,"ref":0,"len":3}`, "exchange 1 has no upstream chunk before it"},
-		{"past the chunk", up + `{"type":"chunk","ex":1,"side":"client","t":2,"off":0,"ref":4,"len":3}`, "outside the last upstream chunk of exchange 1 (bytes 0 to 6)"},
+		{"past the chunk", up + `{"type":"chunk","ex":1,"side":"client","t":2,"off":0,"ref":4,"len":3}`, "outside the last two upstream chunks of exchange 1 (the last is bytes 0 to 6)"},
 		{"other exchange", up + `{"type":"chunk","ex":2,"side":"client","t":2,"off":0,"ref":0,"len":3}`, "exchange 2 has no upstream chunk"},
 		{"upstream ref", up + `{"type":"chunk","ex":1,"side":"upstream","t":2,"off":6,"ref":0,"len":3}`, "only a client chunk may be a \"ref\""},
 		{"ref and data", up + `{"type":"chunk","ex":1,"side":"client","t":2,"off":0,"ref":0,"len":3,"data":"abc"}`, `both "ref" and "data" set`},

@@ -11,9 +11,10 @@ import (
 // writer that puts them in end lines and the reader that checks them.
 //
 // While the client side is the upstream side's bytes in step, every client
-// chunk being the upstream bytes just added (in passthrough, each chunk a
-// reference to the upstream chunk just read), the client's hash is the
-// upstream's and the bytes are hashed once. The upstream hash's state
+// chunk being the upstream bytes at its own offset (in passthrough, each
+// chunk a reference to the upstream chunk just read, or the one before it
+// when the masker held it back), the client's hash is the upstream's and
+// the bytes are hashed once. The upstream hash's state
 // before its last chunk is kept meanwhile, so that when the sides part
 // (a chunk the engine changed, a client that went away mid-chunk) the
 // client's hash goes on from the right state.
@@ -54,8 +55,8 @@ func (h *sideHashes) client(data []byte, ref bool, refOff int64) {
 	off := h.clN
 	h.clN += int64(len(data))
 	if !h.apart {
-		if ref && refOff == off && h.clN == h.upN {
-			return // still the upstream's bytes, in step
+		if ref && refOff == off && h.clN <= h.upN {
+			return // still the upstream's bytes, in step or behind
 		}
 		h.apart = true
 		h.cl = h.upstreamAt(off)

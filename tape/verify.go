@@ -3,15 +3,20 @@ package tape
 import "fmt"
 
 // exCheck is what a [Decoder] keeps of an exchange whose sides have not both
-// ended: the last upstream chunk, which a client chunk may refer to, and
-// the running hash of each side, which its end line is checked against.
+// ended: the last two upstream chunks, which a client chunk may refer to,
+// and the running hash of each side, which its end line is checked against.
 type exCheck struct {
-	h        sideHashes
-	upEnded  bool
-	clEnded  bool
-	last     []byte // data of the last upstream chunk
-	lastOff  int64
-	haveLast bool
+	h       sideHashes
+	upEnded bool
+	clEnded bool
+	last    [2]upData // last[0] the latest
+}
+
+// upData is an upstream chunk's data at its offset.
+type upData struct {
+	data []byte
+	off  int64
+	ok   bool
 }
 
 // maxOpenChecks bounds the exchanges a Decoder follows at once; a capture
@@ -31,16 +36,16 @@ func (d *Decoder) check(rec *Record) error {
 			x = d.track(c.Ex)
 		}
 		if c.Ref && !c.mirror {
-			if x == nil || !x.haveLast {
+			if x == nil || !x.last[0].ok {
 				return fmt.Errorf("chunk refers to upstream bytes %d to %d, but exchange %d has no upstream chunk before it", c.RefOff, c.RefOff+c.refLen, c.Ex)
 			}
-			lo := c.RefOff - x.lastOff
-			hi := lo + c.refLen
-			if lo < 0 || hi > int64(len(x.last)) || hi < lo {
-				return fmt.Errorf("chunk refers to upstream bytes %d to %d, outside the last upstream chunk of exchange %d (bytes %d to %d)",
-					c.RefOff, c.RefOff+c.refLen, c.Ex, x.lastOff, x.lastOff+int64(len(x.last)))
+			data, ok := x.resolve(c.RefOff, c.refLen)
+			if !ok {
+				u := x.last[0]
+				return fmt.Errorf("chunk refers to upstream bytes %d to %d, outside the last two upstream chunks of exchange %d (the last is bytes %d to %d)",
+					c.RefOff, c.RefOff+c.refLen, c.Ex, u.off, u.off+int64(len(u.data)))
 			}
-			c.Data = x.last[lo:hi:hi]
+			c.Data = data
 			c.refLen = 0
 		}
 		if x == nil {
@@ -55,7 +60,7 @@ func (d *Decoder) check(rec *Record) error {
 			}
 		}
 		if c.Side == Upstream {
-			x.last, x.lastOff, x.haveLast = c.Data, c.Off, true
+			x.last[1], x.last[0] = x.last[0], upData{data: c.Data, off: c.Off, ok: true}
 		}
 		// A reader sees bytes: written again, anywhere, the chunk holds
 		// them (a reference is only valid right after its upstream chunk).
@@ -88,6 +93,19 @@ func (d *Decoder) check(rec *Record) error {
 		}
 	}
 	return nil
+}
+
+// resolve returns the upstream bytes from off, n of them, when they lie
+// within one of the last two upstream chunks.
+func (x *exCheck) resolve(off, n int64) ([]byte, bool) {
+	for _, u := range x.last {
+		lo := off - u.off
+		hi := lo + n
+		if u.ok && lo >= 0 && hi <= int64(len(u.data)) && hi >= lo {
+			return u.data[lo:hi:hi], true
+		}
+	}
+	return nil, false
 }
 
 // track starts following exchange ex, or returns nil when too many are
