@@ -215,25 +215,39 @@ func BenchmarkWriterChunk(b *testing.B) {
 // hashed) and the client chunk that repeats it (checked, written as a
 // reference). One op is one event. It fails if the writer dropped data (a
 // queue that overflowed would measure the cost of not recording).
+// The "mirror" case is the one line the recorder writes for both sides,
+// "ref" the upstream line and a reference line it writes when it cannot.
 func BenchmarkExchangeWriterPassthrough(b *testing.B) {
-	w := NewWriter(io.Discard, WriterOptions{})
-	x := w.Exchange(1)
-	b.SetBytes(int64(len(sseChunk)))
-	b.ReportAllocs()
-	var off, t int64
-	for b.Loop() {
-		x.Chunk(Upstream, t, sseChunk)
-		x.ClientChunk(t+1, sseChunk, off)
-		off += int64(len(sseChunk))
-		t += 2
-	}
-	x.End(Upstream, t, Complete, "")
-	x.End(Client, t+1, Complete, "")
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
-	if st := w.Stats(); st.Recorded != 1 || st.Incomplete != 0 {
-		b.Fatalf("writer stats %+v: the exchange was not recorded whole", st)
+	for _, mirror := range []bool{true, false} {
+		name := "ref"
+		if mirror {
+			name = "mirror"
+		}
+		b.Run(name, func(b *testing.B) {
+			w := NewWriter(io.Discard, WriterOptions{})
+			x := w.Exchange(1)
+			b.SetBytes(int64(len(sseChunk)))
+			b.ReportAllocs()
+			var off, t int64
+			for b.Loop() {
+				if mirror {
+					x.Mirror(t, t+1, sseChunk)
+				} else {
+					x.Chunk(Upstream, t, sseChunk)
+					x.ClientChunk(t+1, sseChunk, off)
+				}
+				off += int64(len(sseChunk))
+				t += 2
+			}
+			x.End(Upstream, t, Complete, "")
+			x.End(Client, t+1, Complete, "")
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+			if st := w.Stats(); st.Recorded != 1 || st.Incomplete != 0 {
+				b.Fatalf("writer stats %+v: the exchange was not recorded whole", st)
+			}
+		})
 	}
 }
 

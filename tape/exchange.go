@@ -150,24 +150,7 @@ func (x *ExchangeWriter) Mirror(tUp, tClient int64, data []byte) {
 	off, clOff := up.bytes, cl.bytes
 	up.bytes += int64(len(data))
 	cl.bytes += int64(len(data))
-	if !x.begun.Load() && x.begun.CompareAndSwap(false, true) {
-		if queued, behind := x.w.behind(); behind {
-			x.skip(tUp, queued)
-		}
-	}
-	if x.lossy.Load() {
-		up.unrecorded += int64(len(data))
-		cl.unrecorded += int64(len(data))
-		return
-	}
-	up.rec = Chunk{Ex: x.ex, Side: Upstream, T: tUp, Off: off, Data: data, Mirrored: true, MirrorT: tClient, MirrorOff: clOff}
-	if up.enc == nil {
-		up.enc = up.appendChunk
-	}
-	queued := x.w.appendLine(up.enc, true, lineMeta{})
-	up.rec.Data = nil
-	if !queued {
-		x.drop(tUp)
+	if !x.put(up, Chunk{Ex: x.ex, Side: Upstream, T: tUp, Off: off, Data: data, Mirrored: true, MirrorT: tClient, MirrorOff: clOff}) {
 		up.unrecorded += int64(len(data))
 		cl.unrecorded += int64(len(data))
 		return
@@ -175,6 +158,29 @@ func (x *ExchangeWriter) Mirror(tUp, tClient int64, data []byte) {
 	x.h.upstream(data)
 	x.h.client(data, true, off)
 	x.queued(off, data)
+}
+
+// put queues rec, the next chunk line of st's side, and reports whether it
+// did: not when the exchange is not recorded (or no longer is).
+func (x *ExchangeWriter) put(st *sideState, rec Chunk) bool {
+	if !x.begun.Load() && x.begun.CompareAndSwap(false, true) {
+		if queued, behind := x.w.behind(); behind {
+			x.skip(rec.T, queued)
+		}
+	}
+	if x.lossy.Load() {
+		return false
+	}
+	st.rec = rec
+	if st.enc == nil {
+		st.enc = st.appendChunk // bound once: no allocation per chunk
+	}
+	queued := x.w.appendLine(st.enc, true, lineMeta{})
+	st.rec.Data = nil
+	if !queued {
+		x.drop(rec.T)
+	}
+	return queued
 }
 
 // castagnoli is the CRC-32C table, computed in hardware where there is one.
@@ -187,23 +193,7 @@ func (x *ExchangeWriter) chunk(s Side, t int64, data []byte, ref bool, refOff in
 	st := x.side(s)
 	off := st.bytes
 	st.bytes += int64(len(data))
-	if !x.begun.Load() && x.begun.CompareAndSwap(false, true) {
-		if queued, behind := x.w.behind(); behind {
-			x.skip(t, queued)
-		}
-	}
-	if x.lossy.Load() {
-		st.unrecorded += int64(len(data))
-		return
-	}
-	st.rec = Chunk{Ex: x.ex, Side: s, T: t, Off: off, Data: data, Ref: ref, RefOff: refOff}
-	if st.enc == nil {
-		st.enc = st.appendChunk // bound once: no allocation per chunk
-	}
-	queued := x.w.appendLine(st.enc, true, lineMeta{})
-	st.rec.Data = nil
-	if !queued {
-		x.drop(t)
+	if !x.put(st, Chunk{Ex: x.ex, Side: s, T: t, Off: off, Data: data, Ref: ref, RefOff: refOff}) {
 		st.unrecorded += int64(len(data))
 		return
 	}
