@@ -8,8 +8,9 @@ import (
 
 // ExchangeWriter writes the lines of one exchange through a [Writer] and
 // keeps what the format needs per side: the byte offset of the next chunk,
-// the SHA-256 of the body so far, and the last upstream chunk, which a client
-// chunk made of the same bytes refers to instead of repeating them.
+// the SHA-256 of the body so far, and the last two upstream chunks, which a
+// client chunk made of the same bytes refers to instead of repeating them
+// ([ExchangeWriter.Mirror] writes a passthrough pair in one line).
 //
 // When the Writer's queue is full, an ExchangeWriter does not wait: it stops
 // recording the exchange's data (its chunks), writes a note saying so, and
@@ -125,9 +126,10 @@ func (x *ExchangeWriter) Chunk(s Side, t int64, data []byte) {
 
 // ClientChunk writes data, written to the client at t, as the next client
 // chunk. upOff is the upstream offset the data came from, unchanged, or -1:
-// when the data is the last upstream chunk written, at that offset, with
-// the same bytes (their CRC-32C is compared: a masker may have changed one
-// side's copy), the line refers to it instead of repeating the bytes.
+// when the data is one of the last two upstream chunks written, at that
+// offset, with the same bytes (their CRC-32C is compared: a masker may have
+// changed one side's copy), the line refers to it instead of repeating the
+// bytes.
 func (x *ExchangeWriter) ClientChunk(t int64, data []byte, upOff int64) {
 	ref := false
 	for _, u := range x.last {

@@ -6,8 +6,9 @@
 // [Request], a [Response] and [Chunk] lines per side, and an [End] per side.
 // Chunks are the source of truth: parsed events are derived from them.
 // A client chunk byte-identical to the upstream chunk it came from is written
-// as a reference to it, and each side's end line carries the SHA-256 of the
-// side's body, which the [Decoder] verifies. A chunk's SSE events whose data
+// in that chunk's line (passthrough) or as a reference to it, and each
+// side's end line carries the SHA-256 of the side's body, which the
+// [Decoder] verifies. A chunk's SSE events whose data
 // is JSON are stored as that JSON ("sse" pieces), not as escaped strings, so
 // a capture is about the size of the wire bytes. Version 1 and 2 captures
 // read as they are. FORMAT.md at the repository root documents every line type and field.
@@ -150,9 +151,10 @@ type Chunk struct {
 	// Ref is set on a client chunk whose bytes are upstream bytes of the
 	// same exchange (v2): the line holds "ref", the upstream offset RefOff
 	// of those bytes, and "len", instead of the bytes. Only an
-	// [ExchangeWriter] sets it, right after the upstream chunk it refers
-	// to; the [Decoder] fills Data from the upstream side and clears it, so
-	// a chunk read and written again holds its bytes.
+	// [ExchangeWriter] sets it, after the upstream chunk it refers to (the
+	// last, or the one before it, v3); the [Decoder] fills Data from the
+	// upstream side and clears it, so a chunk read and written again holds
+	// its bytes.
 	Ref    bool  `json:"-"`
 	RefOff int64 `json:"-"`
 	// refLen is the "len" of a reference not yet resolved by the Decoder.
