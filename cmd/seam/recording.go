@@ -106,7 +106,7 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 		},
 		OnDrop: func(ex int) {
 			if r.drops.Add(1) == 1 {
-				fmt.Fprintf(cfg.log, "seam: capture %s: the disk is slower than the wire: exchange #%d and others are not recorded whole (new exchanges are not recorded while the capture writer catches up, so those under way stay whole; their clients still get every byte; a note in the capture marks each)\n", r.path, ex)
+				fmt.Fprintf(cfg.log, "seam: capture %s: recording fell behind the wire (the disk, or the CPU the capture writer gets): exchange #%d and others that start before it catches up are not recorded, so those under way stay whole (their clients still get every byte; a note in the capture marks each)\n", r.path, ex)
 			}
 		},
 	})
@@ -218,11 +218,11 @@ func (r *recording) report(log io.Writer, served int64) {
 	}
 	switch cut := st.Incomplete - st.Skipped; {
 	case st.Skipped > 0 && cut > 0:
-		line += fmt.Sprintf("; %d of them without their data and %d cut short: the disk fell behind the wire", st.Skipped, cut)
+		line += fmt.Sprintf("; %d of them without their data and %d cut short: recording fell behind the wire", st.Skipped, cut)
 	case st.Skipped > 0:
-		line += fmt.Sprintf("; %d of them without their data: the disk fell behind the wire", st.Skipped)
+		line += fmt.Sprintf("; %d of them without their data: recording fell behind the wire", st.Skipped)
 	case cut > 0:
-		line += fmt.Sprintf("; %d of them cut short: the disk fell behind the wire", cut)
+		line += fmt.Sprintf("; %d of them cut short: recording fell behind the wire", cut)
 	}
 	fmt.Fprintln(log, line)
 }
