@@ -42,7 +42,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -435,16 +434,6 @@ func loadAverage() string {
 type runResult struct {
 	bench.LoadResult
 	harnessCPU time.Duration
-}
-
-// processCPU returns the CPU time this process has used so far, user and
-// system.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // perStream divides a CPU time among n streams.
