@@ -14,10 +14,21 @@ import "runtime/debug"
 // bounded by the exchanges in flight, not the capture.
 const batchGCPercent = 400
 
+// batchMemoryLimit is the soft memory limit that goes with it, unless
+// GOMEMLIMIT says otherwise: five times the live heap is cheap for the few
+// MB an ordinary exchange holds, not for an exchange of hundreds of MB (a
+// huge body, a long recording), whose heap the collector then keeps near
+// this limit instead of at five times its size.
+const batchMemoryLimit = 512 << 20
+
 // batchGC sets the garbage collector's target for a command that reads
-// captures through, when the user has not set GOGC.
+// captures through, when the user has not set GOGC, and its soft memory
+// limit, when the user has not set GOMEMLIMIT.
 func batchGC(e *env) {
 	if e.getenv("GOGC") == "" {
 		debug.SetGCPercent(batchGCPercent)
+		if e.getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(batchMemoryLimit)
+		}
 	}
 }
