@@ -26,13 +26,16 @@ const maxZstdWindow = 64 << 20
 
 // newCompressor returns the zstd encoder a compressed capture is written
 // with: fastest level, synchronous (the writer goroutine is the only
-// caller), a 1 MiB window, which holds thousands of recent events to match
-// against.
+// caller), a 512 KiB window, which holds a thousand or two recent events to
+// match against. On a 64 MiB slice of a seam-bench capture, written in
+// 1 MiB slabs, it compresses at 1.6 GB/s to 3.05% where a 1 MiB window
+// gives the same ratio at 0.79 GB/s: the writer goroutine's time is what
+// decides whether recording keeps up with a busy proxy.
 func newCompressor(w io.Writer) *zstd.Encoder {
 	zw, err := zstd.NewWriter(w,
 		zstd.WithEncoderLevel(zstd.SpeedFastest),
 		zstd.WithEncoderConcurrency(1),
-		zstd.WithWindowSize(1<<20),
+		zstd.WithWindowSize(512<<10),
 		zstd.WithLowerEncoderMem(true),
 	)
 	if err != nil {
