@@ -118,6 +118,9 @@ type Decoder struct {
 	// mirror is the client chunk a mirrored upstream chunk's line stands
 	// for too, returned by the next call.
 	mirror *Record
+	// kept is the bytes of upstream chunks the open exchanges keep for
+	// references (see maxKeptChunks).
+	kept int64
 }
 
 // NewDecoder returns a Decoder reading a capture from r, plain or zstd

@@ -599,3 +599,49 @@ func TestSeparateSides(t *testing.T) {
 		}
 	}
 }
+
+// TestDecoderKeepsBoundedChunks: a capture holding many open exchanges with
+// large upstream chunks does not make the reader keep them all for
+// references; a reference to a chunk it let go is an error saying why, and
+// what it keeps is given back as exchanges end.
+func TestDecoderKeepsBoundedChunks(t *testing.T) {
+	t.Parallel()
+	head := `{"type":"capture","v":3,"seam":"t","engine":{"profile":"passthrough"}}` + "\n"
+	big := strings.Repeat("x", 1<<20)
+	var b strings.Builder
+	b.WriteString(head)
+	const open = 80 // 80 MiB of upstream chunks, all open
+	for ex := 1; ex <= open; ex++ {
+		fmt.Fprintf(&b, `{"type":"chunk","ex":%d,"side":"upstream","t":1,"off":0,"data":"%s"}`+"\n", ex, big)
+	}
+	fmt.Fprintf(&b, `{"type":"chunk","ex":%d,"side":"client","t":2,"off":0,"ref":0,"len":3}`+"\n", open)
+	for ex := 1; ex <= open; ex++ {
+		fmt.Fprintf(&b, `{"type":"end","ex":%d,"side":"upstream","t":3,"outcome":"complete","bytes":%d}`+"\n", ex, len(big))
+		fmt.Fprintf(&b, `{"type":"end","ex":%d,"side":"client","t":3,"outcome":"complete","bytes":0}`+"\n", ex)
+	}
+	d := NewDecoder(strings.NewReader(b.String()), "big.ndjson")
+	var refErr error
+	for {
+		_, err := d.Next()
+		if err == io.EOF {
+			break
+		}
+		var le *LineError
+		if errors.As(err, &le) && le.Line == open+2 {
+			refErr = err
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.kept > maxKeptChunks {
+			t.Fatalf("the reader keeps %d bytes of chunks, over its bound %d", d.kept, maxKeptChunks)
+		}
+	}
+	if refErr == nil || !strings.Contains(refErr.Error(), "which the reader did not keep") {
+		t.Errorf("reference to a chunk let go: %v, want an error saying the reader did not keep it", refErr)
+	}
+	if d.kept != 0 || len(d.open) != 0 {
+		t.Errorf("after every exchange ended the reader keeps %d bytes for %d exchanges", d.kept, len(d.open))
+	}
+}

@@ -17,12 +17,21 @@ type upData struct {
 	data []byte
 	off  int64
 	ok   bool
+	// dropped is set when the chunk was not kept (see maxKeptChunks).
+	dropped bool
 }
 
 // maxOpenChecks bounds the exchanges a Decoder follows at once; a capture
 // with more exchanges open at the same time (none is recorded so) is read
 // without checking the exchanges past the bound.
 const maxOpenChecks = 1 << 16
+
+// maxKeptChunks bounds the upstream chunk bytes a Decoder keeps for
+// references, over all the exchanges it follows: a recording keeps a few
+// MB (hundreds of exchanges open, a chunk or two of KB each). Past it, an
+// exchange's chunk before the last is not kept, then not its last either,
+// and a reference to what was not kept is an error saying so.
+const maxKeptChunks = 64 << 20
 
 // check resolves a chunk reference and verifies each side's hash at its end
 // line. A reference that cannot be resolved is an error; a hash that does
@@ -36,11 +45,18 @@ func (d *Decoder) check(rec *Record) error {
 			x = d.track(c.Ex)
 		}
 		if c.Ref && !c.mirror {
-			if x == nil || !x.last[0].ok {
-				return fmt.Errorf("chunk refers to upstream bytes %d to %d, but exchange %d has no upstream chunk before it", c.RefOff, c.RefOff+c.refLen, c.Ex)
+			var data []byte
+			ok := false
+			if x != nil {
+				data, ok = x.resolve(c.RefOff, c.refLen)
 			}
-			data, ok := x.resolve(c.RefOff, c.refLen)
-			if !ok {
+			switch {
+			case ok:
+			case x != nil && (x.last[0].dropped || x.last[1].dropped):
+				return fmt.Errorf("chunk refers to upstream bytes %d to %d of exchange %d, which the reader did not keep: the exchanges open at this line hold more than %d MiB of upstream chunks", c.RefOff, c.RefOff+c.refLen, c.Ex, maxKeptChunks>>20)
+			case x == nil || !x.last[0].ok:
+				return fmt.Errorf("chunk refers to upstream bytes %d to %d, but exchange %d has no upstream chunk before it", c.RefOff, c.RefOff+c.refLen, c.Ex)
+			default:
 				u := x.last[0]
 				return fmt.Errorf("chunk refers to upstream bytes %d to %d, outside the last two upstream chunks of exchange %d (the last is bytes %d to %d)",
 					c.RefOff, c.RefOff+c.refLen, c.Ex, u.off, u.off+int64(len(u.data)))
@@ -60,7 +76,7 @@ func (d *Decoder) check(rec *Record) error {
 			}
 		}
 		if c.Side == Upstream {
-			x.last[1], x.last[0] = x.last[0], upData{data: c.Data, off: c.Off, ok: true}
+			d.keep(x, c)
 		}
 		// A reader sees bytes: written again, anywhere, the chunk holds
 		// them (a reference is only valid right after its upstream chunk).
@@ -89,10 +105,28 @@ func (d *Decoder) check(rec *Record) error {
 		}
 		*ended = true
 		if x.upEnded && x.clEnded {
+			d.kept -= int64(len(x.last[0].data) + len(x.last[1].data))
 			delete(d.open, e.Ex)
 		}
 	}
 	return nil
+}
+
+// keep keeps upstream chunk c as x's last, and the last as the one before
+// it, within maxKeptChunks.
+func (d *Decoder) keep(x *exCheck, c *Chunk) {
+	d.kept -= int64(len(x.last[1].data))
+	x.last[1] = x.last[0]
+	x.last[0] = upData{data: c.Data, off: c.Off, ok: true}
+	d.kept += int64(len(c.Data))
+	if d.kept > maxKeptChunks {
+		d.kept -= int64(len(x.last[1].data))
+		x.last[1] = upData{}
+	}
+	if d.kept > maxKeptChunks {
+		d.kept -= int64(len(c.Data))
+		x.last[0] = upData{off: c.Off, dropped: true}
+	}
 }
 
 // resolve returns the upstream bytes from off, n of them, when they lie
