@@ -377,25 +377,28 @@ func (w *Writer) run() {
 			break
 		}
 		ended := false
-		if w.batch != nil && !failed {
+		switch {
+		case failed:
+		case w.batch != nil:
 			// Every slab waiting in one call: the writer goroutine waits
 			// for the scheduler once per call, and a busy proxy has
 			// hundreds of goroutines ahead of it.
 			ended, failed = w.writeSlabs(taken, &bufs)
-		}
-		for _, s := range taken {
-			if failed || w.batch != nil || len(s.b) == 0 {
-				continue
-			}
-			n, err := w.write(s.b)
-			if err != nil && w.flush != nil {
-				n = 0 // the compressor may have taken bytes the disk did not
-			}
-			ended = w.written(s.ends, n) || ended
-			if err != nil {
-				failed = w.fail(err)
-			} else {
-				dirty = w.flush != nil
+		default:
+			for _, s := range taken {
+				if failed || len(s.b) == 0 {
+					continue
+				}
+				n, err := w.write(s.b)
+				if err != nil && w.flush != nil {
+					n = 0 // the compressor may have taken bytes the disk did not
+				}
+				ended = w.written(s.ends, n) || ended
+				if err != nil {
+					failed = w.fail(err)
+				} else {
+					dirty = w.flush != nil
+				}
 			}
 		}
 		if ended && dirty && !failed {
