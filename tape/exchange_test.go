@@ -17,15 +17,25 @@ import (
 // recordPassthrough writes one exchange the way the recorder does in
 // passthrough: each upstream chunk, then the same bytes written to the
 // client, referenced.
-func recordPassthrough(w *Writer, ex int, chunks []string) {
+func recordPassthrough(w *Writer, ex int, chunks []string) { recordExchange(w, ex, chunks, false) }
+
+// recordExchange records exchange ex as recordPassthrough does, each chunk
+// pair in one line when mirror is set (as the recorder writes them), else
+// an upstream line and a reference line. Chunk i is read at 10+i and
+// written at 11+i.
+func recordExchange(w *Writer, ex int, chunks []string, mirror bool) {
 	x := w.Exchange(ex)
 	x.Request(Request{T: 1, Method: "POST", URL: "/v1/chat/completions", Body: []byte(`{"stream":true}`)})
 	x.Response(Response{Side: Upstream, T: 2, Status: 200})
 	x.Response(Response{Side: Client, T: 3, Status: 200})
 	var up int64
 	for i, c := range chunks {
-		x.Chunk(Upstream, int64(10+i), []byte(c))
-		x.ClientChunk(int64(11+i), []byte(c), up)
+		if mirror {
+			x.Mirror(int64(10+i), int64(11+i), []byte(c))
+		} else {
+			x.Chunk(Upstream, int64(10+i), []byte(c))
+			x.ClientChunk(int64(11+i), []byte(c), up)
+		}
 		up += int64(len(c))
 	}
 	x.End(Upstream, 100, Complete, "")

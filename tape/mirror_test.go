@@ -12,20 +12,18 @@ import (
 // line is shorter than the two it replaces.
 func TestMirrorLine(t *testing.T) {
 	t.Parallel()
-	var out bytes.Buffer
-	w := NewWriter(&out, WriterOptions{})
-	w.Header(testHeader())
-	x := w.Exchange(1)
-	x.Request(Request{T: 1, Method: "POST", URL: "/v1/chat/completions"})
 	chunks := []string{"data: {\"a\":1}\n\n", "data: {\"b\":\"x\\\"y\"}\n\ndata: [DONE]\n\n", ": ping\n\n"}
-	for i, c := range chunks {
-		x.Mirror(int64(10*i+2), int64(10*i+3), []byte(c))
+	record := func(mirror bool) *bytes.Buffer {
+		var out bytes.Buffer
+		w := NewWriter(&out, WriterOptions{})
+		w.Header(testHeader())
+		recordExchange(w, 1, chunks, mirror)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return &out
 	}
-	x.End(Upstream, 50, Complete, "")
-	x.End(Client, 51, Complete, "")
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	out := record(true)
 	if n := strings.Count(out.String(), `"type":"chunk","ex":1,"side":"client"`); n != 0 {
 		t.Errorf("%d client chunk lines, want none: each is in its upstream line\n%s", n, out.String())
 	}
@@ -55,7 +53,7 @@ func TestMirrorLine(t *testing.T) {
 	for i, c := range chunks {
 		up, cl := got[2*i], got[2*i+1]
 		if up.Side != Upstream || cl.Side != Client || string(up.Data) != c || string(cl.Data) != c ||
-			up.T != int64(10*i+2) || cl.T != int64(10*i+3) || up.Off != off || cl.Off != off || lines[2*i] != lines[2*i+1] ||
+			up.T != int64(10+i) || cl.T != int64(11+i) || up.Off != off || cl.Off != off || lines[2*i] != lines[2*i+1] ||
 			up.Mirrored || cl.Ref || cl.mirror {
 			t.Errorf("pair %d: upstream %+v, client %+v (lines %d, %d)", i, up, cl, lines[2*i], lines[2*i+1])
 		}
@@ -69,21 +67,14 @@ func TestMirrorLine(t *testing.T) {
 	if ex.Client.End.SHA256 == "" || ex.Client.End.SHA256 != ex.Upstream.End.SHA256 || string(ex.Client.Body()) != strings.Join(chunks, "") {
 		t.Errorf("client body %q, ends %+v %+v", ex.Client.Body(), ex.Upstream.End, ex.Client.End)
 	}
-	// One line instead of an upstream line and a reference.
-	var two bytes.Buffer
-	w2 := NewWriter(&two, WriterOptions{})
-	w2.Header(testHeader())
-	x2 := w2.Exchange(1)
-	x2.Request(Request{T: 1, Method: "POST", URL: "/v1/chat/completions"})
-	for i, ch := range chunks {
-		x2.Chunk(Upstream, int64(10*i+2), []byte(ch))
-		x2.ClientChunk(int64(10*i+3), []byte(ch), x2.Bytes(Upstream)-int64(len(ch)))
+	// One line instead of an upstream line and a reference: a reference
+	// line is ~80 bytes, the "client" field ~20.
+	two := record(false)
+	if refs := strings.Count(two.String(), `,"ref":`); refs != len(chunks) {
+		t.Fatalf("%d references in the capture without mirror lines, want %d", refs, len(chunks))
 	}
-	x2.End(Upstream, 50, Complete, "")
-	x2.End(Client, 51, Complete, "")
-	w2.Close()
-	if out.Len() >= two.Len() {
-		t.Errorf("mirrored capture %d bytes, with references %d", out.Len(), two.Len())
+	if saved := two.Len() - out.Len(); saved < 50*len(chunks) {
+		t.Errorf("mirror lines saved %d bytes over %d chunks (%d with references, %d mirrored), want at least 50 a chunk", saved, len(chunks), two.Len(), out.Len())
 	}
 }
 
