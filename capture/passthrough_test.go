@@ -3,7 +3,6 @@ package capture_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -90,47 +89,13 @@ func TestPassthroughByteExact(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			writes := sse.SplitEvents(body)
-			step := make(chan struct{})
-			r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-				w.Header().Set("Content-Type", "text/event-stream")
-				for i, p := range writes {
-					if i > 0 {
-						select {
-						case <-step: // the client has the previous write
-						case <-req.Context().Done():
-							return
-						}
-					}
-					w.Write(p)
-					w.(http.Flusher).Flush()
-				}
-			}), nil)
-
+			up := newLockstep(writes)
+			r := newRig(t, up, nil)
 			resp, err := http.Post(r.front.URL+"/v1/x", "application/json", strings.NewReader(`{"stream":true}`))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var read []byte
-			buf := make([]byte, 64<<10)
-			for i := range writes {
-				want := len(read) + len(writes[i])
-				for len(read) < want {
-					n, err := resp.Body.Read(buf)
-					read = append(read, buf[:n]...)
-					if err == io.EOF && len(read) == len(body) {
-						break
-					}
-					if err != nil {
-						t.Fatalf("read after %d bytes: %v", len(read), err)
-					}
-				}
-				if i < len(writes)-1 {
-					step <- struct{}{}
-				}
-			}
-			rest, _ := io.ReadAll(resp.Body)
-			read = append(read, rest...)
-			resp.Body.Close()
+			read := up.read(t, resp.Body)
 
 			c := r.finish()
 			x := c.Exchanges[0]
@@ -215,7 +180,58 @@ func sseHandler(parts [][]byte, hold chan struct{}) http.Handler {
 	})
 }
 
-var _ = context.Background
+// lockstep is an upstream that writes an SSE body a write at a time, each
+// once the client has read the one before (read), so that no read can
+// coalesce two writes.
+type lockstep struct {
+	writes [][]byte
+	step   chan struct{}
+}
+
+func newLockstep(writes [][]byte) *lockstep {
+	return &lockstep{writes: writes, step: make(chan struct{})}
+}
+
+func (l *lockstep) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	for i, p := range l.writes {
+		if i > 0 {
+			select {
+			case <-l.step: // the client has the previous write
+			case <-req.Context().Done():
+				return
+			}
+		}
+		w.Write(p)
+		w.(http.Flusher).Flush()
+	}
+}
+
+// read reads body write by write, letting the upstream go on after each,
+// and returns all it read; it closes body.
+func (l *lockstep) read(t *testing.T, body io.ReadCloser) []byte {
+	t.Helper()
+	defer body.Close()
+	var read []byte
+	buf := make([]byte, 64<<10)
+	for i, p := range l.writes {
+		for want := len(read) + len(p); len(read) < want; {
+			n, err := body.Read(buf)
+			read = append(read, buf[:n]...)
+			if err != nil && len(read) < want {
+				t.Fatalf("read after %d bytes: %v", len(read), err)
+			}
+		}
+		if i < len(l.writes)-1 {
+			l.step <- struct{}{}
+		}
+	}
+	rest, err := io.ReadAll(body)
+	if err != nil {
+		t.Fatalf("read after %d bytes: %v", len(read), err)
+	}
+	return append(read, rest...)
+}
 
 // TestPassthroughHeldChunkStoredOnce: a chunk whose last byte could begin
 // one of the request's secrets is held back by both sides' maskers until
@@ -225,43 +241,19 @@ var _ = context.Background
 func TestPassthroughHeldChunkStoredOnce(t *testing.T) {
 	t.Parallel()
 	writes := []string{"data: {\"a\":\"xs", "k\"}\n\n", "data: {\"b\":1}\n\n", "data: [DONE]\n\n"}
-	step := make(chan struct{})
-	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for i, p := range writes {
-			if i > 0 {
-				select {
-				case <-step:
-				case <-req.Context().Done():
-					return
-				}
-			}
-			io.WriteString(w, p)
-			w.(http.Flusher).Flush()
-		}
-	}), nil)
+	var chunks [][]byte
+	for _, w := range writes {
+		chunks = append(chunks, []byte(w))
+	}
+	up := newLockstep(chunks)
+	r := newRig(t, up, nil)
 	req, _ := http.NewRequest("POST", r.front.URL+"/v1/chat/completions", strings.NewReader(`{"stream":true}`))
 	req.Header.Set("Authorization", "Bearer sk-held-0123456789")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var read []byte
-	buf := make([]byte, 4096)
-	for i, p := range writes {
-		for want := len(read) + len(p); len(read) < want; {
-			n, err := resp.Body.Read(buf)
-			read = append(read, buf[:n]...)
-			if err != nil && len(read) < want {
-				t.Fatalf("read: %v", err)
-			}
-		}
-		if i < len(writes)-1 {
-			step <- struct{}{}
-		}
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	read := up.read(t, resp.Body)
 	c := r.finish()
 	x := c.Exchanges[0]
 	body := strings.Join(writes, "")
