@@ -66,7 +66,7 @@ func (w *clientWriter) Write(p []byte) (int, error) {
 		if same(p, x.lastUp) {
 			upOff = x.lastUpOff
 		}
-		mirrored := n == len(p) && upOff >= 0 && upOff == w.bytes && x.recordMirror(t, p)
+		mirrored := n == len(p) && upOff >= 0 && x.recordMirror(t, p)
 		if !mirrored {
 			x.recordPending() // the upstream chunk these bytes came from goes first
 		}

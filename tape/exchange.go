@@ -144,8 +144,7 @@ func (x *ExchangeWriter) ClientChunk(t int64, data []byte, upOff int64) {
 // Mirror writes data as the next upstream chunk, read at tUp, and as the
 // next client chunk, written unchanged at tClient, in one line (the
 // upstream line carries "client"): what passthrough writes for each read.
-// Call it only when the client side has had every upstream byte so far
-// (its offset is the upstream's), as in passthrough. The data is copied.
+// Each side keeps its own offset. The data is copied.
 func (x *ExchangeWriter) Mirror(tUp, tClient int64, data []byte) {
 	x.track()
 	up, cl := &x.up, &x.cl

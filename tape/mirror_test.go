@@ -100,3 +100,34 @@ func TestMirrorDecodeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMirrorAtOtherOffsets: a mirror line after the sides have parted (the
+// client got other bytes before) keeps each side's own offset, and both
+// sides read back whole with their hashes verified.
+func TestMirrorAtOtherOffsets(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	w := NewWriter(&out, WriterOptions{})
+	w.Header(testHeader())
+	x := w.Exchange(1)
+	x.Chunk(Upstream, 1, []byte("data: {\"a\":1}\n\n"))
+	x.ClientChunk(2, []byte("data: {}\n\n"), -1) // the engine changed it
+	x.Mirror(3, 4, []byte("data: {\"b\":2}\n\n"))
+	x.End(Upstream, 5, Complete, "")
+	x.End(Client, 6, Complete, "")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"off":15,"sse":[{"b":2}],"client":[4,10]`) {
+		t.Errorf("want the mirror line at upstream offset 15 and client offset 10:\n%s", out.String())
+	}
+	c, err := Read(bytes.NewReader(out.Bytes()), "parted.ndjson")
+	if err != nil || len(c.Warnings) != 0 {
+		t.Fatalf("read: %v %v", err, c.Warnings)
+	}
+	ex := c.Exchanges[0]
+	if string(ex.Upstream.Body()) != "data: {\"a\":1}\n\ndata: {\"b\":2}\n\n" || string(ex.Client.Body()) != "data: {}\n\ndata: {\"b\":2}\n\n" ||
+		ex.Client.End.SHA256 == "" || ex.Client.End.SHA256 == ex.Upstream.End.SHA256 {
+		t.Errorf("upstream %q, client %q, ends %+v %+v", ex.Upstream.Body(), ex.Client.Body(), ex.Upstream.End, ex.Client.End)
+	}
+}
