@@ -191,25 +191,6 @@ func BenchmarkAppendChunk(b *testing.B) {
 	}
 }
 
-// BenchmarkWriterChunk measures the producer side of the Writer with many
-// concurrent streams.
-func BenchmarkWriterChunk(b *testing.B) {
-	w := NewWriter(io.Discard, WriterOptions{})
-	b.SetBytes(int64(len(sseChunk)))
-	b.ReportAllocs()
-	b.SetParallelism(100)
-	b.RunParallel(func(pb *testing.PB) {
-		c := Chunk{Ex: 1, Side: Upstream, Data: sseChunk}
-		for pb.Next() {
-			w.Chunk(c)
-			c.Off += int64(len(sseChunk))
-		}
-	})
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
-}
-
 // BenchmarkExchangeWriterPassthrough is what the recorder's writer costs a
 // passthrough stream per event: the upstream chunk (encoded, queued,
 // hashed) and the client chunk that repeats it (checked, written as a

@@ -182,21 +182,6 @@ type batchWriter interface {
 // Header encodes h and queues it for writing.
 func (w *Writer) Header(h Header) { w.enqueue(func(b []byte) []byte { return AppendHeader(b, h) }) }
 
-// Request encodes r and queues it for writing.
-func (w *Writer) Request(r Request) { w.enqueue(func(b []byte) []byte { return AppendRequest(b, r) }) }
-
-// Response encodes r and queues it for writing.
-func (w *Writer) Response(r Response) {
-	w.enqueue(func(b []byte) []byte { return AppendResponse(b, r) })
-}
-
-// Chunk encodes c, copying its data, and queues it for writing; the caller may
-// reuse c.Data as soon as Chunk returns.
-func (w *Writer) Chunk(c Chunk) { w.enqueue(func(b []byte) []byte { return AppendChunk(b, c) }) }
-
-// End encodes e and queues it for writing.
-func (w *Writer) End(e End) { w.enqueue(func(b []byte) []byte { return AppendEnd(b, e) }) }
-
 // Note encodes n and queues it for writing.
 func (w *Writer) Note(n Note) { w.enqueue(func(b []byte) []byte { return AppendNote(b, n) }) }
 

@@ -37,13 +37,14 @@ func TestWriterConcurrentProducers(t *testing.T) {
 	var wg sync.WaitGroup
 	for p := 1; p <= producers; p++ {
 		wg.Go(func() {
+			x := w.Exchange(p)
 			data := make([]byte, 0, 64)
 			for i := range perProducer {
 				// Reuse the data buffer: the writer must have copied it.
 				data = fmt.Appendf(data[:0], "data: %d/%d \xe2\n", p, i)
-				w.Chunk(Chunk{Ex: p, Side: Upstream, Off: int64(i), Data: data})
+				x.Chunk(Upstream, int64(i), data)
 			}
-			w.End(End{Ex: p, Side: Upstream, Outcome: Complete, Bytes: perProducer})
+			x.End(Upstream, perProducer, Complete, "")
 		})
 	}
 	wg.Wait()
@@ -68,11 +69,13 @@ func TestWriterConcurrentProducers(t *testing.T) {
 		if len(x.Upstream.Chunks) != perProducer || x.Upstream.End == nil {
 			t.Fatalf("exchange %d: %d chunks, end %v", x.Ex, len(x.Upstream.Chunks), x.Upstream.End)
 		}
+		var off int64
 		for i, ch := range x.Upstream.Chunks {
 			want := fmt.Sprintf("data: %d/%d \xe2\n", x.Ex, i)
-			if ch.Off != int64(i) || string(ch.Data) != want {
-				t.Fatalf("exchange %d chunk %d: off %d data %q, want %q", x.Ex, i, ch.Off, ch.Data, want)
+			if ch.Off != off || string(ch.Data) != want {
+				t.Fatalf("exchange %d chunk %d: off %d data %q, want off %d and %q", x.Ex, i, ch.Off, ch.Data, off, want)
 			}
+			off += int64(len(want))
 		}
 	}
 	if strings.Contains(out.buf.String(), "after close") {
@@ -99,7 +102,7 @@ func TestWriterError(t *testing.T) {
 	fw := &failWriter{n: 0}
 	w := NewWriter(fw, WriterOptions{})
 	w.Header(testHeader())
-	w.Chunk(Chunk{Ex: 1, Side: Client, Data: []byte("x")})
+	w.Exchange(1).Chunk(Client, 1, []byte("x"))
 	err := w.Close()
 	if err == nil || !strings.Contains(err.Error(), "write capture: disk full") {
 		t.Fatalf("Close error %v, want the wrapped write error", err)
@@ -167,8 +170,9 @@ func TestWriterCloseDuringWrites(t *testing.T) {
 	var wg sync.WaitGroup
 	for p := 1; p <= 20; p++ {
 		wg.Go(func() {
+			x := w.Exchange(p)
 			for i := range 200 {
-				w.Chunk(Chunk{Ex: p, Side: Client, Off: int64(i), Data: []byte("x")})
+				x.Chunk(Client, int64(i), []byte("x"))
 			}
 		})
 	}

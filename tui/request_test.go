@@ -24,13 +24,14 @@ func TestRequestTabSandwich(t *testing.T) {
 	w.Header(tape.Header{V: tape.Version, Seam: "test", ID: "1", Started: time.Unix(0, 0).UTC(), Upstream: "http://api", Engine: tape.Engine{Profile: "external"}})
 	client := `{"model":"gpt-4o","stream":true,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"list my files"}]}`
 	upstream := `{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"list my files"}]}`
-	w.Request(tape.Request{Ex: 1, T: 1, Method: "POST", URL: "/v1/chat/completions", Body: []byte(client)})
-	w.Request(tape.Request{Ex: 1, Side: tape.Upstream, T: 2, Method: "POST", URL: "/v1/chat/completions", Body: []byte(upstream)})
+	x := w.Exchange(1)
+	x.Request(tape.Request{T: 1, Method: "POST", URL: "/v1/chat/completions", Body: []byte(client)})
+	x.Request(tape.Request{Side: tape.Upstream, T: 2, Method: "POST", URL: "/v1/chat/completions", Body: []byte(upstream)})
 	body := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a.md\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
 	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
-		w.Response(tape.Response{Ex: 1, Side: s, T: 3, Status: 200, Headers: tape.Headers{"content-type": {"text/event-stream"}}})
-		w.Chunk(tape.Chunk{Ex: 1, Side: s, T: 4, Off: 0, Data: []byte(body)})
-		w.End(tape.End{Ex: 1, Side: s, T: 5, Outcome: tape.Complete, Bytes: int64(len(body))})
+		x.Response(tape.Response{Side: s, T: 3, Status: 200, Headers: tape.Headers{"content-type": {"text/event-stream"}}})
+		x.Chunk(s, 4, []byte(body))
+		x.End(s, 5, tape.Complete, "")
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
