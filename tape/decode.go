@@ -115,9 +115,9 @@ type Decoder struct {
 	// untracked is set once too many exchanges were open at once to keep
 	// checking new ones.
 	untracked bool
-	// mirror is the client chunk a mirrored upstream chunk's line stands
-	// for too, returned by the next call.
-	mirror *Record
+	// mirror is the client chunk a mirrored upstream chunk's line (the
+	// last line read) stands for too, returned by the next call.
+	mirror *Chunk
 	// kept is the bytes of upstream chunks the open exchanges keep for
 	// references (see maxKeptChunks).
 	kept int64
@@ -142,12 +142,13 @@ func (d *Decoder) Header() *Header { return d.header }
 // a whole (no header, an unsupported version, a read error) are returned by
 // every later call too.
 func (d *Decoder) Next() (Record, error) {
-	if rec := d.mirror; rec != nil {
+	if c := d.mirror; c != nil {
 		d.mirror = nil
-		if err := d.check(rec); err != nil {
-			return Record{}, &LineError{File: d.name, Line: rec.Line, Err: err}
+		rec := Record{Kind: KindChunk, Line: d.line, Chunk: c}
+		if err := d.check(&rec); err != nil {
+			return Record{}, &LineError{File: d.name, Line: d.line, Err: err}
 		}
-		return *rec, nil
+		return rec, nil
 	}
 	for d.err == nil {
 		line, complete, err := d.readLine()
@@ -207,10 +208,10 @@ func (d *Decoder) Next() (Record, error) {
 		rec.Line = d.line
 		if c := rec.Chunk; c != nil && c.Mirrored {
 			// The client chunk the line stands for too: the same bytes.
-			d.mirror = &Record{Kind: KindChunk, Line: d.line, Chunk: &Chunk{
+			d.mirror = &Chunk{
 				Ex: c.Ex, Side: Client, T: c.MirrorT, Off: c.MirrorOff, Data: c.Data,
 				Ref: true, RefOff: c.Off, mirror: true,
-			}}
+			}
 			c.Mirrored, c.MirrorT, c.MirrorOff = false, 0, 0
 		}
 		return rec, nil
