@@ -93,12 +93,13 @@ func (x *exchange) recordPending() {
 }
 
 // recordMirror records the upstream chunk waiting and the client's copy of
-// it, written at t, in one line, when they are the same bytes at the same
-// offset and neither side's masker has anything to mask or hold back in
-// them, and reports whether it did.
+// it, data, written at t, in one line, when neither side's masker has
+// anything to mask or hold back in them, and reports whether it did. The
+// caller has found data to be the last upstream chunk read, which is the
+// one waiting while one waits.
 func (x *exchange) recordMirror(t int64, data []byte) bool {
 	p := &x.upPending
-	if !p.ok || x.upGuard != nil || x.clGuard != nil || x.upMask == nil || x.clMask == nil || !same(data, p.data) {
+	if !p.ok || x.upGuard != nil || x.clGuard != nil || x.upMask == nil || x.clMask == nil {
 		return false
 	}
 	seen, ok := x.upMask.Clear(data, tape.Seen{})
