@@ -147,29 +147,21 @@ type Seen struct {
 // it back. c.Data is not modified and may be reused once Chunk returns. It
 // returns what it found in c.Data, for [Masker.ChunkSeen] on the other
 // side.
-func (m *Masker) Chunk(c Chunk) Seen {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.clear(c.Data, Seen{}) {
-		m.emit(c) // the common case: nothing to mask, nothing to hold
-		return Seen{clean: true, secrets: len(m.secrets)}
-	}
-	m.chunk(c)
-	return Seen{}
-}
+func (m *Masker) Chunk(c Chunk) Seen { return m.ChunkSeen(c, Seen{}) }
 
 // ChunkSeen is [Masker.Chunk] for bytes that another Masker, made with the
 // same secrets and patterns, has just seen: when it found nothing to mask
 // in them, knowing the secrets this one knows, they are not looked through
 // again (in passthrough the client side is the upstream side's bytes).
-func (m *Masker) ChunkSeen(c Chunk, seen Seen) {
+func (m *Masker) ChunkSeen(c Chunk, seen Seen) Seen {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.clear(c.Data, seen) {
-		m.emit(c)
-		return
+		m.emit(c) // the common case: nothing to mask, nothing to hold
+		return Seen{clean: true, secrets: len(m.secrets)}
 	}
 	m.chunk(c)
+	return Seen{}
 }
 
 // Clear reports whether data, as the side's next chunk, has nothing to
