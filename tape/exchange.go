@@ -158,7 +158,9 @@ func (x *ExchangeWriter) Mirror(tUp, tClient int64, data []byte) {
 	}
 	x.h.upstream(data)
 	x.h.client(data, true, off)
-	x.queued(off, data)
+	// The client has these bytes already: no chunk of its refers to them
+	// (no checksum to take), but the line is the last upstream one.
+	x.last[1], x.last[0] = x.last[0], upChunk{}
 }
 
 // put queues rec, the next chunk line of st's side, and reports whether it
