@@ -169,20 +169,12 @@ func (c *chunkReader) rest() int {
 
 // Decode decodes a whole body with the given Content-Encoding. On ErrCut or
 // a corrupt body it returns what decoded before the failure with the
-// error.
+// error. It is Chunks over one chunk: the body is at hand, so no Decoder
+// goroutine is needed.
 func Decode(body []byte, contentEncoding string) ([]byte, error) {
-	d, err := NewDecoder(contentEncoding)
-	if err != nil {
+	dec, err := Chunks([]tape.Chunk{{Data: body}}, contentEncoding)
+	if len(dec) == 0 {
 		return nil, err
 	}
-	if d.Identity() {
-		return body, nil
-	}
-	var out []byte
-	emit := func(p []byte) { out = append(out, p...) }
-	werr := d.Write(body, emit)
-	if err := d.Close(emit); err != nil {
-		return out, err
-	}
-	return out, werr
+	return dec[0].Data, err
 }

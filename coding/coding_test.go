@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -306,5 +307,44 @@ func TestAccepts(t *testing.T) {
 		if got := Accepts(c.accept, c.ce); got != c.want {
 			t.Errorf("Accepts(%q, %q) = %v, want %v", c.accept, c.ce, got, c.want)
 		}
+	}
+}
+
+// TestDecode: a whole body decodes to the original in every coding and
+// stack; a cut one to a prefix with ErrCut; trailing bytes and an
+// unsupported coding are errors; identity gives the body back.
+func TestDecode(t *testing.T) {
+	t.Parallel()
+	parts := sseParts(t)
+	want := bytes.Join(parts, nil)
+	for _, c := range []struct{ coding, header string }{
+		{"gzip", "x-gzip"}, {"deflate", "deflate"}, {"raw-deflate", "deflate"}, {"br", "br"}, {"zstd", "zstd"},
+	} {
+		body, ends := encode(t, c.coding, parts)
+		if got, err := Decode(body, c.header); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: err %v, %d bytes, want %d", c.coding, err, len(got), len(want))
+		}
+		got, err := Decode(body[:ends[len(ends)/2]], c.header)
+		if !errors.Is(err, ErrCut) || !bytes.HasPrefix(want, got) || len(got) == 0 && c.coding != "br" {
+			t.Errorf("%s cut: err %v, %d bytes (a prefix: %v)", c.coding, err, len(got), bytes.HasPrefix(want, got))
+		}
+		if _, err := Decode(append(slices.Clip(body), "junk"...), c.header); err == nil {
+			t.Errorf("%s with trailing bytes: no error", c.coding)
+		}
+	}
+	inner, _ := encode(t, "gzip", parts)
+	outer, _ := encode(t, "br", [][]byte{inner})
+	if got, err := Decode(outer, "gzip, br"); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("gzip, br: err %v, %d bytes, want %d", err, len(got), len(want))
+	}
+	var u *UnsupportedError
+	if got, err := Decode(inner, "compress"); !errors.As(err, &u) || got != nil {
+		t.Errorf("compress: %d bytes, err %v", len(got), err)
+	}
+	if got, err := Decode([]byte("plain"), "identity"); err != nil || string(got) != "plain" {
+		t.Errorf("identity: %q %v", got, err)
+	}
+	if got, err := Decode(nil, "gzip"); err != nil || len(got) != 0 {
+		t.Errorf("empty gzip body: %q %v", got, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -256,7 +257,15 @@ func faultedUpstream(x *tape.Exchange, faults []Fault, seed uint64) tape.SideDat
 		up.End = &tape.End{Ex: x.Ex, Side: tape.Upstream, T: resp.T, Outcome: tape.Complete, Bytes: int64(len(body))}
 		return up
 	}
-	pl := applyFaults(x.Upstream.Chunks, faults, rand.New(rand.NewPCG(seed, uint64(x.Ex))))
+	chunks := x.Upstream.Chunks
+	// Faults apply to the decoded events of a compressed body, as a Server
+	// serves it (see play): the side then holds decoded bytes.
+	if dec, ok := decodedBody(chunks, resp.Headers); ok {
+		chunks = dec
+		resp.Headers = maps.Clone(resp.Headers)
+		delete(resp.Headers, "content-encoding")
+	}
+	pl := applyFaults(chunks, faults, rand.New(rand.NewPCG(seed, uint64(x.Ex))))
 	resp.T += int64(pl.head)
 	up.Chunks = pl.shifted()
 	var end tape.End

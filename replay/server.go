@@ -397,11 +397,10 @@ func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchan
 		return false
 	}
 	chunks := x.Upstream.Chunks
-	ce := strings.Join(x.Upstream.Response.Headers["content-encoding"], ", ")
-	if ce != "" {
+	if ce := contentEncoding(x.Upstream.Response.Headers); ce != "" {
 		if len(s.opts.Faults) == 0 && coding.Accepts(accept, ce) {
 			w.Header().Set("Content-Encoding", ce)
-		} else if dec, _ := coding.Chunks(chunks, ce); dec != nil {
+		} else if dec, ok := decodedBody(chunks, x.Upstream.Response.Headers); ok {
 			chunks = dec
 			w.Header().Set(DecodedHeader, ce)
 		} else {
@@ -462,6 +461,26 @@ func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchan
 	// A recorded upstream that broke off mid-stream breaks off the same way.
 	end := x.Upstream.End
 	return end != nil && (end.Outcome == tape.UpstreamError || end.Outcome == tape.Timeout)
+}
+
+// contentEncoding returns a recorded response's Content-Encoding, "" when
+// it has none.
+func contentEncoding(h tape.Headers) string {
+	return strings.Join(h["content-encoding"], ", ")
+}
+
+// decodedBody decodes the chunks of a body recorded with the
+// Content-Encoding of h, for a client that does not accept it or for
+// faults, which work on events: ok is false when the body is not
+// compressed, or compressed with a coding seam does not decode. A body cut
+// short or corrupt decodes to what could be.
+func decodedBody(chunks []tape.Chunk, h tape.Headers) ([]tape.Chunk, bool) {
+	ce := contentEncoding(h)
+	if ce == "" {
+		return nil, false
+	}
+	dec, _ := coding.Chunks(chunks, ce)
+	return dec, dec != nil
 }
 
 // pacer sleeps until recorded times come due, scaled by speed.

@@ -342,8 +342,11 @@ func TestServerLogsBrokenAnswers(t *testing.T) {
 			defer srv.Close()
 			resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"n":1}`))
 			if err == nil {
-				io.Copy(io.Discard, resp.Body)
+				_, err = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
+			}
+			if err == nil {
+				t.Error("the client read a whole answer: it was not broken off")
 			}
 			srv.Close() // waits for the handler
 			mu.Lock()

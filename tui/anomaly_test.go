@@ -25,9 +25,7 @@ func TestAnomalyBadge(t *testing.T) {
 {"type":"chunk","ex":1,"side":"upstream","t":4000,"off":900,"data":"data: [DONE]\n\n"}
 {"type":"end","ex":1,"side":"upstream","t":5000,"outcome":"complete","bytes":999999}
 `
-	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeCapture(t, path, []byte(lines))
 	m := newTestModel(t, 120, 30, path)
 	s := screen(m)
 	found := false

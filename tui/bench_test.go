@@ -17,9 +17,7 @@ func writeLargeCapture(tb testing.TB, size int) string {
 	n := max(size/len(one), 1) * 100
 	data := synthCapture(n+100, 200, true)
 	path := filepath.Join(tb.TempDir(), "large.ndjson")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		tb.Fatal(err)
-	}
+	writeCapture(tb, path, data)
 	return path
 }
 
@@ -62,9 +60,7 @@ func BenchmarkOpenLargeCapture(b *testing.B) {
 // commands and is not measured.
 func BenchmarkBadgeUpdates(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "many.ndjson")
-	if err := os.WriteFile(path, synthCapture(20000, 2, false), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	writeCapture(b, path, synthCapture(20000, 2, false))
 	for _, filter := range []string{"", "sev:warn"} {
 		b.Run("filter="+filter, func(b *testing.B) {
 			m, err := newModel(context.Background(), Options{Paths: []string{path}})
@@ -102,9 +98,7 @@ func writeLongURLCapture(tb testing.TB) string {
 	lines := `{"type":"capture","v":1,"seam":"0.1.0","id":"x","started":"2026-08-22T09:30:00Z","upstream":"https://api.openai.com","engine":{"profile":"passthrough"}}
 {"type":"request","ex":1,"t":1000,"method":"GET","url":"/v1/models?q=` + strings.Repeat("a", 1<<20) + `","headers":{},"body":""}
 `
-	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
-		tb.Fatal(err)
-	}
+	writeCapture(tb, path, []byte(lines))
 	return path
 }
 
@@ -129,9 +123,7 @@ func writeTextCapture(tb testing.TB, text string) string {
 {"type":"chunk","ex":1,"side":"upstream","t":3000,"off":0,"data":` + string(q) + `}
 {"type":"end","ex":1,"side":"upstream","t":5000,"outcome":"complete","bytes":` + strconv.Itoa(len(data)) + `}
 `
-	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
-		tb.Fatal(err)
-	}
+	writeCapture(tb, path, []byte(lines))
 	return path
 }
 

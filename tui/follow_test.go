@@ -42,13 +42,6 @@ func rowsOf(name string, n int) []string {
 	return out
 }
 
-func writeCapture(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestFollowDirectory opens an empty directory with Follow, as in "seam tui
 // --follow captures/" before "seam record -o captures/" runs, and checks
 // that captures written into it afterwards show up with their exchanges,

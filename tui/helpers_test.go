@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -32,6 +33,14 @@ func openModel(t testing.TB, w, h int, o Options) *model {
 	m.Update(resize(w, h))
 	drive(t, m, m.Init())
 	return m
+}
+
+// writeCapture writes a capture file for a test.
+func writeCapture(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // drive runs cmd and every command that follows from it, synchronously,

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,9 +20,7 @@ import (
 func TestHostileCapture(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "hostile\x1b]0;title\x07\u202e.ndjson")
-	if err := os.WriteFile(path, visibletest.Capture, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeCapture(t, path, visibletest.Capture)
 	for _, guarded := range []bool{false, true} {
 		m := newTestModel(t, 140, 40, path)
 		m.unguarded = !guarded
@@ -85,9 +82,7 @@ func TestHostileModelFromStream(t *testing.T) {
 {"type":"chunk","ex":1,"side":"upstream","t":3000,"off":0,"data":"data: {\"id\":\"c\",\"model\":\"gpt\\u001b[8m-hidden\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"}
 {"type":"end","ex":1,"side":"upstream","t":5000,"outcome":"complete","bytes":124}
 `
-	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeCapture(t, path, []byte(lines))
 	m := newTestModel(t, 140, 30, path)
 	for _, where := range []string{"list", "detail"} {
 		if where == "detail" {

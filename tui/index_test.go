@@ -127,9 +127,7 @@ func TestFollowGrowingFile(t *testing.T) {
 	// Cut inside exchange 2, in the middle of a line.
 	cut := bytes.Index(data, []byte(`"ex":2,"side":"client","t":2`)) + 10
 	path := filepath.Join(t.TempDir(), "live.ndjson")
-	if err := os.WriteFile(path, data[:cut], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeCapture(t, path, data[:cut])
 	m := openModel(t, 100, 30, Options{Paths: []string{path}, Follow: true})
 	if len(m.sums) != 2 {
 		t.Fatalf("%d exchanges before growth, want 2", len(m.sums))

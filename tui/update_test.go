@@ -372,12 +372,8 @@ func TestManyCaptures(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.ndjson")
 	b := filepath.Join(dir, "b.ndjson")
-	if err := os.WriteFile(a, synthCapture(2, 3, false), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(b, synthCapture(3, 3, true), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeCapture(t, a, synthCapture(2, 3, false))
+	writeCapture(t, b, synthCapture(3, 3, true))
 	m := newTestModel(t, 120, 30, a, b)
 	if len(m.list.rows) != 5 {
 		t.Fatalf("%d rows, want 5", len(m.list.rows))
