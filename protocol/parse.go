@@ -96,25 +96,10 @@ func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
 		return ""
 	}
 	// Offsets only grow, so the chunk lookups walk forward from the last
-	// hit when the chunks are in offset order (chunkAt's binary search
-	// otherwise).
-	sorted := true
-	for i := 1; i < len(chunks); i++ {
-		if chunks[i].Off < chunks[i-1].Off {
-			sorted = false
-			break
-		}
-	}
-	evChunk, cmChunk := 0, 0
-	find := func(hint *int, off int64) int {
-		if !sorted || off < chunks[*hint].Off {
-			return chunkAt(chunks, off)
-		}
-		for *hint+1 < len(chunks) && chunks[*hint+1].Off <= off {
-			*hint++
-		}
-		return *hint
-	}
+	// hit (chunkMap), one walk for the events and one for the comments.
+	var evChunk chunkMap
+	evChunk.init(chunks)
+	cmChunk := evChunk
 	// Most events of a side share one quirk set; render it once.
 	var lastQ sse.Quirk
 	lastQS := ""
@@ -122,7 +107,7 @@ func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
 	var p sse.Parser
 	p.OnComment = func(text string, off int64) {
 		off += base
-		se.Comments = append(se.Comments, Comment{Text: text, Off: off, Chunk: find(&cmChunk, off), T: chunks[cur].T})
+		se.Comments = append(se.Comments, Comment{Text: text, Off: off, Chunk: cmChunk.at(off), T: chunks[cur].T})
 	}
 	emit := func(e sse.Event, data []byte) {
 		off := e.Start + base
@@ -131,7 +116,7 @@ func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
 		}
 		se.Events = append(se.Events, Event{
 			Index: len(se.Events), Name: e.Type, Data: dataString(block(e.Start, e.End), data),
-			Chunk: find(&evChunk, off), EndChunk: cur, Off: off, End: e.End + base,
+			Chunk: evChunk.at(off), EndChunk: cur, Off: off, End: e.End + base,
 			T: chunks[cur].T, Terminated: e.Terminated, Quirks: lastQS,
 		})
 	}
