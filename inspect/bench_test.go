@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/seam-dev/seam/tape"
@@ -126,4 +127,18 @@ func BenchmarkInspectFile(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkInspectDocument inspects non-stream exchanges: a Chat
+// Completions response of about 64 KB as one JSON document, passed
+// through on both sides in 1 KiB reads.
+func BenchmarkInspectDocument(b *testing.B) {
+	text := strings.Repeat("The weather note says rain by noon, then sun. ", 1400)
+	body := []byte(`{"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"` + text + `"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":14000,"total_tokens":14010}}`)
+	h := tape.Headers{"content-type": {"application/json"}}
+	c := &tape.Capture{Name: "bench-document"}
+	for i := 1; i <= 20; i++ {
+		c.Exchanges = append(c.Exchanges, passedThrough(i, "/v1/chat/completions", h, body))
+	}
+	benchCapture(b, c)
 }

@@ -402,7 +402,12 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 			sr.Framing = kind
 		}
 	}
-	sr.ev = protocol.Parse(chunks, kind, twin)
+	if document {
+		// Read as the one JSON value it is, below: no events to parse.
+		sr.ev = &protocol.Side{Chunks: chunks}
+	} else {
+		sr.ev = protocol.Parse(chunks, kind, twin)
+	}
 	sr.Events, sr.Comments = len(sr.ev.Events), len(sr.ev.Comments)
 	sr.Stream = !document && (kind != framing.Unknown || !isJSONBody(ct, chunks, sr.ev))
 	if sr.Stream && sr.Framing == framing.Unknown {
