@@ -3,11 +3,13 @@ package inspect
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -705,5 +707,41 @@ func TestDetectorCatchesNameDetectors(t *testing.T) {
 		if !ids[id] {
 			t.Errorf("detectorCatches has %q, which is no detector", id)
 		}
+	}
+}
+
+// TestDuplicateCallsOncePerRepeat: each repeated tool call is reported
+// once, against the first call it repeats, whatever its spacing: a stream
+// of many equal calls gets one finding per repeat, not one per pair.
+func TestDuplicateCallsOncePerRepeat(t *testing.T) {
+	calls := [][3]string{
+		{"call_a", "read", `{"path":"a","n":1}`},
+		{"call_b", "read", `{"n":1.0, "path":"a"}`},
+		{"call_c", "read", `{"path":"b"}`},
+		{"call_d", "read", `{"path": "a", "n": 1}`},
+		{"call_e", "open", `{"path":"a","n":1}`},
+	}
+	var got []string
+	for _, f := range (exInput{client: chatCalls(calls...)}).findings(t) {
+		if f.ID == "tool.duplicate-call" {
+			got = append(got, f.Evidence[strings.Index(f.Evidence, "#"):])
+		}
+	}
+	want := []string{"#call_a and #call_b", "#call_a and #call_d"}
+	if !slices.Equal(got, want) {
+		t.Errorf("duplicate calls %q, want %q", got, want)
+	}
+	many := make([][3]string, 300)
+	for i := range many {
+		many[i] = [3]string{fmt.Sprintf("call_%d", i), "read", `{"path":"a"}`}
+	}
+	n := 0
+	for _, f := range (exInput{client: chatCalls(many...)}).findings(t) {
+		if f.ID == "tool.duplicate-call" {
+			n++
+		}
+	}
+	if n != len(many)-1 {
+		t.Errorf("%d equal calls: %d duplicate-call findings, want %d", len(many), n, len(many)-1)
 	}
 }

@@ -193,16 +193,38 @@ func runProtocolDump(c *exCtx) {
 	}
 }
 
+// runDuplicateCalls reports each tool call that repeats an earlier one
+// (same name and arguments, another id), once, against the first it
+// repeats; each call's arguments are decoded once. A stream of n equal
+// calls gets n-1 findings, not one per pair.
 func runDuplicateCalls(c *exCtx) {
 	for _, s := range c.rep.Sides {
 		if len(s.Message.Choices) == 0 {
 			continue
 		}
 		calls := s.Message.Choices[0].ToolCalls
+		if len(calls) < 2 {
+			continue
+		}
+		type args struct {
+			v  any
+			ok bool
+		}
+		decoded := make([]args, len(calls))
 		for i := range calls {
-			for j := i + 1; j < len(calls); j++ {
-				if calls[i].Name == calls[j].Name && sameJSONText(calls[i].Arguments, calls[j].Arguments) && calls[i].ID != calls[j].ID {
+			decoded[i].v, decoded[i].ok = decodeJSON(calls[i].Arguments)
+		}
+		same := func(i, j int) bool {
+			if calls[i].Arguments == calls[j].Arguments {
+				return true
+			}
+			return decoded[i].ok && decoded[j].ok && jsonEqual(decoded[i].v, decoded[j].v, false)
+		}
+		for j := 1; j < len(calls); j++ {
+			for i := range j {
+				if calls[i].Name == calls[j].Name && calls[i].ID != calls[j].ID && same(i, j) {
 					c.emit("tool.duplicate-call", c.sidePointer(s, -1), calls[i].Name+"("+excerpt.Clip(calls[i].Arguments, 60)+") #"+calls[i].ID+" and #"+calls[j].ID, "the same call is made twice with different ids")
+					break
 				}
 			}
 		}
