@@ -34,20 +34,11 @@ func (l *stderrLog) String() string {
 	return l.buf.String()
 }
 
-// runSeamLogged runs seam with args, stdout to stdout, collecting stderr,
+// runSeamLogged runs seam with args (spawnSeam), collecting stderr,
 // and returns the address its "listening on" line names.
 func runSeamLogged(t *testing.T, stdout *os.File, args ...string) (*exec.Cmd, *stderrLog, string) {
 	t.Helper()
-	cmd := exec.Command("seam", args...)
-	cmd.Stdout = stdout
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	cmd, pipe := spawnSeam(t, stdout, args...)
 	log := &stderrLog{lines: make(chan string, 64), done: make(chan struct{})}
 	go func() {
 		br := bufio.NewReader(pipe)

@@ -44,15 +44,7 @@ func startSeam(t *testing.T, pattern string, args ...string) (*exec.Cmd, string)
 // first group) and the rest of its stderr, which the caller must read.
 func launchSeam(t *testing.T, pattern string, args ...string) (*exec.Cmd, string, *bufio.Reader) {
 	t.Helper()
-	cmd := exec.Command("seam", args...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	cmd, stderr := spawnSeam(t, nil, args...)
 	br := bufio.NewReader(stderr)
 	line, err := br.ReadString('\n')
 	if err != nil {
@@ -63,6 +55,26 @@ func launchSeam(t *testing.T, pattern string, args ...string) (*exec.Cmd, string
 		t.Fatalf("banner %q", line)
 	}
 	return cmd, m[1], br
+}
+
+// spawnSeam starts seam with args, its stdout to stdout (nil: to
+// /dev/null), killed when the test ends, and returns the command and its
+// stderr, which the caller must read.
+func spawnSeam(t *testing.T, stdout *os.File, args ...string) (*exec.Cmd, io.Reader) {
+	t.Helper()
+	cmd := exec.Command("seam", args...)
+	if stdout != nil {
+		cmd.Stdout = stdout
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, stderr
 }
 
 // postJSON posts body to url and returns the status and the whole answer.
