@@ -22,8 +22,9 @@ const batchGCPercent = 400
 const batchMemoryLimit = 512 << 20
 
 // batchGC sets the garbage collector's target for a command that reads
-// captures through, when the user has not set GOGC, and its soft memory
-// limit, when the user has not set GOMEMLIMIT.
+// captures through, when the user has not set GOGC, and with it the soft
+// memory limit, when the user has not set GOMEMLIMIT either (a GOGC of the
+// user's own gets no limit it did not ask for).
 func batchGC(e *env) {
 	if e.getenv("GOGC") == "" {
 		debug.SetGCPercent(batchGCPercent)
