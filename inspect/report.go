@@ -513,7 +513,12 @@ func head(chunks []tape.Chunk, n int) []byte {
 
 // joinChunks returns the body the chunks make up.
 func joinChunks(chunks []tape.Chunk) string {
+	n := 0
+	for _, c := range chunks {
+		n += len(c.Data)
+	}
 	var b strings.Builder
+	b.Grow(n)
 	for _, c := range chunks {
 		b.Write(c.Data)
 	}
