@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -73,8 +74,17 @@ var contentPolicy = func() string {
 // inline style and SVG, no script, no fetch. The same capture, report and
 // options always give the same bytes.
 func Write(w io.Writer, c *tape.Capture, r *inspect.Report, o Options) error {
-	v := buildPage(c, r, o)
-	bw := bufio.NewWriter(w)
+	return WriteContext(context.Background(), w, c, r, o)
+}
+
+// WriteContext is Write stopping with ctx's error once ctx is done: a
+// page of many exchanges takes seconds to build and render.
+func WriteContext(ctx context.Context, w io.Writer, c *tape.Capture, r *inspect.Report, o Options) error {
+	v, err := buildPage(ctx, c, r, o)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(ctxWriter{ctx, w})
 	if err := page.Execute(bw, v); err != nil {
 		return fmt.Errorf("render report: %w", err)
 	}
@@ -117,7 +127,7 @@ type indexRow struct {
 	Verdict                           verdictView
 }
 
-func buildPage(c *tape.Capture, r *inspect.Report, o Options) *pageView {
+func buildPage(ctx context.Context, c *tape.Capture, r *inspect.Report, o Options) (*pageView, error) {
 	name := filepath.Base(c.Name)
 	v := &pageView{
 		Title:     "seam report: " + name,
@@ -149,6 +159,9 @@ func buildPage(c *tape.Capture, r *inspect.Report, o Options) *pageView {
 		byEx[x.Ex] = x
 	}
 	for _, xr := range r.Exchanges {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		ev := buildExchange(byEx[xr.Ex], xr, o)
 		v.Exchanges = append(v.Exchanges, ev)
 		v.Index = append(v.Index, indexRow{
@@ -159,7 +172,20 @@ func buildPage(c *tape.Capture, r *inspect.Report, o Options) *pageView {
 	if len(r.Exchanges) < len(c.Exchanges) {
 		v.Of = len(c.Exchanges)
 	}
-	return v
+	return v, nil
+}
+
+// ctxWriter writes to w until ctx is done, then fails with ctx's error.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
 
 func orDash(s string) string {

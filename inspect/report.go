@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"slices"
 	"strings"
 	"time"
@@ -175,6 +176,13 @@ func (r *Report) Worst() (Severity, bool) {
 // Inspect assembles, emulates, diffs and checks every exchange of c (or the
 // one opts.Ex selects).
 func Inspect(c *tape.Capture, opts Options) *Report {
+	r, _ := InspectContext(context.Background(), c, opts)
+	return r
+}
+
+// InspectContext is Inspect stopping with ctx's error, between two
+// exchanges, once ctx is done.
+func InspectContext(ctx context.Context, c *tape.Capture, opts Options) (*Report, error) {
 	r := &Report{Schema: SchemaVersion, Capture: c.Name}
 	for _, w := range c.Warnings {
 		r.Warnings = append(r.Warnings, w.Error())
@@ -188,12 +196,15 @@ func Inspect(c *tape.Capture, opts Options) *Report {
 		if opts.Ex != 0 && x.Ex != opts.Ex {
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		r.Exchanges = append(r.Exchanges, in.Exchange(x))
 	}
 	if own {
 		r.Sessions = opts.Sessions.List()
 	}
-	return r
+	return r, nil
 }
 
 // exCtx is the working state of one exchange while detectors run.

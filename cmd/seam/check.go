@@ -113,7 +113,7 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.update && len(o.faults) > 0 {
 		return &usageError{cmd: "check", msg: "--update writes the goldens of the replay without faults: leave --fault out", example: "seam check --update fixtures/"}
 	}
-	paths, err := captureFiles(fs.Args())
+	paths, err := captureFiles(ctx, e, fs.Args())
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 // replay. It returns what differs, and what went wrong reading the
 // fixture or its golden.
 func checkFixture(ctx context.Context, e *env, path string, o *checkOptions) []string {
-	src, h, done, err := openExchanges(e, path, nil)
+	src, h, done, err := openExchanges(ctx, e, path, nil)
 	if err != nil {
 		return []string{err.Error()}
 	}
@@ -195,6 +195,9 @@ func checkFixture(ctx context.Context, e *env, path string, o *checkOptions) []s
 		fc = newFaultCheck(path, *h, eng, o.faults, o.seed)
 	}
 	for {
+		if ctx.Err() != nil {
+			return nil // interrupted: runCheck says so, not the fixture
+		}
 		x, err := src.Next()
 		if errors.Is(err, io.EOF) {
 			break

@@ -8,9 +8,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/visible"
@@ -115,9 +117,16 @@ var errInterrupted = errors.New("interrupted")
 // error to stderr.
 func exitCode(err error, stderr io.Writer) int {
 	var ue *usageError
+	var pe *fs.PathError
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &pe) && errors.Is(pe.Err, syscall.EPIPE):
+		// A pipe seam wrote into lost its reader (seam inspect … | head,
+		// -o on a named pipe): nothing to say, and no one to say it to.
+		// 141 is what a shell shows for a process ended by SIGPIPE, which
+		// is how the Go runtime ends seam when that pipe is stdout.
+		return 141
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "seam: interrupted")
 		return 130

@@ -49,7 +49,7 @@ differs or an exchange has no counterpart.`,
 	}
 }
 
-func runDiff(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
+func runDiff(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	o := opts.(*diffOptions)
 	if fs.NArg() != 2 {
 		return &usageError{cmd: "diff", msg: "want two inputs, A and B", example: "seam diff before.ndjson after.ndjson"}
@@ -61,16 +61,16 @@ func runDiff(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		o.exA = 1
 	}
 	if o.exA == 0 {
-		return diffAll(e, o, fs.Arg(0), fs.Arg(1))
+		return diffAll(ctx, e, o, fs.Arg(0), fs.Arg(1))
 	}
 	if o.exB == 0 {
 		o.exB = o.exA
 	}
-	a, err := exchangeReport(e, fs.Arg(0), o.exA)
+	a, err := exchangeReport(ctx, e, fs.Arg(0), o.exA)
 	if err != nil {
 		return err
 	}
-	b, err := exchangeReport(e, fs.Arg(1), o.exB)
+	b, err := exchangeReport(ctx, e, fs.Arg(1), o.exB)
 	if err != nil {
 		return err
 	}
@@ -95,8 +95,8 @@ var errDiffers = fmt.Errorf("the inputs differ")
 
 // exchangeReport inspects exchange n of the input at path, reading only
 // that exchange's lines.
-func exchangeReport(e *env, path string, n int) (*inspect.ExchangeReport, error) {
-	h, x, _, err := oneExchange(e, path, n)
+func exchangeReport(ctx context.Context, e *env, path string, n int) (*inspect.ExchangeReport, error) {
+	h, x, _, err := oneExchange(ctx, e, path, n)
 	if err != nil {
 		return nil, err
 	}
@@ -119,8 +119,8 @@ type reportStream struct {
 	n    int // exchanges read
 }
 
-func openReportStream(e *env, path string) (*reportStream, func(), error) {
-	src, h, closeSrc, err := openExchanges(e, path, nil)
+func openReportStream(ctx context.Context, e *env, path string) (*reportStream, func(), error) {
+	src, h, closeSrc, err := openExchanges(ctx, e, path, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -148,13 +148,13 @@ func (s *reportStream) next() (*inspect.ExchangeReport, error) {
 // same number. Both inputs are read exchange by exchange, side by side, so
 // only the exchanges still waiting for their counterpart are held (none,
 // when both number theirs in the same order).
-func diffAll(e *env, o *diffOptions, pathA, pathB string) error {
-	a, closeA, err := openReportStream(e, pathA)
+func diffAll(ctx context.Context, e *env, o *diffOptions, pathA, pathB string) error {
+	a, closeA, err := openReportStream(ctx, e, pathA)
 	if err != nil {
 		return err
 	}
 	defer closeA()
-	b, closeB, err := openReportStream(e, pathB)
+	b, closeB, err := openReportStream(ctx, e, pathB)
 	if err != nil {
 		return err
 	}
@@ -197,6 +197,9 @@ func diffAll(e *env, o *diffOptions, pathA, pathB string) error {
 		return pair(y, r)
 	}
 	for !a.done || !b.done {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		ra, err := a.next()
 		if err != nil {
 			return err

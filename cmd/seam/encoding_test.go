@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -181,7 +182,7 @@ func TestExportCompressed(t *testing.T) {
 	c.Exchanges = []*tape.Exchange{x}
 	path := filepath.Join(t.TempDir(), "gz.ndjson")
 	f, _ := os.Create(path)
-	if err := writeCapture(f, c); err != nil {
+	if err := writeCapture(context.Background(), f, c); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

@@ -93,14 +93,14 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return exportMany(ctx, e, fs.Args(), o, side)
 	}
 	if o.format == "har" {
-		c, err := openInput(e, fs.Arg(0))
+		c, err := openInput(ctx, e, fs.Arg(0))
 		if err != nil {
 			return err
 		}
 		return tape.WriteHARWith(e.stdout, c, tape.HAROptions{Creator: version, Decode: coding.Decode})
 	}
 	n := max(o.ex.n, 1)
-	h, x, notes, err := oneExchange(e, fs.Arg(0), n)
+	h, x, notes, err := oneExchange(ctx, e, fs.Arg(0), n)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 	if err != nil {
 		return err
 	}
-	paths, err := captureFiles(args)
+	paths, err := captureFiles(ctx, e, args)
 	if err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ func runGrep(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	paths, err := captureFiles(fs.Args()[1:])
+	paths, err := captureFiles(ctx, e, fs.Args()[1:])
 	if err != nil {
 		return err
 	}

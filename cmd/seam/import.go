@@ -63,7 +63,7 @@ it one.`,
 			fs.StringVar(&o.request, "request", "", "`file` holding the request body, with --url")
 			return o
 		},
-		run: func(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
+		run: func(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			o := opts.(*importOptions)
 			if fs.NArg() != 1 {
 				return &usageError{cmd: "import", msg: "want exactly one recording to import", example: "seam import -o captures/ stream.sse"}
@@ -73,7 +73,7 @@ it one.`,
 					return &usageError{cmd: "import", msg: "--" + f + " needs --url", example: "seam import --url /api/chat --method POST --request req.json -o captures/ chat.ndjson"}
 				}
 			}
-			c, err := openInput(e, fs.Arg(0))
+			c, err := openInput(ctx, e, fs.Arg(0))
 			if err != nil {
 				return err
 			}
@@ -90,7 +90,7 @@ it one.`,
 					}
 				}
 			}
-			if err := saveCapture(e, o.output, c); err != nil {
+			if err := saveCapture(ctx, e, o.output, c); err != nil {
 				return err
 			}
 			if o.output != "-" {
@@ -106,7 +106,7 @@ it one.`,
 // other. What reaches disk is redacted as seam record redacts
 // (tape.RedactStoredExchange): an imported cassette may hold keys in its
 // headers and bodies.
-func writeCapture(w interface{ Write([]byte) (int, error) }, c *tape.Capture) error {
+func writeCapture(ctx context.Context, w interface{ Write([]byte) (int, error) }, c *tape.Capture) error {
 	h := c.Header
 	// The lines are written by this seam's encoder, in its format version,
 	// whatever version the capture was read from: a v1 header over chunk
@@ -120,6 +120,9 @@ func writeCapture(w interface{ Write([]byte) (int, error) }, c *tape.Capture) er
 		buf = tape.AppendNote(buf, n)
 	}
 	for _, x := range c.Exchanges {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		buf = tape.AppendExchange(buf, tape.RedactStoredExchange(x))
 		if len(buf) > 1<<20 {
 			if _, err := w.Write(buf); err != nil {

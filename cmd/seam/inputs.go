@@ -131,7 +131,7 @@ func inspectSome(ctx context.Context, e *env, paths []string, label string, opts
 }
 
 func inspectInput(ctx context.Context, e *env, path string, p *progress, opts inspect.Options, want func(path string, ex int) bool, fn func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error) error {
-	src, h, done, err := openExchanges(e, path, p)
+	src, h, done, err := openExchanges(ctx, e, path, p)
 	if err != nil {
 		return err
 	}

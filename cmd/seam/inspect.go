@@ -143,7 +143,7 @@ func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if fs.NArg() == 1 && !isDir(fs.Arg(0)) && o.where == "" && o.ex.capture == "" {
 		return inspectStream(ctx, e, fs.Arg(0), o, iopts, failOn)
 	}
-	paths, err := captureFiles(fs.Args())
+	paths, err := captureFiles(ctx, e, fs.Args())
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func isDir(path string) bool {
 // the few being inspected (on every CPU), not the capture.
 func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
 	batchGC(e)
-	src, h, done, err := openExchanges(e, path, nil)
+	src, h, done, err := openExchanges(ctx, e, path, nil)
 	if err != nil {
 		return err
 	}

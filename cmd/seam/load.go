@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +18,7 @@ import (
 // captureFiles expands args (files, directories, "-") into capture paths:
 // a directory stands for the captures in it and its subdirectories,
 // plain and zstd-compressed (see walkCaptures).
-func captureFiles(args []string) ([]string, error) {
+func captureFiles(ctx context.Context, e *env, args []string) ([]string, error) {
 	var paths []string
 	for _, a := range args {
 		if a == "-" {
@@ -45,14 +46,14 @@ func captureFiles(args []string) ([]string, error) {
 }
 
 // loadCaptures reads every capture args name (see openInput).
-func loadCaptures(e *env, args []string) ([]*tape.Capture, error) {
-	paths, err := captureFiles(args)
+func loadCaptures(ctx context.Context, e *env, args []string) ([]*tape.Capture, error) {
+	paths, err := captureFiles(ctx, e, args)
 	if err != nil {
 		return nil, err
 	}
 	var caps []*tape.Capture
 	for _, p := range paths {
-		c, err := openInput(e, p)
+		c, err := openInput(ctx, e, p)
 		if err != nil {
 			return nil, err
 		}
@@ -65,8 +66,8 @@ func loadCaptures(e *env, args []string) ([]*tape.Capture, error) {
 // understands, from a path or "-" for stdin, whole, and prints its decode
 // warnings (such as a torn last line) to stderr. Commands that can work
 // exchange by exchange use openExchanges instead.
-func openInput(e *env, path string) (*tape.Capture, error) {
-	br, capture, done, err := openStream(e, path, nil)
+func openInput(ctx context.Context, e *env, path string) (*tape.Capture, error) {
+	br, capture, done, err := openStream(ctx, e, path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -88,23 +89,26 @@ func openInput(e *env, path string) (*tape.Capture, error) {
 // it is zstd, and tells a capture from another tool's recording by its
 // first line. It counts the bytes read into p when p is not nil, for a
 // progress line. done closes the file.
-func openStream(e *env, path string, p *progress) (br *bufio.Reader, capture bool, done func(), err error) {
-	var r io.Reader = e.stdin
-	done = func() {}
-	if path != "-" {
+func openStream(ctx context.Context, e *env, path string, p *progress) (br *bufio.Reader, capture bool, done func(), err error) {
+	// The input is read a few MB ahead of the decoder, on a goroutine of
+	// its own (readAhead), which also lets an interrupt end a read that
+	// waits on a pipe.
+	var ra *readAhead
+	done = func() { ra.Close() }
+	if path == "-" {
+		ra = newReadAhead(ctx, e.stdin, 256<<10, 4)
+	} else {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, false, nil, pathError(err)
 		}
-		// The file is read a few MB ahead of the decoder, on a goroutine of
-		// its own (readAhead).
-		ra := newReadAhead(f, 256<<10, 4)
+		ra = newReadAhead(ctx, f, 256<<10, 4)
 		done = func() {
 			ra.Close()
 			f.Close()
 		}
-		r = ra
 	}
+	var r io.Reader = ra
 	if p != nil {
 		r = &countingReader{r: r, p: p}
 	}
@@ -169,8 +173,8 @@ func noExchange(path string, n, have int) error {
 
 // openReport reads a capture or raw recording for a report on it (see
 // openInput) and checks that exchange ex (0: all) exists.
-func openReport(e *env, path string, ex int) (*tape.Capture, error) {
-	c, err := openInput(e, path)
+func openReport(ctx context.Context, e *env, path string, ex int) (*tape.Capture, error) {
+	c, err := openInput(ctx, e, path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"sync"
 )
@@ -11,7 +12,13 @@ import (
 // inspection of a large capture waits for. It holds at most blocks+1
 // buffers of size bytes. Read is for one goroutine; Close stops the
 // reading goroutine and waits for it, after which r may be closed.
+//
+// Once ctx is done, Read returns ctx's error instead of waiting for a block
+// (a read of a pipe or a terminal may never return: seam is interrupted
+// all the same), and Close no longer waits for the reading goroutine: it
+// is left in its read, which closing an *os.File ends or lets end.
 type readAhead struct {
+	ctx    context.Context
 	filled chan filledBlock
 	free   chan []byte
 	stop   chan struct{}
@@ -30,9 +37,9 @@ type filledBlock struct {
 }
 
 // newReadAhead starts reading r in blocks of size bytes, up to blocks of
-// them ahead of Read.
-func newReadAhead(r io.Reader, size, blocks int) *readAhead {
-	ra := &readAhead{filled: make(chan filledBlock, blocks), free: make(chan []byte, blocks+1), stop: make(chan struct{})}
+// them ahead of Read, until ctx is done.
+func newReadAhead(ctx context.Context, r io.Reader, size, blocks int) *readAhead {
+	ra := &readAhead{ctx: ctx, filled: make(chan filledBlock, blocks), free: make(chan []byte, blocks+1), stop: make(chan struct{})}
 	for range blocks + 1 {
 		ra.free <- nil // a buffer is made when first needed
 	}
@@ -76,7 +83,13 @@ func (ra *readAhead) Read(p []byte) (int, error) {
 			ra.free <- ra.buf[:cap(ra.buf)]
 			ra.buf = nil
 		}
-		b, ok := <-ra.filled
+		var b filledBlock
+		ok := true
+		select {
+		case b, ok = <-ra.filled:
+		case <-ra.ctx.Done():
+			b.err = ra.ctx.Err()
+		}
 		if !ok {
 			return 0, io.ErrClosedPipe // read after Close
 		}
@@ -88,12 +101,14 @@ func (ra *readAhead) Read(p []byte) (int, error) {
 }
 
 // Close stops the reading goroutine and waits for it to return (after the
-// read it may be in).
+// read it may be in), unless ctx is done.
 func (ra *readAhead) Close() {
 	if ra.closed {
 		return
 	}
 	ra.closed = true
 	close(ra.stop)
-	ra.wg.Wait()
+	if ra.ctx.Err() == nil {
+		ra.wg.Wait()
+	}
 }

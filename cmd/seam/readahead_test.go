@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"testing"
@@ -14,14 +15,14 @@ import (
 func TestReadAhead(t *testing.T) {
 	src := bytes.Repeat([]byte("0123456789abcdef\n"), 10007)
 	for _, size := range []int{1, 7, 4096, 1 << 20} {
-		ra := newReadAhead(iotest.HalfReader(bytes.NewReader(src)), size, 3)
+		ra := newReadAhead(context.Background(), iotest.HalfReader(bytes.NewReader(src)), size, 3)
 		if err := iotest.TestReader(ra, src); err != nil {
 			t.Errorf("blocks of %d: %v", size, err)
 		}
 		ra.Close()
 	}
 	cut := errors.New("unexpected EOF in the middle of a zstd block")
-	ra := newReadAhead(io.MultiReader(bytes.NewReader(src), iotest.ErrReader(cut)), 1000, 2)
+	ra := newReadAhead(context.Background(), io.MultiReader(bytes.NewReader(src), iotest.ErrReader(cut)), 1000, 2)
 	defer ra.Close()
 	got, err := io.ReadAll(ra)
 	if !bytes.Equal(got, src) || !errors.Is(err, cut) {
@@ -32,7 +33,7 @@ func TestReadAhead(t *testing.T) {
 // TestReadAheadClose: Close stops the reading goroutine on a source that
 // never ends, and a Read after it fails instead of hanging.
 func TestReadAheadClose(t *testing.T) {
-	ra := newReadAhead(endless{}, 512, 2)
+	ra := newReadAhead(context.Background(), endless{}, 512, 2)
 	if _, err := io.ReadFull(ra, make([]byte, 5000)); err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.output == "-" {
 		w = e.stderr
 	}
-	c, err := openInput(e, fs.Arg(0))
+	c, err := openInput(ctx, e, fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -114,6 +114,9 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	for _, x := range c.Exchanges {
 		if o.ex != 0 && x.Ex != o.ex {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		if x.Upstream.Response == nil {
 			if !o.raw {
@@ -149,7 +152,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		}
 	}
 	if o.output != "" {
-		if err := saveCapture(e, o.output, out); err != nil {
+		if err := saveCapture(ctx, e, o.output, out); err != nil {
 			return err
 		}
 	}
@@ -175,12 +178,12 @@ func writeReplayDiff(w io.Writer, recorded, replayed *tape.Exchange) error {
 }
 
 // saveCapture writes c to path (or stdout for "-").
-func saveCapture(e *env, spec string, c *tape.Capture) error {
+func saveCapture(ctx context.Context, e *env, spec string, c *tape.Capture) error {
 	out, path, err := openCapture(spec, e.stdout, time.Now())
 	if err != nil {
 		return err
 	}
-	if err := writeCapture(out, c); err != nil {
+	if err := writeCapture(ctx, out, c); err != nil {
 		out.Close()
 		return err
 	}

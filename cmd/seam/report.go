@@ -66,7 +66,7 @@ current directory; -o names another file, a directory to write it in, or
 	}
 }
 
-func runReport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
+func runReport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	o := opts.(*reportOptions)
 	const example = "seam report -o incident.html capture.ndjson"
 	if fs.NArg() != 1 {
@@ -87,16 +87,19 @@ func runReport(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	c, err := openReport(e, in, o.ex)
+	c, err := openReport(ctx, e, in, o.ex)
 	if err != nil {
 		return err
 	}
-	rep := inspect.Inspect(c, inspect.Options{Protocol: proto, Ex: o.ex})
+	rep, err := inspect.InspectContext(ctx, c, inspect.Options{Protocol: proto, Ex: o.ex})
+	if err != nil {
+		return err
+	}
 	ho := htmlreport.Options{Version: version, Stall: o.stall}
 	if out == "-" {
-		return htmlreport.Write(e.stdout, c, rep, ho)
+		return htmlreport.WriteContext(ctx, e.stdout, c, rep, ho)
 	}
-	n, err := writeFileAtomic(out, func(f *os.File) error { return htmlreport.Write(f, c, rep, ho) })
+	n, err := writeFileAtomic(out, func(f *os.File) error { return htmlreport.WriteContext(ctx, f, c, rep, ho) })
 	if err != nil {
 		return err
 	}

@@ -181,7 +181,7 @@ type servePlan struct {
 }
 
 // planServe checks the flags against the mode and loads the captures.
-func planServe(e *env, o *serveOptions, args []string) (*servePlan, error) {
+func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*servePlan, error) {
 	mode, err := replay.ParseMode(o.mode)
 	if err != nil {
 		return nil, &usageError{cmd: "serve", msg: "--mode: " + err.Error(), example: "seam serve --mode new_episodes --upstream https://api.openai.com captures/"}
@@ -257,7 +257,7 @@ func planServe(e *env, o *serveOptions, args []string) (*servePlan, error) {
 		}
 	}
 	if len(args) > 0 {
-		if p.caps, err = loadCaptures(e, args); err != nil {
+		if p.caps, err = loadCaptures(ctx, e, args); err != nil {
 			return nil, err
 		}
 		if mode == replay.ModeOnce && countExchanges(p.caps) == 0 {
@@ -296,7 +296,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return &usageError{cmd: "serve", msg: err.Error(), example: "seam serve --redact json:metadata.user_id captures/"}
 	}
-	p, err := planServe(e, o, fs.Args())
+	p, err := planServe(ctx, e, o, fs.Args())
 	if err != nil {
 		return err
 	}

@@ -89,7 +89,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	paths, err := captureFiles(fs.Args())
+	paths, err := captureFiles(ctx, e, fs.Args())
 	if err != nil {
 		return err
 	}

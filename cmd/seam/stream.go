@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -29,8 +30,8 @@ type exchangeSource interface {
 // openExchanges opens a capture or a raw recording for reading exchange by
 // exchange, counting its bytes into p when p is not nil, and reads its
 // header. done releases the file.
-func openExchanges(e *env, path string, p *progress) (src exchangeSource, h *tape.Header, done func(), err error) {
-	br, capture, done, err := openStream(e, path, p)
+func openExchanges(ctx context.Context, e *env, path string, p *progress) (src exchangeSource, h *tape.Header, done func(), err error) {
+	br, capture, done, err := openStream(ctx, e, path, p)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -77,8 +78,8 @@ func (s *capturedExchanges) Next() (*tape.Exchange, error) {
 
 // oneExchange reads exchange n of the input at path, gathering only its
 // lines, and returns it with the capture's header and notes.
-func oneExchange(e *env, path string, n int) (*tape.Header, *tape.Exchange, []tape.Note, error) {
-	src, h, done, err := openExchanges(e, path, nil)
+func oneExchange(ctx context.Context, e *env, path string, n int) (*tape.Header, *tape.Exchange, []tape.Note, error) {
+	src, h, done, err := openExchanges(ctx, e, path, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
