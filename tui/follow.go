@@ -123,7 +123,7 @@ func (m *model) onDir(msg dirMsg) tea.Cmd {
 		out := openedMsg{dir: dir}
 		for _, n := range fresh {
 			of := openedFile{name: n, path: filepath.Join(path, n)}
-			of.f, of.err = os.Open(of.path)
+			of.f, of.err = tape.OpenRegular(of.path) // a named pipe would hold the command
 			if of.err == nil {
 				if of.info, of.err = of.f.Stat(); of.err != nil {
 					of.f.Close()

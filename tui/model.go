@@ -252,12 +252,21 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 		return fmt.Errorf("%s: no *.ndjson captures (or *.ndjson.zst) in this directory", p)
 	}
 	d := &dirState{path: p, arg: arg, seen: map[string]bool{}}
+	opened := 0
 	for _, n := range names {
 		path := filepath.Join(p, n)
-		f, err := os.Open(path)
+		// Only regular files: opening a named pipe found in a directory
+		// waits for a writer, maybe forever.
+		f, err := tape.OpenRegular(path)
+		if errors.Is(err, tape.ErrNotRegular) {
+			m.setError("skipped " + err.Error())
+			d.seen[n] = true
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("open capture: %w", err)
 		}
+		opened++
 		if !follow {
 			if err := checkHeader(f, path); err != nil {
 				f.Close()
@@ -270,6 +279,9 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 		}
 		m.caps = append(m.caps, m.newFileCap(path, f, info, arg, follow, isCompressedFile(path, f)))
 		d.seen[n] = true
+	}
+	if opened == 0 && !follow {
+		return fmt.Errorf("%s: no *.ndjson captures (or *.ndjson.zst) in this directory that are regular files", p)
 	}
 	if follow {
 		m.dirs = append(m.dirs, d)

@@ -252,7 +252,9 @@ func checkGolden(gp string, got golden, update bool) ([]string, error) {
 		}
 		return nil, nil
 	}
-	b, err := os.ReadFile(gp)
+	// Only a regular file: a golden that is a named pipe (a fixtures
+	// directory from a tarball can hold one) would hold seam check forever.
+	b, err := readRegular(gp)
 	if errors.Is(err, os.ErrNotExist) {
 		return []string{fmt.Sprintf("no golden %s; create it with seam check --update", filepath.Base(gp))}, nil
 	}
@@ -266,6 +268,17 @@ func checkGolden(gp string, got golden, update bool) ([]string, error) {
 		return nil, fmt.Errorf("golden %s: %w", gp, err)
 	}
 	return compareGolden(want, got), nil
+}
+
+// readRegular reads the file at path whole, if it is a regular file (see
+// tape.OpenRegular).
+func readRegular(path string) ([]byte, error) {
+	f, err := tape.OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // findingLines renders the warn and error findings as golden lines.

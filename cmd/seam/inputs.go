@@ -17,6 +17,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tui"
+	"github.com/seam-dev/seam/visible"
 )
 
 // walkCaptures returns the captures in dir and its subdirectories: the
@@ -27,8 +28,10 @@ import (
 // come in the order they were recorded (their headers' start times, the
 // name breaking ties), so sessions link earlier turns first whatever the
 // subdirectories; captures without a start time (imports) come after, by
-// name.
-func walkCaptures(dir string) ([]string, error) {
+// name. Only regular files are read (symbolic links to them included): a
+// named pipe, a device or a socket with a capture's name is skipped with a
+// note on stderr, since opening one can wait forever.
+func walkCaptures(ctx context.Context, e *env, dir string) ([]string, error) {
 	type found struct {
 		path    string
 		started time.Time
@@ -41,7 +44,14 @@ func walkCaptures(dir string) ([]string, error) {
 		if d.IsDir() || !tape.HasCaptureExt(d.Name()) {
 			return nil
 		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		h, err := captureHeader(path)
+		if errors.Is(err, tape.ErrNotRegular) {
+			fmt.Fprintf(e.stderr, "seam: note: skipped %s (name it as an argument to read it)\n", visible.String(err.Error()))
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -73,13 +83,18 @@ func walkCaptures(dir string) ([]string, error) {
 }
 
 // captureHeader reads the header of the capture at path (decompressing a
-// zstd one), or returns nil when the file does not start like a capture.
+// zstd one), or returns nil when the file does not start like a capture. A
+// path that is not a regular file is an error wrapping tape.ErrNotRegular.
 func captureHeader(path string) (*tape.Header, error) {
-	f, r, err := tape.Open(path)
+	f, err := tape.OpenRegular(path)
 	if err != nil {
 		return nil, pathError(err)
 	}
 	defer f.Close()
+	r, err := tape.Uncompress(f)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(64)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, tape.ErrCutShort) {

@@ -33,7 +33,7 @@ func captureFiles(ctx context.Context, e *env, args []string) ([]string, error) 
 			paths = append(paths, a)
 			continue
 		}
-		found, err := walkCaptures(a)
+		found, err := walkCaptures(ctx, e, a)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -213,7 +214,7 @@ func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*se
 		if o.output != "" {
 			return nil, usage("--mode once records to the capture given, so -o does not apply", upEx)
 		}
-		exists, err := captureExists(args[0])
+		exists, err := captureExists(ctx, args[0])
 		if err != nil {
 			return nil, err
 		}
@@ -269,7 +270,7 @@ func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*se
 
 // captureExists reports whether path holds captures for --mode once: "-"
 // (stdin), an existing file, or a directory with captures in it or below.
-func captureExists(path string) (bool, error) {
+func captureExists(ctx context.Context, path string) (bool, error) {
 	if path == "-" {
 		return true, nil // stdin: replay it
 	}
@@ -283,7 +284,8 @@ func captureExists(path string) (bool, error) {
 	if !st.IsDir() {
 		return true, nil
 	}
-	found, err := walkCaptures(path)
+	// Quiet: loading the captures says what it skips.
+	found, err := walkCaptures(ctx, &env{stderr: io.Discard}, path)
 	return len(found) > 0, err
 }
 
