@@ -4,9 +4,11 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/seam-dev/seam/internal/outfile"
+	"github.com/seam-dev/seam/visible"
 )
 
 // junitCase is one test case of a JUnit XML report: a fixture for seam
@@ -61,14 +63,20 @@ func junitSeconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds
 
 // writeJUnit writes one suite of cases as a JUnit XML document, the shape
 // CI systems (GitHub Actions reporters, GitLab, Jenkins) read: testsuites,
-// testsuite with counts, testcase, failure. Text that XML cannot carry
-// (control characters) is replaced by encoding/xml.
+// testsuite with counts, testcase, failure. Names, messages and failure
+// texts quote captures (a file name, a URL, evidence), and a CI page shows
+// them as they are: every control, bidi and invisible character in them is
+// drawn as package visible draws it on a terminal (U+202E as ⟨U+202E⟩),
+// so neither XML nor a reader gets it raw.
 func writeJUnit(w io.Writer, suite string, cases []junitCase, took time.Duration) error {
-	s := junitSuite{Name: suite, Tests: len(cases), Time: junitSeconds(took), Cases: cases}
-	for _, c := range cases {
-		if c.Failure != nil {
+	s := junitSuite{Name: visible.String(suite), Tests: len(cases), Time: junitSeconds(took), Cases: make([]junitCase, len(cases))}
+	for i, c := range cases {
+		c.Name, c.Classname = visible.String(c.Name), visible.String(c.Classname)
+		if f := c.Failure; f != nil {
+			c.Failure = &junitFailure{Message: visible.String(f.Message), Type: visible.String(f.Type), Text: visible.Text(f.Text)}
 			s.Failures++
 		}
+		s.Cases[i] = c
 	}
 	doc := junitSuites{Name: "seam", Tests: s.Tests, Failures: s.Failures, Time: s.Time, Suites: []junitSuite{s}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
@@ -83,21 +91,15 @@ func writeJUnit(w io.Writer, suite string, cases []junitCase, took time.Duration
 	return err
 }
 
-// writeJUnitFile writes the report to path, or to stdout for "-".
+// writeJUnitFile writes the report to path, or to stdout for "-"; a path
+// that is not a regular file is written into, never replaced (see
+// package outfile).
 func writeJUnitFile(stdout io.Writer, path, suite string, cases []junitCase, took time.Duration) error {
 	if path == "-" {
 		return writeJUnit(stdout, suite, cases, took)
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	if _, err := outfile.Write(path, 0o600, func(w io.Writer) error { return writeJUnit(w, suite, cases, took) }); err != nil {
 		return fmt.Errorf("--junit: %w", err)
-	}
-	if err := writeJUnit(f, suite, cases, took); err != nil {
-		f.Close()
-		return fmt.Errorf("--junit %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--junit %s: %w", path, err)
 	}
 	return nil
 }

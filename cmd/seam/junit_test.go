@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +134,47 @@ func TestInspectJUnitStdout(t *testing.T) {
 		}
 		if s := validJUnit(t, out); len(s.Suites[0].Cases) != len(args)-3 {
 			t.Errorf("seam %s: %d cases", strings.Join(args, " "), len(s.Suites[0].Cases))
+		}
+	}
+}
+
+// TestJUnitBidi: a fixture whose name carries a right-to-left override
+// (U+202E makes "gnp.ndjson" read as "nosjdn.png") and a finding quoting
+// one: the JUnit XML a CI page shows holds neither raw, only package
+// visible's markers, in case names, messages and failure texts.
+func TestJUnitBidi(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "report\u202egnp.ndjson")
+	for src, dst := range map[string]string{"anthropic-tool-use.ndjson": name, "anthropic-tool-use.expect.json": strings.TrimSuffix(name, ".ndjson") + ".expect.json"} {
+		b, err := os.ReadFile(filepath.Join(fixturesDir, src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "junit.xml")
+	if _, err := seamOutput("check", "--junit", out, dir); err != nil {
+		t.Fatal(err)
+	}
+	cases := []junitCase{{Name: "a\u202eb", Classname: "seam\u200b.check", Time: "0.000",
+		Failure: newFailure("seam.check", []string{"evidence \u2066x\u2069 \x1b[31m", "more \u202e"})}}
+	var b bytes.Buffer
+	if err := writeJUnit(&b, "seam check", cases, 0); err != nil {
+		t.Fatal(err)
+	}
+	written, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range [][]byte{written, b.Bytes()} {
+		validJUnit(t, doc)
+		if bytes.ContainsAny(doc, "\u202e\u200b\u2066\u2069\x1b") {
+			t.Errorf("a bidi, invisible or control character reached the XML:\n%s", doc)
+		}
+		if !bytes.Contains(doc, []byte("⟨U+202E⟩")) {
+			t.Errorf("U+202E not drawn as ⟨U+202E⟩:\n%s", doc)
 		}
 	}
 }

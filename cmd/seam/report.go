@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/htmlreport"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/outfile"
 	"github.com/seam-dev/seam/protocol"
 )
 
@@ -99,7 +101,8 @@ func runReport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if out == "-" {
 		return htmlreport.WriteContext(ctx, e.stdout, c, rep, ho)
 	}
-	n, err := writeFileAtomic(out, func(f *os.File) error { return htmlreport.WriteContext(ctx, f, c, rep, ho) })
+	// 0600 as captures are: the page quotes prompts and answers.
+	n, err := outfile.Write(out, 0o600, func(w io.Writer) error { return htmlreport.WriteContext(ctx, w, c, rep, ho) })
 	if err != nil {
 		return err
 	}
@@ -129,38 +132,4 @@ func reportPath(in, output string) (string, error) {
 		return filepath.Join(output, name), nil
 	}
 	return output, nil
-}
-
-// writeFileAtomic writes path through a temporary file in the same
-// directory, renamed into place only when write succeeded: a failed run
-// leaves no half-written page. It returns the size written.
-func writeFileAtomic(path string, write func(*os.File) error) (int64, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return 0, fmt.Errorf("write %s: %w", path, err)
-	}
-	fail := func(err error) (int64, error) {
-		f.Close()
-		os.Remove(f.Name())
-		return 0, err
-	}
-	if err := write(f); err != nil {
-		return fail(fmt.Errorf("write %s: %w", path, err))
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return fail(fmt.Errorf("write %s: %w", path, err))
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fail(fmt.Errorf("write %s: %w", path, err))
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return 0, fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return 0, fmt.Errorf("write %s: %w", path, err)
-	}
-	return st.Size(), nil
 }
