@@ -12,12 +12,10 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/big"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 )
 
@@ -51,6 +49,9 @@ type Authority struct {
 // only half there, unreadable, malformed, expired or whose key is readable
 // by other users is an error naming the file; it is never replaced.
 func Open(dir string) (a *Authority, created bool, err error) {
+	if err := checkDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, err
+	}
 	_, certErr := os.Stat(filepath.Join(dir, CertFile))
 	_, keyErr := os.Stat(filepath.Join(dir, KeyFile))
 	if errors.Is(certErr, fs.ErrNotExist) && errors.Is(keyErr, fs.ErrNotExist) {
@@ -83,7 +84,13 @@ func recent(path string) bool {
 // Load loads the CA in dir; it never creates one.
 func Load(dir string) (*Authority, error) {
 	certPath, keyPath := filepath.Join(dir, CertFile), filepath.Join(dir, KeyFile)
-	certPEM, err := os.ReadFile(certPath)
+	if err := checkDir(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no CA in %s (run seam ca to create one): %w", dir, err)
+		}
+		return nil, err
+	}
+	certPEM, err := readCert(certPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, kerr := os.Stat(keyPath); kerr == nil {
 			return nil, fmt.Errorf("%w: CA certificate %s is missing but its key %s exists; restore it, or delete the key to make a new CA (clients must then trust the new one)", errIncomplete, certPath, keyPath)
@@ -116,31 +123,6 @@ func Load(dir string) (*Authority, error) {
 		return nil, fmt.Errorf("CA certificate %s expired on %s%s", certPath, cert.NotAfter.Format(time.DateOnly), fixHint(dir))
 	}
 	return &Authority{dir: dir, cert: cert, certPEM: certPEM, key: key, leaves: newLeafCache()}, nil
-}
-
-// readKey reads the CA key file at path, refusing it when other users can
-// read it. The mode checked is that of the file read: it is opened once.
-func readKey(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read CA key: %w", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read CA key: %w", err)
-	}
-	if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("CA key %s can be read by other users (mode %04o): it can impersonate any host to a client that trusts the CA; run chmod 600 %s", path, st.Mode().Perm(), path)
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("read CA key: %w", err)
-	}
-	return b, nil
 }
 
 func fixHint(dir string) string {
@@ -196,6 +178,10 @@ func parseKey(b []byte) (crypto.Signer, error) {
 func create(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create CA directory: %w", err)
+	}
+	// It may have been there already, made by someone else meanwhile.
+	if err := checkDir(dir); err != nil {
+		return err
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

@@ -5,8 +5,10 @@
 //
 // The CA is a credential: whoever holds its key can impersonate any host to
 // a client that trusts it. The key file is created 0600 in a 0700
-// directory, is refused when other users can read it, and never leaves the
-// package (no capture, no log). A CA file that exists but cannot be read or
+// directory, is refused when other users can read it or another user owns
+// it, and never leaves the package (no capture, no log). The directory is
+// refused when another user (root aside) owns it or others can write in
+// it: they could have put a CA of theirs there, or swap it later. A CA file that exists but cannot be read or
 // parsed is an error naming the file, never silently replaced.
 //
 // Keys are ECDSA P-256, so minting a leaf costs well under a millisecond;

@@ -32,7 +32,9 @@ VS Code (Copilot Chat) and the Debian system store.
 
 The private key next to it can impersonate any web site to a client that
 trusts the CA: it is created readable by you alone, never leaves that
-directory, and seam refuses to use it when others can read it. Trust the CA
+directory, and seam refuses to use it when others can read it or another
+user owns it, and refuses a CA directory that another user owns or others
+can write in (another user could have made it first, say in /tmp). Trust the CA
 only where you record; to start over, delete both files and run "seam ca".`,
 		example: "seam ca",
 		flags: func(fs *flag.FlagSet) any {
