@@ -27,11 +27,14 @@ const (
 	KeyFile = "seam-ca-key.pem"
 )
 
-// caValidity is how long a new CA is valid; backdate is how far its and
-// every leaf's validity starts in the past, for clients whose clock is
-// behind.
+// caValidity is how long a new CA is valid: a year. The key sits on a
+// developer's disk and can impersonate any host to whoever trusts the CA,
+// so a copy of it (a backup, an old laptop) should stop being useful
+// within a year; re-trusting once a year (seam ca --rotate prints how, per
+// client) is the cost. backdate is how far its and every leaf's validity
+// starts in the past, for clients whose clock is behind.
 const (
-	caValidity = 10 * 365 * 24 * time.Hour
+	caValidity = 365 * 24 * time.Hour
 	backdate   = 48 * time.Hour
 )
 
@@ -126,7 +129,7 @@ func Load(dir string) (*Authority, error) {
 }
 
 func fixHint(dir string) string {
-	return fmt.Sprintf("; to start over, delete %s and %s and run seam ca again (clients must then trust the new CA)",
+	return fmt.Sprintf("; to start over, run seam ca --rotate for this CA directory: it moves %s and %s aside and makes a new CA (clients must then trust the new CA)",
 		filepath.Join(dir, CertFile), filepath.Join(dir, KeyFile))
 }
 
@@ -276,8 +279,12 @@ func (a *Authority) Certificate() *x509.Certificate { return a.cert }
 
 // Fingerprint is the SHA-256 of the CA certificate, in hex with colons, as
 // certificate viewers show it.
-func (a *Authority) Fingerprint() string {
-	sum := sha256.Sum256(a.cert.Raw)
+func (a *Authority) Fingerprint() string { return CertFingerprint(a.cert) }
+
+// CertFingerprint is the SHA-256 of cert, in hex with colons, as
+// certificate viewers show it.
+func CertFingerprint(cert *x509.Certificate) string {
+	sum := sha256.Sum256(cert.Raw)
 	b := make([]byte, 0, len(sum)*3)
 	for i, c := range sum {
 		if i > 0 {

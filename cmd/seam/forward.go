@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/tlsca"
@@ -180,6 +181,7 @@ func (s *forwardSetup) announce(w io.Writer, addr net.Addr, insecure bool) {
 	}
 	fmt.Fprintf(w, "clients must trust %s: run \"seam ca\" for how (e.g. NODE_EXTRA_CA_CERTS=%s HTTPS_PROXY=http://%s node app.js)\n",
 		s.ca.CertPath(), shellQuote(s.ca.CertPath()), addr)
+	warnExpiry(w, s.ca, time.Now())
 	if insecure {
 		fmt.Fprintln(w, "warning: --insecure: upstream certificates are NOT verified (the capture header says so)")
 	}
