@@ -94,9 +94,9 @@ func openStream(ctx context.Context, e *env, path string, p *progress) (br *bufi
 	// its own (readAhead), which also lets an interrupt end a read that
 	// waits on a pipe.
 	var ra *readAhead
-	done = func() { ra.Close() }
 	if path == "-" {
 		ra = newReadAhead(ctx, e.stdin, 256<<10, 4)
+		done = ra.Abandon
 	} else {
 		f, err := os.Open(path)
 		if err != nil {

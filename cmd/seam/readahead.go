@@ -112,3 +112,13 @@ func (ra *readAhead) Close() {
 		ra.wg.Wait()
 	}
 }
+
+// Abandon stops the reading goroutine without waiting for the read it may
+// be in: for a source seam does not close, such as stdin, whose next read
+// may wait for input that never comes after seam has what it needs.
+func (ra *readAhead) Abandon() {
+	if !ra.closed {
+		ra.closed = true
+		close(ra.stop)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // TestReadAhead: reading through a readAhead gives the source's bytes,
@@ -52,4 +53,24 @@ type endless struct{}
 func (endless) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
+}
+
+// TestReadAheadAbandon: Abandon returns at once though the reading
+// goroutine waits in a read that never returns (stdin from a writer that
+// writes no more), where Close would wait for it.
+func TestReadAheadAbandon(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ra := newReadAhead(context.Background(), pr, 512, 2)
+	go pw.Write([]byte("one block\n"))
+	if _, err := ra.Read(make([]byte, 4)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { ra.Abandon(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Abandon waited for a read that never returns")
+	}
 }
