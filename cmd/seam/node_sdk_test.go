@@ -323,6 +323,50 @@ func TestSDKsThroughRecord(t *testing.T) {
 	stopSeam(t, fwd)
 	checkSDKCapture(t, recOut, results)
 	checkSDKCapture(t, fwdOut, results)
+	t.Run("bedrock-h2c", func(t *testing.T) { bedrockThroughH2C(t, dir, plain.URL, results) })
+}
+
+// bedrockThroughH2C runs the AWS SDK with its default handler, which
+// speaks HTTP/2 without TLS (h2c, prior knowledge) to an http:// endpoint,
+// through seam record; its results must be those of the direct run.
+func bedrockThroughH2C(t *testing.T, dir, upstream string, direct map[string]sdkResult) {
+	s := sdkScripts[slices.IndexFunc(sdkScripts, func(s sdkScript) bool { return s.script == "bedrock.mjs" })]
+	out := filepath.Join(t.TempDir(), "h2c.ndjson")
+	rec, addr := startRecord(t, upstream, out)
+	if err := probeH2C(addr, s.models[0]); err != nil {
+		t.Skipf("seam record does not accept HTTP/2 without TLS yet (h2c with prior knowledge, issue 21 item 4), "+
+			"which the AWS SDK's default NodeHttp2Handler speaks to an http:// endpoint: %v", err)
+	}
+	got := runSDK(t, dir, s.script, s.models, "BASE_URL=http://"+addr)
+	want := map[string]sdkResult{}
+	for _, m := range s.models {
+		if !sameResult(got[m], direct[m]) {
+			t.Errorf("%s through record over h2c: %v\ndiffers from direct: %v", m, got[m], direct[m])
+		}
+		want[m] = direct[m]
+	}
+	stopSeam(t, rec)
+	checkSDKCapture(t, out, want)
+}
+
+// probeH2C streams model's body from seam at addr over h2c with prior
+// knowledge, as the AWS SDK would, and says why it could not.
+func probeH2C(addr, model string) error {
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	c := &http.Client{Transport: &http.Transport{Protocols: &p}, Timeout: 10 * time.Second}
+	resp, err := c.Post("http://"+addr+"/model/"+model+"/converse-stream", "application/json", strings.NewReader(`{"messages":[]}`))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || resp.ProtoMajor != 2 {
+		return fmt.Errorf("%s %s", resp.Proto, resp.Status)
+	}
+	return nil
 }
 
 // checkSDKCapture checks every exchange of the capture in file: byte for
