@@ -24,7 +24,7 @@ import (
 // ImportFormats lists what [Import] accepts, for error messages and help.
 const ImportFormats = "a raw SSE body (first line a data:, event:, id: or retry: field, or a : comment), " +
 	"a raw provider body (Ollama NDJSON, a JSON-array stream, AWS event-stream binary, a JSON response; chunked or not), " +
-	"JSONL (one JSON object per line), a VCR cassette (go-vcr v1–v4 or VCR.py, YAML or JSON), " +
+	"JSONL (one JSON object per line), a VCR cassette (go-vcr v1–v4, VCR.py or Ruby vcr, YAML or JSON), " +
 	`a HAR file ({"log":{"entries":[...]}}), an httprr trace, a nock or js-genai recording, or an HTTP-snapshot JSON ({"stream":[...]})`
 
 // ImportError says why a file is not something [Import] can read.
@@ -53,9 +53,11 @@ func (e *ImportError) Error() string {
 //     headers and body (base64 "encoding" included) and the entry's
 //     timings (start, first byte, end);
 //   - a VCR cassette: go-vcr (cassette format 1, written by go-vcr v1 and
-//     v2, and format 2, written by v3 and v4) or VCR.py (including
-//     pydantic-ai's parsed_body variant), in YAML or JSON: one exchange per
-//     interaction, binary (!!binary) bodies kept byte for byte;
+//     v2, and format 2, written by v3 and v4), VCR.py (including
+//     pydantic-ai's parsed_body variant) or Ruby's vcr gem
+//     (http_interactions), in YAML or JSON: one exchange per interaction,
+//     binary (!!binary, Psych's !binary, base64_string) bodies kept byte
+//     for byte;
 //   - an HTTP-snapshot JSON {metadata, request, stream[]} whose stream
 //     holds parsed events {event, data};
 //   - an httprr trace (Go), a nock recording (JavaScript, binary responses
@@ -151,7 +153,7 @@ func (im *importer) run(b []byte) error {
 			case doc.Get("log.entries").IsArray():
 				im.format = "har"
 				return im.har(trim)
-			case doc.Get("interactions").IsArray():
+			case doc.Get("interactions").IsArray(), doc.Get("http_interactions").IsArray():
 				return im.cassette(trim)
 			case doc.Get("stream").IsArray():
 				im.format = "http snapshot"
