@@ -24,7 +24,7 @@ import (
 // ImportFormats lists what [Import] accepts, for error messages and help.
 const ImportFormats = "a raw SSE body (first line a data:, event:, id: or retry: field, or a : comment), " +
 	"a raw provider body (Ollama NDJSON, a JSON-array stream, AWS event-stream binary, a JSON response; chunked or not), " +
-	"JSONL (one JSON object per line), a VCR cassette (go-vcr v1–v4, VCR.py or Ruby vcr, YAML or JSON), " +
+	"JSONL (one JSON object per line; AWS SDK ConverseStream events), a VCR cassette (go-vcr v1–v4, VCR.py or Ruby vcr, YAML or JSON), " +
 	`a HAR file ({"log":{"entries":[...]}}), an httprr trace, a nock or js-genai recording, or an HTTP-snapshot JSON ({"stream":[...]})`
 
 // ImportError says why a file is not something [Import] can read.
@@ -65,6 +65,9 @@ func (e *ImportError) Error() string {
 //     rebuilt one event per segment): one exchange per record;
 //   - JSONL, one JSON payload per line (vercel/ai *.chunks.txt): each line
 //     becomes an SSE event, named by its "type" when it has one;
+//   - Bedrock ConverseStream events as the AWS SDKs yield them
+//     ({"contentBlockDelta":{...}}), one per line or a JSON array: each
+//     becomes the event-stream message Bedrock sends for it;
 //   - a raw body: SSE, Ollama NDJSON (kept as NDJSON, not wrapped as JSONL
 //     is), a JSON-array stream (Gemini), AWS event-stream binary (Bedrock),
 //     a provider's JSON response, any of them still in HTTP/1.1 chunked
@@ -158,6 +161,8 @@ func (im *importer) run(b []byte) error {
 			case doc.Get("stream").IsArray():
 				im.format = "http snapshot"
 				return im.snapshot(doc)
+			case converseArray(doc):
+				return im.converseJSONArray(doc)
 			}
 			if im.providerBody(trim, doc) {
 				return nil
@@ -165,6 +170,9 @@ func (im *importer) run(b []byte) error {
 			if bytes.IndexByte(trim, '\n') >= 0 {
 				return im.fail(0, "a JSON document, but not a HAR (no log.entries), a cassette (no interactions) or a snapshot (no stream)")
 			}
+		}
+		if converseLines(trim) {
+			return im.converseJSONL(b)
 		}
 		if ollamaLines(trim) {
 			im.format = "ollama ndjson"

@@ -299,8 +299,9 @@ func TestSDKsThroughRecord(t *testing.T) {
 	trust := "NODE_EXTRA_CA_CERTS=" + cas
 
 	results := map[string]sdkResult{}
+	events := t.TempDir()
 	for _, s := range sdkScripts {
-		direct := runSDK(t, dir, s.script, s.models, "BASE_URL=https://"+addr, trust)
+		direct := runSDK(t, dir, s.script, s.models, "BASE_URL=https://"+addr, trust, "EVENTS_DIR="+events)
 		legs := map[string]map[string]sdkResult{
 			// The AWS SDK's default handler speaks h2c to an http:// endpoint;
 			// its HTTP/1.1 handler here, h2c in TestBedrockSDKThroughRecordH2C.
@@ -323,6 +324,7 @@ func TestSDKsThroughRecord(t *testing.T) {
 	stopSeam(t, fwd)
 	checkSDKCapture(t, recOut, results)
 	checkSDKCapture(t, fwdOut, results)
+	checkConverseJSONL(t, events, results)
 	t.Run("bedrock-h2c", func(t *testing.T) { bedrockThroughH2C(t, dir, plain.URL, results) })
 }
 
@@ -474,4 +476,60 @@ func (m *inspectMessage) result(model string) sdkResult {
 		}
 	}
 	return r
+}
+
+// checkConverseJSONL checks the JSON lines the AWS SDK's events made (one
+// JSON.stringify per event, as a logger writes them): they are the ones in
+// fixtures/round3 (SEAM_GEN=1 rewrites those), and seam inspect, reading
+// them as an import, assembles what the SDK reported.
+func checkConverseJSONL(t *testing.T, dir string, results map[string]sdkResult) {
+	t.Helper()
+	for model, b := range sdkBodies {
+		if b.ctype != ctEventStream {
+			continue
+		}
+		file := filepath.Join(dir, model+".jsonl")
+		got, err := os.ReadFile(file)
+		if err != nil {
+			t.Errorf("%s: the SDK's events: %v", model, err)
+			continue
+		}
+		name := converseJSONLFixture(b.file)
+		if os.Getenv("SEAM_GEN") != "" {
+			if err := os.WriteFile(filepath.Join(fixturesDir, filepath.FromSlash(name)), got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if want := readFixture(t, name); !bytes.Equal(got, want) {
+			t.Errorf("%s: the AWS SDK's events differ from fixtures/%s (SEAM_GEN=1 rewrites it)", model, name)
+		}
+		var stdout, stderr bytes.Buffer
+		if code := runSeam(context.Background(), nil, &stdout, &stderr, "inspect", "--json", file); code != 0 {
+			t.Errorf("%s: inspect --json of the SDK's events exited %d: %s", model, code, stderr.Bytes())
+			continue
+		}
+		var doc inspectDoc
+		if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil || len(doc.Exchanges) != 1 || len(doc.Exchanges[0].Sides) == 0 {
+			t.Errorf("%s: inspect --json of the SDK's events: %v\n%s", model, err, stdout.Bytes())
+			continue
+		}
+		ex := doc.Exchanges[0]
+		if ex.Protocol != "bedrock-converse" {
+			t.Errorf("%s: the SDK's events read as %q", model, ex.Protocol)
+		}
+		if m := ex.Sides[0].Message; m == nil || !sameResult(m.result(model), results[model]) {
+			t.Errorf("%s: seam assembled the SDK's events as %v\nthe SDK reported %v", model, m.result(model), results[model])
+		}
+		for _, f := range ex.Findings {
+			if f.Severity == "error" {
+				t.Errorf("%s: the SDK's events: error finding %s: %s", model, f.ID, f.Message)
+			}
+		}
+	}
+}
+
+// converseJSONLFixture names the fixture of the events the AWS SDK yields
+// for the ConverseStream body in file.
+func converseJSONLFixture(file string) string {
+	return "round3/" + strings.TrimSuffix(filepath.Base(file), ".eventstream") + ".sdk-events.jsonl"
 }
