@@ -1,15 +1,15 @@
-// What the SDK scripts share. Each script streams one request per model
+// What the SDK scripts share. A script streams one request per model
 // named in MODELS (comma-separated; the fake API picks the recorded body
-// by model) and prints one JSON line per model: what the SDK reported,
-//   {model, text, reasoning, tool_calls: [{id, name, args}], finish, usage: {input, output}}
-// or {model, error} when the SDK threw. BASE_URL is the API; PROXY, when
-// set, is an HTTP proxy (seam record --forward) every fetch goes through.
-import { ProxyAgent, setGlobalDispatcher } from 'undici';
+// by model) on every leg of LEGS, a JSON list of {leg, base, proxy,
+// handler}: base is the API's base URL, proxy (when set) an HTTP proxy,
+// seam record --forward, that every fetch goes through. It prints one
+// JSON line per leg and model: what the SDK reported,
+//   {leg, model, text, reasoning, tool_calls: [{id, name, args}], finish, usage: {input, output}}
+// or {leg, model, error} when the SDK threw.
+import { Agent, ProxyAgent, setGlobalDispatcher } from 'undici';
 
-export const base = process.env.BASE_URL;
-export const proxy = process.env.PROXY || '';
-export const models = (process.env.MODELS || '').split(',').filter(Boolean);
-if (proxy) setGlobalDispatcher(new ProxyAgent(proxy));
+const models = (process.env.MODELS || '').split(',').filter(Boolean);
+const legs = JSON.parse(process.env.LEGS || '[]');
 
 // result is an empty SDK result for model, for a script to fill.
 export function result(model) {
@@ -23,15 +23,20 @@ export function args(v) {
   try { return JSON.parse(v); } catch { return { unparsed: v }; }
 }
 
-// run calls one(model) for every model and prints its result.
-export async function run(one) {
-  for (const model of models) {
-    let out;
-    try {
-      out = await one(model);
-    } catch (e) {
-      out = { model, error: `${e?.name ?? 'Error'}: ${e?.message ?? e}` };
+// run calls client(leg) for each leg, then the function it returns for
+// every model, and prints each result.
+export async function run(client) {
+  for (const leg of legs) {
+    setGlobalDispatcher(leg.proxy ? new ProxyAgent(leg.proxy) : new Agent());
+    const one = await client(leg);
+    for (const model of models) {
+      let out;
+      try {
+        out = await one(model);
+      } catch (e) {
+        out = { model, error: `${e?.name ?? 'Error'}: ${e?.message ?? e}` };
+      }
+      process.stdout.write(JSON.stringify({ leg: leg.leg, ...out }) + '\n');
     }
-    process.stdout.write(JSON.stringify(out) + '\n');
   }
 }
