@@ -38,6 +38,10 @@ type sdkBody struct {
 	// only once the client is gone (or after a while): as a server whose
 	// client hangs up at the terminal event sees it.
 	coding string
+	// status is the HTTP status it came with (0: 200) and header one more
+	// header line ("Name: value") the provider sent.
+	status int
+	header string
 }
 
 const (
@@ -50,22 +54,33 @@ const (
 // the SDK asks for (fixtures/providers/MANIFEST.md says where each comes
 // from).
 var sdkBodies = map[string]sdkBody{
-	"gemini-basic-long":        {"providers/gemini/gemini-fb-googleai-basic-reply-long.sse", ctSSE, ""},
-	"gemini-thinking-call":     {"providers/gemini/gemini-fb-googleai-thinking-function-call.sse", ctSSE, ""},
-	"gemini-parallel-calls":    {"providers/gemini/gemini-openinference-sse-parallel-function-calls.sse", ctSSE, ""},
-	"converse-claude3-tool":    {"providers/bedrock/bedrock-converse-stream-claude3-tool-use.eventstream", ctEventStream, ""},
-	"converse-nova-guardrail":  {"providers/bedrock/bedrock-converse-stream-nova-guardrail-mask.eventstream", ctEventStream, ""},
-	"converse-titan-guardrail": {"providers/bedrock/bedrock-converse-stream-titan-guardrail.eventstream", ctEventStream, ""},
-	"cohere-two-tool-calls":    {"providers/cohere/cohere-v2-stream-two-tool-calls.sse", ctSSE, ""},
-	"cohere-text":              {"providers/cohere/cohere-v2-stream-text.sse", ctSSE, ""},
-	"cohere-text-gzip":         {"providers/cohere/cohere-v2-stream-text.sse", ctSSE, "gzip"},
-	"ollama-chat":              {"providers/ollama/ollama-langchaingo-chat-stream.ndjson", ctNDJSON, ""},
-	"ollama-chat-thinking":     {"providers/ollama/ollama-openinference-chat-stream-thinking.ndjson", ctNDJSON, ""},
-	"ollama-chat-llama3":       {"providers/ollama/ollama-openllmetry-chat-stream-llama3.ndjson", ctNDJSON, ""},
-	"generate-ollama":          {"providers/ollama/ollama-langchaingo-generate-stream.ndjson", ctNDJSON, ""},
-	"mistral-tool-call":        {"providers/mistral/mistral-stream-tool-call.sse", ctSSE, ""},
-	"mistral-text":             {"providers/mistral/mistral-stream-text.sse", ctSSE, ""},
-	"mistral-text-br":          {"providers/mistral/mistral-stream-text.sse", ctSSE, "br"},
+	"gemini-basic-long":        {"providers/gemini/gemini-fb-googleai-basic-reply-long.sse", ctSSE, "", 0, ""},
+	"gemini-thinking-call":     {"providers/gemini/gemini-fb-googleai-thinking-function-call.sse", ctSSE, "", 0, ""},
+	"gemini-parallel-calls":    {"providers/gemini/gemini-openinference-sse-parallel-function-calls.sse", ctSSE, "", 0, ""},
+	"converse-claude3-tool":    {"providers/bedrock/bedrock-converse-stream-claude3-tool-use.eventstream", ctEventStream, "", 0, ""},
+	"converse-nova-guardrail":  {"providers/bedrock/bedrock-converse-stream-nova-guardrail-mask.eventstream", ctEventStream, "", 0, ""},
+	"converse-titan-guardrail": {"providers/bedrock/bedrock-converse-stream-titan-guardrail.eventstream", ctEventStream, "", 0, ""},
+	"cohere-two-tool-calls":    {"providers/cohere/cohere-v2-stream-two-tool-calls.sse", ctSSE, "", 0, ""},
+	"cohere-text":              {"providers/cohere/cohere-v2-stream-text.sse", ctSSE, "", 0, ""},
+	"cohere-text-gzip":         {"providers/cohere/cohere-v2-stream-text.sse", ctSSE, "gzip", 0, ""},
+	"ollama-chat":              {"providers/ollama/ollama-langchaingo-chat-stream.ndjson", ctNDJSON, "", 0, ""},
+	"ollama-chat-thinking":     {"providers/ollama/ollama-openinference-chat-stream-thinking.ndjson", ctNDJSON, "", 0, ""},
+	"ollama-chat-llama3":       {"providers/ollama/ollama-openllmetry-chat-stream-llama3.ndjson", ctNDJSON, "", 0, ""},
+	"generate-ollama":          {"providers/ollama/ollama-langchaingo-generate-stream.ndjson", ctNDJSON, "", 0, ""},
+	"mistral-tool-call":        {"providers/mistral/mistral-stream-tool-call.sse", ctSSE, "", 0, ""},
+	"mistral-text":             {"providers/mistral/mistral-stream-text.sse", ctSSE, "", 0, ""},
+	"mistral-text-br":          {"providers/mistral/mistral-stream-text.sse", ctSSE, "br", 0, ""},
+
+	// Streams that end otherwise: blocked, recited, an error.
+	"gemini-code-execution":   {file: "providers/gemini/gemini-fb-googleai-code-execution.sse", ctype: ctSSE},
+	"gemini-recitation":       {file: "providers/gemini/gemini-fb-googleai-recitation-no-content.sse", ctype: ctSSE},
+	"gemini-safety":           {file: "providers/gemini/gemini-fb-vertexai-finish-reason-safety.sse", ctype: ctSSE},
+	"gemini-prompt-blocked":   {file: "providers/gemini/gemini-fb-googleai-prompt-blocked-safety.sse", ctype: ctSSE},
+	"gemini-error-mid-stream": {file: "providers/gemini/gemini-fb-vertexai-error-mid-stream.sse", ctype: ctSSE},
+	"bedrock-400-model-id": {file: "round3/bedrock-error-400-invalid-model-id.body.json", ctype: "application/json", status: 400,
+		header: "X-Amzn-Errortype: ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/"},
+	"bedrock-403-token": {file: "round3/bedrock-error-403-invalid-token-mistral.body.json", ctype: "application/json", status: 403,
+		header: "X-Amzn-Errortype: UnrecognizedClientException:http://internal.amazon.com/coral/com.amazon.coral.service/"},
 }
 
 // pathModel finds the model a Bedrock (/model/{id}/…) or Gemini
@@ -131,6 +146,12 @@ func sdkAPI(t *testing.T) http.Handler {
 		w.Header().Set("Content-Type", b.ctype)
 		if b.coding != "" {
 			w.Header().Set("Content-Encoding", b.coding)
+		}
+		if name, value, ok := strings.Cut(b.header, ": "); ok {
+			w.Header().Set(name, value)
+		}
+		if b.status != 0 {
+			w.WriteHeader(b.status)
 		}
 		flush := func() { w.(http.Flusher).Flush() }
 		writeFrames(w, b.coding, frames(b.ctype, bodies[model]), flush, func() {
