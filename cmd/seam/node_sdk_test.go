@@ -40,7 +40,7 @@ var sdkScripts = []sdkScript{
 	{"ollama", "ollama.mjs", "ollama.com",
 		[]string{"ollama-chat", "ollama-chat-thinking", "ollama-chat-llama3", "generate-ollama"}},
 	{"@mistralai/mistralai", "mistral.mjs", "api.mistral.ai",
-		[]string{"mistral-tool-call", "mistral-text", "mistral-text-br"}},
+		[]string{"mistral-tool-call", "mistral-text", "mistral-text-br", "mistral-text-no-done"}},
 }
 
 // sdkHost returns the host of the SDK that reads model's body.

@@ -42,6 +42,9 @@ type sdkBody struct {
 	// header line ("Name: value") the provider sent.
 	status int
 	header string
+	// drop is a suffix of the recorded body left out, to serve it as a
+	// server that ends its stream otherwise would.
+	drop string
 }
 
 const (
@@ -54,29 +57,32 @@ const (
 // the SDK asks for (fixtures/providers/MANIFEST.md says where each comes
 // from).
 var sdkBodies = map[string]sdkBody{
-	"gemini-basic-long":        {"providers/gemini/gemini-fb-googleai-basic-reply-long.sse", ctSSE, "", 0, ""},
-	"gemini-thinking-call":     {"providers/gemini/gemini-fb-googleai-thinking-function-call.sse", ctSSE, "", 0, ""},
-	"gemini-parallel-calls":    {"providers/gemini/gemini-openinference-sse-parallel-function-calls.sse", ctSSE, "", 0, ""},
-	"converse-claude3-tool":    {"providers/bedrock/bedrock-converse-stream-claude3-tool-use.eventstream", ctEventStream, "", 0, ""},
-	"converse-nova-guardrail":  {"providers/bedrock/bedrock-converse-stream-nova-guardrail-mask.eventstream", ctEventStream, "", 0, ""},
-	"converse-titan-guardrail": {"providers/bedrock/bedrock-converse-stream-titan-guardrail.eventstream", ctEventStream, "", 0, ""},
-	"invoke-claude3-messages":  {"providers/bedrock/bedrock-invoke-stream-claude3-messages.eventstream", ctEventStream, "", 0, ""},
-	"invoke-claude3-tool":      {"providers/bedrock/bedrock-invoke-stream-claude3-tool-use.eventstream", ctEventStream, "", 0, ""},
-	"invoke-titan-blocked":     {"providers/bedrock/bedrock-invoke-stream-titan-guardrail-blocked.eventstream", ctEventStream, "", 0, ""},
-	"invoke-titan-express":     {"round3/bedrock-invoke-stream-titan-text-express.eventstream", ctEventStream, "", 0, ""},
-	"invoke-llama2":            {"round3/bedrock-invoke-stream-llama2-13b.eventstream", ctEventStream, "", 0, ""},
-	"invoke-mistral-7b":        {"round3/bedrock-invoke-stream-mistral-7b.eventstream", ctEventStream, "", 0, ""},
-	"invoke-cohere-command":    {"round3/bedrock-invoke-stream-cohere-command-text.eventstream", ctEventStream, "", 0, ""},
-	"cohere-two-tool-calls":    {"providers/cohere/cohere-v2-stream-two-tool-calls.sse", ctSSE, "", 0, ""},
-	"cohere-text":              {"providers/cohere/cohere-v2-stream-text.sse", ctSSE, "", 0, ""},
-	"cohere-text-gzip":         {"providers/cohere/cohere-v2-stream-text.sse", ctSSE, "gzip", 0, ""},
-	"ollama-chat":              {"providers/ollama/ollama-langchaingo-chat-stream.ndjson", ctNDJSON, "", 0, ""},
-	"ollama-chat-thinking":     {"providers/ollama/ollama-openinference-chat-stream-thinking.ndjson", ctNDJSON, "", 0, ""},
-	"ollama-chat-llama3":       {"providers/ollama/ollama-openllmetry-chat-stream-llama3.ndjson", ctNDJSON, "", 0, ""},
-	"generate-ollama":          {"providers/ollama/ollama-langchaingo-generate-stream.ndjson", ctNDJSON, "", 0, ""},
-	"mistral-tool-call":        {"providers/mistral/mistral-stream-tool-call.sse", ctSSE, "", 0, ""},
-	"mistral-text":             {"providers/mistral/mistral-stream-text.sse", ctSSE, "", 0, ""},
-	"mistral-text-br":          {"providers/mistral/mistral-stream-text.sse", ctSSE, "br", 0, ""},
+	"gemini-basic-long":        {"providers/gemini/gemini-fb-googleai-basic-reply-long.sse", ctSSE, "", 0, "", ""},
+	"gemini-thinking-call":     {"providers/gemini/gemini-fb-googleai-thinking-function-call.sse", ctSSE, "", 0, "", ""},
+	"gemini-parallel-calls":    {"providers/gemini/gemini-openinference-sse-parallel-function-calls.sse", ctSSE, "", 0, "", ""},
+	"converse-claude3-tool":    {"providers/bedrock/bedrock-converse-stream-claude3-tool-use.eventstream", ctEventStream, "", 0, "", ""},
+	"converse-nova-guardrail":  {"providers/bedrock/bedrock-converse-stream-nova-guardrail-mask.eventstream", ctEventStream, "", 0, "", ""},
+	"converse-titan-guardrail": {"providers/bedrock/bedrock-converse-stream-titan-guardrail.eventstream", ctEventStream, "", 0, "", ""},
+	"invoke-claude3-messages":  {"providers/bedrock/bedrock-invoke-stream-claude3-messages.eventstream", ctEventStream, "", 0, "", ""},
+	"invoke-claude3-tool":      {"providers/bedrock/bedrock-invoke-stream-claude3-tool-use.eventstream", ctEventStream, "", 0, "", ""},
+	"invoke-titan-blocked":     {"providers/bedrock/bedrock-invoke-stream-titan-guardrail-blocked.eventstream", ctEventStream, "", 0, "", ""},
+	"invoke-titan-express":     {"round3/bedrock-invoke-stream-titan-text-express.eventstream", ctEventStream, "", 0, "", ""},
+	"invoke-llama2":            {"round3/bedrock-invoke-stream-llama2-13b.eventstream", ctEventStream, "", 0, "", ""},
+	"invoke-mistral-7b":        {"round3/bedrock-invoke-stream-mistral-7b.eventstream", ctEventStream, "", 0, "", ""},
+	"invoke-cohere-command":    {"round3/bedrock-invoke-stream-cohere-command-text.eventstream", ctEventStream, "", 0, "", ""},
+	"cohere-two-tool-calls":    {"providers/cohere/cohere-v2-stream-two-tool-calls.sse", ctSSE, "", 0, "", ""},
+	"cohere-text":              {"providers/cohere/cohere-v2-stream-text.sse", ctSSE, "", 0, "", ""},
+	"cohere-text-gzip":         {"providers/cohere/cohere-v2-stream-text.sse", ctSSE, "gzip", 0, "", ""},
+	"ollama-chat":              {"providers/ollama/ollama-langchaingo-chat-stream.ndjson", ctNDJSON, "", 0, "", ""},
+	"ollama-chat-thinking":     {"providers/ollama/ollama-openinference-chat-stream-thinking.ndjson", ctNDJSON, "", 0, "", ""},
+	"ollama-chat-llama3":       {"providers/ollama/ollama-openllmetry-chat-stream-llama3.ndjson", ctNDJSON, "", 0, "", ""},
+	"generate-ollama":          {"providers/ollama/ollama-langchaingo-generate-stream.ndjson", ctNDJSON, "", 0, "", ""},
+	"mistral-tool-call":        {"providers/mistral/mistral-stream-tool-call.sse", ctSSE, "", 0, "", ""},
+	"mistral-text":             {"providers/mistral/mistral-stream-text.sse", ctSSE, "", 0, "", ""},
+	"mistral-text-br":          {"providers/mistral/mistral-stream-text.sse", ctSSE, "br", 0, "", ""},
+	// Ended by its finish reason and EOF, without [DONE] (as Perplexity
+	// and some OpenAI-compatible servers end them).
+	"mistral-text-no-done": {file: "providers/mistral/mistral-stream-text.sse", ctype: ctSSE, drop: "data: [DONE]\n\n"},
 
 	// Streams that end otherwise: blocked, recited, an error.
 	"gemini-code-execution":   {file: "providers/gemini/gemini-fb-googleai-code-execution.sse", ctype: ctSSE},
@@ -101,6 +107,18 @@ func bodyModel(url string, body []byte) string {
 		return m[1]
 	}
 	return gjson.GetBytes(body, "model").String()
+}
+
+// read returns the body as served, uncompressed.
+func (b sdkBody) read(t testing.TB) []byte {
+	body := readFixture(t, b.file)
+	if b.drop != "" {
+		if !bytes.HasSuffix(body, []byte(b.drop)) {
+			t.Fatalf("%s does not end with %q", b.file, b.drop)
+		}
+		body = body[:len(body)-len(b.drop)]
+	}
+	return body
 }
 
 // readFixture reads a file under fixtures/.
@@ -140,7 +158,7 @@ func frames(ctype string, b []byte) [][]byte {
 func sdkAPI(t *testing.T) http.Handler {
 	bodies := map[string][]byte{}
 	for model, b := range sdkBodies {
-		bodies[model] = readFixture(t, b.file)
+		bodies[model] = b.read(t)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, _ := io.ReadAll(r.Body)
@@ -206,7 +224,7 @@ func writeFrames(w io.Writer, coding string, frames [][]byte, flush, wait func()
 // compressed body) cut before the compressor's last block, where a client
 // that hung up at the terminal event leaves it.
 func servedBodies(t testing.TB, b sdkBody) (whole, cut []byte) {
-	body := readFixture(t, b.file)
+	body := b.read(t)
 	if b.coding == "" {
 		return body, body
 	}
