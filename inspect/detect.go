@@ -67,7 +67,8 @@ func registry() []detector {
 		det("sse.unterminated-event", Warn, "SSE spec; protocols.md §4.1", "the last event has no blank line after it: spec clients discard it, VS Code loses the last line", runUnterminated),
 		det("sse.quirk", Info, "SSE spec; protocols.md §4.1", "framing departs from the common form (CR or mixed line endings, no space after colon, BOM, multi-line data, unknown fields, ...)", runQuirks),
 		det("sse.comment", Info, "class O", "comment (keepalive) frames in the stream; fragile clients choke on them", runComments),
-		det("encoding.cut", Warn, "providers.md §7.2, §7.3", "a compressed body ends before the end of its compressed stream (no gzip trailer, no last zstd or brotli block): it was cut", runEncoding),
+		det("encoding.cut", Warn, "providers.md §7.2, §7.3", "a compressed body ends before the end of its compressed stream (no gzip trailer, no last zstd or brotli block) and before its terminal event: it was truncated", runEncoding),
+		det("encoding.cut-after-end", Info, "providers.md §7.2, §7.3; issue 21", "a compressed body ends before the end of its compressed stream but after its terminal event (a client that hangs up at [DONE] before the compressor's last block): nothing of the answer is missing", nil),
 		det("encoding.corrupt", Error, "providers.md §7.2", "a compressed body that does not decode (a client's decoder fails on it)", nil),
 		det("encoding.unsupported", Warn, "providers.md §7.1, §7.3", "a Content-Encoding seam cannot decode: the body is not read (undici passes such bytes undecoded and the client fails to parse them)", nil),
 		det("framing.mismatch", Warn, "providers.md §1.6, §2.1", "the body is not the framing its Content-Type declares (e.g. binary event-stream served as text/event-stream)", runFraming),
@@ -295,6 +296,11 @@ func runOutcome(c *exCtx) {
 			// event it knows; for a protocol nobody knows, that says nothing.
 			continue
 		}
+		if s.Outcome == tape.Truncated && errors.Is(s.codingErr, coding.ErrCut) && endedBeforeCut(s) {
+			// Truncated only by the compressed stream, after the terminal
+			// event: encoding.cut-after-end says so, nothing was lost.
+			continue
+		}
 		c.emit("stream.outcome", c.sidePointer(s, len(s.ev.Events)-1), s.Error, string(s.Side)+" side ended "+string(s.Outcome))
 	}
 }
@@ -470,8 +476,20 @@ func bytesEvidence(chunks []tape.Chunk, off int64, n int) string {
 	return strconv.Quote(string(b))
 }
 
-// runEncoding reports a compressed body that was cut, corrupt, or in a
-// coding seam cannot decode.
+// endedBeforeCut reports whether a side whose compressed body was cut had
+// its terminal event, ended, before the cut: a client that hangs up at
+// [DONE] leaves the compressor's last block unsent (Cohere's and
+// Mistral's SDKs do, with br and gzip), and lost nothing.
+func endedBeforeCut(s *SideReport) bool {
+	if s.asm == nil || s.asm.Terminal < 0 || s.asm.Terminal >= len(s.ev.Events) {
+		return false
+	}
+	return s.ev.Events[s.asm.Terminal].Terminated
+}
+
+// runEncoding reports a compressed body that was cut (before its terminal
+// event: truncated; after it: nothing lost), corrupt, or in a coding seam
+// cannot decode.
 func runEncoding(c *exCtx) {
 	for _, s := range c.rep.Sides {
 		err := s.codingErr
@@ -488,6 +506,11 @@ func runEncoding(c *exCtx) {
 		case errors.As(err, &u):
 			c.emit("encoding.unsupported", c.bytePointer(s, 0), "Content-Encoding: "+excerpt.Clip(s.Encoding, 60),
 				"the "+string(s.Side)+" body is in "+err.Error()+": it is not read")
+		case errors.Is(err, coding.ErrCut) && endedBeforeCut(s):
+			t := s.ev.Events[s.asm.Terminal]
+			c.emit("encoding.cut-after-end", p, "Content-Encoding: "+excerpt.Clip(s.Encoding, 60),
+				"the "+string(s.Side)+" body ends inside its "+s.Encoding+" stream after "+strconv.FormatInt(s.Decoded, 10)+
+					" decoded bytes, after its terminal event (event "+strconv.Itoa(t.Index)+"): the compressor's last block never came, nothing of the answer is missing")
 		case errors.Is(err, coding.ErrCut):
 			c.emit("encoding.cut", p, "Content-Encoding: "+excerpt.Clip(s.Encoding, 60),
 				"the "+string(s.Side)+" body is cut inside its "+s.Encoding+" stream after "+strconv.FormatInt(s.Decoded, 10)+" decoded bytes: it was truncated")

@@ -83,6 +83,7 @@ var detectorCatches = map[string]string{
 	"tape.interrupted":             "a recording stopped by a crash or kill, or still being written: the side may be incomplete",
 	"tape.unrecorded":              "a recording that fell behind and stopped keeping an exchange's bytes (said in the capture), so the sides are incomplete",
 	"encoding.cut":                 "a proxy or server that cuts a compressed stream short, which clients see as a truncated answer",
+	"encoding.cut-after-end":       "a client that hangs up at the end of the answer before the compressor's last block (said so the cut is not taken for a truncation)",
 	"encoding.corrupt":             "a proxy that mangles a compressed body (re-chunked or re-encoded wrongly), so the client cannot decode it",
 	"encoding.unsupported":         "a server that answers in an encoding the client did not ask for or cannot read",
 	"framing.mismatch":             "a proxy that relabels a body (binary event-stream sent as text/event-stream), so the client parses the wrong format",
