@@ -66,6 +66,7 @@ func registry() []detector {
 		det("stream.outcome", Warn, "DESIGN.md §2", "a side ended without finishing (truncated, aborted, upstream error, timeout)", runOutcome),
 		det("sse.unterminated-event", Warn, "SSE spec; protocols.md §4.1", "the last event has no blank line after it: spec clients discard it, VS Code loses the last line", runUnterminated),
 		det("sse.quirk", Info, "SSE spec; protocols.md §4.1", "framing departs from the common form (CR or mixed line endings, no space after colon, BOM, multi-line data, unknown fields, ...)", runQuirks),
+		det("sse.unknown-field", Info, "SSE spec", "a field line the SSE spec ignores (no client hears it), shown with its text; an \"error:\" line is a stream.error-event", runFields),
 		det("sse.comment", Info, "class O", "comment (keepalive) frames in the stream; fragile clients choke on them", runComments),
 		det("encoding.cut", Warn, "providers.md §7.2, §7.3", "a compressed body ends before the end of its compressed stream (no gzip trailer, no last zstd or brotli block) and before its terminal event: it was truncated", runEncoding),
 		det("encoding.cut-after-end", Info, "providers.md §7.2, §7.3; issue 21", "a compressed body ends before the end of its compressed stream but after its terminal event (a client that hangs up at [DONE] before the compressor's last block): nothing of the answer is missing", nil),
@@ -275,9 +276,12 @@ func runTape(c *exCtx) {
 
 func runHTTPStatus(c *exCtx) {
 	for _, s := range c.rep.Sides {
-		if s.Status >= 400 {
-			p := c.sidePointer(s, -1)
-			c.emit("http.status", p, excerpt.Clip(s.Message.Error, 160), "HTTP "+strconv.Itoa(s.Status)+" on the "+string(s.Side)+" side")
+		if failed(s.Status) {
+			msg := "HTTP " + strconv.Itoa(s.Status) + " on the " + string(s.Side) + " side"
+			if s.Message.Error != "" {
+				msg += ": " + excerpt.Clip(s.Message.Error, 120)
+			}
+			c.emit("http.status", c.sidePointer(s, -1), excerpt.Clip(s.Message.Error, 160), msg)
 		} else if !s.Stream && s.Message.Error != "" {
 			// A non-stream body under a success status that is an error.
 			c.emit("stream.error-event", c.sidePointer(s, -1), excerpt.Clip(s.Message.Error, 160),
@@ -326,7 +330,8 @@ func runQuirks(c *exCtx) {
 				continue
 			}
 			for _, q := range strings.Split(e.Quirks, "|") {
-				if q == "comment" || seen[q] {
+				if q == "comment" || q == "unknown-field" || seen[q] {
+					// (sse.unknown-field shows the fields with their text.)
 					continue
 				}
 				seen[q] = true
@@ -415,13 +420,20 @@ func hunkEvidence(h Hunk) string {
 // declares, and the bytes the framing could not read.
 func runFraming(c *exCtx) {
 	for _, s := range c.rep.Sides {
-		if s.mismatch {
+		if s.mismatch && !(failed(s.Status) && !s.Stream) {
+			// (An error body in JSON under a stream's Content-Type, as
+			// Gemini sends a 400, is read as the error it is: SDKs read
+			// a failed response's body whatever its Content-Type.)
 			ct := ""
 			if sd := c.x.Side(s.Side); sd.Response != nil && len(sd.Response.Headers["content-type"]) > 0 {
 				ct = sd.Response.Headers["content-type"][0]
 			}
+			kind := s.Framing.String()
+			if !s.Stream {
+				kind = "one JSON document"
+			}
 			c.emit("framing.mismatch", c.bytePointer(s, 0), excerpt.Clip(strconv.Quote(string(head(s.ev.Chunks, 24))), 80),
-				"the "+string(s.Side)+" body is "+s.Framing.String()+" although its Content-Type says "+strconv.Quote(ct)+": it was read as "+s.Framing.String())
+				"the "+string(s.Side)+" body is "+kind+" although its Content-Type says "+strconv.Quote(ct)+": it was read as "+kind)
 		}
 		for _, p := range s.ev.Problems {
 			at, ev := c.bytePointer(s, p.Off), bytesEvidence(s.ev.Chunks, p.Off, 16)

@@ -82,6 +82,7 @@ var detectorCatches = map[string]string{
 	"tape.bytes-mismatch":          "a capture cut or spliced after it was written: the end line counts bytes the chunks do not hold",
 	"tape.interrupted":             "a recording stopped by a crash or kill, or still being written: the side may be incomplete",
 	"tape.unrecorded":              "a recording that fell behind and stopped keeping an exchange's bytes (said in the capture), so the sides are incomplete",
+	"sse.unknown-field":            "a server that reports a failure in a field line no SSE client reads (\"error: …\"), so the client sees a stream that just stops",
 	"encoding.cut":                 "a proxy or server that cuts a compressed stream short, which clients see as a truncated answer",
 	"encoding.cut-after-end":       "a client that hangs up at the end of the answer before the compressor's last block (said so the cut is not taken for a truncation)",
 	"encoding.corrupt":             "a proxy that mangles a compressed body (re-chunked or re-encoded wrongly), so the client cannot decode it",

@@ -337,6 +337,7 @@ func detectorCases() []struct {
 		{"sse.unterminated-event", exInput{client: strings.TrimSuffix(clean, "\n\n")}, exInput{client: clean}},
 		{"sse.quirk", exInput{client: strings.Replace(clean, "data: ", "data:", 1)}, exInput{client: clean}},
 		{"sse.comment", exInput{client: ": keepalive\n\n" + clean}, exInput{client: clean}},
+		{"sse.unknown-field", exInput{client: "retry-after: 3\n" + clean}, exInput{client: "retry: 3\n" + clean}},
 		{"stream.no-terminal", exInput{client: strings.TrimSuffix(clean, done)}, exInput{client: clean}},
 		{"stream.after-terminal", exInput{client: clean + cc(`{"content":"late"}`)}, exInput{client: clean}},
 		{"stream.error-event", exInput{client: cc(chatRole) + `data: {"error":{"message":"overloaded"}}` + "\n\n" + done},

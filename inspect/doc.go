@@ -14,7 +14,7 @@
 //	{ "schema": 1, "capture": name, "warnings": [string],
 //	  "exchanges": [ {
 //	    "ex", "method", "url", "endpoint", "model", "protocol",
-//	    "status", "outcome", "ttfb_ns", "duration_ns", "events",
+//	    "status", "outcome", "error", "ttfb_ns", "duration_ns", "events",
 //	    "metrics": Metrics, "session": SessionRef,
 //	    "sides": [ { "side", "status", "outcome", "error", "bytes", "chunks",
 //	                 "events", "comments", "ttfb_ns", "duration_ns", "stream",
@@ -86,6 +86,12 @@
 // how many messages its history holds. "sessions" lists the sessions the
 // report's exchanges form, with their totals; a report made for several
 // captures at once carries them apart.
+//
+// "error" is what the provider said when it failed (the message of a
+// non-2xx body, as its SDK reports it; of an in-band error event; of an
+// "error:" SSE field line, which no client hears), from the side clients
+// received, else the upstream's. A failed status is named in a verdict as
+// "http 400" rather than by the recorded outcome.
 //
 // "origin" (scheme://host) is set when the request names its host (a
 // forward-proxy recording). "websocket" is set for an exchange that

@@ -68,12 +68,17 @@ type ExchangeReport struct {
 	Protocol protocol.Protocol `json:"protocol"`
 	// Status and Outcome describe the side clients received (client when
 	// recorded, else upstream).
-	Status  int           `json:"status"`
-	Outcome tape.Outcome  `json:"outcome,omitempty"`
-	TTFB    int64         `json:"ttfb_ns"`
-	Dur     int64         `json:"duration_ns"`
-	Events  int           `json:"events"`
-	Sides   []*SideReport `json:"sides"`
+	Status  int          `json:"status"`
+	Outcome tape.Outcome `json:"outcome,omitempty"`
+	// Error is what the provider said when it failed: the message of a
+	// non-2xx body, of an in-band error event or of an "error:" field
+	// line, as the side clients received carries it (the upstream's when
+	// that side carries none: a proxy swallowed it).
+	Error  string        `json:"error,omitempty"`
+	TTFB   int64         `json:"ttfb_ns"`
+	Dur    int64         `json:"duration_ns"`
+	Events int           `json:"events"`
+	Sides  []*SideReport `json:"sides"`
 	// Clients holds what each emulated client ends up with, from the side
 	// clients received.
 	Clients []ClientResult `json:"clients,omitempty"`
@@ -301,6 +306,8 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 			rep.Metrics = &m
 		}
 	}
+	fieldErrors(ctx)
+	rep.Error = providerSaid(ctx)
 	if opts.AssembleOnly {
 		return ctx
 	}
@@ -447,6 +454,13 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		sr.Framing = framing.Unknown
 	}
 	sr.Message = &sr.asm.Message
+	if failed(sr.Status) && sr.Message.Error == "" && (up == nil || sr.asm != up.asm) {
+		// What the provider said: its SDK throws it for this status.
+		if body == "" || len(body) > errorBodyHead {
+			body = string(head(chunks, errorBodyHead))
+		}
+		sr.Message.Error = httpError(sd.Response.Headers, body)
+	}
 	sr.Metrics = sideMetrics(sd.Chunks, sr.Message.Usage, stallOf(opts))
 	return sr
 }
