@@ -15,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -84,6 +85,9 @@ type badge struct {
 	// text is the searchable text free words of a filter look in, cut at
 	// maxBadgeText bytes.
 	text string
+	// said is what the provider said when it failed, drawn for the
+	// terminal and cut at maxBadgeSaid bytes.
+	said string
 }
 
 // maxBadgeFindings and maxBadgeText bound what a badge keeps of an
@@ -91,6 +95,7 @@ type badge struct {
 const (
 	maxBadgeFindings = 20
 	maxBadgeText     = 64 << 10
+	maxBadgeSaid     = 200
 )
 
 // Screens and overlays.
@@ -458,6 +463,7 @@ func badgeOf(rev int, capt *tape.Capture, rep *inspect.Report) badge {
 	// The model is drawn and filtered like the index's, which it stands in
 	// for when the request names none: cleaned.
 	b.events, b.model, b.session, b.metrics, b.protocol = x.Events, strings.Clone(clean(x.Model)), x.Session, x.Metrics, string(x.Protocol)
+	b.said = strings.Clone(clean(excerpt.Clip(x.Error, maxBadgeSaid)))
 	for _, name := range inspect.RowOf("", time.Time{}, 0, x, nil).Tools {
 		b.tools = append(b.tools, strings.Clone(name))
 	}
