@@ -132,7 +132,8 @@ func registry() []detector {
 		det("text.protocol-dump", Error, "class R", "assembled text holds raw protocol JSON", runProtocolDump),
 		det("tool.duplicate-call", Warn, "class B", "the same call (name and arguments) twice with different ids", runDuplicateCalls),
 		// Two-sided.
-		det("diff.upstream-client", Warn, "class C/H/I", "the client text differs from the upstream text", runUpstreamClient),
+		det("diff.upstream-client", Error, "class C/H/I; issue 21", "the client text differs from the upstream text beyond what the engine declares it does: a proxy lost, added or changed text", runUpstreamClient),
+		det("diff.text-shaped", Info, "shaping-engine.md §3 (suppress-tail, stop-after-tools)", "upstream text the engine's declared transforms hold back or drop (suppress-tail, stop-after-tools)", nil),
 		det("diff.boundary-dedupe", Error, "class C/D", "characters lost at a delta boundary where the previous delta ended as the next began", nil),
 		det("diff.tool-call-dropped", Error, "DESIGN.md §6 (structure)", "an upstream tool call (structured or a <use_tool> block) never reaches the client", runStructure),
 		det("diff.tool-call-added", Error, "DESIGN.md §6 (structure)", "the client gets a tool call the upstream never made", nil),
@@ -367,11 +368,23 @@ func runUpstreamClient(c *exCtx) {
 	if d == nil || d.Equal {
 		return
 	}
-	var changed []Hunk
+	var changed, shaped []Hunk
+	ex := c.explainer()
 	for _, h := range d.Hunks {
-		if !h.Converted {
+		switch why := ex.explain(&h); why {
+		case explainedNot:
 			changed = append(changed, h)
+		case explainedShaped:
+			shaped = append(shaped, h)
 		}
+	}
+	if len(shaped) > 0 {
+		h := shaped[0]
+		p := c.reqPointer()
+		if h.At != nil {
+			p = *h.At
+		}
+		c.emit("diff.text-shaped", p, hunkEvidence(h), pluralWord(len(shaped), "difference")+" between upstream and client text that the engine's declared transforms make ("+ex.declared()+")")
 	}
 	if len(changed) > 0 {
 		h := changed[0]

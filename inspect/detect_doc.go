@@ -52,6 +52,7 @@ var detectorCatches = map[string]string{
 	"text.protocol-dump":           "a proxy that falls back to sending its raw upstream JSON lines as the reply text",
 	"tool.duplicate-call":          "a proxy that sends one tool call twice under two ids, so the tool runs twice",
 	"diff.upstream-client":         "a proxy that changed the text on its way through: characters dropped, added or moved",
+	"diff.text-shaped":             "text a shaping engine holds back or drops on purpose (said so it is not taken for a loss)",
 	"diff.boundary-dedupe":         "a proxy that removes what looks like an overlap between deltas and eats real characters (\"the the\" becomes \"the\")",
 	"diff.tool-call-dropped":       "a proxy that loses a tool call on the way (a converter that drops a call, a stop-after-tools cut too early)",
 	"diff.tool-call-added":         "a proxy that invents a tool call, or turns text that looks like a tag into one",

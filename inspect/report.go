@@ -227,6 +227,9 @@ type exCtx struct {
 	// started is the capture's start time (zero when unknown), for
 	// sessions.
 	started time.Time
+	// engine is the shaping engine the capture says made the client
+	// side, whose declared transforms account for some text changes.
+	engine tape.Engine
 }
 
 // inspectExchange inspects x, the exchange after prev (nil for the first).
@@ -243,7 +246,7 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 	rep := &ExchangeReport{Ex: x.Ex, Findings: []Finding{}}
 	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, opts: opts,
-		name: c.Name, started: c.Header.Started, sev: severityOf()}
+		name: c.Name, started: c.Header.Started, engine: c.Header.Engine, sev: severityOf()}
 	var reqT int64
 	if x.Request != nil {
 		rep.Method, rep.URL = x.Request.Method, x.Request.URL
