@@ -232,6 +232,9 @@ func runOrdered(c *exCtx) {
 }
 
 func (c *exCtx) emit(id string, p Pointer, evidence, msg string) {
+	if c.open != nil && c.waits(id, p) {
+		return
+	}
 	s, ok := c.sev[id]
 	if !ok {
 		s = Warn

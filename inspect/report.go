@@ -37,6 +37,12 @@ type Options struct {
 	// and links sessions, and stops there: no client emulation, no diffs,
 	// no other detector. For search and statistics that read no finding.
 	AssembleOnly bool
+	// Live says the capture is still being recorded (record --tui, tui
+	// --follow): a side without an end line is open, not interrupted. Its
+	// last event is not read while the blank line (or line feed, or
+	// frame end) that ends it has not come, and the detectors that judge
+	// how a stream ended (endOfStream) do not run on it until it ends.
+	Live bool
 }
 
 // Report is the result of inspecting a capture.
@@ -230,6 +236,10 @@ type exCtx struct {
 	// engine is the shaping engine the capture says made the client
 	// side, whose declared transforms account for some text changes.
 	engine tape.Engine
+	// open holds the sides still being recorded (Options.Live), and
+	// unanswered is set for a live exchange with no response yet.
+	open       map[tape.Side]bool
+	unanswered bool
 }
 
 // inspectExchange inspects x, the exchange after prev (nil for the first).
@@ -262,6 +272,9 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 	for _, n := range x.Notes {
 		rep.Notes = append(rep.Notes, n.Text)
 	}
+	if opts.Live {
+		ctx.liveSides()
+	}
 	if isWebSocket(x) {
 		inspectWebSocket(ctx, reqT)
 		return ctx
@@ -271,7 +284,7 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 		if sd.Response == nil && len(sd.Chunks) == 0 && sd.End == nil {
 			continue
 		}
-		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, ctx.sides[tape.Upstream])
+		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, ctx.sides[tape.Upstream], ctx.open[s])
 		if timesLie(x, s) {
 			sr.TTFB, sr.Dur = -1, -1
 			sr.Metrics.untime()
@@ -347,12 +360,13 @@ func (c *exCtx) settle(prev *exCtx) {
 	})
 }
 
-// inspectSide parses and assembles one side. up is the upstream side's
+// inspectSide parses and assembles one side (open: still being recorded,
+// Options.Live). up is the upstream side's
 // report when this is the client side (else nil): when both sides carry
 // the same event data (a pass-through proxy), the decoded payloads are
 // shared, and when they are the same bytes cut at the same places
 // (protocol.Side.Mirrors), so is the assembly.
-func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, up *SideReport) *SideReport {
+func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, up *SideReport, open bool) *SideReport {
 	var twin *protocol.Side
 	if up != nil {
 		twin = up.ev
@@ -417,6 +431,9 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		sr.ev = &protocol.Side{Chunks: chunks}
 	} else {
 		sr.ev = protocol.Parse(chunks, kind, twin)
+		if open {
+			openTail(sr.ev)
+		}
 	}
 	sr.Events, sr.Comments = len(sr.ev.Events), len(sr.ev.Comments)
 	sr.Stream = !document && (kind != framing.Unknown || !isJSONBody(ct, chunks, sr.ev))

@@ -430,13 +430,15 @@ func (m *model) badgeCmd() tea.Cmd {
 		m.badging = true
 		m.badgeNext++
 		r, _, _ := c.reader()
-		name, hdr, lines, rev, sessions := c.name, c.hdr, s.lines, s.rev, m.sessions
+		name, hdr, lines, rev, sessions, live := c.name, c.hdr, s.lines, s.rev, m.sessions, c.follow
 		return func() tea.Msg {
 			capt, err := loadExchange(r, name, hdr, lines)
 			if err != nil {
 				return badgeMsg{key: k, b: badge{rev: rev}, err: err}
 			}
-			rep := inspect.Inspect(capt, inspect.Options{Sessions: sessions})
+			// A followed capture is being recorded: a side without its
+			// end line is open, not interrupted.
+			rep := inspect.Inspect(capt, inspect.Options{Sessions: sessions, Live: live})
 			return badgeMsg{key: k, b: badgeOf(rev, capt, rep)}
 		}
 	}
@@ -489,7 +491,7 @@ func (m *model) loadCmd(k exKey) tea.Cmd {
 		return nil
 	}
 	r, _, _ := c.reader()
-	name, hdr := c.name, c.hdr
+	name, hdr, live := c.name, c.hdr, c.follow
 	return func() tea.Msg {
 		capt, err := loadExchange(r, name, hdr, s.lines)
 		if err != nil {
@@ -498,7 +500,7 @@ func (m *model) loadCmd(k exKey) tea.Cmd {
 		if len(capt.Exchanges) == 0 {
 			return loadedMsg{key: k, rev: s.rev, err: fmt.Errorf("exchange %d: no lines", k.ex)}
 		}
-		return loadedMsg{key: k, rev: s.rev, cap: capt, view: buildView(capt, capt.Exchanges[0])}
+		return loadedMsg{key: k, rev: s.rev, cap: capt, view: buildView(capt, capt.Exchanges[0], live)}
 	}
 }
 
