@@ -285,7 +285,7 @@ func runHTTPStatus(c *exCtx) {
 			if s.Message.Error != "" {
 				msg += ": " + excerpt.Clip(s.Message.Error, 120)
 			}
-			c.emit("http.status", c.sidePointer(s, -1), excerpt.Clip(s.Message.Error, 160), msg)
+			c.emit("http.status", c.sidePointer(s, -1), excerpt.Clip(string(head(s.ev.Chunks, 200)), 160), msg)
 		} else if !s.Stream && s.Message.Error != "" {
 			// A non-stream body under a success status that is an error.
 			c.emit("stream.error-event", c.sidePointer(s, -1), excerpt.Clip(s.Message.Error, 160),
