@@ -142,6 +142,15 @@
 //     blocks (preamble, tool-block, between-blocks, tail: upstream text's
 //     blocks when it has any, else the client's); a hunk holding only calls
 //     converted unchanged is marked converted and is not a text change.
+//     Text missing at the client's end is not the proxy's loss when the
+//     engine's declared transforms drop it (suppress-tail, stop-after-tools:
+//     diff.text-shaped) or the client side did not end with the stream (it
+//     hung up, or is still open); any other change is diff.upstream-client,
+//     an error.
+//   - Options.Live (a capture still being recorded) reads a side without
+//     an end line as open: its last event or field line still arriving is
+//     not read, and the detectors that judge a stream's end (endOfStream,
+//     live.go) and those comparing the sides wait for the end lines.
 //   - Import of JSONL names each event by its payload "type", restoring the
 //     event: lines the Anthropic and Responses wire formats carry.
 package inspect
