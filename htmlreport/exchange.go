@@ -37,6 +37,8 @@ type verdictView struct {
 	ID      string
 	Message string
 	Where   string
+	// Said is what the provider said when it failed, clipped.
+	Said string
 }
 
 type findingView struct {
@@ -88,7 +90,7 @@ type requestView struct {
 func buildExchange(x *tape.Exchange, xr *inspect.ExchangeReport, o Options) *exView {
 	ev := &exView{
 		Ex: xr.Ex, Anchor: "ex-" + strconv.Itoa(xr.Ex), Method: xr.Method, URL: xr.Origin + redactURL(xr.URL),
-		Model: xr.Model, Protocol: orDash(string(xr.Protocol)), Outcome: orDash(string(xr.Outcome)),
+		Model: xr.Model, Protocol: orDash(string(xr.Protocol)), Outcome: orDash(xr.Result()),
 		Status: xr.Status, Events: xr.Events, TTFB: inspect.FormatDuration(xr.TTFB), Dur: inspect.FormatDuration(xr.Dur),
 		Notes: xr.Notes,
 	}
@@ -145,13 +147,15 @@ func buildExchange(x *tape.Exchange, xr *inspect.ExchangeReport, o Options) *exV
 	return ev
 }
 
-// verdict names the worst finding of an exchange and where it was born.
+// verdict names the worst finding of an exchange and where it was born,
+// and what the provider said when it failed.
 func verdict(xr *inspect.ExchangeReport) verdictView {
+	said := clip(xr.Error, maxValue).Text
 	if len(xr.Findings) == 0 {
-		return verdictView{Level: "ok", Message: "no findings"}
+		return verdictView{Level: "ok", Message: "no findings", Said: said}
 	}
 	f := xr.Findings[0] // sorted: most serious first
-	return verdictView{Level: f.Severity.String(), ID: f.ID, Message: f.Message, Where: f.Pointer.String()}
+	return verdictView{Level: f.Severity.String(), ID: f.ID, Message: f.Message, Where: f.Pointer.String(), Said: said}
 }
 
 func findingRow(f inspect.Finding) findingView {

@@ -31,7 +31,10 @@ type exInput struct {
 	ct      string // Content-Type of both sides, default text/event-stream
 	ce      string // Content-Encoding of both sides, the bodies given encoded
 	outcome tape.Outcome
-	prev    *exInput // an exchange recorded just before this one
+	// engine is the capture's engine (its header's), passthrough unless
+	// set.
+	engine tape.Engine
+	prev   *exInput // an exchange recorded just before this one
 	// ws, when set, makes a WebSocket exchange: the server's and the
 	// client's messages (text frames; the client's masked).
 	ws *wsInput
@@ -50,7 +53,10 @@ type wsInput struct {
 // capture builds a capture holding the chain of in.prev (when set), then
 // in.
 func (in exInput) capture() *tape.Capture {
-	c := &tape.Capture{Name: "test"}
+	c := &tape.Capture{Name: "test", Header: tape.Header{V: tape.Version, Engine: in.engine}}
+	if c.Header.Engine.Profile == "" {
+		c.Header.Engine.Profile = "passthrough"
+	}
 	var chain []*exInput
 	for p := in.prev; p != nil; p = p.prev {
 		chain = append([]*exInput{p}, chain...)
@@ -64,7 +70,7 @@ func (in exInput) capture() *tape.Capture {
 	}
 	x := c.Exchanges[len(c.Exchanges)-1]
 	in.tamper(x)
-	b := tape.AppendHeader(nil, tape.Header{V: tape.Version, Engine: tape.Engine{Profile: "passthrough"}})
+	b := tape.AppendHeader(nil, c.Header)
 	for _, x := range c.Exchanges {
 		b = tape.AppendExchange(b, x)
 	}
@@ -337,6 +343,7 @@ func detectorCases() []struct {
 		{"sse.unterminated-event", exInput{client: strings.TrimSuffix(clean, "\n\n")}, exInput{client: clean}},
 		{"sse.quirk", exInput{client: strings.Replace(clean, "data: ", "data:", 1)}, exInput{client: clean}},
 		{"sse.comment", exInput{client: ": keepalive\n\n" + clean}, exInput{client: clean}},
+		{"sse.unknown-field", exInput{client: "retry-after: 3\n" + clean}, exInput{client: "retry: 3\n" + clean}},
 		{"stream.no-terminal", exInput{client: strings.TrimSuffix(clean, done)}, exInput{client: clean}},
 		{"stream.after-terminal", exInput{client: clean + cc(`{"content":"late"}`)}, exInput{client: clean}},
 		{"stream.error-event", exInput{client: cc(chatRole) + `data: {"error":{"message":"overloaded"}}` + "\n\n" + done},
@@ -428,6 +435,9 @@ func detectorCases() []struct {
 			exInput{client: chatCalls([3]string{"call_a", "read", `{"path":"a"}`}, [3]string{"call_b", "read", `{"path": "a"}`})},
 			exInput{client: chatCalls([3]string{"call_a", "read", `{"path":"a"}`}, [3]string{"call_b", "read", `{"path":"b"}`})}},
 		{"diff.upstream-client", exInput{up: chatText("Hello", " world"), client: chatText("Hello", " there")}, exInput{up: chatText("Hello", " world"), client: chatText("Hello", " world")}},
+		{"diff.text-shaped",
+			exInput{engine: tape.Engine{Profile: "obsidian-xml"}, up: chatText("<use_tool><name>a</name></use_tool>", " Calling a now…"), client: chatText("<use_tool><name>a</name></use_tool>")},
+			exInput{up: chatText("<use_tool><name>a</name></use_tool>", " Calling a now…"), client: chatText("<use_tool><name>a</name></use_tool>")}},
 		{"diff.boundary-dedupe",
 			exInput{up: chatText("timeand", "date"), client: chatText("timeand", "ate")},
 			exInput{up: chatText("timeand", "date"), client: chatText("timeand", "dte")}},

@@ -32,6 +32,7 @@ const (
 	diffKeep     = 4   // lines kept at the start of a long run of added or removed lines
 	diffHunks    = 5   // hunks shown per diff
 	summaryList  = 10  // exchanges with errors or warnings the summary lists
+	verdictSaid  = 100 // bytes of the provider's error message a verdict line quotes
 )
 
 // TextWriter writes the human report exchange by exchange, so a caller
@@ -198,14 +199,19 @@ func verdictFinding(x *ExchangeReport) *Finding {
 // with where it was born, or ok.
 func verdict(x *ExchangeReport, worst *Finding, paint func(code, s string) string) []string {
 	parts := []string{fmt.Sprintf("ex %d", x.Ex), string(x.Protocol)}
-	if x.Status != 0 && (x.Status < 200 || x.Status > 299) {
+	if x.Status != 0 && (x.Status < 200 || x.Status > 299) && !failed(x.Status) {
 		parts = append(parts, "status "+strconv.Itoa(x.Status))
 	}
-	parts = append(parts, orDash(string(x.Outcome)))
+	parts = append(parts, orDash(x.Result()))
 	if worst == nil {
-		return append(parts, paint(ansiGreen, "ok"))
+		parts = append(parts, paint(ansiGreen, "ok"))
+	} else {
+		parts = append(parts, paint(severityColor(worst.Severity), worst.Severity.String())+" "+visible.String(worst.ID)+birthplace(worst.Pointer))
 	}
-	return append(parts, paint(severityColor(worst.Severity), worst.Severity.String())+" "+visible.String(worst.ID)+birthplace(worst.Pointer))
+	if x.Error != "" {
+		parts = append(parts, `said "`+visible.String(excerpt.Clip(x.Error, verdictSaid))+`"`)
+	}
+	return parts
 }
 
 // birthplace says briefly where a finding was born, for a verdict line: " at
