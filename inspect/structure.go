@@ -204,8 +204,9 @@ func runStructure(c *exCtx) {
 	}
 	s := &structCtx{c: c, up: up, cl: cl}
 	a, b := up.Message, cl.Message
+	atA, atB := choicesByIndex(a), choicesByIndex(b)
 	for _, idx := range choiceIndexes(a, b) {
-		ca, cb := choiceAt(a, idx), choiceAt(b, idx)
+		ca, cb := atA.get(idx), atB.get(idx)
 		s.calls(idx, ca, cb)
 		s.finish(idx, a, b, ca, cb)
 		if at, peer, ev, msg, ok := s.channel("reasoning", ca.Reasoning, cb.Reasoning, ca.ReasoningBorn, cb.ReasoningBorn); ok {
@@ -244,7 +245,9 @@ func comparable(up, cl *SideReport) bool {
 	return cl.Outcome != tape.ClientAborted && up.Outcome != tape.ClientAborted
 }
 
-// choiceIndexes lists the choice indexes either message has, in order.
+// choiceIndexes lists the choice indexes either message has, in order. A
+// stream names any number of them (a hostile one a new one per event), so
+// they are sorted, not inserted in order.
 func choiceIndexes(a, b *protocol.Message) []int {
 	seen := map[int]bool{}
 	var out []int
@@ -256,20 +259,38 @@ func choiceIndexes(a, b *protocol.Message) []int {
 			}
 		}
 	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	slices.Sort(out)
 	return out
 }
 
-// choiceAt returns the choice with index i, or an empty one.
+// choiceAt returns the choice with index i, or an empty one (for one
+// lookup; choicesByIndex for many).
 func choiceAt(m *protocol.Message, i int) *protocol.Choice {
 	for k := range m.Choices {
 		if m.Choices[k].Index == i {
 			return &m.Choices[k]
 		}
+	}
+	return &protocol.Choice{Index: i}
+}
+
+// choiceMap finds a message's choices by index.
+type choiceMap map[int]*protocol.Choice
+
+func choicesByIndex(m *protocol.Message) choiceMap {
+	at := make(choiceMap, len(m.Choices))
+	for k := range m.Choices {
+		if _, dup := at[m.Choices[k].Index]; !dup {
+			at[m.Choices[k].Index] = &m.Choices[k]
+		}
+	}
+	return at
+}
+
+// get returns the choice with index i, or an empty one.
+func (at choiceMap) get(i int) *protocol.Choice {
+	if ch := at[i]; ch != nil {
+		return ch
 	}
 	return &protocol.Choice{Index: i}
 }
