@@ -52,7 +52,9 @@ func plural(n int, word string) string {
 // thinking and input_json_delta fragments joined; tool input parsed at
 // content_block_stop (an empty join keeps the start block's input, {});
 // stop_reason and cumulative usage from message_delta; message_stop is
-// terminal; ping is ignored; error events are reported.
+// terminal; ping is ignored; error events are reported. A server_tool_use
+// or mcp_tool_use block is a tool Anthropic ran (its *_tool_result block
+// follows in the same message): a ServerTool, not a tool call.
 func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 	a := newAssembly(Anthropic)
 	m := &a.Message

@@ -36,7 +36,10 @@ type bedrockBlock struct {
 // input fragments joined and parsed at contentBlockStop; reasoningContent
 // text joined apart, its signature kept; stopReason from messageStop, which
 // is the end; usage from the metadata event after it. Exception and error
-// messages are the in-band errors.
+// messages are the in-band errors. A toolUse whose start says type
+// server_tool_use (or names a system tool, serverToolNames) is a tool
+// Bedrock ran, answered by a toolResult block of the same message: a
+// ServerTool, not a tool call.
 func assembleConverse(se *Side) *Assembly {
 	a := newAssembly(BedrockConverse)
 	m := &a.Message
@@ -212,12 +215,15 @@ func bedrockError(a *Assembly, e *Event, i int) bool {
 }
 
 // assembleInvoke follows providers.md §2.4: each chunk's bytes are
-// base64-decoded into the model's own streaming event. Anthropic events
-// are assembled with the Anthropic rules, as the Anthropic SDK's Bedrock
-// client does (it rebuilds an SSE event named by the event's type and runs
-// its Messages parser); other models' chunks (Titan's outputText, Llama's
-// generation, Mistral's outputs, Claude's legacy completion) are joined,
-// their stop reason ending the stream.
+// base64-decoded into the model's own streaming event (invokeFamily tells
+// which kind). Anthropic events are assembled with the Anthropic rules, as
+// the Anthropic SDK's Bedrock client does (it rebuilds an SSE event named
+// by the event's type and runs its Messages parser); Amazon Nova's chunks
+// are ConverseStream events, each wrapped in an object named by the event,
+// and are assembled with the ConverseStream rules; other models' chunks
+// (Titan's outputText, Llama's generation, Mistral's outputs, Cohere
+// Command's generations, Claude's legacy completion) are joined, their
+// stop reason ending the stream (InvokeChunkEnds).
 func assembleInvoke(se *Side) *Assembly {
 	events := se.Events
 	inner := make([]Event, 0, len(events))

@@ -27,7 +27,9 @@ type chatChoiceState struct {
 // assembleChat follows protocols.md §3.1: choices by choice.index, tool
 // calls by tool index (arguments concatenated, id and name set from the first
 // delta that carries them), content, refusal and reasoning fields
-// concatenated, usage from the usage chunk (choices: []), [DONE] terminal.
+// concatenated, usage from the usage chunk (choices: []), [DONE] terminal
+// (a stream without it ends at EOF when every choice has its finish_reason:
+// chatEnd).
 // The OpenAI-compatible extras of providers.md §5–§6 are read too: content
 // given as Mistral's typed parts (text parts to the text, thinking parts to
 // the reasoning), tool arguments given as an object, the reasoning

@@ -53,6 +53,8 @@ func (it *respItem) sortedParts() []int { return slices.Sorted(maps.Keys(it.part
 // Copilot rotates it), function-call arguments joined, reasoning summary
 // joined. Each *.done, output_item.done and response.completed payload is
 // checked against what the deltas built; response.completed becomes Final.
+// The hosted tools' items (serverToolItems) are ServerTools, not tool
+// calls.
 func assembleResponses(se *Side) *Assembly {
 	events, objs := se.Events, se.ObjEvents()
 	a := newAssembly(Responses)
