@@ -127,6 +127,18 @@ type callPair struct{ a, b *sideCall }
 func matchCalls(a, b []sideCall) []callPair {
 	usedA, usedB := make([]bool, len(a)), make([]bool, len(b))
 	var pairs []callPair
+	if len(a)*len(b) > matchPairs {
+		// Each pass below tries every pair: past this many, only the
+		// passes a map can do (by id, then by name), in order.
+		matchKeyed(a, b, usedA, usedB, &pairs, func(c *sideCall) string {
+			if c.id == "" {
+				return ""
+			}
+			return "id\x00" + c.id
+		})
+		matchKeyed(a, b, usedA, usedB, &pairs, func(c *sideCall) string { return "name\x00" + c.name })
+		return leftover(a, b, usedA, usedB, pairs)
+	}
 	pass := func(ok func(x, y *sideCall) bool) {
 		for i := range a {
 			if usedA[i] {
@@ -145,6 +157,37 @@ func matchCalls(a, b []sideCall) []callPair {
 	pass(func(x, y *sideCall) bool { return x.name == y.name && argsEqual(x, y) })
 	pass(func(x, y *sideCall) bool { return x.name == y.name })
 	pass(func(x, y *sideCall) bool { return argsEqual(x, y) && strings.TrimSpace(x.args) != "" && x.args != "{}" })
+	return leftover(a, b, usedA, usedB, pairs)
+}
+
+// matchPairs is how many pairs of calls matchCalls compares one by one: a
+// stream names any number of calls (a hostile one a new tool index per
+// event), and more pairs than this are matched through maps.
+const matchPairs = 1 << 20
+
+// matchKeyed pairs the unused calls of a and b with the same non-empty
+// key, in order.
+func matchKeyed(a, b []sideCall, usedA, usedB []bool, pairs *[]callPair, key func(*sideCall) string) {
+	byKey := map[string][]int{}
+	for j := range b {
+		if k := key(&b[j]); !usedB[j] && k != "" {
+			byKey[k] = append(byKey[k], j)
+		}
+	}
+	for i := range a {
+		k := key(&a[i])
+		if usedA[i] || k == "" || len(byKey[k]) == 0 {
+			continue
+		}
+		j := byKey[k][0]
+		byKey[k] = byKey[k][1:]
+		usedA[i], usedB[j] = true, true
+		*pairs = append(*pairs, callPair{&a[i], &b[j]})
+	}
+}
+
+// leftover appends the calls no pass matched: dropped (a) and added (b).
+func leftover(a, b []sideCall, usedA, usedB []bool, pairs []callPair) []callPair {
 	for i := range a {
 		if !usedA[i] {
 			pairs = append(pairs, callPair{a: &a[i]})
