@@ -67,12 +67,16 @@ type choiceView struct {
 	Text, Reasoning clipped
 	Refusal, Finish string
 	ToolCalls       []toolView
+	// ServerTools are the tools the provider ran itself (not calls the
+	// client answers).
+	ServerTools []toolView
 }
 
 type toolView struct {
 	Index    int
 	ID, Name string
 	Args     clipped
+	Result   string // a server tool's result, as the stream names it
 }
 
 type disagreeView struct {
@@ -193,6 +197,9 @@ func buildSide(s *inspect.SideReport) sideView {
 		for _, tc := range ch.ToolCalls {
 			cv.ToolCalls = append(cv.ToolCalls, toolView{Index: tc.Index, ID: tc.ID, Name: tc.Name, Args: clip(tc.Arguments, maxArgs)})
 		}
+		for _, st := range ch.ServerTools {
+			cv.ServerTools = append(cv.ServerTools, toolView{Index: st.Index, ID: st.ID, Name: st.Name, Args: clip(st.Input, maxArgs), Result: st.Result})
+		}
 		sv.Choices = append(sv.Choices, cv)
 	}
 	return sv
@@ -203,7 +210,8 @@ func sameMessage(a, b *sideView) bool {
 	return a.MsgStatus == b.MsgStatus && a.MsgError == b.MsgError && a.Usage == b.Usage &&
 		slices.EqualFunc(a.Choices, b.Choices, func(x, y choiceView) bool {
 			return x.Index == y.Index && x.Text == y.Text && x.Reasoning == y.Reasoning &&
-				x.Refusal == y.Refusal && x.Finish == y.Finish && slices.Equal(x.ToolCalls, y.ToolCalls)
+				x.Refusal == y.Refusal && x.Finish == y.Finish && slices.Equal(x.ToolCalls, y.ToolCalls) &&
+				slices.Equal(x.ServerTools, y.ServerTools)
 		})
 }
 

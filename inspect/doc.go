@@ -38,11 +38,14 @@
 //	  "sessions": [Session] }
 //
 //	Message  = { "protocol", "id", "model", "choices": [ { "index", "role", "text",
-//	             "reasoning", "refusal", "tool_calls": [ToolCall], "finish_reason",
+//	             "reasoning", "refusal", "tool_calls": [ToolCall],
+//	             "server_tools": [ServerTool], "finish_reason",
 //	             "signature", "reasoning_details" (a JSON array, as a string) } ],
 //	             "usage": { "input", "output", "total", "reasoning", "cache_read",
 //	             "cache_creation" }, "status", "error", "final": Message }
 //	ToolCall = { "index", "id", "name", "arguments", "custom", "signature" }
+//	ServerTool = { "index", "id", "name", "input", "result" }  (a tool the provider
+//	           ran itself: no call for the client to answer)
 //	Pointer  = { "ex", "side", "event", "chunk", "off", "t" }  (-1 when not applicable;
 //	           "off" counts decoded bytes on a side with an "encoding")
 //	RequestDiff = { "identical", "url": Change, "model": Change,

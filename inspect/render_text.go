@@ -315,6 +315,13 @@ func writeSides(w io.Writer, sides []*SideReport, paint func(code, s string) str
 			fmt.Fprintf(w, "   the same message as upstream\n")
 			continue
 		}
+		var otherTexts map[int]string // the other side's text by choice
+		if other != nil {
+			otherTexts = make(map[int]string, len(other.Choices))
+			for _, oc := range other.Choices {
+				otherTexts[oc.Index] = oc.Text
+			}
+		}
 		for _, ch := range m.Choices {
 			if len(m.Choices) > 1 {
 				fmt.Fprintf(w, "   choice %d\n", ch.Index)
@@ -322,14 +329,7 @@ func writeSides(w io.Writer, sides []*SideReport, paint func(code, s string) str
 			if ch.Reasoning != "" {
 				fmt.Fprintf(w, "   reasoning: %s\n", quoteClip(ch.Reasoning, textClip))
 			}
-			otherText, hasOther := "", false
-			if other != nil {
-				for _, oc := range other.Choices {
-					if oc.Index == ch.Index {
-						otherText, hasOther = oc.Text, true
-					}
-				}
-			}
+			otherText, hasOther := otherTexts[ch.Index]
 			if ch.Text != "" || otherText != "" || len(ch.ToolCalls) == 0 {
 				fmt.Fprintf(w, "   %s\n", sideText(ch.Text, otherText, hasOther, s.Side == tape.Client))
 			}
@@ -338,6 +338,13 @@ func writeSides(w io.Writer, sides []*SideReport, paint func(code, s string) str
 			}
 			for _, tc := range ch.ToolCalls {
 				fmt.Fprintf(w, "   tool %d %s %s #%s\n", tc.Index, visible.String(tc.Name), visible.String(clipCount(tc.Arguments, argsClip)), visible.String(tc.ID))
+			}
+			for _, st := range ch.ServerTools {
+				result := ""
+				if st.Result != "" {
+					result = ": " + visible.String(st.Result)
+				}
+				fmt.Fprintf(w, "   server tool %s %s #%s (run by the provider%s)\n", visible.String(st.Name), visible.String(clipCount(st.Input, argsClip)), visible.String(st.ID), result)
 			}
 			fmt.Fprintf(w, "   finish: %s\n", orDash(ch.FinishReason))
 		}
@@ -401,11 +408,19 @@ func sameChoices(a, b []protocol.Choice) bool {
 	for i := range a {
 		x, y := a[i], b[i]
 		if x.Index != y.Index || x.Role != y.Role || x.Text != y.Text || x.Reasoning != y.Reasoning ||
-			x.Refusal != y.Refusal || x.FinishReason != y.FinishReason || !sameCalls(x.ToolCalls, y.ToolCalls) {
+			x.Refusal != y.Refusal || x.FinishReason != y.FinishReason || !sameCalls(x.ToolCalls, y.ToolCalls) ||
+			!slices.EqualFunc(x.ServerTools, y.ServerTools, sameServerTool) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameServerTool compares what two server tool calls say, not the events
+// they were born at.
+func sameServerTool(x, y protocol.ServerTool) bool {
+	x.Born, y.Born = protocol.Born{}, protocol.Born{}
+	return x == y
 }
 
 // sameCalls compares what tool calls say (index, id, name, arguments,
