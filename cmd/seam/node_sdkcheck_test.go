@@ -130,9 +130,6 @@ func checkSDKCapture(t *testing.T, file string, results map[string]sdkResult) {
 				return
 			}
 			if got := ex.Sides[0].Message.result(model); !sameResult(got, results[model]) {
-				if why, ok := assemblyDisagreements[model]; ok {
-					t.Skipf("%s: seam assembled %v\nthe SDK reported %v", why, got, results[model])
-				}
 				t.Errorf("seam assembled %v\nthe SDK reported %v", got, results[model])
 			}
 			var cuts []inspectFinding
@@ -161,17 +158,11 @@ func checkSDKCapture(t *testing.T, file string, results map[string]sdkResult) {
 	}
 }
 
-// assemblyDisagreements are the streams seam assembles otherwise than the
-// SDK, with the issue item that fixes them.
-var assemblyDisagreements = map[string]string{
-	"invoke-cohere-command": "issue 21 item 5 (Bedrock Invoke of Cohere Command: the text and finish_reason are in generations[0])",
-}
-
 // cutDisagreements are the streams their SDK reads to the end and seam
 // calls cut, with the issue item that fixes them.
 var cutDisagreements = map[string]string{
 	"mistral-text-no-done": "issue 21 item 6 (a Chat stream ended by its finish reason and EOF, without [DONE]: " +
-		"the recorder ends both sides \"truncated\" and inspect warns stream.no-terminal and stream.outcome)",
+		"inspect no longer warns stream.no-terminal, but the recorder still ends both sides \"truncated\", so inspect warns stream.outcome)",
 }
 
 // sdkDisagreements are the streams an SDK fails on and seam passes (no
