@@ -551,6 +551,11 @@ func detectorCases() []struct {
 		{"exchange.retry-seam",
 			exInput{client: clean, prev: &exInput{client: clean, status: 500}},
 			exInput{client: clean, prev: &exInput{client: clean}}},
+		// The same body to another model in the path (Bedrock's 400 then
+		// its 403 in the SDK harness) is another request, not a retry.
+		{"exchange.retry-seam",
+			exInput{url: "/model/a/converse-stream", client: clean, prev: &exInput{url: "/model/a/converse-stream", client: clean, status: 400}},
+			exInput{url: "/model/b/converse-stream", client: clean, prev: &exInput{url: "/model/a/converse-stream", client: clean, status: 400}}},
 	}, providerDetectorCases()...)
 }
 
