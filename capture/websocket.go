@@ -83,7 +83,7 @@ func (d *wsDirection) record(x *exchange, p []byte, err error) {
 		return // the exchange was finished; the connection is being torn down
 	}
 	if len(p) > 0 {
-		d.split.Feed(p, func(piece []byte) { d.frame(x, piece) })
+		d.split.Feed(p, func(pc wsframe.Piece) { d.frame(x, pc.Data) })
 	}
 	if err != nil && d.err == nil {
 		d.err = err
@@ -107,7 +107,7 @@ func (d *wsDirection) finish(x *exchange) (tape.Outcome, string, int64, int) {
 	defer d.mu.Unlock()
 	if !d.ended {
 		d.ended = true
-		d.split.Flush(func(piece []byte) { d.frame(x, piece) })
+		d.split.Flush(func(pc wsframe.Piece) { d.frame(x, pc.Data) })
 	}
 	switch {
 	case d.split.Close:

@@ -163,9 +163,12 @@ func (d *decoder) run(stream []byte) {
 			d.problem(off, "not a frame header: %v", err)
 			break
 		}
+		// Lengths come from the stream: compare them with what is left
+		// rather than add them, which a header declaring 2^63-1 bytes
+		// would overflow.
 		start := off + int64(ws.HeaderSize(h))
-		end := start + h.Length
-		truncated := end > int64(len(stream)) || end < start
+		end := start + min(h.Length, int64(len(stream))-start)
+		truncated := h.Length > int64(len(stream))-start
 		if truncated {
 			d.problem(off, "the stream ends inside a %s frame: %d of its %d payload bytes are there", Opcode(h.OpCode), int64(len(stream))-start, h.Length)
 			end = int64(len(stream))
