@@ -85,6 +85,7 @@ func registry() []detector {
 		det("tool.unclosed", Warn, "providers.md §2.3, §4.3", "a tool call never got its closing event: its arguments may be partial", nil),
 		// WebSocket and the OpenAI Realtime API.
 		det("websocket.protocol", Warn, "RFC 6455, RFC 7692", "frames that break the WebSocket protocol (masking, fragmentation, close codes, reserved bits, deflate, UTF-8)", nil),
+		det("websocket.cap", Warn, "issue 20", "a WebSocket session past a cap seam reads within (inflated bytes per message or per session, bytes of messages kept): the rest is not shown", nil),
 		det("realtime.error", Warn, "providers.md §8.2", "an error event in a Realtime session (most leave the session open)", nil),
 		det("realtime.response-failed", Error, "providers.md §8.3", "a Realtime response.done with status failed or incomplete", nil),
 		det("realtime.response-unfinished", Warn, "providers.md §8.3", "a Realtime response created but never done", nil),

@@ -17,6 +17,7 @@ import (
 	"github.com/gobwas/ws"
 
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/wsframe"
 )
 
 // exInput describes one exchange built in a test: the request, and the raw
@@ -43,8 +44,11 @@ type exInput struct {
 // wsInput is the text messages of a WebSocket exchange, each way.
 type wsInput struct {
 	server, client []string
-	// raw, when set, replaces the client's frames.
-	raw []byte
+	// raw, when set, replaces the client's frames; serverRaw follows the
+	// server's.
+	raw, serverRaw []byte
+	// ext is the Sec-WebSocket-Extensions the server accepted.
+	ext string
 }
 
 // capture builds a capture holding the chain of in.prev (when set), then
@@ -113,9 +117,13 @@ func (in exInput) exchange(ex int) *tape.Exchange {
 		if in.ws.raw != nil {
 			client = in.ws.raw
 		}
-		for side, body := range map[tape.Side][]byte{tape.Upstream: frames(tape.Upstream, in.ws.server, false), tape.Client: client} {
+		server := append(frames(tape.Upstream, in.ws.server, false), in.ws.serverRaw...)
+		for side, body := range map[tape.Side][]byte{tape.Upstream: server, tape.Client: client} {
 			sd := x.Side(side)
 			sd.Response = &tape.Response{Ex: ex, Side: side, Status: 101, Headers: tape.Headers{"upgrade": {"websocket"}}}
+			if in.ws.ext != "" {
+				sd.Response.Headers["sec-websocket-extensions"] = []string{in.ws.ext}
+			}
 			sd.Chunks = chunksOf(side, body, 0)
 			sd.End = &tape.End{Ex: ex, Side: side, T: 1e9, Outcome: tape.Complete, Bytes: int64(len(body))}
 		}
@@ -507,6 +515,9 @@ func detectorCases() []struct {
 		{"websocket.protocol",
 			exInput{ws: &wsInput{server: []string{"hi"}, raw: ws.MustCompileFrame(ws.NewTextFrame([]byte("unmasked")))}},
 			exInput{ws: &wsInput{server: []string{"hi"}, client: []string{"masked"}}}},
+		{"websocket.cap",
+			exInput{ws: &wsInput{server: []string{"hi"}, ext: "permessage-deflate", serverRaw: wsframe.AppendFrame(nil, wsframe.Header{Fin: true, Rsv1: true, Opcode: wsframe.Text}, wsframe.Deflate(nil, make([]byte, wsframe.DefaultMaxMessage+1)))}},
+			exInput{ws: &wsInput{server: []string{"hi"}, ext: "permessage-deflate", serverRaw: wsframe.AppendFrame(nil, wsframe.Header{Fin: true, Rsv1: true, Opcode: wsframe.Text}, wsframe.Deflate(nil, make([]byte, 1<<20)))}}},
 		{"realtime.error",
 			exInput{ws: &wsInput{server: []string{rtSession, `{"type":"error","error":{"type":"invalid_request_error","code":"bad","message":"nope"}}`}}},
 			exInput{ws: &wsInput{server: []string{rtSession}}}},
