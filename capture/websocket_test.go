@@ -3,6 +3,7 @@ package capture_test
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"crypto/sha1"
 	"encoding/base64"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/wsframe"
 )
 
 // hugeFrameHeader is a binary frame header declaring 2^63−1 payload bytes,
@@ -28,15 +30,16 @@ func hugeFrameHeader(masked bool) []byte {
 }
 
 // rawUpgrade is an upstream that accepts a WebSocket handshake on a
-// hijacked connection and then runs talk on it.
-func rawUpgrade(talk func(c net.Conn, r *bufio.Reader)) http.HandlerFunc {
+// hijacked connection, answering with the extra header lines (each ending
+// in CRLF), and then runs talk on it.
+func rawUpgrade(extra string, talk func(c net.Conn, r *bufio.Reader)) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
 		c, brw, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			return
 		}
 		defer c.Close()
-		fmt.Fprintf(brw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n", acceptKey(req.Header.Get("Sec-WebSocket-Key")))
+		fmt.Fprintf(brw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n%s\r\n", acceptKey(req.Header.Get("Sec-WebSocket-Key")), extra)
 		brw.Flush()
 		talk(c, brw.Reader)
 	}
@@ -80,12 +83,12 @@ func TestWebSocketHugeFrameLength(t *testing.T) {
 	release := make(chan struct{})
 	mux := http.NewServeMux()
 	// The upstream sends the hostile header and a few bytes, then hangs up.
-	mux.Handle("/up", rawUpgrade(func(c net.Conn, _ *bufio.Reader) {
+	mux.Handle("/up", rawUpgrade("", func(c net.Conn, _ *bufio.Reader) {
 		c.Write(append(hugeFrameHeader(false), "payload?"...))
 		time.Sleep(50 * time.Millisecond)
 	}))
 	// The upstream reads what the client sends until it hangs up.
-	mux.Handle("/client", rawUpgrade(func(c net.Conn, r *bufio.Reader) {
+	mux.Handle("/client", rawUpgrade("", func(c net.Conn, r *bufio.Reader) {
 		io.Copy(io.Discard, r)
 	}))
 	// A stream in flight while the hostile frames pass.
@@ -169,5 +172,152 @@ func TestWebSocketHugeFrameLength(t *testing.T) {
 				t.Errorf("client side ended %s, want client_aborted (no close frame)", x.Client.End.Outcome)
 			}
 		}
+	}
+}
+
+// Canaries: secret values a WebSocket session's request carries, and one
+// a client's message carries.
+const (
+	canaryAuth = "sk-CANARY-AUTH-0123456789"
+	canarySubp = "sk-CANARY-SUBP-0123456789"
+	canaryBody = "sk-CANARY-BODY-0123456789"
+)
+
+// deflateAfter deflates payload as a sender keeping its context does
+// after sending prev: it may refer back into prev.
+func deflateAfter(prev, payload []byte) []byte {
+	var b bytes.Buffer
+	w, _ := flate.NewWriterDict(&b, flate.BestCompression, prev)
+	w.Write(payload)
+	w.Flush()
+	return bytes.TrimSuffix(b.Bytes(), []byte{0, 0, 0xff, 0xff})
+}
+
+// frame is one frame; a client's (masked) when mask is set.
+func frame(op wsframe.Opcode, fin, rsv1, mask bool, payload []byte) []byte {
+	return wsframe.AppendFrame(nil, wsframe.Header{Fin: fin, Rsv1: rsv1, Opcode: op, Masked: mask, Mask: [4]byte{0x5a, 0x17, 0xc3, 0x08}}, payload)
+}
+
+// TestWebSocketSecretsNeverOnDisk: a session's secret values reach
+// neither the capture nor what a reader decodes of it, wherever the
+// frames hide them: a compressed server message echoing the request's
+// Authorization (and one referring back to it through the compression
+// window), the subprotocol key cut across two frames, a client's
+// session.update carrying an api_key (compressed) and the server echoing
+// that key, a client's masked frames holding the key cut in two. A
+// compressed echo that does not inflate whole cannot be masked: the rest
+// of that side is withheld, with a note. The organization and project ids
+// sent as subprotocols are redacted as their headers are.
+func TestWebSocketSecretsNeverOnDisk(t *testing.T) {
+	echo := []byte(`{"type":"session.created","echo":"Bearer ` + canaryAuth + `"}`)
+	again := []byte(`{"type":"session.created","again":"Bearer ` + canaryAuth + `"}`)
+	clean := []byte(`{"type":"response.created","response":{"id":"resp_1"}}`)
+	session := []byte(`{"type":"session.update","session":{"api_key":"` + canaryBody + `","voice":"alloy"}}`)
+	var client []byte
+	client = append(client, frame(wsframe.Text, true, true, true, wsframe.Deflate(nil, session))...)
+	cutKey := []byte(`{"type":"conversation.item.create","note":"` + canaryAuth + `"}`)
+	client = append(client, frame(wsframe.Text, false, false, true, cutKey[:50])...)
+	client = append(client, frame(wsframe.Ping, true, false, true, []byte("p"))...)
+	client = append(client, frame(wsframe.Continuation, true, false, true, cutKey[50:])...)
+
+	var server []byte
+	server = append(server, frame(wsframe.Text, true, true, false, wsframe.Deflate(nil, echo))...)
+	server = append(server, frame(wsframe.Text, true, true, false, deflateAfter(echo, again))...)
+	server = append(server, frame(wsframe.Text, true, true, false, deflateAfter(append(echo, again...), clean))...)
+	subp := []byte(`{"type":"x","subprotocol":"openai-insecure-api-key.` + canarySubp + `"}`)
+	server = append(server, frame(wsframe.Text, false, false, false, subp[:45])...)
+	server = append(server, frame(wsframe.Continuation, true, false, false, subp[45:])...)
+	server = append(server, frame(wsframe.Text, true, false, false, []byte(`{"type":"y","key_was":"`+canaryBody+`"}`))...)
+	// A stored block holding the key, then bytes that do not inflate.
+	stored := []byte("api key " + canaryAuth)
+	broken := append([]byte{0x00, byte(len(stored)), 0x00, ^byte(len(stored)), 0xff}, stored...)
+	server = append(server, frame(wsframe.Text, true, true, false, append(broken, 0xff, 0xff, 0xff))...)
+	server = append(server, frame(wsframe.Close, true, false, false, []byte{0x03, 0xe8})...)
+
+	r := newRig(t, rawUpgrade("Sec-WebSocket-Extensions: permessage-deflate\r\n", func(c net.Conn, r *bufio.Reader) {
+		// The echo of the client's key comes after the client's messages.
+		io.ReadFull(r, make([]byte, len(client)))
+		c.Write(server)
+		io.Copy(io.Discard, r)
+	}), nil)
+	addr := r.front.Listener.Addr().String()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "GET /v1/realtime?model=m HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"+
+		"Authorization: Bearer %s\r\nSec-WebSocket-Protocol: realtime, openai-insecure-api-key.%s, openai-organization.org-CANARYORG, openai-project.proj_CANARYPROJ\r\nSec-WebSocket-Extensions: permessage-deflate\r\n\r\n", addr, canaryAuth, canarySubp)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("handshake: %v %v", resp, err)
+	}
+	c.Write(client)
+	got := make([]byte, len(server))
+	if _, err := io.ReadFull(br, got); err != nil || !bytes.Equal(got, server) {
+		t.Fatalf("the client read %d bytes (%v), not the server's frames", len(got), err)
+	}
+	c.Close()
+
+	capt := r.finish()
+	if bytes.Contains(r.buf.Bytes(), []byte("CANARY")) {
+		t.Errorf("a canary reached the capture:\n%s", r.buf.Bytes())
+	}
+	x := capt.Exchanges[0]
+	ext := x.Upstream.Response.Headers["sec-websocket-extensions"]
+	decoded := map[tape.Side][]wsframe.Message{}
+	for _, side := range []tape.Side{tape.Upstream, tape.Client} {
+		sd := x.Side(side)
+		for _, ch := range sd.Chunks {
+			if bytes.Contains(ch.Data, []byte("CANARY")) {
+				t.Errorf("%s chunk %q holds a canary", side, ch.Data)
+			}
+		}
+		msgs, problems := wsframe.Decode(sd.Body(), wsframe.Negotiated(ext, side == tape.Client))
+		if len(problems) > 0 {
+			t.Errorf("%s: %v", side, problems)
+		}
+		for _, m := range msgs {
+			if bytes.Contains(m.Payload, []byte("CANARY")) {
+				t.Errorf("%s message %q decodes to a canary", side, m.Payload)
+			}
+		}
+		decoded[side] = msgs
+	}
+	// Everything but the broken message and what follows it is there,
+	// masked where it held a secret.
+	var texts []string
+	for _, m := range decoded[tape.Upstream] {
+		texts = append(texts, string(m.Payload))
+	}
+	masked := func(s string) string { return "[redacted]" + strings.Repeat("*", len(s)-len("[redacted]")) }
+	want := []string{
+		`{"type":"session.created","echo":"` + masked("Bearer "+canaryAuth) + `"}`,
+		`{"type":"session.created","again":"` + masked("Bearer "+canaryAuth) + `"}`,
+		string(clean),
+		`{"type":"x","subprotocol":"` + masked("openai-insecure-api-key."+canarySubp) + `"}`,
+		`{"type":"y","key_was":"` + masked(canaryBody) + `"}`,
+	}
+	if strings.Join(texts, "\n") != strings.Join(want, "\n") {
+		t.Errorf("upstream messages\n%s\nwant\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
+	}
+	if n := len(decoded[tape.Client]); n != 3 || !strings.Contains(string(decoded[tape.Client][0].Payload), `"api_key":"`+masked(canaryBody)+`","voice":"alloy"`) ||
+		!strings.Contains(string(decoded[tape.Client][2].Payload), `"note":"`+masked(canaryAuth)+`"`) {
+		t.Errorf("client messages %+v", decoded[tape.Client])
+	}
+	if e := x.Upstream.End; e.Unrecorded != int64(len(broken)+3+2+4) {
+		t.Errorf("upstream end %+v, want the broken message and the close frame unrecorded", e)
+	}
+	notes := ""
+	for _, n := range x.Notes {
+		notes += n.Text + "\n"
+	}
+	for _, want := range []string{"deflated again, masked", "does not inflate whole, so it cannot be masked", "from byte"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if p := x.Request.Headers["sec-websocket-protocol"]; len(p) != 1 || p[0] != "realtime, [redacted], openai-organization.[redacted], openai-project.[redacted]" {
+		t.Errorf("subprotocols %q", p)
 	}
 }
