@@ -15,6 +15,8 @@ var detectorCatches = map[string]string{
 	"stream.event-name-mismatch":   "a proxy that rewrites payloads but not the SSE event: lines, which clients routing by name then misread",
 	"payload.invalid-json":         "a proxy that cuts or splices event data, so the client's JSON parse fails and the event is lost",
 	"websocket.protocol":           "a WebSocket proxy that breaks framing (unmasked client frames, bad fragments, bad compression)",
+	"websocket.close-error":        "a server that fails a session mid-response (close 1011 internal error, a dropped connection): the client's response never completes",
+	"websocket.close":              "a session ended by an error close code or a dropped connection, even after the last response finished",
 	"websocket.cap":                "a session that inflates or holds more than seam reads (a deflate bomb, or a huge session): what passed the cap is not shown",
 	"realtime.error":               "errors the Realtime API reported in the session, easy to miss as the session continues",
 	"realtime.response-failed":     "Realtime responses that failed or stopped early",

@@ -518,6 +518,12 @@ func detectorCases() []struct {
 		{"websocket.cap",
 			exInput{ws: &wsInput{server: []string{"hi"}, ext: "permessage-deflate", serverRaw: wsframe.AppendFrame(nil, wsframe.Header{Fin: true, Rsv1: true, Opcode: wsframe.Text}, wsframe.Deflate(nil, make([]byte, wsframe.DefaultMaxMessage+1)))}},
 			exInput{ws: &wsInput{server: []string{"hi"}, ext: "permessage-deflate", serverRaw: wsframe.AppendFrame(nil, wsframe.Header{Fin: true, Rsv1: true, Opcode: wsframe.Text}, wsframe.Deflate(nil, make([]byte, 1<<20)))}}},
+		{"websocket.close-error",
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated}, serverRaw: rtClose(1011)}},
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated, rtDone("completed")}, serverRaw: rtClose(1011)}}},
+		{"websocket.close",
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated, rtDone("completed")}, serverRaw: rtClose(1011)}},
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated, rtDone("completed")}, serverRaw: rtClose(1000)}}},
 		{"realtime.error",
 			exInput{ws: &wsInput{server: []string{rtSession, `{"type":"error","error":{"type":"invalid_request_error","code":"bad","message":"nope"}}`}}},
 			exInput{ws: &wsInput{server: []string{rtSession}}}},
@@ -555,6 +561,11 @@ const (
 	rtSession = `{"type":"session.created","event_id":"e1","session":{"id":"sess_1","model":"gpt-realtime"}}`
 	rtCreated = `{"type":"response.created","response":{"id":"resp_1","status":"in_progress"}}`
 )
+
+// rtClose is a server's close frame with code.
+func rtClose(code int) []byte {
+	return ws.MustCompileFrame(ws.NewCloseFrame(ws.NewCloseFrameBody(ws.StatusCode(code), "")))
+}
 
 func rtDone(status string) string {
 	return `{"type":"response.done","response":{"id":"resp_1","status":"` + status + `","usage":{"input_tokens":3,"output_tokens":5,"total_tokens":8}}}`

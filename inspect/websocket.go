@@ -149,6 +149,7 @@ func inspectWebSocket(c *exCtx, reqT int64) {
 		}
 		c.realtimeFindings(events)
 	}
+	c.closeFindings()
 	slices.SortStableFunc(rep.Findings, func(a, b Finding) int { return cmp.Compare(b.Severity, a.Severity) })
 }
 
@@ -325,7 +326,7 @@ func (c *exCtx) realtimeFindings(events []protocol.RealtimeEvent) {
 		case "":
 			c.emit("realtime.response-unfinished", at(r.Message), "", fmt.Sprintf("response %s has no response.done", r.ID))
 		case "failed", "incomplete":
-			c.emit("realtime.response-failed", at(r.Message), r.StatusDetails, fmt.Sprintf("response %s ended %s", r.ID, r.Status))
+			c.emit("realtime.response-failed", at(r.Done), r.StatusDetails, fmt.Sprintf("response %s ended %s", r.ID, r.Status))
 		}
 		for _, p := range r.Parts {
 			if p.HasDone && p.Deltas > 0 && p.Done != p.Text {

@@ -67,3 +67,58 @@ func TestRealtimeAudioElided(t *testing.T) {
 		t.Errorf("findings %+v", fs)
 	}
 }
+
+// closeFrame is a server's close frame.
+func closeFrame(code ws.StatusCode, reason string) []byte {
+	return ws.MustCompileFrame(ws.NewCloseFrame(ws.NewCloseFrameBody(code, reason)))
+}
+
+// withServerFrame adds a raw frame after the upstream side's frames.
+func withServerFrame(x *tape.Exchange, frame []byte) *tape.Exchange {
+	sd := &x.Upstream
+	off := sd.End.Bytes
+	sd.Chunks = append(sd.Chunks, tape.Chunk{Ex: 1, Side: tape.Upstream, T: int64(len(sd.Chunks)+1) * 1e6, Off: off, Data: frame})
+	sd.End.Bytes += int64(len(frame))
+	return x
+}
+
+// TestRealtimeVerdicts: how a Realtime session ends decides its verdict,
+// as the SDK would: closed 1011 in the middle of a response is an error,
+// after the response finished a warning, 1000 is fine; a failed response
+// is pointed at by the response.done that says so, not response.created.
+func TestRealtimeVerdicts(t *testing.T) {
+	session := `{"type":"session.created","session":{"id":"sess_1","model":"gpt-realtime"}}`
+	created := `{"type":"response.created","response":{"id":"resp_1","status":"in_progress"}}`
+	delta := `{"type":"response.output_text.delta","response_id":"resp_1","item_id":"i1","content_index":0,"delta":"Bon"}`
+	done := func(status string) string {
+		return `{"type":"response.done","response":{"id":"resp_1","status":"` + status + `","status_details":{"type":"failed","error":{"type":"server_error","message":"The server had an error"}}}}`
+	}
+	for _, tc := range []struct {
+		name    string
+		x       *tape.Exchange
+		verdict string // the worst finding, "" for none
+		at      int    // the upstream message it points at
+	}{
+		{"1011 mid-response", withServerFrame(wsExchange([]string{session, created, delta}, nil), closeFrame(1011, "Internal server error")), "websocket.close-error", 3},
+		{"1011 after", withServerFrame(wsExchange([]string{session, created, delta, done("completed")}, nil), closeFrame(1011, "keepalive ping timeout")), "websocket.close", 4},
+		{"1000 after", withServerFrame(wsExchange([]string{session, created, delta, done("completed")}, nil), closeFrame(1000, "")), "", 0},
+		{"failed", wsExchange([]string{session, created, delta, done("failed")}, nil), "realtime.response-failed", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := inspect.Inspect(&tape.Capture{Name: "ws.ndjson", Exchanges: []*tape.Exchange{tc.x}}, inspect.Options{})
+			fs := rep.Exchanges[0].Findings
+			if tc.verdict == "" {
+				if len(fs) > 0 {
+					t.Errorf("findings %+v", fs)
+				}
+				return
+			}
+			if len(fs) == 0 || fs[0].ID != tc.verdict || fs[0].Pointer.Side != tape.Upstream || fs[0].Pointer.Event != tc.at {
+				t.Fatalf("findings %+v, want %s first, at upstream message %d", fs, tc.verdict, tc.at)
+			}
+			if tc.verdict == "websocket.close-error" && (fs[0].Severity != inspect.Error || !strings.Contains(fs[0].Message, "1011 (internal error) while response resp_1 was in progress")) {
+				t.Errorf("finding %+v", fs[0])
+			}
+		})
+	}
+}
