@@ -81,9 +81,10 @@ type wsUnit struct {
 	first   wsframe.Header
 }
 
-// maxHeld bounds the bytes of one message held back to be checked: what a
-// reader inflates of one message.
-const maxHeld = wsframe.DefaultMaxMessage
+// maxHeld bounds the bytes of one message held back, and inflated, to be
+// checked: the Realtime API takes up to 15 MiB of audio in one message,
+// 20 MiB as base64.
+const maxHeld = 32 << 20
 
 func newWSGuard(x *exchange, c *wsConn, side tape.Side, opts wsframe.Options) *wsGuard {
 	g := &wsGuard{x: x, side: side, opts: opts, write: x.write(side), raw: x.mask(side), conn: c, cut: -1}
@@ -185,7 +186,7 @@ func (g *wsGuard) resolve(u *wsUnit, whole bool) {
 		u.done = true
 		return
 	}
-	limit, left := wsframe.DefaultMaxMessage, wsframe.DefaultMaxInflate-g.conn.inflated.Load()
+	limit, left := maxHeld, wsframe.DefaultMaxInflate-g.conn.inflated.Load()
 	session := int64(limit) > left
 	if session {
 		limit = int(max(left, 0))

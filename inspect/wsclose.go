@@ -17,8 +17,9 @@ var closeNames = map[int]string{
 	1013: "try again later", 1014: "bad gateway", 1015: "TLS handshake",
 }
 
-// closeName is a close code with its name: "1011 (internal error)".
-func closeName(code int) string {
+// CloseName is a WebSocket close code with its name: "1011 (internal
+// error)".
+func CloseName(code int) string {
 	if n, ok := closeNames[code]; ok {
 		return fmt.Sprintf("%d (%s)", code, n)
 	}
@@ -57,9 +58,9 @@ func (c *exCtx) closeFindings() {
 			evidence = strconv.Quote(m.CloseReason)
 		}
 		if open != "" {
-			c.emit("websocket.close-error", at, evidence, fmt.Sprintf("%s closed the session with %s while response %s was in progress", who, closeName(m.CloseCode), open))
+			c.emit("websocket.close-error", at, evidence, fmt.Sprintf("%s closed the session with %s while response %s was in progress", who, CloseName(m.CloseCode), open))
 		} else {
-			c.emit("websocket.close", at, evidence, fmt.Sprintf("%s closed the session with %s", who, closeName(m.CloseCode)))
+			c.emit("websocket.close", at, evidence, fmt.Sprintf("%s closed the session with %s", who, CloseName(m.CloseCode)))
 		}
 	}
 	up := c.sides[tape.Upstream]

@@ -88,9 +88,8 @@ func (p Problem) Error() string { return fmt.Sprintf("byte %d: %s", p.Off, p.Msg
 
 // Caps of a decoder, when its Options leave them zero.
 const (
-	// DefaultMaxMessage bounds one inflated message: the Realtime API
-	// takes up to 15 MiB of audio in one message, 20 MiB as base64.
-	DefaultMaxMessage = 32 << 20
+	// DefaultMaxMessage bounds one inflated message a reader keeps.
+	DefaultMaxMessage = 16 << 20
 	// DefaultMaxInflate bounds the bytes inflated over all the messages
 	// of a stream.
 	DefaultMaxInflate = 512 << 20

@@ -28,11 +28,11 @@ func deflateBombCapture(t *testing.T, path string) {
 			wsframe.Deflate(nil, []byte(`{"type":"x","d":"`+strings.Repeat("a", n)+`"}`)))
 	}
 	up := deflated(64 << 20)
-	small, big := deflated(4<<10), deflated(31<<20)
+	small, big := deflated(4<<10), deflated(wsframe.DefaultMaxMessage-1<<20)
 	for range 50000 {
 		up = append(up, small...)
 	}
-	for range 25 {
+	for range 50 {
 		up = append(up, big...)
 	}
 	x := &tape.Exchange{Ex: 1, Request: &tape.Request{Ex: 1, Method: "GET", URL: "/v1/realtime?model=m"}}
@@ -75,7 +75,7 @@ func TestInspectDeflateBomb(t *testing.T) {
 		t.Fatalf("seam inspect: %v\n%s", err, stderr.Bytes())
 	}
 	out := stdout.String()
-	for _, want := range []string{"more than 33554432 bytes (the cap per message)", "the report keeps 33554432 bytes", "the cap of 536870912 bytes inflated per session"} {
+	for _, want := range []string{"more than 16777216 bytes (the cap per message)", "the report keeps 33554432 bytes", "the cap of 536870912 bytes inflated per session"} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Errorf("seam inspect says nothing of %q:\n%s", want, out)
 		}
