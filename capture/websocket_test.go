@@ -224,6 +224,11 @@ func TestWebSocketSecretsNeverOnDisk(t *testing.T) {
 	server = append(server, frame(wsframe.Text, true, true, false, wsframe.Deflate(nil, echo))...)
 	server = append(server, frame(wsframe.Text, true, true, false, deflateAfter(echo, again))...)
 	server = append(server, frame(wsframe.Text, true, true, false, deflateAfter(append(echo, again...), clean))...)
+	// Clean, but compressed against the window: it refers back to part of
+	// the key (not the whole), which a reader would inflate from the
+	// masked bytes.
+	partial := []byte(`{"type":"z","partial":"CANARY-AUTH-01234"}`)
+	server = append(server, frame(wsframe.Text, true, true, false, deflateAfter(append(append(echo, again...), clean...), partial))...)
 	subp := []byte(`{"type":"x","subprotocol":"openai-insecure-api-key.` + canarySubp + `"}`)
 	server = append(server, frame(wsframe.Text, false, false, false, subp[:45])...)
 	server = append(server, frame(wsframe.Continuation, true, false, false, subp[45:])...)
@@ -260,7 +265,7 @@ func TestWebSocketSecretsNeverOnDisk(t *testing.T) {
 	c.Close()
 
 	capt := r.finish()
-	if bytes.Contains(r.buf.Bytes(), []byte("CANARY")) {
+	if bytes.Contains(r.buf.Bytes(), []byte(canaryAuth)) || bytes.Contains(r.buf.Bytes(), []byte(canarySubp)) || bytes.Contains(r.buf.Bytes(), []byte(canaryBody)) {
 		t.Errorf("a canary reached the capture:\n%s", r.buf.Bytes())
 	}
 	x := capt.Exchanges[0]
@@ -269,7 +274,7 @@ func TestWebSocketSecretsNeverOnDisk(t *testing.T) {
 	for _, side := range []tape.Side{tape.Upstream, tape.Client} {
 		sd := x.Side(side)
 		for _, ch := range sd.Chunks {
-			if bytes.Contains(ch.Data, []byte("CANARY")) {
+			if bytes.Contains(ch.Data, []byte(canaryAuth)) || bytes.Contains(ch.Data, []byte(canaryBody)) {
 				t.Errorf("%s chunk %q holds a canary", side, ch.Data)
 			}
 		}
@@ -278,8 +283,10 @@ func TestWebSocketSecretsNeverOnDisk(t *testing.T) {
 			t.Errorf("%s: %v", side, problems)
 		}
 		for _, m := range msgs {
-			if bytes.Contains(m.Payload, []byte("CANARY")) {
-				t.Errorf("%s message %q decodes to a canary", side, m.Payload)
+			for _, c := range []string{canaryAuth, canarySubp, canaryBody} {
+				if bytes.Contains(m.Payload, []byte(c)) {
+					t.Errorf("%s message %q decodes to a canary", side, m.Payload)
+				}
 			}
 		}
 		decoded[side] = msgs
@@ -295,6 +302,7 @@ func TestWebSocketSecretsNeverOnDisk(t *testing.T) {
 		`{"type":"session.created","echo":"` + masked("Bearer "+canaryAuth) + `"}`,
 		`{"type":"session.created","again":"` + masked("Bearer "+canaryAuth) + `"}`,
 		string(clean),
+		`{"type":"z","partial":"CANARY-AUTH-01234"}`,
 		`{"type":"x","subprotocol":"` + masked("openai-insecure-api-key."+canarySubp) + `"}`,
 		`{"type":"y","key_was":"` + masked(canaryBody) + `"}`,
 	}
@@ -312,7 +320,7 @@ func TestWebSocketSecretsNeverOnDisk(t *testing.T) {
 	for _, n := range x.Notes {
 		notes += n.Text + "\n"
 	}
-	for _, want := range []string{"deflated again, masked", "does not inflate whole, so it cannot be masked", "from byte"} {
+	for _, want := range []string{"3 compressed message(s), holding one or referring back to one, were deflated again", "does not inflate whole, so it cannot be masked", "from byte"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -41,7 +42,13 @@ type wsGuard struct {
 	out []byte
 	// conn is the connection, whose secrets both directions share.
 	conn *wsConn
-	inf  wsframe.Inflater
+	// inf inflates as the sender compressed; mirror as a reader of the
+	// capture will, once a message deflated again has left masked bytes
+	// in its window (diverged): a later message referring back into them
+	// inflates to other bytes there.
+	inf, mirror wsframe.Inflater
+	diverged    bool
+	back        []byte // scratch: the reader's window before a message
 
 	queue []wsPiece // pieces held back, in wire order
 	open  *wsUnit   // the data message whose final frame has not come
@@ -93,6 +100,7 @@ func newWSGuard(x *exchange, c *wsConn, side tape.Side, opts wsframe.Options) *w
 	x.guardMu.Unlock()
 	g.m = tape.NewMasker(secrets, x.rec.opts.Redaction, func(c tape.Chunk) { g.out = append(g.out, c.Data...) })
 	g.inf.NoContextTakeover = opts.NoContextTakeover
+	g.mirror.NoContextTakeover = opts.NoContextTakeover
 	return g
 }
 
@@ -205,17 +213,62 @@ func (g *wsGuard) resolve(u *wsUnit, whole bool) {
 	case err != nil || !whole:
 		// What inflated of it is what any reader gets: clean, it is
 		// recorded as it came; holding a secret, it cannot be masked.
+		// What the sender refers back to is unknown from here, to any
+		// reader.
 		g.inf.Forget()
+		g.mirror.Forget()
+		g.diverged = false
 		if g.check(out, fields) {
 			g.withhold("a compressed message there holds a secret value and does not inflate whole, so it cannot be masked")
 			return
 		}
-	case g.check(out, fields):
-		h := wsframe.Header{Fin: true, Rsv1: true, Opcode: u.opcode, Masked: u.first.Masked, Mask: u.first.Mask}
-		u.replace = wsframe.AppendFrame(nil, h, wsframe.Deflate(nil, out))
-		g.deflated++
+	default:
+		g.rewrite(u, payload, out, fields)
 	}
 	u.done = true
+}
+
+// rewrite records a compressed message that inflated whole to out: as it
+// came, unless it holds a secret value (then deflated again, masked) or a
+// reader would inflate it to other bytes, its window holding masked bytes
+// where the sender's held a secret (then deflated again as it is, to refer
+// back to nothing).
+func (g *wsGuard) rewrite(u *wsUnit, payload, out []byte, fields bool) {
+	var before []byte
+	if g.diverged {
+		before = append(g.back[:0], g.mirror.Window()...)
+		g.back = before
+	}
+	switch {
+	case g.check(out, fields):
+		u.replace = g.deflate(u, out)
+		if !g.opts.NoContextTakeover {
+			if !g.diverged {
+				before = append(g.back[:0], g.inf.Window()...)
+				before = before[:len(before)-min(len(out), len(before))]
+				g.back = before
+			}
+			g.mirror.SetWindow(append(before, out...))
+			g.diverged = true
+		}
+	case g.diverged:
+		seen, err := g.mirror.Inflate(nil, payload, len(out))
+		if err != nil || !bytes.Equal(seen, out) {
+			u.replace = g.deflate(u, out)
+			g.mirror.SetWindow(append(before, out...))
+		}
+	}
+	if g.diverged && bytes.Equal(g.mirror.Window(), g.inf.Window()) {
+		g.diverged = false
+	}
+}
+
+// deflate returns the frame that replaces unit u: its payload out
+// deflated again, referring back to no earlier message.
+func (g *wsGuard) deflate(u *wsUnit, out []byte) []byte {
+	g.deflated++
+	h := wsframe.Header{Fin: true, Rsv1: true, Opcode: u.opcode, Masked: u.first.Masked, Mask: u.first.Mask}
+	return wsframe.AppendFrame(nil, h, wsframe.Deflate(nil, out))
 }
 
 // check masks, in b, the values of secret fields (when fields is set: a
@@ -339,7 +392,7 @@ func (g *wsGuard) finish() string {
 	if g.masked > 0 {
 		note = fmt.Sprintf("seam: %d secret value(s), of the request or of the client's messages, were masked at the same length (\"[redacted]***\") in the %s side's WebSocket messages", g.masked, g.side)
 		if g.deflated > 0 {
-			note += fmt.Sprintf("; %d compressed message(s) holding one were deflated again, masked, so their frames and the offsets after them differ from the wire's", g.deflated)
+			note += fmt.Sprintf("; %d compressed message(s), holding one or referring back to one, were deflated again (masked), so their frames and the offsets after them differ from the wire's", g.deflated)
 		}
 	}
 	if g.cut >= 0 {

@@ -75,9 +75,14 @@ func closeFrame(code ws.StatusCode, reason string) []byte {
 
 // withServerFrame adds a raw frame after the upstream side's frames.
 func withServerFrame(x *tape.Exchange, frame []byte) *tape.Exchange {
-	sd := &x.Upstream
+	return withFrame(x, tape.Upstream, frame, int64(len(x.Upstream.Chunks)+1)*1e6)
+}
+
+// withFrame adds a raw frame, arrived at t, after a side's frames.
+func withFrame(x *tape.Exchange, side tape.Side, frame []byte, t int64) *tape.Exchange {
+	sd := x.Side(side)
 	off := sd.End.Bytes
-	sd.Chunks = append(sd.Chunks, tape.Chunk{Ex: 1, Side: tape.Upstream, T: int64(len(sd.Chunks)+1) * 1e6, Off: off, Data: frame})
+	sd.Chunks = append(sd.Chunks, tape.Chunk{Ex: 1, Side: side, T: t, Off: off, Data: frame})
 	sd.End.Bytes += int64(len(frame))
 	return x
 }
@@ -100,6 +105,10 @@ func TestRealtimeVerdicts(t *testing.T) {
 		at      int    // the upstream message it points at
 	}{
 		{"1011 mid-response", withServerFrame(wsExchange([]string{session, created, delta}, nil), closeFrame(1011, "Internal server error")), "websocket.close-error", 3},
+		// The client's close answers the server's, repeating its code: one
+		// finding, on the server's.
+		{"1011 answered", withFrame(withServerFrame(wsExchange([]string{session, created, delta}, nil), closeFrame(1011, "Internal server error")),
+			tape.Client, ws.MustCompileFrame(ws.MaskFrame(ws.NewCloseFrame(ws.NewCloseFrameBody(1011, "")))), 5e6), "websocket.close-error", 3},
 		{"1011 after", withServerFrame(wsExchange([]string{session, created, delta, done("completed")}, nil), closeFrame(1011, "keepalive ping timeout")), "websocket.close", 4},
 		{"1000 after", withServerFrame(wsExchange([]string{session, created, delta, done("completed")}, nil), closeFrame(1000, "")), "", 0},
 		{"failed", wsExchange([]string{session, created, delta, done("failed")}, nil), "realtime.response-failed", 3},
@@ -118,6 +127,15 @@ func TestRealtimeVerdicts(t *testing.T) {
 			}
 			if tc.verdict == "websocket.close-error" && (fs[0].Severity != inspect.Error || !strings.Contains(fs[0].Message, "1011 (internal error) while response resp_1 was in progress")) {
 				t.Errorf("finding %+v", fs[0])
+			}
+			n := 0
+			for _, f := range fs {
+				if strings.HasPrefix(f.ID, "websocket.close") {
+					n++
+				}
+			}
+			if n > 1 {
+				t.Errorf("%d close findings: %+v", n, fs)
 			}
 		})
 	}

@@ -34,12 +34,14 @@ func CloseName(code int) string {
 // status at all is an error while a Realtime response is in progress (the
 // SDK's response never completes) and a warning after; so is a server
 // side that ended with no close frame (a dropped connection, 1006 to the
-// client). Going away while a response is in progress cuts it too.
+// client). Going away while a response is in progress cuts it too. Only
+// the first close frame is judged: the other side's answers it, and
+// usually repeats its code (RFC 6455 §5.5.1).
 func (c *exCtx) closeFindings() {
 	ws := c.rep.WebSocket
 	closed := map[tape.Side]bool{}
 	for i, m := range ws.Messages {
-		if m.Opcode != wsframe.Close || closed[m.Side] {
+		if m.Opcode != wsframe.Close || len(closed) > 0 {
 			continue
 		}
 		closed[m.Side] = true
@@ -62,6 +64,9 @@ func (c *exCtx) closeFindings() {
 		} else {
 			c.emit("websocket.close", at, evidence, fmt.Sprintf("%s closed the session with %s", who, CloseName(m.CloseCode)))
 		}
+	}
+	for _, m := range ws.Messages {
+		closed[m.Side] = closed[m.Side] || m.Opcode == wsframe.Close
 	}
 	up := c.sides[tape.Upstream]
 	if closed[tape.Upstream] || up == nil || (up.Outcome != tape.Truncated && up.Outcome != tape.UpstreamError) {

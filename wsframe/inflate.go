@@ -124,6 +124,16 @@ func grow(b []byte, most int) []byte {
 // sender refers back to is unknown.
 func (f *Inflater) Forget() { f.window = f.window[:0] }
 
+// Window returns the inflated bytes a next message may refer back to
+// (valid until the next call).
+func (f *Inflater) Window() []byte { return f.window }
+
+// SetWindow makes w (copied) the bytes the next message refers back to:
+// those a reader of an altered stream has.
+func (f *Inflater) SetWindow(w []byte) {
+	f.window = append(f.window[:0], w[max(len(w)-windowSize, 0):]...)
+}
+
 // keep adds out to the window, when the sender keeps its context.
 func (f *Inflater) keep(out []byte) {
 	if f.NoContextTakeover {
