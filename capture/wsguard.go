@@ -56,6 +56,8 @@ type wsGuard struct {
 	pay   []byte    // scratch: a unit's payload
 	buf   []byte    // scratch: an inflated payload
 	wire  int64     // wire bytes seen
+	// reserved is what the held pieces took of the recorder's budget.
+	reserved int64
 
 	cut      int64 // the wire offset nothing is recorded from; -1
 	why      string
@@ -92,6 +94,15 @@ type wsUnit struct {
 // checked: the Realtime API takes up to 15 MiB of audio in one message,
 // 20 MiB as base64.
 const maxHeld = 32 << 20
+
+// Beyond wsFree bytes, what a message holds back and inflates is taken
+// from a budget of maxHeldWebSocket bytes all the recorder's WebSocket
+// connections share, so that many connections sending big messages at
+// once cannot take the recorder's memory.
+const (
+	wsFree           = 1 << 20
+	maxHeldWebSocket = 256 << 20
+)
 
 func newWSGuard(x *exchange, c *wsConn, side tape.Side, opts wsframe.Options) *wsGuard {
 	g := &wsGuard{x: x, side: side, opts: opts, write: x.write(side), raw: x.mask(side), conn: c, cut: -1}
@@ -138,6 +149,14 @@ func (g *wsGuard) piece(p wsframe.Piece, t int64) {
 	if u.held > maxHeld {
 		g.withhold(fmt.Sprintf("a message there is longer than the %d bytes seam holds back to look for secret values in", maxHeld))
 		return
+	}
+	if over := min(u.held-wsFree, int64(len(p.Data))); over > 0 {
+		got := g.x.rec.wsHeld.take(over)
+		g.reserved += got
+		if got < over {
+			g.withhold(busy)
+			return
+		}
 	}
 	if p.Last {
 		if u != g.open || p.Frame.Fin {
@@ -199,11 +218,24 @@ func (g *wsGuard) resolve(u *wsUnit, whole bool) {
 	if session {
 		limit = int(max(left, 0))
 	}
+	// What inflates past wsFree bytes is taken from the budget.
+	lent := g.x.rec.wsHeld.take(int64(max(limit-wsFree, 0)))
+	defer g.x.rec.wsHeld.give(lent)
+	short := int64(limit) > wsFree+lent
+	if short {
+		limit = wsFree + int(lent)
+	}
 	out, err := g.inf.Inflate(g.buf[:0], payload, limit)
 	g.buf = out[:0]
+	if cap(g.buf) > wsFree {
+		g.buf = nil // not held between messages
+	}
 	g.conn.inflated.Add(int64(len(out)))
 	var ce *wsframe.CapError
 	switch {
+	case errors.As(err, &ce) && short:
+		g.withhold(busy)
+		return
 	case errors.As(err, &ce) && session:
 		g.withhold(fmt.Sprintf("the session's compressed messages inflate to more than %d bytes, the cap seam inflates to look for secret values", wsframe.DefaultMaxInflate))
 		return
@@ -358,7 +390,24 @@ func (g *wsGuard) flush() {
 		}
 	}
 	g.queue = append(g.queue[:0], g.queue[n:]...)
+	if len(g.queue) == 0 {
+		g.release()
+	}
 }
+
+// release gives back what the held pieces took of the recorder's budget,
+// and drops scratch space a big message grew.
+func (g *wsGuard) release() {
+	g.x.rec.wsHeld.give(g.reserved)
+	g.reserved = 0
+	if cap(g.pay) > wsFree {
+		g.pay = nil
+	}
+}
+
+// busy is why a message is withheld when the recorder's budget for
+// WebSocket messages held back is used up.
+var busy = fmt.Sprintf("the WebSocket messages all connections held back to look for secret values in took the %d bytes seam gives them", maxHeldWebSocket)
 
 // withhold stops recording the side at the first piece held back: it and
 // every later byte are counted as unrecorded, and why says why.
@@ -373,6 +422,7 @@ func (g *wsGuard) withhold(why string) {
 		g.drop(int64(len(p.data)))
 	}
 	g.queue, g.open, g.cur = nil, nil, nil
+	g.release()
 }
 
 // drop counts n wire bytes not recorded.

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"io"
 	"net/url"
 	"strings"
@@ -56,5 +57,57 @@ func BenchmarkWebSocketRecord(b *testing.B) {
 				c.down.finish(x)
 			}
 		})
+	}
+}
+
+// TestWebSocketHeldBudget: what WebSocket messages hold back beyond their
+// first MiB comes from one budget for all the recorder's connections: a
+// connection sending a message bigger than what is left has the rest of
+// its side withheld, with a note naming the budget, and the budget comes
+// back whole once its messages are recorded or withheld.
+func TestWebSocketHeldBudget(t *testing.T) {
+	up, _ := url.Parse("https://api.openai.com")
+	var out bytes.Buffer
+	w := tape.NewWriter(&out, tape.WriterOptions{})
+	w.Header(tape.Header{V: tape.Version})
+	rec, err := New(Options{Upstream: up, Writer: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.wsHeld.left = 2 << 20
+	small := wsframe.AppendFrame(nil, wsframe.Header{Fin: true, Opcode: wsframe.Binary}, make([]byte, 1500<<10))
+	big := wsframe.AppendFrame(nil, wsframe.Header{Fin: true, Opcode: wsframe.Binary}, make([]byte, 4<<20))
+	for i, stream := range [][]byte{small, big} {
+		x := &exchange{rec: rec, ex: i + 1, tw: w.Exchange(i + 1)}
+		x.masks(nil)
+		c := &wsConn{x: x}
+		c.up.side = tape.Upstream
+		c.up.guard = newWSGuard(x, c, tape.Upstream, wsframe.Options{})
+		for off := 0; off < len(stream); off += 64 << 10 {
+			c.up.record(x, stream[off:min(off+64<<10, len(stream))], nil)
+		}
+		c.up.finish(x)
+		x.tw.End(tape.Upstream, 1, tape.Complete, "")
+		x.tw.End(tape.Client, 1, tape.Complete, "")
+		if rec.wsHeld.left != 2<<20 {
+			t.Errorf("exchange %d: the budget has %d bytes left after it, not all 2 MiB", i+1, rec.wsHeld.left)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := tape.Read(&out, "budget")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Exchanges[0].Upstream.Body(); !bytes.Equal(got, small) {
+		t.Errorf("the message within the budget: %d bytes recorded, want %d", len(got), len(small))
+	}
+	x := c.Exchanges[1]
+	if e := x.Upstream.End; len(x.Upstream.Chunks) != 0 || e.Unrecorded != int64(len(big)) {
+		t.Errorf("the message past the budget: %d chunks, end %+v", len(x.Upstream.Chunks), e)
+	}
+	if len(x.Notes) != 1 || !strings.Contains(x.Notes[0].Text, "took the 268435456 bytes seam gives them") {
+		t.Errorf("notes %+v", x.Notes)
 	}
 }
