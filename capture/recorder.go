@@ -90,8 +90,9 @@ type Recorder struct {
 	proxy       *httputil.ReverseProxy
 	numbering   *Numbering
 	live        sync.WaitGroup
-	// held is what request bodies in flight may still hold.
-	held *heldBytes
+	// held is what request bodies in flight may still hold; wsHeld what
+	// WebSocket messages held back to be checked may (see wsGuard).
+	held, wsHeld *heldBytes
 }
 
 // Wait blocks until every exchange in flight has been recorded to its end.
@@ -122,7 +123,8 @@ func New(opts Options) (*Recorder, error) {
 	if opts.Transport == nil {
 		opts.Transport = defaultTransport()
 	}
-	r := &Recorder{opts: opts, passthrough: passthrough, start: opts.Start, numbering: opts.Numbering, held: &heldBytes{left: opts.MaxHeldRequestBodies}}
+	r := &Recorder{opts: opts, passthrough: passthrough, start: opts.Start, numbering: opts.Numbering,
+		held: &heldBytes{left: opts.MaxHeldRequestBodies}, wsHeld: &heldBytes{left: maxHeldWebSocket}}
 	if r.numbering == nil {
 		r.numbering = new(Numbering)
 	}

@@ -88,6 +88,9 @@ func registry() []detector {
 		det("tool.unclosed", Warn, "providers.md §2.3, §4.3", "a tool call never got its closing event: its arguments may be partial", nil),
 		// WebSocket and the OpenAI Realtime API.
 		det("websocket.protocol", Warn, "RFC 6455, RFC 7692", "frames that break the WebSocket protocol (masking, fragmentation, close codes, reserved bits, deflate, UTF-8)", nil),
+		det("websocket.close-error", Error, "RFC 6455 §7.4; providers.md §8.3", "the session closed with an error code (1011, ...) or dropped while a Realtime response was in progress: the SDK's response never completes", nil),
+		det("websocket.close", Warn, "RFC 6455 §7.4", "the session closed with a code other than normal closure (1000) or going away (1001), or the server's side dropped with no close frame", nil),
+		det("websocket.cap", Warn, "issue 20", "a WebSocket session past a cap seam reads within (inflated bytes per message or per session, bytes of messages kept): the rest is not shown", nil),
 		det("realtime.error", Warn, "providers.md §8.2", "an error event in a Realtime session (most leave the session open)", nil),
 		det("realtime.response-failed", Error, "providers.md §8.3", "a Realtime response.done with status failed or incomplete", nil),
 		det("realtime.response-unfinished", Warn, "providers.md §8.3", "a Realtime response created but never done", nil),

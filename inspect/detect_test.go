@@ -17,6 +17,7 @@ import (
 	"github.com/gobwas/ws"
 
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/wsframe"
 )
 
 // exInput describes one exchange built in a test: the request, and the raw
@@ -46,8 +47,11 @@ type exInput struct {
 // wsInput is the text messages of a WebSocket exchange, each way.
 type wsInput struct {
 	server, client []string
-	// raw, when set, replaces the client's frames.
-	raw []byte
+	// raw, when set, replaces the client's frames; serverRaw follows the
+	// server's.
+	raw, serverRaw []byte
+	// ext is the Sec-WebSocket-Extensions the server accepted.
+	ext string
 }
 
 // capture builds a capture holding the chain of in.prev (when set), then
@@ -119,9 +123,13 @@ func (in exInput) exchange(ex int) *tape.Exchange {
 		if in.ws.raw != nil {
 			client = in.ws.raw
 		}
-		for side, body := range map[tape.Side][]byte{tape.Upstream: frames(tape.Upstream, in.ws.server, false), tape.Client: client} {
+		server := append(frames(tape.Upstream, in.ws.server, false), in.ws.serverRaw...)
+		for side, body := range map[tape.Side][]byte{tape.Upstream: server, tape.Client: client} {
 			sd := x.Side(side)
 			sd.Response = &tape.Response{Ex: ex, Side: side, Status: 101, Headers: tape.Headers{"upgrade": {"websocket"}}}
+			if in.ws.ext != "" {
+				sd.Response.Headers["sec-websocket-extensions"] = []string{in.ws.ext}
+			}
 			sd.Chunks = chunksOf(side, body, 0)
 			sd.End = &tape.End{Ex: ex, Side: side, T: 1e9, Outcome: tape.Complete, Bytes: int64(len(body))}
 		}
@@ -522,6 +530,15 @@ func detectorCases() []struct {
 		{"websocket.protocol",
 			exInput{ws: &wsInput{server: []string{"hi"}, raw: ws.MustCompileFrame(ws.NewTextFrame([]byte("unmasked")))}},
 			exInput{ws: &wsInput{server: []string{"hi"}, client: []string{"masked"}}}},
+		{"websocket.cap",
+			exInput{ws: &wsInput{server: []string{"hi"}, ext: "permessage-deflate", serverRaw: wsframe.AppendFrame(nil, wsframe.Header{Fin: true, Rsv1: true, Opcode: wsframe.Text}, wsframe.Deflate(nil, make([]byte, wsframe.DefaultMaxMessage+1)))}},
+			exInput{ws: &wsInput{server: []string{"hi"}, ext: "permessage-deflate", serverRaw: wsframe.AppendFrame(nil, wsframe.Header{Fin: true, Rsv1: true, Opcode: wsframe.Text}, wsframe.Deflate(nil, make([]byte, 1<<20)))}}},
+		{"websocket.close-error",
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated}, serverRaw: rtClose(1011)}},
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated, rtDone("completed")}, serverRaw: rtClose(1011)}}},
+		{"websocket.close",
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated, rtDone("completed")}, serverRaw: rtClose(1011)}},
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated, rtDone("completed")}, serverRaw: rtClose(1000)}}},
 		{"realtime.error",
 			exInput{ws: &wsInput{server: []string{rtSession, `{"type":"error","error":{"type":"invalid_request_error","code":"bad","message":"nope"}}`}}},
 			exInput{ws: &wsInput{server: []string{rtSession}}}},
@@ -564,6 +581,11 @@ const (
 	rtSession = `{"type":"session.created","event_id":"e1","session":{"id":"sess_1","model":"gpt-realtime"}}`
 	rtCreated = `{"type":"response.created","response":{"id":"resp_1","status":"in_progress"}}`
 )
+
+// rtClose is a server's close frame with code.
+func rtClose(code int) []byte {
+	return ws.MustCompileFrame(ws.NewCloseFrame(ws.NewCloseFrameBody(ws.StatusCode(code), "")))
+}
 
 func rtDone(status string) string {
 	return `{"type":"response.done","response":{"id":"resp_1","status":"` + status + `","usage":{"input_tokens":3,"output_tokens":5,"total_tokens":8}}}`

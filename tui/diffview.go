@@ -68,6 +68,9 @@ func (m *model) diffHunks() []int {
 func (m *model) buildDiff() *diffDoc {
 	d, st := m.det, m.st
 	v := d.view()
+	if v.rep.WebSocket != nil {
+		return m.buildSession()
+	}
 	var out staticDoc
 	var hunks []int
 	diffs := slices.Clone(v.rep.Diffs)

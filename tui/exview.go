@@ -29,6 +29,9 @@ type tlRow struct {
 	kind  string // event type, or "" for a chunk
 	text  string // the delta text, when the event carries one
 	mark  string // tool-call and XML-block boundaries
+	// preview, when set, is shown in place of a chunk's bytes: the
+	// decoded message a WebSocket frame completes.
+	preview string
 }
 
 // exView is everything the detail screen paints for one exchange, built in a
@@ -147,6 +150,7 @@ func buildView(c *tape.Capture, x *tape.Exchange, live bool) *exView {
 		}
 		return !a.event && b.event
 	})
+	v.wsPreviews()
 	for _, f := range v.rep.Findings {
 		p := f.Pointer
 		if p.Side == "" {

@@ -87,7 +87,8 @@ recorded. One capture then holds every host, each exchange naming its own.
 CONNECT reaches port 443 only, or a port --host names (host:port); seam
 never follows redirects; it serves only clients on this machine unless
 --listen names another address. WebSockets (the OpenAI Realtime API) are
-recorded frame by frame in both modes.`,
+recorded frame by frame in both modes; openai-node's Realtime clients dial
+wss: only, so record them with --forward.`,
 		example: "seam record --upstream https://api.openai.com -o captures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &recordOptions{}

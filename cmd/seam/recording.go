@@ -89,6 +89,7 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 		if l.ln, err = net.Listen("tcp", l.addr); err != nil {
 			return nil, fmt.Errorf("listen: %w", err)
 		}
+		l.ln = hintTLS(l.ln, l.ln.Addr().String(), l.forward != nil, cfg.server.log)
 	}
 	if cfg.discard {
 		r.out = nopCloser{io.Discard}
