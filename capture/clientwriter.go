@@ -25,6 +25,7 @@ type clientWriter struct {
 }
 
 func (w *clientWriter) WriteHeader(code int) {
+	defer w.x.catch("response", nil)
 	if code >= 100 && code < 200 {
 		w.ResponseWriter.WriteHeader(code) // informational: forwarded, not recorded
 		return
@@ -48,14 +49,19 @@ func (w *clientWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *clientWriter) Write(p []byte) (int, error) {
+func (w *clientWriter) Write(p []byte) (n int, err error) {
+	x := w.x
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	x := w.x
+	if x.isBroken() {
+		return 0, errBroken // a tap broke: the client's answer is broken off
+	}
+	defer x.catch("client", &err)
 	t := x.rec.now()
-	n, err := w.ResponseWriter.Write(p)
+	n, err = w.ResponseWriter.Write(p)
 	if n > 0 {
+		x.testTap("client", p[:n])
 		if err == nil {
 			// The proxy flushes after every write; flushing first here
 			// puts the bytes on the wire before they are recorded. (Its

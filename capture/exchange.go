@@ -67,6 +67,13 @@ type exchange struct {
 	upSeen tape.Seen
 
 	ws *wsConn // the tapped connection, once the upstream switched protocols
+
+	// brk is set when recording the exchange failed (see guard.go).
+	brk breakage
+	// clEnded is set once the client side's end is recorded (by the
+	// handler's goroutine); answered once a broken exchange's client was
+	// answered with an error of seam's.
+	clEnded, answered bool
 }
 
 // pendingChunk is an upstream chunk waiting to be recorded.
@@ -81,6 +88,12 @@ type pendingChunk struct {
 func (x *exchange) recordPending() {
 	if p := &x.upPending; p.ok {
 		p.ok = false
+		if x.isBroken() {
+			// The watch or the masker may be what broke: the chunk is
+			// counted, not recorded.
+			x.tw.Withhold(tape.Upstream, int64(len(p.data)))
+			return
+		}
 		x.upWatch.feed(p.data)
 		c := tape.Chunk{Side: tape.Upstream, T: p.t, Data: p.data}
 		if x.upGuard != nil {
@@ -99,7 +112,7 @@ func (x *exchange) recordPending() {
 // one waiting while one waits.
 func (x *exchange) recordMirror(t int64, data []byte) bool {
 	p := &x.upPending
-	if !p.ok || x.upGuard != nil || x.clGuard != nil || x.upMask == nil || x.clMask == nil {
+	if !p.ok || x.isBroken() || x.upGuard != nil || x.clGuard != nil || x.upMask == nil || x.clMask == nil {
 		return false
 	}
 	seen, ok := x.upMask.Clear(data, tape.Seen{})
@@ -204,11 +217,35 @@ func (x *exchange) endMask(m *tape.Masker, g *echoGuard, side tape.Side) {
 // read it), with what was sent.
 func (x *exchange) writeRequest() {
 	x.reqOnce.Do(func() {
-		body, cut := x.body.snapshot()
-		var side tape.Side
-		if x.rec.opts.Leg == Back {
-			side = tape.Upstream // the request as the proxy under test sent it
+		wrote := false
+		if !x.safely("request", func() { x.recordRequest(&wrote) }) && !wrote {
+			// Redacting the request failed: the line keeps what needs no
+			// parsing, and says the body is not there.
+			scheme, host := x.origin()
+			x.tw.Request(tape.Request{
+				Side: x.requestSide(), T: x.t0, Method: x.req.Method, Scheme: scheme, Host: host,
+				URL: x.req.URL.EscapedPath(), Headers: tape.Headers{}, BodyTruncated: true,
+			})
 		}
+		x.body.release()
+	})
+}
+
+// requestSide is the side of this recorder's request line: the client's,
+// or in a sandwich's back leg the request as the proxy under test sent it.
+func (x *exchange) requestSide() tape.Side {
+	if x.rec.opts.Leg == Back {
+		return tape.Upstream
+	}
+	return ""
+}
+
+// recordRequest writes the request line, redacted, and sets *wrote once it
+// did.
+func (x *exchange) recordRequest(wrote *bool) {
+	{
+		body, cut := x.body.snapshot()
+		side := x.requestSide()
 		red := x.rec.opts.Redaction
 		body, secrets := red.Body(body, x.req.Header.Get("Content-Type"))
 		for _, m := range []*tape.Masker{x.upMask, x.clMask} {
@@ -233,13 +270,13 @@ func (x *exchange) writeRequest() {
 			Headers: red.Headers(x.req.Header),
 			Body:    body, BodyTruncated: cut,
 		})
-		x.body.release()
+		*wrote = true
 		if starved {
 			x.tw.Note(x.rec.now(), fmt.Sprintf(
 				"request body recorded up to %d bytes: the requests in flight held the %s seam keeps for request bodies (the whole body went upstream)",
 				kept, sizeText(x.rec.opts.MaxHeldRequestBodies)))
 		}
-	})
+	}
 }
 
 // origin is the scheme and host a forward-mode request went to; empty for a
@@ -254,15 +291,17 @@ func (x *exchange) origin() (scheme, host string) {
 // endUpstream records the upstream side's end line once.
 func (x *exchange) endUpstream(outcome tape.Outcome, err error, events int) {
 	x.upOnce.Do(func() {
-		x.recordPending() // the side's chunks go before its end
-		x.upOutcome = outcome
+		x.safely("upstream", x.recordPending) // the side's chunks go before its end
 		x.upEvents = events
 		if err != nil && outcome != tape.Complete && !errors.Is(err, io.EOF) {
 			x.upErr = err.Error()
 		}
 		if x.rec.records(tape.Upstream) {
-			x.endMask(x.upMask, x.upGuard, tape.Upstream)
-			x.tw.End(tape.Upstream, x.rec.now(), outcome, x.upErr)
+			x.safely("upstream", func() { x.endMask(x.upMask, x.upGuard, tape.Upstream) })
+		}
+		x.upOutcome, x.upErr = x.brokenOutcome(outcome, x.upErr)
+		if x.rec.records(tape.Upstream) {
+			x.tw.End(tape.Upstream, x.rec.now(), x.upOutcome, x.upErr)
 		}
 		if x.rec.opts.Leg == Back {
 			var first time.Time
@@ -295,9 +334,41 @@ func upstreamOutcome(req *http.Request, err error, terminal bool) tape.Outcome {
 	return tape.UpstreamError
 }
 
+// finish records how the exchange ended, once the handler is done with it:
+// the rest of the request body, the upstream side's end if it has not
+// ended, the client side's end, and the exchange's summary. Should any of
+// that panic, the exchange is broken and its missing end lines say so.
+func (x *exchange) finish(w *clientWriter) {
+	if x.safely("end", func() { x.body.settle(); x.finishClient(w) }) || x.clEnded {
+		return
+	}
+	x.endBroken(w)
+}
+
+// endBroken records the end lines of a broken exchange that are not yet
+// written, reading nothing more from its taps.
+func (x *exchange) endBroken(w *clientWriter) {
+	x.writeRequest()
+	if c := x.ws; c != nil {
+		// The proxy's copiers may still be reading: their taps stop first.
+		x.safely("websocket", func() { c.up.finish(x) })
+		x.safely("websocket", func() { c.down.finish(x) })
+	}
+	x.endUpstream(tape.RecorderError, nil, 0)
+	status := w.status
+	if x.ws != nil {
+		status = http.StatusSwitchingProtocols
+	}
+	x.finishEnd(tape.RecorderError, x.brokenErr(), status, w.bytes, 0)
+}
+
 // finishClient records the client side's end line and reports the exchange.
 func (x *exchange) finishClient(w *clientWriter) {
 	x.writeRequest()
+	if x.isBroken() {
+		x.endBroken(w)
+		return
+	}
 	if x.ws != nil {
 		x.finishWebSocket()
 		return
@@ -354,6 +425,10 @@ func (x *exchange) finishClient(w *clientWriter) {
 
 // finishEnd records the client side's end line and reports the exchange.
 func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, bytes int64, events int) {
+	if x.clEnded {
+		return
+	}
+	x.clEnded = true
 	t := x.rec.now()
 	switch x.rec.opts.Leg {
 	case Back:
@@ -361,7 +436,8 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 	case Front:
 		x.rec.numbering.done(x.ex)
 	}
-	x.endMask(x.clMask, x.clGuard, tape.Client)
+	x.safely("client", func() { x.endMask(x.clMask, x.clGuard, tape.Client) })
+	outcome, errText = x.brokenOutcome(outcome, errText)
 	x.tw.End(tape.Client, t, outcome, errText)
 	f := x.rec.opts.OnDone
 	if f == nil {
@@ -393,6 +469,7 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 	x.rec.live.Add(1)
 	go func() {
 		defer x.rec.live.Done()
+		defer x.catch("summary", nil) // the exchange has ended: only a note can say so
 		s.UpstreamBytes, s.UpstreamEvents, s.TTFB = 0, 0, 0
 		l, ok := x.rec.numbering.awaitBack(x.ex)
 		s.NoUpstream = !ok

@@ -254,13 +254,29 @@ func (f *Forward) tunnel(w http.ResponseWriter, r *http.Request, hostport string
 	go func() {
 		defer f.wg.Done()
 		var wg sync.WaitGroup
-		wg.Go(func() { pipe(up, conn) })
-		pipe(conn, up)
+		wg.Go(func() {
+			defer recoverTunnel(conn, up)
+			pipe(up, conn)
+		})
+		func() {
+			defer recoverTunnel(conn, up)
+			pipe(conn, up)
+		}()
 		wg.Wait()
 		f.untrack(conn, up)
 		conn.Close()
 		up.Close()
 	}()
+}
+
+// recoverTunnel, deferred by a tunnel's copier (a goroutine no server
+// recovers), ends the tunnel on a panic instead of the process.
+func recoverTunnel(conns ...net.Conn) {
+	if recover() != nil {
+		for _, c := range conns {
+			c.Close()
+		}
+	}
 }
 
 // pipe copies src to dst, then half-closes dst so the other end sees EOF.

@@ -58,14 +58,24 @@ type wsDirection struct {
 	err    error // how the direction ended, when it failed
 }
 
-func (c *wsConn) Read(p []byte) (int, error) {
-	n, err := c.rwc.Read(p)
+// Read and Write run on the proxy's two copying goroutines, which no
+// server recovers: a panic in the tap breaks the exchange (guard.go).
+func (c *wsConn) Read(p []byte) (n int, err error) {
+	if c.x.isBroken() {
+		return 0, errBroken
+	}
+	defer c.x.catch("websocket", &err)
+	n, err = c.rwc.Read(p)
 	c.up.record(c.x, p[:n], err)
 	return n, err
 }
 
-func (c *wsConn) Write(p []byte) (int, error) {
-	n, err := c.rwc.Write(p)
+func (c *wsConn) Write(p []byte) (n int, err error) {
+	if c.x.isBroken() {
+		return 0, errBroken
+	}
+	defer c.x.catch("websocket", &err)
+	n, err = c.rwc.Write(p)
 	c.down.record(c.x, p[:n], err)
 	return n, err
 }
@@ -83,6 +93,7 @@ func (d *wsDirection) record(x *exchange, p []byte, err error) {
 		return // the exchange was finished; the connection is being torn down
 	}
 	if len(p) > 0 {
+		x.testTap("websocket", p)
 		d.split.Feed(p, func(piece []byte) { d.frame(x, piece) })
 	}
 	if err != nil && d.err == nil {

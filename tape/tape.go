@@ -51,6 +51,13 @@ const (
 	Truncated Outcome = "truncated"
 	// Timeout: a deadline ended the stream.
 	Timeout Outcome = "timeout"
+	// RecorderShutdown: seam's own shutdown cut the stream (it was still
+	// open when the grace for streams in flight ran out); neither the
+	// client nor the upstream ended it.
+	RecorderShutdown Outcome = "recorder_shutdown"
+	// RecorderError: recording the exchange failed in seam itself (a panic
+	// while tapping it); the exchange was broken off, End.Error says how.
+	RecorderError Outcome = "recorder_error"
 )
 
 // Success reports whether o is an outcome in which the stream finished as intended.
