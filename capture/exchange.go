@@ -299,6 +299,12 @@ func (x *exchange) endUpstream(outcome tape.Outcome, err error, events int) {
 		if x.rec.records(tape.Upstream) {
 			x.safely("upstream", func() { x.endMask(x.upMask, x.upGuard, tape.Upstream) })
 		}
+		switch outcome {
+		case tape.ClientAborted, tape.UpstreamError, tape.Truncated:
+			if x.cutByShutdown() {
+				outcome = tape.RecorderShutdown
+			}
+		}
 		x.upOutcome, x.upErr = x.brokenOutcome(outcome, x.upErr)
 		if x.rec.records(tape.Upstream) {
 			x.tw.End(tape.Upstream, x.rec.now(), x.upOutcome, x.upErr)
@@ -312,6 +318,19 @@ func (x *exchange) endUpstream(outcome tape.Outcome, err error, events int) {
 		}
 		close(x.upEnd)
 	})
+}
+
+// ErrShutdown is the cause with which seam cancels the context of the
+// requests it cuts at its own shutdown (the servers' BaseContext, made with
+// context.WithCancelCause): a stream still open when the grace for streams
+// in flight ran out. An exchange cut that way ends as
+// [tape.RecorderShutdown], not as if its client or upstream had left.
+var ErrShutdown = errors.New("seam is shutting down")
+
+// cutByShutdown reports whether seam's own shutdown cancelled the
+// exchange's request (before anything else did).
+func (x *exchange) cutByShutdown() bool {
+	return errors.Is(context.Cause(x.req.Context()), ErrShutdown)
 }
 
 // upstreamOutcome classifies how the upstream side ended. err is the read
@@ -437,6 +456,9 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 		x.rec.numbering.done(x.ex)
 	}
 	x.safely("client", func() { x.endMask(x.clMask, x.clGuard, tape.Client) })
+	if (outcome == tape.ClientAborted || outcome == tape.Truncated) && x.cutByShutdown() {
+		outcome = tape.RecorderShutdown
+	}
 	outcome, errText = x.brokenOutcome(outcome, errText)
 	x.tw.End(tape.Client, t, outcome, errText)
 	f := x.rec.opts.OnDone

@@ -70,7 +70,7 @@ type Forward struct {
 	conns *connListener
 	plain *httputil.ReverseProxy
 
-	cut context.CancelFunc // ends the requests of decrypted tunnels, switched ones included
+	cut context.CancelCauseFunc // ends the requests of decrypted tunnels, switched ones included
 
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{}
@@ -91,7 +91,7 @@ func NewForward(opts ForwardOptions) (*Forward, error) {
 	if opts.Transport == nil {
 		opts.Transport = UpstreamTransport(UpstreamOptions{Dial: opts.Dial})
 	}
-	base, cut := context.WithCancel(context.Background())
+	base, cut := context.WithCancelCause(context.Background())
 	f := &Forward{opts: opts, conns: newConnListener(), tunnels: make(map[net.Conn]struct{}), cut: cut}
 	f.inner = &http.Server{
 		BaseContext:       func(net.Listener) context.Context { return base },
@@ -338,6 +338,8 @@ func (f *Forward) Shutdown(ctx context.Context) error {
 	f.conns.Close()
 	err := f.inner.Shutdown(ctx)
 	if err != nil {
+		// The cause first: the streams cut are recorded as cut by seam.
+		f.cut(ErrShutdown)
 		f.inner.Close()
 	}
 	f.wg.Wait()
@@ -345,7 +347,7 @@ func (f *Forward) Shutdown(ctx context.Context) error {
 		// Requests that switched protocols (WebSockets) are not the
 		// server's any more: they end when ctx does.
 		<-ctx.Done()
-		f.cut()
+		f.cut(ErrShutdown)
 	}()
 	return err
 }

@@ -66,6 +66,7 @@ func (c *wsConn) Read(p []byte) (n int, err error) {
 	}
 	defer c.x.catch("websocket", &err)
 	n, err = c.rwc.Read(p)
+	c.x.testTap("websocket", p[:n])
 	c.up.record(c.x, p[:n], err)
 	return n, err
 }
@@ -76,6 +77,7 @@ func (c *wsConn) Write(p []byte) (n int, err error) {
 	}
 	defer c.x.catch("websocket", &err)
 	n, err = c.rwc.Write(p)
+	c.x.testTap("websocket", p[:n])
 	c.down.record(c.x, p[:n], err)
 	return n, err
 }
@@ -93,7 +95,6 @@ func (d *wsDirection) record(x *exchange, p []byte, err error) {
 		return // the exchange was finished; the connection is being torn down
 	}
 	if len(p) > 0 {
-		x.testTap("websocket", p)
 		d.split.Feed(p, func(piece []byte) { d.frame(x, piece) })
 	}
 	if err != nil && d.err == nil {

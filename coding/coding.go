@@ -82,11 +82,11 @@ type Decoder struct {
 	// in emit), raised again on the caller's goroutine, where it can be
 	// recovered: a process must not die of one body.
 	panicked any
-	waiting bool  // the goroutine waits in a read for the next write
-	started bool
-	closed  bool
-	extra   int64 // bytes written after the compressed stream ended
-	out     int64
+	waiting  bool // the goroutine waits in a read for the next write
+	started  bool
+	closed   bool
+	extra    int64 // bytes written after the compressed stream ended
+	out      int64
 }
 
 // NewDecoder returns a Decoder for a Content-Encoding header value, or an
