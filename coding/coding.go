@@ -78,15 +78,16 @@ type Decoder struct {
 	done    chan struct{}
 	emit    func([]byte)
 	err     error // set by the goroutine before done is closed
+	waiting bool  // the goroutine waits in a read for the next write
+	started bool
+	closed  bool
+	extra   int64 // bytes written after the compressed stream ended
+	out     int64
+
 	// panicked is a panic the goroutine recovered (in a decompressor, or
 	// in emit), raised again on the caller's goroutine, where it can be
 	// recovered: a process must not die of one body.
 	panicked any
-	waiting  bool // the goroutine waits in a read for the next write
-	started  bool
-	closed   bool
-	extra    int64 // bytes written after the compressed stream ended
-	out      int64
 }
 
 // NewDecoder returns a Decoder for a Content-Encoding header value, or an
