@@ -160,6 +160,13 @@ type exchangeKey struct{}
 // ServeHTTP implements http.Handler: it forwards req upstream and records
 // the exchange.
 func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method == "PRI" && req.RequestURI == "*" {
+		// The HTTP/2 connection preface, read as a request by a server
+		// that does not speak h2c: no exchange to record or forward.
+		w.Header().Set("Connection", "close")
+		http.Error(w, "seam: this listener does not speak HTTP/2 without TLS (h2c); use HTTP/1.1", http.StatusHTTPVersionNotSupported)
+		return
+	}
 	r.live.Add(1)
 	defer r.live.Done()
 	x := &exchange{
