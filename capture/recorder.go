@@ -294,8 +294,9 @@ func (r *Recorder) modifyResponse(resp *http.Response) (err error) {
 }
 
 // errorHandler runs when the upstream could not be reached or its response
-// could not be used: it records the failure and answers 502 with a JSON
-// error body that SDKs show as the error message.
+// could not be used: it records the failure and answers 502 (403 for a
+// destination forward mode refuses) with a JSON error body that SDKs show
+// as the error message.
 func (r *Recorder) errorHandler(w http.ResponseWriter, req *http.Request, err error) {
 	x := exchangeFrom(req)
 	x.body.settle()
@@ -310,7 +311,11 @@ func (r *Recorder) errorHandler(w http.ResponseWriter, req *http.Request, err er
 		up = &url.URL{Scheme: req.URL.Scheme, Host: req.URL.Host}
 	}
 	msg := fmt.Sprintf("seam: upstream %s failed: %v", tape.RedactUpstream(up), err)
-	typ, code := "seam_upstream_error", "upstream_unreachable"
+	typ, code, status := "seam_upstream_error", "upstream_unreachable", http.StatusBadGateway
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		msg, code, status = refused.Error(), "destination_refused", http.StatusForbidden
+	}
 	if x.isBroken() {
 		// The client is told, unrecorded: the exchange's recording has
 		// stopped.
@@ -324,7 +329,7 @@ func (r *Recorder) errorHandler(w http.ResponseWriter, req *http.Request, err er
 		"message": msg, "type": typ, "code": code,
 	}})
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadGateway)
+	w.WriteHeader(status)
 	w.Write(append(body, '\n'))
 }
 

@@ -86,7 +86,8 @@ certificate seam verifies. Every other host is tunnelled untouched and not
 recorded. One capture then holds every host, each exchange naming its own.
 CONNECT reaches port 443 only, or a port --host names (host:port); seam
 never follows redirects; it serves only clients on this machine unless
---listen names another address. WebSockets (the OpenAI Realtime API) are
+--listen names another address, and then refuses to connect to loopback,
+link-local and private addresses unless --host names the host. WebSockets (the OpenAI Realtime API) are
 recorded frame by frame in both modes.`,
 		example: "seam record --upstream https://api.openai.com -o captures/",
 		flags: func(fs *flag.FlagSet) any {
