@@ -108,7 +108,7 @@ func NewForward(opts ForwardOptions) (*Forward, error) {
 		BaseContext:       func(net.Listener) context.Context { return base },
 		Handler:           http.HandlerFunc(f.intercepted),
 		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       opts.IdleTimeout, // HTTP/2's too
+		IdleTimeout:       opts.IdleTimeout,           // HTTP/2's too
 		ErrorLog:          log.New(io.Discard, "", 0), // a client giving up on a handshake is not news
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			if tc, ok := c.(*tls.Conn); ok {

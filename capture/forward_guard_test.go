@@ -241,7 +241,7 @@ func TestNonPublic(t *testing.T) {
 		"169.254.169.254": "link-local", "fe80::1": "link-local",
 		"10.0.0.1": "private", "172.16.5.4": "private", "192.168.1.1": "private", "fd00::1": "private",
 		"0.0.0.0": "unspecified", "::": "unspecified", "0.1.2.3": "unspecified",
-		"100.100.100.200": "shared (carrier-grade NAT)",
+		"100.100.100.200":    "shared (carrier-grade NAT)",
 		"64:ff9b::a9fe:a9fe": "link-local", "2002:7f00:1::": "loopback",
 		"239.1.2.3": "multicast", "224.0.0.251": "link-local", "255.255.255.255": "multicast",
 		"8.8.8.8": "", "1.1.1.1": "", "2606:4700:4700::1111": "", "162.159.140.245": "",

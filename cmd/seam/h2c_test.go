@@ -149,7 +149,7 @@ func TestH2C(t *testing.T) {
 	recorded := filepath.Join(dir, "record.ndjson")
 	t.Run("record", func(t *testing.T) {
 		rec, addr := startRecord(t, up.URL, recorded)
-		if got := stream(t, "http://" + addr + "/v1/chat/completions"); got != want {
+		if got := stream(t, "http://"+addr+"/v1/chat/completions"); got != want {
 			t.Errorf("client got %q", got)
 		}
 		if b := <-bodies; b != reqBody {
@@ -170,7 +170,7 @@ func TestH2C(t *testing.T) {
 	t.Run("serve --mode all", func(t *testing.T) {
 		out := filepath.Join(dir, "serve-all.ndjson")
 		srv, addr := startSeam(t, `on http://(\S+)`, "serve", "--mode", "all", "--upstream", up.URL, "-o", out, "--listen", "127.0.0.1:0", "-q")
-		if got := stream(t, "http://" + addr + "/v1/chat/completions"); got != want {
+		if got := stream(t, "http://"+addr+"/v1/chat/completions"); got != want {
 			t.Errorf("client got %q", got)
 		}
 		<-bodies
@@ -216,7 +216,7 @@ func TestH2C(t *testing.T) {
 		}
 		back.Store(m[1])
 		go io.Copy(io.Discard, br)
-		if got := stream(t, "http://" + front + "/v1/chat/completions"); got != want {
+		if got := stream(t, "http://"+front+"/v1/chat/completions"); got != want {
 			t.Errorf("client got %q", got)
 		}
 		<-bodies
