@@ -15,12 +15,15 @@ import (
 
 // exchange is the recording state of one request/response pair.
 type exchange struct {
-	rec  *Recorder
-	ex   int
-	t0   int64
-	req  *http.Request
-	body *bodyTap
-	tw   *tape.ExchangeWriter
+	rec *Recorder
+	ex  int
+	// paired says how a sandwich's back leg paired the request with the
+	// client's (tape.Request's Paired); "" on other legs.
+	paired string
+	t0     int64
+	req    *http.Request
+	body   *bodyTap
+	tw     *tape.ExchangeWriter
 
 	reqOnce sync.Once
 	// upMask and clMask write each side's chunks with the request's secret
@@ -245,6 +248,9 @@ func (x *exchange) requestSide() tape.Side {
 func (x *exchange) recordRequest(wrote *bool) {
 	{
 		body, cut := x.body.snapshot()
+		if x.rec.opts.Leg == Front {
+			x.rec.numbering.describe(x.ex, newFingerprint(body)) // before the proxy can have it all
+		}
 		side := x.requestSide()
 		red := x.rec.opts.Redaction
 		body, secrets := red.Body(body, x.req.Header.Get("Content-Type"))
@@ -269,6 +275,7 @@ func (x *exchange) recordRequest(wrote *bool) {
 			URL:     red.URL(x.req.URL),
 			Headers: red.Headers(x.req.Header),
 			Body:    body, BodyTruncated: cut,
+			Paired: x.paired,
 		})
 		*wrote = true
 		if starved {

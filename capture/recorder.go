@@ -169,12 +169,15 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	r.live.Add(1)
 	defer r.live.Done()
+	t0 := r.now()
+	ex, paired := r.number(req)
 	x := &exchange{
-		rec:   r,
-		ex:    r.number(req),
-		t0:    r.now(),
-		req:   req,
-		upEnd: make(chan struct{}),
+		rec:    r,
+		ex:     ex,
+		paired: paired,
+		t0:     t0,
+		req:    req,
+		upEnd:  make(chan struct{}),
 	}
 	x.tw = r.opts.Writer.Exchange(x.ex)
 	x.masks(r.opts.Redaction.Secrets(req.Header, req.URL))

@@ -72,7 +72,12 @@ to your proxy at --proxy, your proxy's upstream base URL points at seam on
 client's request, the request as your proxy sent it upstream, the bytes the
 API sent and the bytes your proxy gave the client: "seam inspect" diffs the
 two sides. Exchanges are matched by a Seam-Exchange request header when your
-proxy passes it on, and in arrival order when it does not.
+proxy passes it on; when it drops it (LiteLLM-style gateways drop unknown
+headers), by request content: the same body, else the client request whose
+text the proxy's request carries the most of (a renamed model, an added
+system prompt or re-encoded JSON still match), and in arrival order only
+when nothing matches. seam says so once, and each exchange records how it
+was paired (seam inspect shows it).
 
 For a client whose base URL cannot be changed (Copilot Chat with its own
 models, an agent with a hard-coded endpoint), --forward makes seam an HTTP

@@ -122,7 +122,7 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 	if cfg.engine.Profile == "external" {
 		legEngine = tape.Engine{} // the legs pass through; the proxy under test shapes
 	}
-	numbering := new(capture.Numbering)
+	numbering := &capture.Numbering{Notify: func(msg string) { fmt.Fprintln(cfg.log, msg) }}
 	for _, l := range r.legs {
 		l.rec, err = capture.New(capture.Options{
 			Upstream: l.upstream, Engine: legEngine, Writer: r.w, Start: start,
