@@ -61,13 +61,13 @@ func (w *clientWriter) Write(p []byte) (n int, err error) {
 	t := x.rec.now()
 	n, err = w.ResponseWriter.Write(p)
 	if n > 0 {
-		x.testTap("client", p[:n])
 		if err == nil {
 			// The proxy flushes after every write; flushing first here
 			// puts the bytes on the wire before they are recorded. (Its
 			// own flush then finds nothing to send.)
 			w.flush()
 		}
+		x.testTap("client", p[:n])
 		upOff := int64(-1)
 		if same(p, x.lastUp) {
 			upOff = x.lastUpOff

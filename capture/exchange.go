@@ -344,6 +344,18 @@ func (x *exchange) cutByShutdown() bool {
 // error (io.EOF at a clean end); terminal says whether the stream's terminal
 // event was seen.
 func upstreamOutcome(req *http.Request, err error, terminal bool) tape.Outcome {
+	if err == nil || errors.Is(err, io.EOF) {
+		// The upstream ended its body: a client that hangs up as the last
+		// bytes reach it (the request context is cancelled when it closes
+		// the connection) aborted nothing.
+		return tape.Complete
+	}
+	return failedOutcome(req, err, terminal)
+}
+
+// failedOutcome classifies an upstream side that did not end cleanly: the
+// request failed, or reading its body did with err.
+func failedOutcome(req *http.Request, err error, terminal bool) tape.Outcome {
 	if req.Context().Err() != nil {
 		if terminal {
 			return tape.ClientClosedAfterDone
@@ -351,10 +363,7 @@ func upstreamOutcome(req *http.Request, err error, terminal bool) tape.Outcome {
 		return tape.ClientAborted
 	}
 	var ne net.Error
-	switch {
-	case err == nil || errors.Is(err, io.EOF):
-		return tape.Complete
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
 		return tape.Timeout
 	}
 	return tape.UpstreamError
@@ -454,10 +463,10 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 	if x.clEnded {
 		return
 	}
-	x.clEnded = true
 	t := x.rec.now()
 	switch x.rec.opts.Leg {
 	case Back:
+		x.clEnded = true
 		return // the front leg writes the client side and reports the exchange
 	case Front:
 		x.rec.numbering.done(x.ex)
@@ -468,6 +477,7 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 	}
 	outcome, errText = x.brokenOutcome(outcome, errText)
 	x.tw.End(tape.Client, t, outcome, errText)
+	x.clEnded = true // a panic from here on (the summary's) finds the end written
 	f := x.rec.opts.OnDone
 	if f == nil {
 		if x.rec.opts.Leg == Front {

@@ -304,7 +304,7 @@ func (r *Recorder) errorHandler(w http.ResponseWriter, req *http.Request, err er
 	x := exchangeFrom(req)
 	x.body.settle()
 	x.writeRequest()
-	outcome := upstreamOutcome(req, err, false)
+	outcome := failedOutcome(req, err, false) // an EOF here is a connection closed before any answer
 	x.endUpstream(outcome, err, 0)
 	if outcome == tape.ClientAborted {
 		return // nobody is left to answer

@@ -276,6 +276,14 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *recording, c
 		// The TUI follows the capture as it grows; quitting it stops recording.
 		tuiDone = make(chan error, 1)
 		go func() {
+			// The TUI reads what the streams wrote: a panic in it stops the
+			// recording, which then records every exchange to its end,
+			// rather than ending the process.
+			defer func() {
+				if v := recover(); v != nil {
+					tuiDone <- fmt.Errorf("tui: panic: %v", v)
+				}
+			}()
 			tuiDone <- tui.Run(tuiCtx, tui.Options{Paths: []string{path}, Follow: true, In: e.stdin, Out: e.stdout, NoColor: e.getenv("NO_COLOR") != "",
 				Banner: banner + " · q stops · capture " + path})
 		}()
