@@ -291,3 +291,28 @@ func TestClientLeavingAfterLastByte(t *testing.T) {
 		t.Errorf("upstream %s, client %s, want complete on both", up, cl)
 	}
 }
+
+// TestUpstreamClosesBeforeAnswer: an upstream that closes the connection
+// without answering fails the exchange (upstream_error, 502 to the client),
+// although the transport's error is an EOF.
+func TestUpstreamClosesBeforeAnswer(t *testing.T) {
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}), nil)
+	resp, err := http.Post(r.front.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("status %d, want 502", resp.StatusCode)
+	}
+	x := r.finish().Exchanges[0]
+	if up, cl := outcomes(x); up != tape.UpstreamError || cl != tape.UpstreamError {
+		t.Errorf("upstream %s, client %s (%+v), want upstream_error on both", up, cl, x.Upstream.End)
+	}
+}
