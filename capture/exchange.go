@@ -246,43 +246,41 @@ func (x *exchange) requestSide() tape.Side {
 // recordRequest writes the request line, redacted, and sets *wrote once it
 // did.
 func (x *exchange) recordRequest(wrote *bool) {
-	{
-		body, cut := x.body.snapshot()
-		if x.rec.opts.Leg == Front {
-			x.rec.numbering.describe(x.ex, newFingerprint(body)) // before the proxy can have it all
+	body, cut := x.body.snapshot()
+	if x.rec.opts.Leg == Front {
+		x.rec.numbering.describe(x.ex, newFingerprint(body)) // before the proxy can have it all
+	}
+	side := x.requestSide()
+	red := x.rec.opts.Redaction
+	body, secrets := red.Body(body, x.req.Header.Get("Content-Type"))
+	for _, m := range []*tape.Masker{x.upMask, x.clMask} {
+		if m != nil {
+			m.Add(secrets)
 		}
-		side := x.requestSide()
-		red := x.rec.opts.Redaction
-		body, secrets := red.Body(body, x.req.Header.Get("Content-Type"))
-		for _, m := range []*tape.Masker{x.upMask, x.clMask} {
-			if m != nil {
-				m.Add(secrets)
-			}
+	}
+	x.guardMu.Lock()
+	x.secrets = append(x.secrets, secrets...)
+	for _, g := range []*echoGuard{x.upGuard, x.clGuard} {
+		if g != nil {
+			g.add(secrets)
 		}
-		x.guardMu.Lock()
-		x.secrets = append(x.secrets, secrets...)
-		for _, g := range []*echoGuard{x.upGuard, x.clGuard} {
-			if g != nil {
-				g.add(secrets)
-			}
-		}
-		x.guardMu.Unlock()
-		scheme, host := x.origin()
-		starved, kept := x.body.cutForMemory()
-		x.tw.Request(tape.Request{
-			Side: side, T: x.t0, Method: x.req.Method,
-			Scheme: scheme, Host: host,
-			URL:     red.URL(x.req.URL),
-			Headers: red.Headers(x.req.Header),
-			Body:    body, BodyTruncated: cut,
-			Paired: x.paired,
-		})
-		*wrote = true
-		if starved {
-			x.tw.Note(x.rec.now(), fmt.Sprintf(
-				"request body recorded up to %d bytes: the requests in flight held the %s seam keeps for request bodies (the whole body went upstream)",
-				kept, sizeText(x.rec.opts.MaxHeldRequestBodies)))
-		}
+	}
+	x.guardMu.Unlock()
+	scheme, host := x.origin()
+	starved, kept := x.body.cutForMemory()
+	x.tw.Request(tape.Request{
+		Side: side, T: x.t0, Method: x.req.Method,
+		Scheme: scheme, Host: host,
+		URL:     red.URL(x.req.URL),
+		Headers: red.Headers(x.req.Header),
+		Body:    body, BodyTruncated: cut,
+		Paired: x.paired,
+	})
+	*wrote = true
+	if starved {
+		x.tw.Note(x.rec.now(), fmt.Sprintf(
+			"request body recorded up to %d bytes: the requests in flight held the %s seam keeps for request bodies (the whole body went upstream)",
+			kept, sizeText(x.rec.opts.MaxHeldRequestBodies)))
 	}
 }
 
