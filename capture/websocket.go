@@ -69,8 +69,15 @@ type wsDirection struct {
 	err    error // how the direction ended, when it failed
 }
 
-func (c *wsConn) Read(p []byte) (int, error) {
-	n, err := c.rwc.Read(p)
+// Read and Write run on the proxy's two copying goroutines, which no
+// server recovers: a panic in the tap breaks the exchange (guard.go).
+func (c *wsConn) Read(p []byte) (n int, err error) {
+	if c.x.isBroken() {
+		return 0, errBroken
+	}
+	defer c.x.catch("websocket", &err)
+	n, err = c.rwc.Read(p)
+	c.x.testTap("websocket", p[:n])
 	c.up.record(c.x, p[:n], err)
 	return n, err
 }
@@ -78,9 +85,14 @@ func (c *wsConn) Read(p []byte) (int, error) {
 // Write records the client's bytes before they go upstream, so that a
 // secret a client's message carries is known before the upstream can
 // echo it.
-func (c *wsConn) Write(p []byte) (int, error) {
+func (c *wsConn) Write(p []byte) (n int, err error) {
+	if c.x.isBroken() {
+		return 0, errBroken
+	}
+	defer c.x.catch("websocket", &err)
+	c.x.testTap("websocket", p)
 	c.down.record(c.x, p, nil)
-	n, err := c.rwc.Write(p)
+	n, err = c.rwc.Write(p)
 	if err != nil {
 		c.down.record(c.x, nil, err)
 	}

@@ -86,9 +86,12 @@ type disagreeView struct {
 
 type requestView struct {
 	Title, Method, URL string
-	Headers            []kv
-	Body               clipped
-	BodyNote           string
+	// Paired says how a sandwich's upstream request was paired with the
+	// client's.
+	Paired   string
+	Headers  []kv
+	Body     clipped
+	BodyNote string
 }
 
 func buildExchange(x *tape.Exchange, xr *inspect.ExchangeReport, o Options) *exView {
@@ -144,7 +147,9 @@ func buildExchange(x *tape.Exchange, xr *inspect.ExchangeReport, o Options) *exV
 			ev.Requests = append(ev.Requests, buildRequest("Request", xr.Origin, x.Request))
 		}
 		if x.UpstreamRequest != nil {
-			ev.Requests = append(ev.Requests, buildRequest("Request the proxy under test sent upstream", "", x.UpstreamRequest))
+			rv := buildRequest("Request the proxy under test sent upstream", "", x.UpstreamRequest)
+			rv.Paired = xr.PairingText()
+			ev.Requests = append(ev.Requests, rv)
 		}
 		ev.Chart = exchangeChart(x, xr, int64(o.Stall))
 	}

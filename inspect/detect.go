@@ -64,6 +64,7 @@ func registry() []detector {
 		// Transport and SSE framing.
 		det("http.status", Error, "HTTP", "the response status is not 2xx", runHTTPStatus),
 		det("stream.outcome", Warn, "DESIGN.md §2", "a side ended without finishing (truncated, aborted, upstream error, timeout)", runOutcome),
+		det("stream.recorder-shutdown", Info, "FORMAT.md end", "seam's own shutdown cut a side that was still streaming: the recording stops there, and what a stream cut short lacks is not reported", nil),
 		det("sse.unterminated-event", Warn, "SSE spec; protocols.md §4.1", "the last event has no blank line after it: spec clients discard it, VS Code loses the last line", runUnterminated),
 		det("sse.quirk", Info, "SSE spec; protocols.md §4.1", "framing departs from the common form (CR or mixed line endings, no space after colon, BOM, multi-line data, unknown fields, ...)", runQuirks),
 		det("sse.unknown-field", Info, "SSE spec", "a field line the SSE spec ignores (no client hears it), shown with its text; an \"error:\" line is a stream.error-event", runFields),
@@ -237,7 +238,22 @@ func runOrdered(c *exCtx) {
 	}
 }
 
+// cutShort are the findings that only say a stream stopped before its
+// end: on a side seam's own shutdown cut (recorder_shutdown), that is what
+// the cut did, and stream.recorder-shutdown says it once.
+var cutShort = map[string]bool{
+	"stream.no-terminal": true, "chat.finish-missing": true, "sse.unterminated-event": true,
+	"encoding.cut": true, "framing.cut": true, "tool.unclosed": true,
+	"anthropic.block-unclosed": true, "realtime.response-unfinished": true, "bedrock.no-metadata": true,
+	"tool.args-invalid-json": true, // the arguments of the call being streamed, cut
+}
+
 func (c *exCtx) emit(id string, p Pointer, evidence, msg string) {
+	if cutShort[id] && p.Side != "" {
+		if sd := c.sides[p.Side]; sd != nil && sd.Outcome == tape.RecorderShutdown {
+			return
+		}
+	}
 	if c.open != nil && c.waits(id, p) {
 		return
 	}
@@ -303,6 +319,11 @@ func runHTTPStatus(c *exCtx) {
 func runOutcome(c *exCtx) {
 	for _, s := range c.rep.Sides {
 		if s.Outcome == "" || s.Outcome.Success() {
+			continue
+		}
+		if s.Outcome == tape.RecorderShutdown {
+			c.emit("stream.recorder-shutdown", c.sidePointer(s, len(s.ev.Events)-1), s.Error,
+				"the "+string(s.Side)+" side was still streaming when seam shut down: seam cut it, not the client or the upstream")
 			continue
 		}
 		if s.Outcome == tape.Truncated && s.Stream && s.Message.Protocol == protocol.Unknown {

@@ -6,6 +6,7 @@ package inspect
 var detectorCatches = map[string]string{
 	"http.status":                  "an upstream or proxy that answers with an error status (rate limit, auth, overload, a proxy's own failure)",
 	"stream.outcome":               "a stream cut short: the upstream died, the proxy dropped the connection, the client gave up, or a timeout fired",
+	"stream.recorder-shutdown":     "nothing wrong with the client or the upstream: seam was stopped while the stream was open, so the recording ends early",
 	"sse.unterminated-event":       "a proxy or server that ends the body without the blank line after the last event, so clients that follow the SSE spec never see it",
 	"sse.quirk":                    "servers and proxies that frame events in legal but unusual ways that hand-written parsers get wrong",
 	"sse.comment":                  "keep-alive comment lines that some clients crash on (Obsidian Copilot's parser did)",

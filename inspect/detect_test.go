@@ -348,6 +348,7 @@ func detectorCases() []struct {
 	return append([]C{
 		{"http.status", exInput{client: clean, status: 500}, exInput{client: clean}},
 		{"stream.outcome", exInput{client: clean, outcome: tape.Truncated}, exInput{client: clean}},
+		{"stream.recorder-shutdown", exInput{client: cc(chatRole), outcome: tape.RecorderShutdown}, exInput{client: cc(chatRole), outcome: tape.ClientAborted}},
 		{"sse.unterminated-event", exInput{client: strings.TrimSuffix(clean, "\n\n")}, exInput{client: clean}},
 		{"sse.quirk", exInput{client: strings.Replace(clean, "data: ", "data:", 1)}, exInput{client: clean}},
 		{"sse.comment", exInput{client: ": keepalive\n\n" + clean}, exInput{client: clean}},

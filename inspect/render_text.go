@@ -97,6 +97,9 @@ func (t *TextWriter) Exchange(x *ExchangeReport) error {
 	meta := []string{visible.String(x.Method) + " " + visible.String(x.Origin+x.Endpoint), "model " + orDash(x.Model),
 		"status " + strconv.Itoa(x.Status), "ttfb " + FormatDuration(x.TTFB), "duration " + FormatDuration(x.Dur), pluralWord(x.Events, "event")}
 	writeItems(bw, "   ", meta)
+	if x.Paired != "" && x.Paired != tape.PairedHeader {
+		writeItems(bw, "   ", []string{x.PairingText()})
+	}
 	writeFindings(bw, x.Findings, paint)
 	if line := x.Metrics.Line(); line != "" {
 		writeItems(bw, "-- timing: ", strings.Split(line, " · "))

@@ -96,6 +96,11 @@ type ExchangeReport struct {
 	// RequestDiff, in a sandwich recording, compares the client's request
 	// with the one the proxy under test sent upstream.
 	RequestDiff *RequestDiff `json:"request_diff,omitempty"`
+	// Paired, in a sandwich recording, says how the request the proxy
+	// under test sent upstream was paired with the client's: "header",
+	// "content", "order" or "none" (tape.Request's Paired); empty when the
+	// capture does not say.
+	Paired string `json:"paired,omitempty"`
 	// Notes are the capture's notes on this exchange.
 	Notes []string `json:"notes,omitempty"`
 	// WebSocket is set for an exchange that switched to WebSocket.
@@ -269,6 +274,9 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 		rep.Model, rep.req = cmp.Or(ctx.req.model, protocol.ModelFromURL(x.Request.URL)), ctx.req
 	}
 	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest, ctx.req)
+	if x.UpstreamRequest != nil {
+		rep.Paired = x.UpstreamRequest.Paired
+	}
 	for _, n := range x.Notes {
 		rep.Notes = append(rep.Notes, n.Text)
 	}

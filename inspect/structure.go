@@ -276,8 +276,9 @@ func runStructure(c *exCtx) {
 }
 
 // comparable reports whether both sides carry a stream or body in a
-// protocol seam assembles, and the client did not hang up early (a client
-// that left has less because it left, not because the proxy dropped it).
+// protocol seam assembles, and neither the client nor seam's shutdown cut
+// them early (a client that left has less because it left, not because
+// the proxy dropped it).
 func comparable(up, cl *SideReport) bool {
 	if up == nil || cl == nil || up.Chunks == 0 || cl.Chunks == 0 {
 		return false
@@ -285,7 +286,12 @@ func comparable(up, cl *SideReport) bool {
 	if up.Message.Protocol == protocol.Unknown || cl.Message.Protocol == protocol.Unknown {
 		return false
 	}
-	return cl.Outcome != tape.ClientAborted && up.Outcome != tape.ClientAborted
+	for _, o := range []tape.Outcome{cl.Outcome, up.Outcome} {
+		if o == tape.ClientAborted || o == tape.RecorderShutdown {
+			return false // cut short: each side has what it had when it was cut
+		}
+	}
+	return true
 }
 
 // choiceIndexes lists the choice indexes either message has, in order. A

@@ -499,6 +499,10 @@ func outcomeLabel(o tape.Outcome, wide bool) string {
 		return "aborted"
 	case tape.UpstreamError:
 		return "upst-err"
+	case tape.RecorderShutdown:
+		return "seam-cut"
+	case tape.RecorderError:
+		return "seam-err"
 	case "":
 		return "…"
 	}

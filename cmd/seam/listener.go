@@ -43,13 +43,20 @@ type serverOptions struct {
 }
 
 // newServer returns the HTTP server for h: timeouts that never cut a
-// stream, and the Host check of hostGuard.
+// stream, and the Host check of hostGuard. It speaks HTTP/1.1 and, but for
+// a forward proxy, HTTP/2 without TLS to a client that starts with the
+// HTTP/2 preface (h2c with prior knowledge, which the AWS SDK for
+// JavaScript uses for an http:// endpoint); a forward proxy's clients send
+// CONNECT and absolute-form requests, which are HTTP/1.1's.
 func newServer(h http.Handler, o serverOptions) *http.Server {
 	srv := &http.Server{
 		Handler:           newHostGuard(h, o),
 		ReadHeaderTimeout: o.readHeader,
 		IdleTimeout:       o.idle,
+		Protocols:         new(http.Protocols),
 	}
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(!o.forward)
 	if srv.ReadHeaderTimeout == 0 {
 		srv.ReadHeaderTimeout = defaultReadHeaderTimeout
 	}
@@ -93,6 +100,13 @@ func newHostGuard(next http.Handler, o serverOptions) *hostGuard {
 }
 
 func (g *hostGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == "PRI" && r.RequestURI == "*" {
+		// An HTTP/2 preface on a listener that does not speak h2c: it
+		// is no request, and no exchange.
+		w.Header().Set("Connection", "close")
+		http.Error(w, "seam: this listener does not speak HTTP/2 without TLS (h2c); use HTTP/1.1", http.StatusHTTPVersionNotSupported)
+		return
+	}
 	if g.allows(r.Host) || g.forward && (r.Method == http.MethodConnect || r.URL.IsAbs()) {
 		g.next.ServeHTTP(w, r)
 		return
