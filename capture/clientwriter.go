@@ -25,6 +25,7 @@ type clientWriter struct {
 }
 
 func (w *clientWriter) WriteHeader(code int) {
+	defer w.x.catch("response", nil)
 	if code >= 100 && code < 200 {
 		w.ResponseWriter.WriteHeader(code) // informational: forwarded, not recorded
 		return
@@ -48,13 +49,17 @@ func (w *clientWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *clientWriter) Write(p []byte) (int, error) {
+func (w *clientWriter) Write(p []byte) (n int, err error) {
+	x := w.x
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	x := w.x
+	if x.isBroken() {
+		return 0, errBroken // a tap broke: the client's answer is broken off
+	}
+	defer x.catch("client", &err)
 	t := x.rec.now()
-	n, err := w.ResponseWriter.Write(p)
+	n, err = w.ResponseWriter.Write(p)
 	if n > 0 {
 		if err == nil {
 			// The proxy flushes after every write; flushing first here
@@ -62,6 +67,7 @@ func (w *clientWriter) Write(p []byte) (int, error) {
 			// own flush then finds nothing to send.)
 			w.flush()
 		}
+		x.testTap("client", p[:n])
 		upOff := int64(-1)
 		if same(p, x.lastUp) {
 			upOff = x.lastUpOff

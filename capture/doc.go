@@ -45,6 +45,20 @@
 // the same bytes again. The read buffer of a shaping engine comes from the
 // proxy's buffer pool.
 //
+// A panic while recording one exchange (a tap choking on hostile bytes) is
+// recovered on whichever goroutine it happens, the handler's or one no
+// server recovers (the transport's, httputil's WebSocket copiers, a
+// decoder's): that exchange is broken off and its end lines say
+// recorder_error with the panic, and every other exchange is recorded
+// whole (guard.go). Streams still open when seam shuts down end as
+// recorder_shutdown: the servers cancel their requests with [ErrShutdown]
+// as the cause.
+//
+// In a sandwich ([Front] and [Back] legs around a proxy under test) each
+// request the proxy sends upstream is paired with the client's by the
+// [ExchangeHeader], or by its content when the proxy drops the header
+// (pairing.go); the upstream request line records which.
+//
 // A [Forward] proxy puts a Recorder with no upstream behind HTTPS_PROXY for
 // clients whose base URL cannot change: it decrypts CONNECT tunnels to the
 // hosts of an [InterceptList] with certificates from package tlsca, tunnels
@@ -52,5 +66,6 @@
 // made absolute, to the recorder, which records each exchange's scheme and
 // host. A request that switches to WebSocket (101) is recorded frame by
 // frame in both directions (package wsframe cuts the frames); the engine
-// does not run on it.
+// does not run on it. Serving other machines, forward mode connects only
+// to public addresses unless the user named the host ([GuardedDial]).
 package capture

@@ -15,12 +15,15 @@ import (
 
 // exchange is the recording state of one request/response pair.
 type exchange struct {
-	rec  *Recorder
-	ex   int
-	t0   int64
-	req  *http.Request
-	body *bodyTap
-	tw   *tape.ExchangeWriter
+	rec *Recorder
+	ex  int
+	// paired says how a sandwich's back leg paired the request with the
+	// client's (tape.Request's Paired); "" on other legs.
+	paired string
+	t0     int64
+	req    *http.Request
+	body   *bodyTap
+	tw     *tape.ExchangeWriter
 
 	reqOnce sync.Once
 	// upMask and clMask write each side's chunks with the request's secret
@@ -67,6 +70,13 @@ type exchange struct {
 	upSeen tape.Seen
 
 	ws *wsConn // the tapped connection, once the upstream switched protocols
+
+	// brk is set when recording the exchange failed (see guard.go).
+	brk breakage
+	// clEnded is set once the client side's end is recorded (by the
+	// handler's goroutine); answered once a broken exchange's client was
+	// answered with an error of seam's.
+	clEnded, answered bool
 }
 
 // pendingChunk is an upstream chunk waiting to be recorded.
@@ -81,6 +91,12 @@ type pendingChunk struct {
 func (x *exchange) recordPending() {
 	if p := &x.upPending; p.ok {
 		p.ok = false
+		if x.isBroken() {
+			// The watch or the masker may be what broke: the chunk is
+			// counted, not recorded.
+			x.tw.Withhold(tape.Upstream, int64(len(p.data)))
+			return
+		}
 		x.upWatch.feed(p.data)
 		c := tape.Chunk{Side: tape.Upstream, T: p.t, Data: p.data}
 		if x.upGuard != nil {
@@ -99,7 +115,7 @@ func (x *exchange) recordPending() {
 // one waiting while one waits.
 func (x *exchange) recordMirror(t int64, data []byte) bool {
 	p := &x.upPending
-	if !p.ok || x.upGuard != nil || x.clGuard != nil || x.upMask == nil || x.clMask == nil {
+	if !p.ok || x.isBroken() || x.upGuard != nil || x.clGuard != nil || x.upMask == nil || x.clMask == nil {
 		return false
 	}
 	seen, ok := x.upMask.Clear(data, tape.Seen{})
@@ -204,42 +220,68 @@ func (x *exchange) endMask(m *tape.Masker, g *echoGuard, side tape.Side) {
 // read it), with what was sent.
 func (x *exchange) writeRequest() {
 	x.reqOnce.Do(func() {
-		body, cut := x.body.snapshot()
-		var side tape.Side
-		if x.rec.opts.Leg == Back {
-			side = tape.Upstream // the request as the proxy under test sent it
+		wrote := false
+		if !x.safely("request", func() { x.recordRequest(&wrote) }) && !wrote {
+			// Redacting the request failed: the line keeps what needs no
+			// parsing, and says the body is not there.
+			scheme, host := x.origin()
+			x.tw.Request(tape.Request{
+				Side: x.requestSide(), T: x.t0, Method: x.req.Method, Scheme: scheme, Host: host,
+				URL: x.req.URL.EscapedPath(), Headers: tape.Headers{}, BodyTruncated: true,
+			})
 		}
-		red := x.rec.opts.Redaction
-		body, secrets := red.Body(body, x.req.Header.Get("Content-Type"))
-		for _, m := range []*tape.Masker{x.upMask, x.clMask} {
-			if m != nil {
-				m.Add(secrets)
-			}
-		}
-		x.guardMu.Lock()
-		x.secrets = append(x.secrets, secrets...)
-		for _, g := range []*echoGuard{x.upGuard, x.clGuard} {
-			if g != nil {
-				g.add(secrets)
-			}
-		}
-		x.guardMu.Unlock()
-		scheme, host := x.origin()
-		starved, kept := x.body.cutForMemory()
-		x.tw.Request(tape.Request{
-			Side: side, T: x.t0, Method: x.req.Method,
-			Scheme: scheme, Host: host,
-			URL:     red.URL(x.req.URL),
-			Headers: red.Headers(x.req.Header),
-			Body:    body, BodyTruncated: cut,
-		})
 		x.body.release()
-		if starved {
-			x.tw.Note(x.rec.now(), fmt.Sprintf(
-				"request body recorded up to %d bytes: the requests in flight held the %s seam keeps for request bodies (the whole body went upstream)",
-				kept, sizeText(x.rec.opts.MaxHeldRequestBodies)))
-		}
 	})
+}
+
+// requestSide is the side of this recorder's request line: the client's,
+// or in a sandwich's back leg the request as the proxy under test sent it.
+func (x *exchange) requestSide() tape.Side {
+	if x.rec.opts.Leg == Back {
+		return tape.Upstream
+	}
+	return ""
+}
+
+// recordRequest writes the request line, redacted, and sets *wrote once it
+// did.
+func (x *exchange) recordRequest(wrote *bool) {
+	body, cut := x.body.snapshot()
+	if x.rec.opts.Leg == Front {
+		x.rec.numbering.describe(x.ex, newFingerprint(body)) // before the proxy can have it all
+	}
+	side := x.requestSide()
+	red := x.rec.opts.Redaction
+	body, secrets := red.Body(body, x.req.Header.Get("Content-Type"))
+	for _, m := range []*tape.Masker{x.upMask, x.clMask} {
+		if m != nil {
+			m.Add(secrets)
+		}
+	}
+	x.guardMu.Lock()
+	x.secrets = append(x.secrets, secrets...)
+	for _, g := range []*echoGuard{x.upGuard, x.clGuard} {
+		if g != nil {
+			g.add(secrets)
+		}
+	}
+	x.guardMu.Unlock()
+	scheme, host := x.origin()
+	starved, kept := x.body.cutForMemory()
+	x.tw.Request(tape.Request{
+		Side: side, T: x.t0, Method: x.req.Method,
+		Scheme: scheme, Host: host,
+		URL:     red.URL(x.req.URL),
+		Headers: red.Headers(x.req.Header),
+		Body:    body, BodyTruncated: cut,
+		Paired: x.paired,
+	})
+	*wrote = true
+	if starved {
+		x.tw.Note(x.rec.now(), fmt.Sprintf(
+			"request body recorded up to %d bytes: the requests in flight held the %s seam keeps for request bodies (the whole body went upstream)",
+			kept, sizeText(x.rec.opts.MaxHeldRequestBodies)))
+	}
 }
 
 // origin is the scheme and host a forward-mode request went to; empty for a
@@ -254,15 +296,23 @@ func (x *exchange) origin() (scheme, host string) {
 // endUpstream records the upstream side's end line once.
 func (x *exchange) endUpstream(outcome tape.Outcome, err error, events int) {
 	x.upOnce.Do(func() {
-		x.recordPending() // the side's chunks go before its end
-		x.upOutcome = outcome
+		x.safely("upstream", x.recordPending) // the side's chunks go before its end
 		x.upEvents = events
 		if err != nil && outcome != tape.Complete && !errors.Is(err, io.EOF) {
 			x.upErr = err.Error()
 		}
 		if x.rec.records(tape.Upstream) {
-			x.endMask(x.upMask, x.upGuard, tape.Upstream)
-			x.tw.End(tape.Upstream, x.rec.now(), outcome, x.upErr)
+			x.safely("upstream", func() { x.endMask(x.upMask, x.upGuard, tape.Upstream) })
+		}
+		switch outcome {
+		case tape.ClientAborted, tape.UpstreamError, tape.Truncated:
+			if x.cutByShutdown() {
+				outcome = tape.RecorderShutdown
+			}
+		}
+		x.upOutcome, x.upErr = x.brokenOutcome(outcome, x.upErr)
+		if x.rec.records(tape.Upstream) {
+			x.tw.End(tape.Upstream, x.rec.now(), x.upOutcome, x.upErr)
 		}
 		if x.rec.opts.Leg == Back {
 			var first time.Time
@@ -275,10 +325,35 @@ func (x *exchange) endUpstream(outcome tape.Outcome, err error, events int) {
 	})
 }
 
+// ErrShutdown is the cause with which seam cancels the context of the
+// requests it cuts at its own shutdown (the servers' BaseContext, made with
+// context.WithCancelCause): a stream still open when the grace for streams
+// in flight ran out. An exchange cut that way ends as
+// [tape.RecorderShutdown], not as if its client or upstream had left.
+var ErrShutdown = errors.New("seam is shutting down")
+
+// cutByShutdown reports whether seam's own shutdown cancelled the
+// exchange's request (before anything else did).
+func (x *exchange) cutByShutdown() bool {
+	return errors.Is(context.Cause(x.req.Context()), ErrShutdown)
+}
+
 // upstreamOutcome classifies how the upstream side ended. err is the read
 // error (io.EOF at a clean end); terminal says whether the stream's terminal
 // event was seen.
 func upstreamOutcome(req *http.Request, err error, terminal bool) tape.Outcome {
+	if err == nil || errors.Is(err, io.EOF) {
+		// The upstream ended its body: a client that hangs up as the last
+		// bytes reach it (the request context is cancelled when it closes
+		// the connection) aborted nothing.
+		return tape.Complete
+	}
+	return failedOutcome(req, err, terminal)
+}
+
+// failedOutcome classifies an upstream side that did not end cleanly: the
+// request failed, or reading its body did with err.
+func failedOutcome(req *http.Request, err error, terminal bool) tape.Outcome {
 	if req.Context().Err() != nil {
 		if terminal {
 			return tape.ClientClosedAfterDone
@@ -286,18 +361,47 @@ func upstreamOutcome(req *http.Request, err error, terminal bool) tape.Outcome {
 		return tape.ClientAborted
 	}
 	var ne net.Error
-	switch {
-	case err == nil || errors.Is(err, io.EOF):
-		return tape.Complete
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
 		return tape.Timeout
 	}
 	return tape.UpstreamError
 }
 
+// finish records how the exchange ended, once the handler is done with it:
+// the rest of the request body, the upstream side's end if it has not
+// ended, the client side's end, and the exchange's summary. Should any of
+// that panic, the exchange is broken and its missing end lines say so.
+func (x *exchange) finish(w *clientWriter) {
+	if x.safely("end", func() { x.body.settle(); x.finishClient(w) }) || x.clEnded {
+		return
+	}
+	x.endBroken(w)
+}
+
+// endBroken records the end lines of a broken exchange that are not yet
+// written, reading nothing more from its taps.
+func (x *exchange) endBroken(w *clientWriter) {
+	x.writeRequest()
+	if c := x.ws; c != nil {
+		// The proxy's copiers may still be reading: their taps stop first.
+		x.safely("websocket", func() { c.up.finish(x) })
+		x.safely("websocket", func() { c.down.finish(x) })
+	}
+	x.endUpstream(tape.RecorderError, nil, 0)
+	status := w.status
+	if x.ws != nil {
+		status = http.StatusSwitchingProtocols
+	}
+	x.finishEnd(tape.RecorderError, x.brokenErr(), status, w.bytes, 0)
+}
+
 // finishClient records the client side's end line and reports the exchange.
 func (x *exchange) finishClient(w *clientWriter) {
 	x.writeRequest()
+	if x.isBroken() {
+		x.endBroken(w)
+		return
+	}
 	if x.ws != nil {
 		x.finishWebSocket()
 		return
@@ -354,15 +458,24 @@ func (x *exchange) finishClient(w *clientWriter) {
 
 // finishEnd records the client side's end line and reports the exchange.
 func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, bytes int64, events int) {
+	if x.clEnded {
+		return
+	}
 	t := x.rec.now()
 	switch x.rec.opts.Leg {
 	case Back:
+		x.clEnded = true
 		return // the front leg writes the client side and reports the exchange
 	case Front:
 		x.rec.numbering.done(x.ex)
 	}
-	x.endMask(x.clMask, x.clGuard, tape.Client)
+	x.safely("client", func() { x.endMask(x.clMask, x.clGuard, tape.Client) })
+	if (outcome == tape.ClientAborted || outcome == tape.Truncated) && x.cutByShutdown() {
+		outcome = tape.RecorderShutdown
+	}
+	outcome, errText = x.brokenOutcome(outcome, errText)
 	x.tw.End(tape.Client, t, outcome, errText)
+	x.clEnded = true // a panic from here on (the summary's) finds the end written
 	f := x.rec.opts.OnDone
 	if f == nil {
 		if x.rec.opts.Leg == Front {
@@ -393,6 +506,7 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 	x.rec.live.Add(1)
 	go func() {
 		defer x.rec.live.Done()
+		defer x.catch("summary", nil) // the exchange has ended: only a note can say so
 		s.UpstreamBytes, s.UpstreamEvents, s.TTFB = 0, 0, 0
 		l, ok := x.rec.numbering.awaitBack(x.ex)
 		s.NoUpstream = !ok

@@ -44,7 +44,15 @@ type ForwardOptions struct {
 	// OnTunnel, if set, is called when a tunnel to a host that is not
 	// intercepted opens (for a log line).
 	OnTunnel func(hostport string)
+	// IdleTimeout is how long a connection inside a decrypted tunnel
+	// (HTTP/1.1 keep-alive or HTTP/2) may stay idle between requests
+	// before it is closed; zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
 }
+
+// DefaultIdleTimeout is how long a connection inside a decrypted tunnel
+// may stay idle between requests, as seam's own listeners.
+const DefaultIdleTimeout = 60 * time.Second
 
 // Forward is a forward HTTP proxy, for clients that cannot change their
 // base URL but honour HTTPS_PROXY. It is an http.Handler for the proxy's
@@ -70,7 +78,7 @@ type Forward struct {
 	conns *connListener
 	plain *httputil.ReverseProxy
 
-	cut context.CancelFunc // ends the requests of decrypted tunnels, switched ones included
+	cut context.CancelCauseFunc // ends the requests of decrypted tunnels, switched ones included
 
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{}
@@ -91,12 +99,16 @@ func NewForward(opts ForwardOptions) (*Forward, error) {
 	if opts.Transport == nil {
 		opts.Transport = UpstreamTransport(UpstreamOptions{Dial: opts.Dial})
 	}
-	base, cut := context.WithCancel(context.Background())
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	base, cut := context.WithCancelCause(context.Background())
 	f := &Forward{opts: opts, conns: newConnListener(), tunnels: make(map[net.Conn]struct{}), cut: cut}
 	f.inner = &http.Server{
 		BaseContext:       func(net.Listener) context.Context { return base },
 		Handler:           http.HandlerFunc(f.intercepted),
 		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       opts.IdleTimeout,           // HTTP/2's too
 		ErrorLog:          log.New(io.Discard, "", 0), // a client giving up on a handshake is not news
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			if tc, ok := c.(*tls.Conn); ok {
@@ -115,6 +127,9 @@ func NewForward(opts ForwardOptions) (*Forward, error) {
 		Transport:     opts.Transport,
 		FlushInterval: -1,
 		ErrorLog:      log.New(io.Discard, "", 0),
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			dialError(w, r.URL.Host, err)
+		},
 	}
 	go f.inner.Serve(f.conns)
 	return f, nil
@@ -146,6 +161,17 @@ func proxyError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Connection", "close")
 	w.WriteHeader(status)
 	io.WriteString(w, msg+"\n")
+}
+
+// dialError answers a request seam could not forward (what says where):
+// 403 when the destination was refused (see GuardedDial), else 502.
+func dialError(w http.ResponseWriter, what string, err error) {
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		proxyError(w, http.StatusForbidden, refused.Error())
+		return
+	}
+	proxyError(w, http.StatusBadGateway, fmt.Sprintf("seam: %s: %v", what, err))
 }
 
 func fromLoopback(remote string) bool {
@@ -235,7 +261,7 @@ func hijack(w http.ResponseWriter) (net.Conn, error) {
 func (f *Forward) tunnel(w http.ResponseWriter, r *http.Request, hostport string) {
 	up, err := f.opts.Dial(r.Context(), "tcp", hostport)
 	if err != nil {
-		proxyError(w, http.StatusBadGateway, fmt.Sprintf("seam: connect %s: %v", hostport, err))
+		dialError(w, "connect "+hostport, err)
 		return
 	}
 	conn, err := hijack(w)
@@ -254,13 +280,29 @@ func (f *Forward) tunnel(w http.ResponseWriter, r *http.Request, hostport string
 	go func() {
 		defer f.wg.Done()
 		var wg sync.WaitGroup
-		wg.Go(func() { pipe(up, conn) })
-		pipe(conn, up)
+		wg.Go(func() {
+			defer recoverTunnel(conn, up)
+			pipe(up, conn)
+		})
+		func() {
+			defer recoverTunnel(conn, up)
+			pipe(conn, up)
+		}()
 		wg.Wait()
 		f.untrack(conn, up)
 		conn.Close()
 		up.Close()
 	}()
+}
+
+// recoverTunnel, deferred by a tunnel's copier (a goroutine no server
+// recovers), ends the tunnel on a panic instead of the process.
+func recoverTunnel(conns ...net.Conn) {
+	if recover() != nil {
+		for _, c := range conns {
+			c.Close()
+		}
+	}
 }
 
 // pipe copies src to dst, then half-closes dst so the other end sees EOF.
@@ -322,6 +364,8 @@ func (f *Forward) Shutdown(ctx context.Context) error {
 	f.conns.Close()
 	err := f.inner.Shutdown(ctx)
 	if err != nil {
+		// The cause first: the streams cut are recorded as cut by seam.
+		f.cut(ErrShutdown)
 		f.inner.Close()
 	}
 	f.wg.Wait()
@@ -329,7 +373,7 @@ func (f *Forward) Shutdown(ctx context.Context) error {
 		// Requests that switched protocols (WebSockets) are not the
 		// server's any more: they end when ctx does.
 		<-ctx.Done()
-		f.cut()
+		f.cut(ErrShutdown)
 	}()
 	return err
 }

@@ -47,6 +47,13 @@ func newForwardRig(t *testing.T, upstream http.Handler, h2 bool, extra ...string
 // newForwardRigDial is newForwardRig with the dial function of tunnels.
 func newForwardRigDial(t *testing.T, upstream http.Handler, h2 bool, dial func(context.Context, string, string) (net.Conn, error), extra ...string) *forwardRig {
 	t.Helper()
+	return newForwardRigWith(t, upstream, h2, func(o *capture.ForwardOptions) { o.Dial = dial }, extra...)
+}
+
+// newForwardRigWith is newForwardRig with the forward proxy's options
+// adjusted by modify.
+func newForwardRigWith(t *testing.T, upstream http.Handler, h2 bool, modify func(*capture.ForwardOptions), extra ...string) *forwardRig {
+	t.Helper()
 	up := httptest.NewUnstartedServer(upstream)
 	up.EnableHTTP2 = h2
 	up.StartTLS()
@@ -79,7 +86,9 @@ func newForwardRigDial(t *testing.T, upstream http.Handler, h2 bool, dial func(c
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.fwd, err = capture.NewForward(capture.ForwardOptions{Handler: rec, Intercept: list, Authority: ca, Dial: dial})
+	fo := capture.ForwardOptions{Handler: rec, Intercept: list, Authority: ca}
+	modify(&fo)
+	r.fwd, err = capture.NewForward(fo)
 	if err != nil {
 		t.Fatal(err)
 	}

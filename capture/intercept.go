@@ -81,6 +81,14 @@ func parseHostPattern(s string) (hostPattern, error) {
 	return hostPattern{host: host, port: port}, nil
 }
 
+// Names reports whether an entry names host (on any port): forward mode
+// then reaches it wherever it resolves, a private address included (see
+// [GuardedDial]). Intercepting every host names none.
+func (l *InterceptList) Names(host string) bool {
+	host = normalHost(host)
+	return slices.ContainsFunc(l.patterns, func(p hostPattern) bool { return p.matches(host) })
+}
+
 // All reports whether every host is intercepted.
 func (l *InterceptList) All() bool { return l.all }
 

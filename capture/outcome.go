@@ -19,6 +19,9 @@ type streamWatch struct {
 	dec  *coding.Decoder // nil when the body is not compressed or undecodable
 	w    *protocol.Watch
 	sink func([]byte) // where fed bytes go: the watch, or the decoder
+	// tap, set by tests, sees the decoded bytes (on the decoder's
+	// goroutine).
+	tap func(where string, p []byte)
 	// codingErr is how the compressed stream ended (coding.ErrCut, corrupt,
 	// or unsupported), nil when it ended cleanly or was not compressed.
 	codingErr error
@@ -61,6 +64,9 @@ func noStream() *streamWatch { return newStreamWatch("", "", "") }
 
 // decode follows decoded bytes and keeps them for the echo guard.
 func (s *streamWatch) decode(p []byte) {
+	if s.tap != nil {
+		s.tap("decoded", p)
+	}
 	s.w.Feed(p)
 	s.decoded = append(s.decoded, p...)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -248,5 +249,70 @@ func TestUnreachableBody(t *testing.T) {
 	}
 	if x.Upstream.Response != nil {
 		t.Errorf("an upstream response was recorded for an unreachable upstream")
+	}
+}
+
+// TestClientLeavingAfterLastByte: a client that has the whole body (its
+// Content-Length says so) may close its connection before the proxy has
+// read the upstream's end; the request context is then cancelled, but the
+// upstream ended its body and the client got all of it: both sides are
+// complete, not client_aborted. (The tap holds the proxy between its
+// write to the client and its next read until the client has gone.)
+func TestClientLeavingAfterLastByte(t *testing.T) {
+	const body = `{"id":"chatcmpl-1","choices":[{"message":{"content":"hi"}}]}`
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
+	}), nil)
+	gone := make(chan struct{})
+	capture.SetTestTap(r.rec, func(where string, p []byte) {
+		if where == "client" {
+			<-gone
+			time.Sleep(100 * time.Millisecond) // the server sees the connection close
+		}
+	})
+	conn, err := net.Dial("tcp", r.front.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	if err != nil || string(got) != body {
+		t.Fatalf("client read %q, %v", got, err)
+	}
+	conn.Close()
+	close(gone)
+	x := r.finish().Exchanges[0]
+	if up, cl := outcomes(x); up != tape.Complete || cl != tape.Complete {
+		t.Errorf("upstream %s, client %s, want complete on both", up, cl)
+	}
+}
+
+// TestUpstreamClosesBeforeAnswer: an upstream that closes the connection
+// without answering fails the exchange (upstream_error, 502 to the client),
+// although the transport's error is an EOF.
+func TestUpstreamClosesBeforeAnswer(t *testing.T) {
+	r := newRig(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}), nil)
+	resp, err := http.Post(r.front.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("status %d, want 502", resp.StatusCode)
+	}
+	x := r.finish().Exchanges[0]
+	if up, cl := outcomes(x); up != tape.UpstreamError || cl != tape.UpstreamError {
+		t.Errorf("upstream %s, client %s (%+v), want upstream_error on both", up, cl, x.Upstream.End)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/seam-dev/seam/coding"
@@ -90,8 +91,11 @@ type Recorder struct {
 	proxy       *httputil.ReverseProxy
 	numbering   *Numbering
 	live        sync.WaitGroup
-	// held is what request bodies in flight may still hold.
-	held *heldBytes
+	// held is what request bodies in flight may still hold; wsHeld what
+	// WebSocket messages held back to be checked may (see wsGuard).
+	held, wsHeld *heldBytes
+	// testTap, set by tests, is called at each tap (see exchange.testTap).
+	testTap func(where string, p []byte)
 }
 
 // Wait blocks until every exchange in flight has been recorded to its end.
@@ -122,7 +126,8 @@ func New(opts Options) (*Recorder, error) {
 	if opts.Transport == nil {
 		opts.Transport = defaultTransport()
 	}
-	r := &Recorder{opts: opts, passthrough: passthrough, start: opts.Start, numbering: opts.Numbering, held: &heldBytes{left: opts.MaxHeldRequestBodies}}
+	r := &Recorder{opts: opts, passthrough: passthrough, start: opts.Start, numbering: opts.Numbering,
+		held: &heldBytes{left: opts.MaxHeldRequestBodies}, wsHeld: &heldBytes{left: maxHeldWebSocket}}
 	if r.numbering == nil {
 		r.numbering = new(Numbering)
 	}
@@ -157,14 +162,24 @@ type exchangeKey struct{}
 // ServeHTTP implements http.Handler: it forwards req upstream and records
 // the exchange.
 func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method == "PRI" && req.RequestURI == "*" {
+		// The HTTP/2 connection preface, read as a request by a server
+		// that does not speak h2c: no exchange to record or forward.
+		w.Header().Set("Connection", "close")
+		http.Error(w, "seam: this listener does not speak HTTP/2 without TLS (h2c); use HTTP/1.1", http.StatusHTTPVersionNotSupported)
+		return
+	}
 	r.live.Add(1)
 	defer r.live.Done()
+	t0 := r.now()
+	ex, paired := r.number(req)
 	x := &exchange{
-		rec:   r,
-		ex:    r.number(req),
-		t0:    r.now(),
-		req:   req,
-		upEnd: make(chan struct{}),
+		rec:    r,
+		ex:     ex,
+		paired: paired,
+		t0:     t0,
+		req:    req,
+		upEnd:  make(chan struct{}),
 	}
 	x.tw = r.opts.Writer.Exchange(x.ex)
 	x.masks(r.opts.Redaction.Secrets(req.Header, req.URL))
@@ -172,7 +187,7 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	// handed over (its body type decides whether the connection is reused).
 	out := req.WithContext(contextWith(req, x))
 	x.body = newBodyTap(req.Body, req.ContentLength, r.opts.MaxRequestBody)
-	x.body.held = r.held
+	x.body.held, x.body.x = r.held, x
 	x.body.expectContinue = strings.EqualFold(req.Header.Get("Expect"), "100-continue")
 	if req.Body != nil && req.Body != http.NoBody {
 		// The request line is written once the body has gone upstream.
@@ -189,10 +204,16 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	cw := &clientWriter{ResponseWriter: w, x: x}
 	defer func() {
 		v := recover()
-		x.body.settle()
-		x.finishClient(cw)
+		if v != nil && v != http.ErrAbortHandler {
+			x.breakOn("handler", v)
+			v = http.ErrAbortHandler
+		}
+		if v == nil && x.isBroken() && !x.answered {
+			v = http.ErrAbortHandler // a tap broke: the client's answer is not whole
+		}
+		x.finish(cw)
 		if v != nil {
-			panic(v) // http.ErrAbortHandler: let the server abort the response
+			panic(v) // let the server abort the response
 		}
 	}()
 	r.proxy.ServeHTTP(cw, out)
@@ -232,8 +253,9 @@ func (r *Recorder) rewrite(pr *httputil.ProxyRequest) {
 	}
 }
 
-func (r *Recorder) modifyResponse(resp *http.Response) error {
+func (r *Recorder) modifyResponse(resp *http.Response) (err error) {
 	x := exchangeFrom(resp.Request)
+	defer x.catch("response", &err)
 	if resp.StatusCode == http.StatusSwitchingProtocols {
 		return r.upgraded(x, resp)
 	}
@@ -258,6 +280,7 @@ func (r *Recorder) modifyResponse(resp *http.Response) error {
 	}
 	ce := resp.Header.Get("Content-Encoding")
 	x.upWatch = newStreamWatch(ct, ce, x.req.URL.Path)
+	x.upWatch.tap = r.testTap
 	x.guard(tape.Upstream, x.upWatch)
 	x.mirror = pass && r.opts.Leg == Whole
 	ub := &upstreamBody{x: x, rc: resp.Body, engine: eng, passthrough: pass, watch: x.upWatch}
@@ -276,13 +299,14 @@ func (r *Recorder) modifyResponse(resp *http.Response) error {
 }
 
 // errorHandler runs when the upstream could not be reached or its response
-// could not be used: it records the failure and answers 502 with a JSON
-// error body that SDKs show as the error message.
+// could not be used: it records the failure and answers 502 (403 for a
+// destination forward mode refuses) with a JSON error body that SDKs show
+// as the error message.
 func (r *Recorder) errorHandler(w http.ResponseWriter, req *http.Request, err error) {
 	x := exchangeFrom(req)
 	x.body.settle()
 	x.writeRequest()
-	outcome := upstreamOutcome(req, err, false)
+	outcome := failedOutcome(req, err, false) // an EOF here is a connection closed before any answer
 	x.endUpstream(outcome, err, 0)
 	if outcome == tape.ClientAborted {
 		return // nobody is left to answer
@@ -292,11 +316,25 @@ func (r *Recorder) errorHandler(w http.ResponseWriter, req *http.Request, err er
 		up = &url.URL{Scheme: req.URL.Scheme, Host: req.URL.Host}
 	}
 	msg := fmt.Sprintf("seam: upstream %s failed: %v", tape.RedactUpstream(up), err)
+	typ, code, status := "seam_upstream_error", "upstream_unreachable", http.StatusBadGateway
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		msg, code, status = refused.Error(), "destination_refused", http.StatusForbidden
+	}
+	if x.isBroken() {
+		// The client is told, unrecorded: the exchange's recording has
+		// stopped.
+		msg, typ, code = x.brokenErr(), "seam_recorder_error", "recorder_error"
+		if cw, ok := w.(*clientWriter); ok {
+			w = cw.ResponseWriter
+		}
+		x.answered = true
+	}
 	body, _ := json.Marshal(map[string]any{"error": map[string]string{
-		"message": msg, "type": "seam_upstream_error", "code": "upstream_unreachable",
+		"message": msg, "type": typ, "code": code,
 	}})
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadGateway)
+	w.WriteHeader(status)
 	w.Write(append(body, '\n'))
 }
 
@@ -316,6 +354,10 @@ type bodyTap struct {
 
 	expectContinue bool // the client sends the body only after "100 Continue"
 
+	// x is the exchange the body belongs to: a panic while tapping it
+	// (on the transport's goroutine) breaks that exchange. Nil in tests.
+	x *exchange
+
 	readMu  sync.Mutex // held across rc.Read
 	settled bool       // the handler has returned; rc is the server's again
 
@@ -325,6 +367,7 @@ type bodyTap struct {
 	truncated bool
 	complete  bool
 	once      sync.Once
+	lost      atomic.Bool // bytes went by that the copy does not hold
 
 	// held is the recorder's budget for request bodies in flight; reserved
 	// is what this body took from it, and starved is set when it had to
@@ -345,7 +388,13 @@ func newBodyTap(rc io.ReadCloser, size int64, max int) *bodyTap {
 // errSettled is what a late reader of a settled request body gets.
 var errSettled = errors.New("seam: the exchange has ended; request body no longer readable")
 
-func (t *bodyTap) Read(p []byte) (int, error) {
+func (t *bodyTap) Read(p []byte) (n int, err error) {
+	if t.x != nil {
+		if t.x.isBroken() {
+			return 0, errBroken
+		}
+		defer t.x.catch("request body", &err)
+	}
 	t.readMu.Lock()
 	defer t.readMu.Unlock()
 	if t.settled {
@@ -354,8 +403,17 @@ func (t *bodyTap) Read(p []byte) (int, error) {
 	return t.readLocked(p)
 }
 
-func (t *bodyTap) readLocked(p []byte) (int, error) {
+func (t *bodyTap) readLocked(p []byte) (_ int, _ error) {
 	n, err := t.rc.Read(p)
+	kept := false
+	defer func() {
+		if !kept {
+			t.lost.Store(true) // a panic took bytes read past the copy
+		}
+	}()
+	if t.x != nil {
+		t.x.testTap("request body", p[:n])
+	}
 	t.mu.Lock()
 	room := t.max - len(t.buf)
 	if t.truncated {
@@ -375,6 +433,7 @@ func (t *bodyTap) readLocked(p []byte) (int, error) {
 	}
 	complete := t.complete
 	t.mu.Unlock()
+	kept = true
 	if complete {
 		t.finish()
 	}
@@ -477,7 +536,7 @@ func (h *heldBytes) give(n int64) {
 func (t *bodyTap) snapshot() ([]byte, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.buf, t.truncated || !t.complete
+	return t.buf, t.truncated || !t.complete || t.lost.Load()
 }
 
 // cutForMemory reports whether the kept copy was cut because the budget for

@@ -30,19 +30,26 @@ const (
 
 // ExchangeHeader carries the exchange number from the front leg of a
 // sandwich, through the proxy under test, to the back leg, which removes it
-// before the request goes upstream. Proxies that drop unknown headers are
-// matched in arrival order instead.
+// before the request goes upstream. A request from a proxy that drops
+// unknown headers is paired by its content instead (see pairing.go).
 const ExchangeHeader = "Seam-Exchange"
 
 // Numbering hands out exchange numbers. The two legs of a sandwich share
 // one, so the back leg's recording joins the front leg's exchange. It is
 // safe for concurrent use.
 type Numbering struct {
-	mu      sync.Mutex
-	last    int
-	pending []int // front exchanges whose back leg has not arrived, oldest first
+	// Notify, if set, is told once, when the first request reaches the
+	// back leg without the ExchangeHeader, that the proxy under test drops
+	// it and how its requests are paired instead.
+	Notify func(msg string)
+
+	mu       sync.Mutex
+	last     int
+	pending  []int // front exchanges whose back leg has not arrived, oldest first
+	notified bool
 	// legs holds, per front exchange not yet reported, what its back leg
-	// saw of the upstream, for the front's summary line.
+	// saw of the upstream, for the front's summary line, and the client's
+	// request, for pairing.
 	legs map[int]*backLeg
 }
 
@@ -54,6 +61,9 @@ type backLeg struct {
 	first   time.Time     // when the first upstream byte came; zero when none (each leg has its own clock start)
 	bytes   int64
 	events  int
+	// client is the fingerprint of the client's request, once its body
+	// went to the proxy under test.
+	client *fingerprint
 }
 
 // next numbers an exchange of a Whole recorder.
@@ -78,27 +88,86 @@ func (n *Numbering) front() int {
 	return n.last
 }
 
-// back finds the exchange a request arriving at the back leg belongs to:
-// the one its ExchangeHeader names, else the oldest still waiting, else a
-// new one (the proxy made a request of its own).
-func (n *Numbering) back(tag string) int {
+// describe keeps the fingerprint of front exchange ex's request, for
+// pairing.
+func (n *Numbering) describe(ex int, fp *fingerprint) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if ex, err := strconv.Atoi(tag); err == nil {
-		if i := slices.Index(n.pending, ex); i >= 0 {
-			n.pending = slices.Delete(n.pending, i, i+1)
-			n.startBack(ex)
-			return ex
+	if l := n.legs[ex]; l != nil {
+		l.client = fp
+	}
+}
+
+// byHeader takes the waiting front exchange the ExchangeHeader value tag
+// names, if any.
+func (n *Numbering) byHeader(tag string) (int, bool) {
+	ex, err := strconv.Atoi(tag)
+	if err != nil {
+		return 0, false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	i := slices.Index(n.pending, ex)
+	if i < 0 {
+		return 0, false
+	}
+	n.take(i)
+	return ex, true
+}
+
+// byContent finds the exchange a request without the ExchangeHeader
+// belongs to, from fp, its body's fingerprint: the waiting front exchange
+// whose request had the same bytes, else the one whose text fp carries the
+// most of (at least minOverlap of it; ties go to the one fp has the least
+// besides, then to the oldest), else the oldest waiting (tape.PairedOrder),
+// else a new one (the proxy made a request of its own, tape.PairedNone).
+func (n *Numbering) byContent(fp *fingerprint) (int, string) {
+	n.mu.Lock()
+	first := !n.notified
+	n.notified = true
+	ex, how := n.match(fp)
+	n.mu.Unlock()
+	if first && n.Notify != nil {
+		n.Notify("seam: the proxy under test does not pass the " + ExchangeHeader + " request header on: " +
+			"its upstream requests are paired with the clients' by request content (each exchange in the capture says how it was paired)")
+	}
+	return ex, how
+}
+
+// match is byContent with n.mu held.
+func (n *Numbering) match(fp *fingerprint) (int, string) {
+	best, bestA, bestB := -1, 0.0, 0.0
+	for i, ex := range n.pending {
+		c := n.legs[ex].client
+		if c == nil {
+			continue
+		}
+		if c.same(fp) {
+			best, bestA = i, 1
+			break
+		}
+		a, b := c.overlap(fp)
+		if a > bestA || a == bestA && b > bestB {
+			best, bestA, bestB = i, a, b
 		}
 	}
-	if len(n.pending) > 0 {
-		ex := n.pending[0]
-		n.pending = n.pending[1:]
-		n.startBack(ex)
-		return ex
+	switch {
+	case best >= 0 && bestA >= minOverlap:
+		return n.take(best), tape.PairedContent
+	case len(n.pending) > 0:
+		return n.take(0), tape.PairedOrder
 	}
 	n.last++
-	return n.last
+	return n.last, tape.PairedNone
+}
+
+// take hands waiting front exchange pending[i] to the back leg. n.mu is
+// held.
+func (n *Numbering) take(i int) int {
+	ex := n.pending[i]
+	n.pending = slices.Delete(n.pending, i, i+1)
+	n.startBack(ex)
+	return ex
 }
 
 // startBack notes that the back leg took front exchange ex. n.mu is held.
@@ -181,15 +250,21 @@ func (n *Numbering) done(ex int) {
 	}
 }
 
-// number assigns req its exchange number for this recorder's leg.
-func (r *Recorder) number(req *http.Request) int {
+// number assigns req its exchange number for this recorder's leg and, on
+// a sandwich's back leg, says how it was paired with the client's request
+// (tape.Request's Paired). Pairing by content reads the start of req's
+// body ahead.
+func (r *Recorder) number(req *http.Request) (int, string) {
 	switch r.opts.Leg {
 	case Front:
-		return r.numbering.front()
+		return r.numbering.front(), ""
 	case Back:
-		return r.numbering.back(req.Header.Get(ExchangeHeader))
+		if ex, ok := r.numbering.byHeader(req.Header.Get(ExchangeHeader)); ok {
+			return ex, tape.PairedHeader
+		}
+		return r.numbering.byContent(newFingerprint(r.readAhead(req)))
 	}
-	return r.numbering.next()
+	return r.numbering.next(), ""
 }
 
 // records reports whether this recorder writes the lines of side s.

@@ -204,6 +204,7 @@ type sandwichRig struct {
 	wr                       *tape.Writer
 	front, back              *capture.Recorder
 	frontSrv, backSrv, proxy *httptest.Server
+	numbering                *capture.Numbering
 }
 
 // newSandwich starts the two legs around the proxy proxyFor makes from the
@@ -214,6 +215,7 @@ func newSandwich(t *testing.T, api *url.URL, proxyFor func(back string) http.Han
 	s.wr = tape.NewWriter(&s.buf, tape.WriterOptions{})
 	s.wr.Header(tape.Header{V: tape.Version, Seam: "test", Engine: tape.Engine{Profile: "external"}})
 	n := new(capture.Numbering)
+	s.numbering = n
 	var err error
 	if s.back, err = capture.New(capture.Options{Upstream: api, Writer: s.wr, Leg: capture.Back, Numbering: n}); err != nil {
 		t.Fatal(err)

@@ -36,7 +36,11 @@ type upstreamBody struct {
 	err    error    // sticky end of the upstream body
 }
 
-func (b *upstreamBody) Read(p []byte) (int, error) {
+func (b *upstreamBody) Read(p []byte) (n int, err error) {
+	if b.x.isBroken() {
+		return 0, errBroken
+	}
+	defer b.x.catch("upstream", &err)
 	b.x.recordPending() // before a read reuses the buffer it is in
 	if b.passthrough {
 		if b.err != nil {
@@ -47,7 +51,7 @@ func (b *upstreamBody) Read(p []byte) (int, error) {
 			b.finish(err)
 			return 0, err
 		}
-		n, err := b.rc.Read(p)
+		n, err = b.rc.Read(p)
 		b.record(p[:n])
 		if err != nil && n > 0 {
 			// The end comes with the next read: the client gets these
@@ -104,6 +108,7 @@ func (b *upstreamBody) record(p []byte) {
 		return
 	}
 	x := b.x
+	x.testTap("upstream", p)
 	t := x.rec.now()
 	if x.upFirst == 0 {
 		x.upFirst = max(t, 1)

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/wsframe"
@@ -32,6 +33,12 @@ func (r *Recorder) upgraded(x *exchange, resp *http.Response) error {
 	}
 	c := &wsConn{x: x, rwc: rwc}
 	c.up.side, c.down.side = tape.Upstream, tape.Client
+	ext := resp.Header.Values("Sec-WebSocket-Extensions")
+	for _, d := range []*wsDirection{&c.up, &c.down} {
+		if x.mask(d.side) != nil {
+			d.guard = newWSGuard(x, c, d.side, wsframe.Negotiated(ext, d.side == tape.Client))
+		}
+	}
 	x.ws = c
 	resp.Body = c
 	return nil
@@ -45,6 +52,9 @@ type wsConn struct {
 	x        *exchange
 	rwc      io.ReadWriteCloser
 	up, down wsDirection
+	// inflated counts the bytes both directions' guards inflated, against
+	// the cap per session.
+	inflated atomic.Int64
 }
 
 // wsDirection records one direction of the connection.
@@ -52,21 +62,40 @@ type wsDirection struct {
 	mu     sync.Mutex
 	side   tape.Side
 	split  wsframe.Splitter
+	guard  *wsGuard // nil for a side not recorded
 	bytes  int64
 	frames int
 	ended  bool
 	err    error // how the direction ended, when it failed
 }
 
-func (c *wsConn) Read(p []byte) (int, error) {
-	n, err := c.rwc.Read(p)
+// Read and Write run on the proxy's two copying goroutines, which no
+// server recovers: a panic in the tap breaks the exchange (guard.go).
+func (c *wsConn) Read(p []byte) (n int, err error) {
+	if c.x.isBroken() {
+		return 0, errBroken
+	}
+	defer c.x.catch("websocket", &err)
+	n, err = c.rwc.Read(p)
+	c.x.testTap("websocket", p[:n])
 	c.up.record(c.x, p[:n], err)
 	return n, err
 }
 
-func (c *wsConn) Write(p []byte) (int, error) {
-	n, err := c.rwc.Write(p)
-	c.down.record(c.x, p[:n], err)
+// Write records the client's bytes before they go upstream, so that a
+// secret a client's message carries is known before the upstream can
+// echo it.
+func (c *wsConn) Write(p []byte) (n int, err error) {
+	if c.x.isBroken() {
+		return 0, errBroken
+	}
+	defer c.x.catch("websocket", &err)
+	c.x.testTap("websocket", p)
+	c.down.record(c.x, p, nil)
+	n, err = c.rwc.Write(p)
+	if err != nil {
+		c.down.record(c.x, nil, err)
+	}
 	return n, err
 }
 
@@ -83,20 +112,21 @@ func (d *wsDirection) record(x *exchange, p []byte, err error) {
 		return // the exchange was finished; the connection is being torn down
 	}
 	if len(p) > 0 {
-		d.split.Feed(p, func(piece []byte) { d.frame(x, piece) })
+		d.split.Feed(p, func(pc wsframe.Piece) { d.frame(x, pc) })
 	}
 	if err != nil && d.err == nil {
 		d.err = err
 	}
 }
 
-// frame records piece, a whole frame (or, at the end, what came of a cut
-// one), as the next chunk of direction d. d.mu is held.
-func (d *wsDirection) frame(x *exchange, piece []byte) {
-	if m := x.mask(d.side); m != nil {
-		m.Chunk(tape.Chunk{Ex: x.ex, Side: d.side, T: x.rec.now(), Off: d.bytes, Data: piece})
+// frame records pc, a whole frame (or a piece of a long one, or at the
+// end what came of a cut one), as the next chunk of direction d, through
+// its guard. d.mu is held.
+func (d *wsDirection) frame(x *exchange, pc wsframe.Piece) {
+	if d.guard != nil {
+		d.guard.piece(pc, x.rec.now())
 	}
-	d.bytes += int64(len(piece))
+	d.bytes += int64(len(pc.Data))
 	d.frames++
 }
 
@@ -107,7 +137,12 @@ func (d *wsDirection) finish(x *exchange) (tape.Outcome, string, int64, int) {
 	defer d.mu.Unlock()
 	if !d.ended {
 		d.ended = true
-		d.split.Flush(func(piece []byte) { d.frame(x, piece) })
+		d.split.Flush(func(pc wsframe.Piece) { d.frame(x, pc) })
+		if d.guard != nil {
+			if note := d.guard.finish(); note != "" {
+				x.tw.Note(x.rec.now(), note)
+			}
+		}
 	}
 	switch {
 	case d.split.Close:

@@ -83,6 +83,11 @@ type Decoder struct {
 	closed  bool
 	extra   int64 // bytes written after the compressed stream ended
 	out     int64
+
+	// panicked is a panic the goroutine recovered (in a decompressor, or
+	// in emit), raised again on the caller's goroutine, where it can be
+	// recovered: a process must not die of one body.
+	panicked any
 }
 
 // NewDecoder returns a Decoder for a Content-Encoding header value, or an
@@ -123,13 +128,25 @@ func (d *Decoder) Write(p []byte, emit func([]byte)) error {
 	d.emit = emit
 	d.start()
 	if !d.wait() {
+		d.repanic()
 		d.extra += int64(len(p))
 		return d.err
 	}
 	d.in <- p
 	d.waiting = false
-	d.wait()
+	if !d.wait() {
+		d.repanic()
+	}
 	return nil
+}
+
+// repanic raises on the caller's goroutine a panic the decoding goroutine
+// recovered, once.
+func (d *Decoder) repanic() {
+	if v := d.panicked; v != nil {
+		d.panicked = nil
+		panic(v)
+	}
 }
 
 // Close ends the body, emitting what the decompressor still holds, and
@@ -149,6 +166,7 @@ func (d *Decoder) Close(emit func([]byte)) error {
 		close(d.in)
 	}
 	<-d.done
+	d.repanic()
 	return d.result()
 }
 
@@ -191,6 +209,12 @@ func (d *Decoder) start() {
 // run decodes on the Decoder's goroutine until the compressed stream ends.
 func (d *Decoder) run() {
 	defer close(d.done)
+	defer func() {
+		if v := recover(); v != nil {
+			d.panicked = v
+			d.err = fmt.Errorf("coding: panic while decoding: %v", v)
+		}
+	}()
 	f := &feeder{d: d}
 	r, release, err := chain(d.codings, f)
 	if err != nil {

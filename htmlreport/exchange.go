@@ -37,6 +37,8 @@ type verdictView struct {
 	ID      string
 	Message string
 	Where   string
+	// Said is what the provider said when it failed, clipped.
+	Said string
 }
 
 type findingView struct {
@@ -65,12 +67,16 @@ type choiceView struct {
 	Text, Reasoning clipped
 	Refusal, Finish string
 	ToolCalls       []toolView
+	// ServerTools are the tools the provider ran itself (not calls the
+	// client answers).
+	ServerTools []toolView
 }
 
 type toolView struct {
 	Index    int
 	ID, Name string
 	Args     clipped
+	Result   string // a server tool's result, as the stream names it
 }
 
 type disagreeView struct {
@@ -80,15 +86,18 @@ type disagreeView struct {
 
 type requestView struct {
 	Title, Method, URL string
-	Headers            []kv
-	Body               clipped
-	BodyNote           string
+	// Paired says how a sandwich's upstream request was paired with the
+	// client's.
+	Paired   string
+	Headers  []kv
+	Body     clipped
+	BodyNote string
 }
 
 func buildExchange(x *tape.Exchange, xr *inspect.ExchangeReport, o Options) *exView {
 	ev := &exView{
 		Ex: xr.Ex, Anchor: "ex-" + strconv.Itoa(xr.Ex), Method: xr.Method, URL: xr.Origin + redactURL(xr.URL),
-		Model: xr.Model, Protocol: orDash(string(xr.Protocol)), Outcome: orDash(string(xr.Outcome)),
+		Model: xr.Model, Protocol: orDash(string(xr.Protocol)), Outcome: orDash(xr.Result()),
 		Status: xr.Status, Events: xr.Events, TTFB: inspect.FormatDuration(xr.TTFB), Dur: inspect.FormatDuration(xr.Dur),
 		Notes: xr.Notes,
 	}
@@ -138,20 +147,24 @@ func buildExchange(x *tape.Exchange, xr *inspect.ExchangeReport, o Options) *exV
 			ev.Requests = append(ev.Requests, buildRequest("Request", xr.Origin, x.Request))
 		}
 		if x.UpstreamRequest != nil {
-			ev.Requests = append(ev.Requests, buildRequest("Request the proxy under test sent upstream", "", x.UpstreamRequest))
+			rv := buildRequest("Request the proxy under test sent upstream", "", x.UpstreamRequest)
+			rv.Paired = xr.PairingText()
+			ev.Requests = append(ev.Requests, rv)
 		}
 		ev.Chart = exchangeChart(x, xr, int64(o.Stall))
 	}
 	return ev
 }
 
-// verdict names the worst finding of an exchange and where it was born.
+// verdict names the worst finding of an exchange and where it was born,
+// and what the provider said when it failed.
 func verdict(xr *inspect.ExchangeReport) verdictView {
+	said := clip(xr.Error, maxValue).Text
 	if len(xr.Findings) == 0 {
-		return verdictView{Level: "ok", Message: "no findings"}
+		return verdictView{Level: "ok", Message: "no findings", Said: said}
 	}
 	f := xr.Findings[0] // sorted: most serious first
-	return verdictView{Level: f.Severity.String(), ID: f.ID, Message: f.Message, Where: f.Pointer.String()}
+	return verdictView{Level: f.Severity.String(), ID: f.ID, Message: f.Message, Where: f.Pointer.String(), Said: said}
 }
 
 func findingRow(f inspect.Finding) findingView {
@@ -189,6 +202,9 @@ func buildSide(s *inspect.SideReport) sideView {
 		for _, tc := range ch.ToolCalls {
 			cv.ToolCalls = append(cv.ToolCalls, toolView{Index: tc.Index, ID: tc.ID, Name: tc.Name, Args: clip(tc.Arguments, maxArgs)})
 		}
+		for _, st := range ch.ServerTools {
+			cv.ServerTools = append(cv.ServerTools, toolView{Index: st.Index, ID: st.ID, Name: st.Name, Args: clip(st.Input, maxArgs), Result: st.Result})
+		}
 		sv.Choices = append(sv.Choices, cv)
 	}
 	return sv
@@ -199,7 +215,8 @@ func sameMessage(a, b *sideView) bool {
 	return a.MsgStatus == b.MsgStatus && a.MsgError == b.MsgError && a.Usage == b.Usage &&
 		slices.EqualFunc(a.Choices, b.Choices, func(x, y choiceView) bool {
 			return x.Index == y.Index && x.Text == y.Text && x.Reasoning == y.Reasoning &&
-				x.Refusal == y.Refusal && x.Finish == y.Finish && slices.Equal(x.ToolCalls, y.ToolCalls)
+				x.Refusal == y.Refusal && x.Finish == y.Finish && slices.Equal(x.ToolCalls, y.ToolCalls) &&
+				slices.Equal(x.ServerTools, y.ServerTools)
 		})
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/seam-dev/seam/fixtures"
 	"github.com/seam-dev/seam/internal/goldenfile"
+	"github.com/seam-dev/seam/tape"
 )
 
 // TestGolden compares the page of each capture with its committed golden:
@@ -202,5 +204,51 @@ func TestSelfContained(t *testing.T) {
 	want := "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; base-uri 'none'; form-action 'none'"
 	if csp != want {
 		t.Errorf("content security policy %q, want %q", csp, want)
+	}
+}
+
+// TestProviderErrorPage: a failed exchange's verdict, in the index and in
+// its section, says "http 400" (not the recorded "complete") and what the
+// provider said, the real Bedrock 400 body read as the AWS SDKs name its
+// exception; a hostile message is shown as escaped text.
+func TestProviderErrorPage(t *testing.T) {
+	body, err := os.ReadFile("../fixtures/round3/bedrock-error-400-invalid-model-id.body.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &tape.Capture{Name: "errors.ndjson", Header: tape.Header{V: tape.Version, Engine: tape.Engine{Profile: "passthrough"}}}
+	for i, x := range []struct {
+		status int
+		h      tape.Headers
+		body   []byte
+	}{
+		{400, tape.Headers{"content-type": {"application/json"}, "x-amzn-errortype": {"ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/"}}, body},
+		{500, tape.Headers{"content-type": {"application/json"}}, []byte(`{"error":{"message":"<script>alert(1)</script>\u202e"}}`)},
+	} {
+		ex := i + 1
+		e := &tape.Exchange{Ex: ex, Request: &tape.Request{Ex: ex, Method: "POST", URL: "/model/does-not-exist/invoke-with-response-stream"}}
+		for _, s := range []tape.Side{tape.Upstream, tape.Client} {
+			sd := e.Side(s)
+			sd.Response = &tape.Response{Ex: ex, Side: s, Status: x.status, Headers: x.h}
+			sd.Chunks = []tape.Chunk{{Ex: ex, Side: s, T: 1e6, Data: x.body}}
+			sd.End = &tape.End{Ex: ex, Side: s, T: 2e6, Outcome: tape.Complete, Bytes: int64(len(x.body))}
+		}
+		c.Exchanges = append(c.Exchanges, e)
+	}
+	doc := parse(t, render(t, c, 0))
+	v := find(doc, "p", "verdict")
+	if len(v) != 2 {
+		t.Fatalf("%d verdict lines, want 2", len(v))
+	}
+	said := "the provider said “ValidationException: The provided model identifier is invalid.”"
+	if got := text(v[0]); !strings.Contains(got, "· http 400 ·") || strings.Contains(got, "complete") || !strings.Contains(got, said) {
+		t.Errorf("verdict %q: want http 400 and %q", got, said)
+	}
+	if got := text(v[1]); !strings.Contains(got, "· http 500 ·") || !strings.Contains(got, "<script>alert(1)</script>⟨U+202E⟩") {
+		t.Errorf("verdict %q: want http 500 and the message as escaped text", got)
+	}
+	rows := find(find(doc, "table", "index")[0], "tr")
+	if got := text(rows[1]); !strings.Contains(got, "http 400") || strings.Contains(got, "complete") || !strings.Contains(got, said) {
+		t.Errorf("index row %q", got)
 	}
 }

@@ -2,7 +2,6 @@ package htmlreport
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
@@ -71,8 +70,14 @@ func buildWebSocket(ws *inspect.WebSocketReport) *wsView {
 			mv.Dir = "→"
 		}
 		var notes []string
-		if m.Compressed {
+		switch {
+		case m.Deflated:
+			notes = append(notes, "left deflated")
+		case m.Compressed:
 			notes = append(notes, "deflated")
+		}
+		if m.Elided > 0 {
+			notes = append(notes, "audio not kept")
 		}
 		if m.Frames > 1 {
 			notes = append(notes, plural(m.Frames, "frame"))
@@ -80,7 +85,7 @@ func buildWebSocket(ws *inspect.WebSocketReport) *wsView {
 		mv.Notes = strings.Join(notes, ", ")
 		switch {
 		case m.CloseCode != 0:
-			mv.Detail = strconv.Itoa(m.CloseCode) + " " + m.CloseReason
+			mv.Detail = inspect.CloseName(m.CloseCode) + " " + m.CloseReason
 		case m.Type != "":
 			mv.Detail = m.Type
 		default:

@@ -100,7 +100,7 @@ func TestWebSocketPage(t *testing.T) {
 		t.Errorf("directions in time order %q", got)
 	}
 	all := text(doc)
-	for _, want := range []string{"Realtime session sess_1", "Bonjour !", "Say hello in French", "1000 bye", "usage in 12, out 3"} {
+	for _, want := range []string{"Realtime session sess_1", "Bonjour !", "Say hello in French", "1000 (normal closure) bye", "usage in 12, out 3"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the page lacks %q", want)
 		}

@@ -2,10 +2,10 @@ package inspect
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
 
-	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -119,9 +119,8 @@ func emulateClients(s *SideReport) []ClientResult {
 	case protocol.Responses:
 		objs := se.ObjEvents()
 		vs := vscodeResponses(se.Events, objs)
-		node := sdkResponses(ClientOpenAINode, objs[:terminated])
-		py := node
-		py.Client = ClientOpenAIPython
+		node := sdkResponses(ClientOpenAINode, se.Events[:terminated], objs[:terminated])
+		py := sdkResponses(ClientOpenAIPython, se.Events[:terminated], objs[:terminated])
 		out = append(out, vs, obsidianResult(spec.Text, spec), node, py)
 	case protocol.Anthropic:
 		objs := se.ObjEvents()
@@ -175,6 +174,7 @@ func vscodeChat(se *protocol.Side) ClientResult {
 	r := ClientResult{Client: ClientVSCode, Rule: "VS Code Copilot Chat SSEProcessor: read line by line, tool calls matched by id, content beside tool_calls dropped"}
 	finished := false
 	var calls []protocol.ToolCall
+	byID := map[string]int{} // the call with each id (ids are set once)
 	var text, reasoning, refusal strings.Builder
 	var args []*strings.Builder
 	sawDone := false
@@ -228,10 +228,8 @@ func vscodeChat(se *protocol.Side) ClientResult {
 					id, name := tc.ID, tc.Name
 					cur := -1
 					if id != "" {
-						for i := range calls {
-							if calls[i].ID == id {
-								cur = i
-							}
+						if at, ok := byID[id]; ok {
+							cur = at
 						}
 					} else if len(calls) > 0 {
 						cur = len(calls) - 1
@@ -246,6 +244,7 @@ func vscodeChat(se *protocol.Side) ClientResult {
 					}
 					if id != "" {
 						calls[cur].ID = id
+						byID[id] = cur
 					}
 					if name != "" {
 						calls[cur].Name = name
@@ -470,59 +469,88 @@ func vscodeAnthropic(events []protocol.Event, objs []protocol.ObjEvent) ClientRe
 	return r
 }
 
-// nodeChat emulates openai-node's ChatCompletionStream accumulation
-// (protocols.md §3.2, tag v5.0.0) over the first n events (the unterminated
-// last event is not dispatched): choices by index; content and refusal
-// joined (also beside tool_calls); tool calls in a sparse array by index,
-// id and name overwritten, arguments joined; a missing finish_reason throws
-// at finalisation.
+// nodeChat emulates openai-node 7's ChatCompletionStream (read and run at
+// 7.57.0: src/core/streaming.ts Stream.fromSSEResponse,
+// src/lib/ChatCompletionStream.ts) over the first n events (the
+// unterminated last event is not dispatched). The stream stops at data
+// exactly [DONE]; data that is not JSON throws a SyntaxError; an SSE event
+// named error, or a payload with a truthy "error", throws APIError (so an
+// OpenAI-compatible gateway's {"error": …} chunk on a 200 fails the call
+// there, whatever else the chunk says); a chunk without a choices array
+// throws. Choices are keyed by index and tool calls by index into a sparse
+// array, each index a safe integer in [0, 128) or an OpenAIError; content
+// and refusal joined (also beside tool_calls), id and name overwritten,
+// arguments joined. Finalising throws on a choice without finish_reason or
+// role, and a hole in the tool_calls array fails normalizeToolCallIds.
 func nodeChat(se *protocol.Side, n int) ClientResult {
-	r := ClientResult{Client: ClientOpenAINode, Rule: "openai-node 5.x ChatCompletionStream: tool calls keyed by index, name/id overwritten"}
-	var calls []*protocol.ToolCall
-	var args []*strings.Builder
+	r := ClientResult{Client: ClientOpenAINode, Rule: "openai-node 7 ChatCompletionStream: tool calls keyed by index (0–127), name/id overwritten, an error payload throws"}
+	// At most maxNodeIndex calls, by index: the index is checked before
+	// anything is kept, so a hostile one costs nothing.
+	var calls [maxNodeIndex]*protocol.ToolCall
+	var args [maxNodeIndex]strings.Builder
 	var text, refusal strings.Builder
+	role := false
 	events := se.Events[:n]
 	var cs *protocol.ChatSide
 	if n > 0 {
 		cs = se.ChatEvents()
+	}
+	fail := func(err string) ClientResult {
+		r.Text, r.Refusal, r.Error = text.String(), refusal.String(), err
+		return r
 	}
 	for i := range events {
 		e, ck := &events[i], cs.Chunk(i)
 		if e.Bare {
 			continue // not an SSE event: the client never sees it
 		}
-		if ck.Done {
-			break
-		}
-		if e.Name == "error" {
-			r.Error = joinErr(r.Error, "APIError: "+excerpt.Clip(e.Data, 120))
+		if e.Data == "[DONE]" {
 			break
 		}
 		if !ck.Valid {
-			r.Error = joinErr(r.Error, "SyntaxError: could not parse event data")
-			break
+			return fail("SyntaxError: Error reading response: malformed server-sent event JSON.")
+		}
+		if strings.HasPrefix(e.Name, "thread.") {
+			// Yielded as {event, data}, which has no choices.
+			return fail("OpenAIError: chunk.choices is not iterable")
+		}
+		if e.Name == "error" {
+			errv := ck.Err
+			if !errv.Exists() || errv.IsNull() {
+				return fail("APIError: " + nodeErrorMessage(protocol.JSONValue(e.Data)))
+			}
+			return fail("APIError: " + nodeErrorMessage(errv))
+		}
+		if jsTruthy(ck.Err) {
+			return fail("APIError: " + nodeErrorMessage(ck.Err))
+		}
+		if !ck.ChoicesArray {
+			return fail("OpenAIError: chunk.choices is not iterable")
 		}
 		deltas := cs.ChoiceDeltas(ck)
 		for k := range deltas {
 			d := &deltas[k]
+			if d.Index < 0 || d.Index >= maxNodeIndex {
+				return fail("OpenAIError: Chat completion stream contains an invalid choice index: " + strconv.Itoa(d.Index))
+			}
 			if d.Index != 0 {
 				continue
+			}
+			if d.Role != "" {
+				role = true
 			}
 			text.WriteString(d.Content().Str())
 			refusal.WriteString(d.Refusal().Str())
 			for _, tc := range cs.ToolDeltas(d) {
 				i := tc.Index
-				if i < 0 {
-					r.Error = joinErr(r.Error, "TypeError: tool_calls index "+strconv.Itoa(i))
-					continue
+				if !tc.HasIndex {
+					return fail("OpenAIError: Chat completion stream contains an invalid tool call index: undefined")
 				}
-				for len(calls) <= i {
-					calls = append(calls, nil)
-					args = append(args, nil)
+				if i < 0 || i >= maxNodeIndex {
+					return fail("OpenAIError: Chat completion stream contains an invalid tool call index: " + strconv.Itoa(i))
 				}
 				if calls[i] == nil {
 					calls[i] = &protocol.ToolCall{Index: i}
-					args[i] = &strings.Builder{}
 				}
 				if tc.ID != "" {
 					calls[i].ID = tc.ID
@@ -538,30 +566,121 @@ func nodeChat(se *protocol.Side, n int) ClientResult {
 		}
 	}
 	r.Text, r.Refusal = text.String(), refusal.String()
+	last := -1 // the sparse array's length - 1
 	for i, c := range calls {
-		if c == nil {
-			r.Error = joinErr(r.Error, "tool_calls["+strconv.Itoa(i)+"] is a hole (null)")
-			continue
+		if c != nil {
+			c.Arguments = args[i].String()
+			r.ToolCalls = append(r.ToolCalls, *c)
+			last = i
 		}
-		c.Arguments = args[i].String()
-		r.ToolCalls = append(r.ToolCalls, *c)
 	}
-	if r.FinishReason == "" {
-		r.Error = joinErr(r.Error, "missing finish_reason for choice 0")
+	switch {
+	case n > 0 && r.FinishReason == "":
+		r.Error = "OpenAIError: missing finish_reason for choice 0"
+	case n > 0 && !role:
+		r.Error = "OpenAIError: missing role for choice 0"
+	case len(r.ToolCalls) > 0 && len(r.ToolCalls) != last+1:
+		// normalizeToolCallIds reads .id of each entry, holes included.
+		r.Error = "OpenAIError: Cannot read properties of undefined (reading 'id') (tool_calls has holes: " +
+			strconv.Itoa(last+1-len(r.ToolCalls)) + " of " + strconv.Itoa(last+1) + " entries)"
 	}
 	return r
 }
 
-// pythonChat emulates openai-python's accumulate_delta (protocols.md §3.2)
-// over the first n events: every string is concatenated (role, id and name
-// included), index and type overwritten, and a tool delta whose index is
-// not yet a list position is inserted there rather than placed at the
-// index, so indexes that do not start at 0 split one call into two
-// entries. finish_reason length or content_filter makes
-// get_final_completion() raise.
+// maxNodeIndex is openai-node 7's bound on a choice's and a tool call's
+// index (MAX_STREAM_CHOICES, MAX_STREAM_TOOL_CALLS).
+const maxNodeIndex = 128
+
+// nodeErrorMessage is the message of the APIError openai-node builds from
+// an error value (APIError.makeMessage with no status): its "message" when
+// that is a string, the JSON of its "message" when that is anything else
+// truthy, else the JSON of the value itself.
+func nodeErrorMessage(v protocol.Value) string {
+	if v.IsObject() {
+		if msg := protocol.JSONValue(v.Result().Get("message").Raw); jsTruthy(msg) {
+			if msg.IsString() {
+				return msg.Str()
+			}
+			return jsonText(msg)
+		}
+	}
+	if !jsTruthy(v) {
+		return "(no status code or body)"
+	}
+	return jsonText(v)
+}
+
+// pythonErrorMessage is the message of the APIError openai-python raises
+// for an error value: its "message" when that is a non-empty string, else
+// "An error occurred during streaming".
+func pythonErrorMessage(v protocol.Value) string {
+	if v.IsObject() {
+		if msg := v.Result().Get("message"); msg.Type == gjson.String && msg.Str != "" {
+			return msg.Str
+		}
+	}
+	return "An error occurred during streaming"
+}
+
+// jsTruthy reports whether a JSON value is truthy in JavaScript: not
+// absent, null, false, 0 or "" (an empty object or array is truthy).
+func jsTruthy(v protocol.Value) bool {
+	switch {
+	case !v.Exists() || v.IsNull():
+		return false
+	case v.IsString():
+		return v.Str() != ""
+	case v.IsObject() || v.IsArray():
+		return true
+	}
+	raw := v.Str()
+	if raw == "true" || raw == "false" {
+		return raw == "true"
+	}
+	f, err := strconv.ParseFloat(raw, 64)
+	return err != nil || f != 0
+}
+
+// pyTruthy reports whether a JSON value is truthy in Python once decoded:
+// as jsTruthy, but an empty object or array is false.
+func pyTruthy(v protocol.Value) bool {
+	if v.IsObject() || v.IsArray() {
+		empty := true
+		v.Result().ForEach(func(_, _ gjson.Result) bool {
+			empty = false
+			return false
+		})
+		return !empty
+	}
+	return jsTruthy(v)
+}
+
+// jsonText renders a JSON value compactly, as JSON.stringify does (number
+// and escape spellings aside).
+func jsonText(v protocol.Value) string {
+	if v.IsString() {
+		return strconv.Quote(v.Str())
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(v.Str())); err != nil {
+		return v.Str()
+	}
+	return b.String()
+}
+
+// pythonChat emulates openai-python's chat completion stream (protocols.md
+// §3.2) over the first n events: the stream stops at data starting
+// [DONE]; data that is not JSON raises JSONDecodeError; a payload that is
+// an object with a truthy "error" raises APIError (src/openai/_streaming.py
+// Stream.__stream__), whatever its SSE event name; accumulate_delta then
+// concatenates every string (role, id and name included), overwrites index
+// and type, and a tool delta whose index is not yet a list position is
+// inserted there rather than placed at the index, so indexes that do not
+// start at 0 split one call into two entries. finish_reason length or
+// content_filter makes get_final_completion() raise.
 func pythonChat(se *protocol.Side, n int) ClientResult {
 	r := ClientResult{Client: ClientOpenAIPython, Rule: "openai-python accumulate_delta: every string concatenated (ids and names too), tool calls inserted by list position"}
-	var calls []*pyCall
+	var calls pyList
 	haveList := false
 	var text, refusal strings.Builder
 	events := se.Events[:n]
@@ -577,8 +696,12 @@ func pythonChat(se *protocol.Side, n int) ClientResult {
 		if strings.HasPrefix(e.Data, "[DONE]") {
 			break
 		}
-		if e.Name == "error" || !ck.Valid {
-			r.Error = joinErr(r.Error, "APIError or JSONDecodeError on event "+strconv.Itoa(e.Index))
+		if !ck.Valid {
+			r.Error = joinErr(r.Error, "JSONDecodeError on event "+strconv.Itoa(e.Index))
+			break
+		}
+		if pyTruthy(ck.Err) {
+			r.Error = joinErr(r.Error, "APIError: "+pythonErrorMessage(ck.Err))
 			break
 		}
 		deltas := cs.ChoiceDeltas(ck)
@@ -593,17 +716,11 @@ func pythonChat(se *protocol.Side, n int) ClientResult {
 			if d.ToolCalls.IsArray() && !haveList {
 				haveList = true
 				for _, tc := range tcs {
-					calls = append(calls, new(pyCall).add(tc))
+					calls.back = append(calls.back, new(pyCall).add(tc))
 				}
 			} else if d.ToolCalls.IsArray() {
 				for _, tc := range tcs {
-					i := tc.Index
-					if i < len(calls) && i >= 0 {
-						calls[i].add(tc)
-					} else {
-						at := min(max(i, 0), len(calls))
-						calls = append(calls[:at], append([]*pyCall{new(pyCall).add(tc)}, calls[at:]...)...)
-					}
+					calls.merge(tc)
 				}
 			}
 			if fr := d.FinishReason; fr != "" {
@@ -612,13 +729,54 @@ func pythonChat(se *protocol.Side, n int) ClientResult {
 		}
 	}
 	r.Text, r.Refusal = text.String(), refusal.String()
-	for _, c := range calls {
+	for _, c := range calls.all() {
 		r.ToolCalls = append(r.ToolCalls, protocol.ToolCall{Index: c.index, ID: c.id.String(), Name: c.name.String(), Arguments: c.args.String()})
 	}
 	if r.FinishReason == "length" || r.FinishReason == "content_filter" {
 		r.Error = joinErr(r.Error, "get_final_completion() raises (finish_reason "+r.FinishReason+")")
 	}
 	return r
+}
+
+// pyList is openai-python's accumulated tool_calls list. accumulate_delta
+// reads entry list[index] when the index is a position of the list
+// (Python's negative positions included) and merges the delta into it;
+// otherwise it calls list.insert(index, delta), which puts the entry at
+// the front (an index below -len) or at the back (an index at or past
+// len): only ever at an end, so the list is a double-ended queue (front
+// reversed, then back), and no index grows it past one entry per delta.
+type pyList struct{ front, back []*pyCall }
+
+func (l *pyList) len() int { return len(l.front) + len(l.back) }
+
+// at returns entry p of the list, 0 <= p < len.
+func (l *pyList) at(p int) *pyCall {
+	if p < len(l.front) {
+		return l.front[len(l.front)-1-p]
+	}
+	return l.back[p-len(l.front)]
+}
+
+func (l *pyList) merge(tc protocol.ChatToolDelta) {
+	i, n := tc.Index, l.len()
+	switch {
+	case i >= 0 && i < n:
+		l.at(i).add(tc)
+	case i < 0 && i >= -n:
+		l.at(n + i).add(tc)
+	case i < 0:
+		l.front = append(l.front, new(pyCall).add(tc))
+	default:
+		l.back = append(l.back, new(pyCall).add(tc))
+	}
+}
+
+func (l *pyList) all() []*pyCall {
+	out := make([]*pyCall, 0, l.len())
+	for p := range l.len() {
+		out = append(out, l.at(p))
+	}
+	return out
 }
 
 // pyCall is one entry of openai-python's accumulated tool_calls list.
@@ -636,15 +794,45 @@ func (c *pyCall) add(tc protocol.ChatToolDelta) *pyCall {
 }
 
 // sdkResponses emulates the openai-node and openai-python Responses
-// accumulators (protocols.md §3.3): the result is the response.completed
-// payload; without it there is none ("Didn't receive a response.completed
-// event").
-func sdkResponses(client string, objs []protocol.ObjEvent) ClientResult {
+// accumulators (protocols.md §3.3) over the dispatched events: the result
+// is the response.completed payload; without it there is none ("Didn't
+// receive a response.completed event"). Both stop reading at [DONE] and
+// fail on data that is not JSON or an object with a truthy "error";
+// openai-node also throws on an SSE event named error and on an event of
+// type error (ResponseStream), where openai-python reads on.
+func sdkResponses(client string, events []protocol.Event, objs []protocol.ObjEvent) ClientResult {
 	r := ClientResult{Client: client, Rule: "OpenAI SDK Responses stream: the final response is the one response.completed carries"}
+	node := client == ClientOpenAINode
 	for i := range objs {
-		p := &objs[i]
-		if !p.Valid {
+		e, p := &events[i], &objs[i]
+		if e.Bare {
 			continue
+		}
+		if node && e.Data == "[DONE]" || !node && strings.HasPrefix(e.Data, "[DONE]") {
+			break
+		}
+		if !p.Valid {
+			if node {
+				r.Error = joinErr(r.Error, "SyntaxError: Error reading response: malformed server-sent event JSON.")
+			} else {
+				r.Error = joinErr(r.Error, "JSONDecodeError on event "+strconv.Itoa(e.Index))
+			}
+			return r
+		}
+		errv := protocol.JSONValue(p.Err.Result().Raw)
+		switch {
+		case node && e.Name == "error" && (!errv.Exists() || errv.IsNull()),
+			node && !jsTruthy(errv) && p.Type == "error":
+			// The event itself is the error (Stream for an event named
+			// error, ResponseStream for a flat one of type error).
+			r.Error = joinErr(r.Error, "APIError: "+nodeErrorMessage(protocol.JSONValue(e.Data)))
+			return r
+		case node && (e.Name == "error" || jsTruthy(errv)):
+			r.Error = joinErr(r.Error, "APIError: "+nodeErrorMessage(errv))
+			return r
+		case !node && pyTruthy(errv):
+			r.Error = joinErr(r.Error, "APIError: "+pythonErrorMessage(errv))
+			return r
 		}
 		switch p.Type {
 		case "response.completed":

@@ -42,8 +42,8 @@ func TestToolIndexStartingAtOne(t *testing.T) {
 		t.Errorf("spec = %+v, want [%+v]", got, whole)
 	}
 	node := rs[ClientOpenAINode]
-	if !strings.Contains(node.Error, "tool_calls[0] is a hole") {
-		t.Errorf("openai-node error = %q, want the hole at tool_calls[0]", node.Error)
+	if !strings.Contains(node.Error, "reading 'id'") || !strings.Contains(node.Error, "holes: 1 of 2") {
+		t.Errorf("openai-node error = %q, want normalizeToolCallIds failing on the hole at tool_calls[0]", node.Error)
 	}
 	if len(node.ToolCalls) != 1 || node.ToolCalls[0] != whole {
 		t.Errorf("openai-node calls = %+v, want [%+v] beside the hole", node.ToolCalls, whole)

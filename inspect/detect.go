@@ -64,10 +64,13 @@ func registry() []detector {
 		// Transport and SSE framing.
 		det("http.status", Error, "HTTP", "the response status is not 2xx", runHTTPStatus),
 		det("stream.outcome", Warn, "DESIGN.md §2", "a side ended without finishing (truncated, aborted, upstream error, timeout)", runOutcome),
+		det("stream.recorder-shutdown", Info, "FORMAT.md end", "seam's own shutdown cut a side that was still streaming: the recording stops there, and what a stream cut short lacks is not reported", nil),
 		det("sse.unterminated-event", Warn, "SSE spec; protocols.md §4.1", "the last event has no blank line after it: spec clients discard it, VS Code loses the last line", runUnterminated),
 		det("sse.quirk", Info, "SSE spec; protocols.md §4.1", "framing departs from the common form (CR or mixed line endings, no space after colon, BOM, multi-line data, unknown fields, ...)", runQuirks),
+		det("sse.unknown-field", Info, "SSE spec", "a field line the SSE spec ignores (no client hears it), shown with its text; an \"error:\" line is a stream.error-event", runFields),
 		det("sse.comment", Info, "class O", "comment (keepalive) frames in the stream; fragile clients choke on them", runComments),
-		det("encoding.cut", Warn, "providers.md §7.2, §7.3", "a compressed body ends before the end of its compressed stream (no gzip trailer, no last zstd or brotli block): it was cut", runEncoding),
+		det("encoding.cut", Warn, "providers.md §7.2, §7.3", "a compressed body ends before the end of its compressed stream (no gzip trailer, no last zstd or brotli block) and before its terminal event: it was truncated", runEncoding),
+		det("encoding.cut-after-end", Info, "providers.md §7.2, §7.3; issue 21", "a compressed body ends before the end of its compressed stream but after its terminal event (a client that hangs up at [DONE] before the compressor's last block): nothing of the answer is missing", nil),
 		det("encoding.corrupt", Error, "providers.md §7.2", "a compressed body that does not decode (a client's decoder fails on it)", nil),
 		det("encoding.unsupported", Warn, "providers.md §7.1, §7.3", "a Content-Encoding seam cannot decode: the body is not read (undici passes such bytes undecoded and the client fails to parse them)", nil),
 		det("framing.mismatch", Warn, "providers.md §1.6, §2.1", "the body is not the framing its Content-Type declares (e.g. binary event-stream served as text/event-stream)", runFraming),
@@ -76,6 +79,7 @@ func registry() []detector {
 		det("protocol.unknown", Info, "issue 10", "the stream's protocol is not one seam assembles: its events are shown raw, with no protocol findings", runProtocolUnknown),
 		det("stream.no-terminal", Warn, "class M; protocols.md §6", "no terminal event ([DONE], message_stop, response.completed)", nil),
 		det("stream.after-terminal", Error, "class L/M; protocols.md §6", "events after the terminal event, which clients never read", nil),
+		det("stream.trailing-done", Info, "issue 21", "data: [DONE] after a stream's terminal event (OpenRouter ends Responses streams so): the clients have stopped or skip it", nil),
 		det("stream.error-event", Error, "protocols.md §3, §6", "the stream carries an error event or error payload", nil),
 		det("stream.event-name-mismatch", Info, "protocols.md §2.7", "SSE event name differs from the JSON type", nil),
 		det("payload.invalid-json", Error, "protocols.md §2.1, §2.7", "event data that is not valid JSON", nil),
@@ -85,6 +89,9 @@ func registry() []detector {
 		det("tool.unclosed", Warn, "providers.md §2.3, §4.3", "a tool call never got its closing event: its arguments may be partial", nil),
 		// WebSocket and the OpenAI Realtime API.
 		det("websocket.protocol", Warn, "RFC 6455, RFC 7692", "frames that break the WebSocket protocol (masking, fragmentation, close codes, reserved bits, deflate, UTF-8)", nil),
+		det("websocket.close-error", Error, "RFC 6455 §7.4; providers.md §8.3", "the session closed with an error code (1011, ...) or dropped while a Realtime response was in progress: the SDK's response never completes", nil),
+		det("websocket.close", Warn, "RFC 6455 §7.4", "the session closed with a code other than normal closure (1000) or going away (1001), or the server's side dropped with no close frame", nil),
+		det("websocket.cap", Warn, "issue 20", "a WebSocket session past a cap seam reads within (inflated bytes per message or per session, bytes of messages kept): the rest is not shown", nil),
 		det("realtime.error", Warn, "providers.md §8.2", "an error event in a Realtime session (most leave the session open)", nil),
 		det("realtime.response-failed", Error, "providers.md §8.3", "a Realtime response.done with status failed or incomplete", nil),
 		det("realtime.response-unfinished", Warn, "providers.md §8.3", "a Realtime response created but never done", nil),
@@ -93,11 +100,13 @@ func registry() []detector {
 		det("chat.bad-done", Error, "class M", "the [DONE] terminator is quoted or malformed", nil),
 		det("chat.index-id-conflict", Warn, "class T; protocols.md §2.4, §6", "one tool index carries two ids: index-keyed SDKs merge two calls, VS Code keeps them apart", nil),
 		det("chat.index-not-zero", Warn, "protocols.md §3.2, §6", "tool indexes do not start at 0 or have gaps: openai-python splits calls", nil),
+		det("chat.index-out-of-range", Warn, "issue 20", "a choice or tool call index outside 0–127: openai-node 7 throws on it", nil),
 		det("chat.tool-index-missing", Warn, "protocols.md §3.1", "a tool call delta without index", nil),
 		det("chat.repeated-fields", Info, "protocols.md §3.2, §6", "role, id or name repeated in later deltas: openai-python concatenates them", nil),
 		det("chat.content-with-tool-calls", Warn, "protocols.md §2.3, §6", "content in the same delta as tool_calls: VS Code drops it", nil),
 		det("chat.trailing-cr", Warn, "protocols.md §2.3, §6", "a content delta ends in \\r: VS Code strips it", nil),
 		det("chat.finish-missing", Warn, "protocols.md §3.2, §6", "a choice without finish_reason", nil),
+		det("chat.no-done", Info, "issue 21", "every choice finished but no data: [DONE] came (Perplexity, some OpenAI-compatible servers): the SDKs end normally at EOF", nil),
 		det("chat.finish-length-tools", Warn, "class S; protocols.md §6", "finish_reason length/content_filter while tool calls are open", nil),
 		det("chat.after-finish", Warn, "class L", "content for a choice after its finish_reason", nil),
 		det("chat.usage-before-finish", Info, "class M", "usage chunk before every choice finished", nil),
@@ -130,7 +139,8 @@ func registry() []detector {
 		det("text.protocol-dump", Error, "class R", "assembled text holds raw protocol JSON", runProtocolDump),
 		det("tool.duplicate-call", Warn, "class B", "the same call (name and arguments) twice with different ids", runDuplicateCalls),
 		// Two-sided.
-		det("diff.upstream-client", Warn, "class C/H/I", "the client text differs from the upstream text", runUpstreamClient),
+		det("diff.upstream-client", Error, "class C/H/I; issue 21", "the client text differs from the upstream text beyond what the engine declares it does: a proxy lost, added or changed text", runUpstreamClient),
+		det("diff.text-shaped", Info, "shaping-engine.md §3 (suppress-tail, stop-after-tools)", "upstream text the engine's declared transforms hold back or drop (suppress-tail, stop-after-tools)", nil),
 		det("diff.boundary-dedupe", Error, "class C/D", "characters lost at a delta boundary where the previous delta ended as the next began", nil),
 		det("diff.tool-call-dropped", Error, "DESIGN.md §6 (structure)", "an upstream tool call (structured or a <use_tool> block) never reaches the client", runStructure),
 		det("diff.tool-call-added", Error, "DESIGN.md §6 (structure)", "the client gets a tool call the upstream never made", nil),
@@ -228,7 +238,25 @@ func runOrdered(c *exCtx) {
 	}
 }
 
+// cutShort are the findings that only say a stream stopped before its
+// end: on a side seam's own shutdown cut (recorder_shutdown), that is what
+// the cut did, and stream.recorder-shutdown says it once.
+var cutShort = map[string]bool{
+	"stream.no-terminal": true, "chat.finish-missing": true, "sse.unterminated-event": true,
+	"encoding.cut": true, "framing.cut": true, "tool.unclosed": true,
+	"anthropic.block-unclosed": true, "realtime.response-unfinished": true, "bedrock.no-metadata": true,
+	"tool.args-invalid-json": true, // the arguments of the call being streamed, cut
+}
+
 func (c *exCtx) emit(id string, p Pointer, evidence, msg string) {
+	if cutShort[id] && p.Side != "" {
+		if sd := c.sides[p.Side]; sd != nil && sd.Outcome == tape.RecorderShutdown {
+			return
+		}
+	}
+	if c.open != nil && c.waits(id, p) {
+		return
+	}
 	s, ok := c.sev[id]
 	if !ok {
 		s = Warn
@@ -274,9 +302,12 @@ func runTape(c *exCtx) {
 
 func runHTTPStatus(c *exCtx) {
 	for _, s := range c.rep.Sides {
-		if s.Status >= 400 {
-			p := c.sidePointer(s, -1)
-			c.emit("http.status", p, excerpt.Clip(s.Message.Error, 160), "HTTP "+strconv.Itoa(s.Status)+" on the "+string(s.Side)+" side")
+		if failed(s.Status) {
+			msg := "HTTP " + strconv.Itoa(s.Status) + " on the " + string(s.Side) + " side"
+			if s.Message.Error != "" {
+				msg += ": " + excerpt.Clip(s.Message.Error, 120)
+			}
+			c.emit("http.status", c.sidePointer(s, -1), excerpt.Clip(string(head(s.ev.Chunks, 200)), 160), msg)
 		} else if !s.Stream && s.Message.Error != "" {
 			// A non-stream body under a success status that is an error.
 			c.emit("stream.error-event", c.sidePointer(s, -1), excerpt.Clip(s.Message.Error, 160),
@@ -290,9 +321,19 @@ func runOutcome(c *exCtx) {
 		if s.Outcome == "" || s.Outcome.Success() {
 			continue
 		}
+		if s.Outcome == tape.RecorderShutdown {
+			c.emit("stream.recorder-shutdown", c.sidePointer(s, len(s.ev.Events)-1), s.Error,
+				"the "+string(s.Side)+" side was still streaming when seam shut down: seam cut it, not the client or the upstream")
+			continue
+		}
 		if s.Outcome == tape.Truncated && s.Stream && s.Message.Protocol == protocol.Unknown {
 			// The recorder calls a stream truncated when it saw no terminal
 			// event it knows; for a protocol nobody knows, that says nothing.
+			continue
+		}
+		if s.Outcome == tape.Truncated && errors.Is(s.codingErr, coding.ErrCut) && endedBeforeCut(s) {
+			// Truncated only by the compressed stream, after the terminal
+			// event: encoding.cut-after-end says so, nothing was lost.
 			continue
 		}
 		c.emit("stream.outcome", c.sidePointer(s, len(s.ev.Events)-1), s.Error, string(s.Side)+" side ended "+string(s.Outcome))
@@ -320,7 +361,8 @@ func runQuirks(c *exCtx) {
 				continue
 			}
 			for _, q := range strings.Split(e.Quirks, "|") {
-				if q == "comment" || seen[q] {
+				if q == "comment" || q == "unknown-field" || seen[q] {
+					// (sse.unknown-field shows the fields with their text.)
 					continue
 				}
 				seen[q] = true
@@ -356,11 +398,23 @@ func runUpstreamClient(c *exCtx) {
 	if d == nil || d.Equal {
 		return
 	}
-	var changed []Hunk
+	var changed, shaped []Hunk
+	ex := c.explainer()
 	for _, h := range d.Hunks {
-		if !h.Converted {
+		switch why := ex.explain(&h); why {
+		case explainedNot:
 			changed = append(changed, h)
+		case explainedShaped:
+			shaped = append(shaped, h)
 		}
+	}
+	if len(shaped) > 0 {
+		h := shaped[0]
+		p := c.reqPointer()
+		if h.At != nil {
+			p = *h.At
+		}
+		c.emit("diff.text-shaped", p, hunkEvidence(h), pluralWord(len(shaped), "difference")+" between upstream and client text that the engine's declared transforms make ("+ex.declared()+")")
 	}
 	if len(changed) > 0 {
 		h := changed[0]
@@ -409,13 +463,20 @@ func hunkEvidence(h Hunk) string {
 // declares, and the bytes the framing could not read.
 func runFraming(c *exCtx) {
 	for _, s := range c.rep.Sides {
-		if s.mismatch {
+		if s.mismatch && !(failed(s.Status) && !s.Stream) {
+			// (An error body in JSON under a stream's Content-Type, as
+			// Gemini sends a 400, is read as the error it is: SDKs read
+			// a failed response's body whatever its Content-Type.)
 			ct := ""
 			if sd := c.x.Side(s.Side); sd.Response != nil && len(sd.Response.Headers["content-type"]) > 0 {
 				ct = sd.Response.Headers["content-type"][0]
 			}
+			kind := s.Framing.String()
+			if !s.Stream {
+				kind = "one JSON document"
+			}
 			c.emit("framing.mismatch", c.bytePointer(s, 0), excerpt.Clip(strconv.Quote(string(head(s.ev.Chunks, 24))), 80),
-				"the "+string(s.Side)+" body is "+s.Framing.String()+" although its Content-Type says "+strconv.Quote(ct)+": it was read as "+s.Framing.String())
+				"the "+string(s.Side)+" body is "+kind+" although its Content-Type says "+strconv.Quote(ct)+": it was read as "+kind)
 		}
 		for _, p := range s.ev.Problems {
 			at, ev := c.bytePointer(s, p.Off), bytesEvidence(s.ev.Chunks, p.Off, 16)
@@ -470,8 +531,20 @@ func bytesEvidence(chunks []tape.Chunk, off int64, n int) string {
 	return strconv.Quote(string(b))
 }
 
-// runEncoding reports a compressed body that was cut, corrupt, or in a
-// coding seam cannot decode.
+// endedBeforeCut reports whether a side whose compressed body was cut had
+// its terminal event, ended, before the cut: a client that hangs up at
+// [DONE] leaves the compressor's last block unsent (Cohere's and
+// Mistral's SDKs do, with br and gzip), and lost nothing.
+func endedBeforeCut(s *SideReport) bool {
+	if s.asm == nil || s.asm.Terminal < 0 || s.asm.Terminal >= len(s.ev.Events) {
+		return false
+	}
+	return s.ev.Events[s.asm.Terminal].Terminated
+}
+
+// runEncoding reports a compressed body that was cut (before its terminal
+// event: truncated; after it: nothing lost), corrupt, or in a coding seam
+// cannot decode.
 func runEncoding(c *exCtx) {
 	for _, s := range c.rep.Sides {
 		err := s.codingErr
@@ -488,6 +561,11 @@ func runEncoding(c *exCtx) {
 		case errors.As(err, &u):
 			c.emit("encoding.unsupported", c.bytePointer(s, 0), "Content-Encoding: "+excerpt.Clip(s.Encoding, 60),
 				"the "+string(s.Side)+" body is in "+err.Error()+": it is not read")
+		case errors.Is(err, coding.ErrCut) && endedBeforeCut(s):
+			t := s.ev.Events[s.asm.Terminal]
+			c.emit("encoding.cut-after-end", p, "Content-Encoding: "+excerpt.Clip(s.Encoding, 60),
+				"the "+string(s.Side)+" body ends inside its "+s.Encoding+" stream after "+strconv.FormatInt(s.Decoded, 10)+
+					" decoded bytes, after its terminal event (event "+strconv.Itoa(t.Index)+"): the compressor's last block never came, nothing of the answer is missing")
 		case errors.Is(err, coding.ErrCut):
 			c.emit("encoding.cut", p, "Content-Encoding: "+excerpt.Clip(s.Encoding, 60),
 				"the "+string(s.Side)+" body is cut inside its "+s.Encoding+" stream after "+strconv.FormatInt(s.Decoded, 10)+" decoded bytes: it was truncated")

@@ -152,6 +152,9 @@ func providerDetectorCases() []struct {
 		{"encoding.cut",
 			exInput{ce: "gzip", client: gzipped(chatText("Hello"))[:40]},
 			exInput{ce: "gzip", client: gzipped(chatText("Hello"))}},
+		{"encoding.cut-after-end",
+			exInput{ce: "gzip", client: gzipFlushed(chatText("Hello"))},
+			exInput{ce: "gzip", client: gzipped(chatText("Hello"))[:40]}},
 		{"encoding.corrupt",
 			exInput{ce: "gzip", client: gzipped(chatText("Hello")) + "not a gzip member at all"},
 			exInput{ce: "gzip", client: gzipped(chatText("Hello"))}},
@@ -163,6 +166,16 @@ func providerDetectorCases() []struct {
 			exInput{url: "/api/chat", ct: nd, client: ollama(ollamaChunk, `{"error":"model runner crashed"}`)},
 			exInput{url: "/api/chat", ct: nd, client: ollama(ollamaChunk, ollamaDone)}},
 	}
+}
+
+// gzipFlushed returns s gzip-compressed and flushed, as a streaming
+// server sends it, without the last block and trailer Close writes.
+func gzipFlushed(s string) string {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(s))
+	w.Flush()
+	return b.String()
 }
 
 // gzipped returns s gzip-compressed.

@@ -17,6 +17,7 @@ import (
 	"github.com/gobwas/ws"
 
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/wsframe"
 )
 
 // exInput describes one exchange built in a test: the request, and the raw
@@ -31,7 +32,10 @@ type exInput struct {
 	ct      string // Content-Type of both sides, default text/event-stream
 	ce      string // Content-Encoding of both sides, the bodies given encoded
 	outcome tape.Outcome
-	prev    *exInput // an exchange recorded just before this one
+	// engine is the capture's engine (its header's), passthrough unless
+	// set.
+	engine tape.Engine
+	prev   *exInput // an exchange recorded just before this one
 	// ws, when set, makes a WebSocket exchange: the server's and the
 	// client's messages (text frames; the client's masked).
 	ws *wsInput
@@ -43,14 +47,20 @@ type exInput struct {
 // wsInput is the text messages of a WebSocket exchange, each way.
 type wsInput struct {
 	server, client []string
-	// raw, when set, replaces the client's frames.
-	raw []byte
+	// raw, when set, replaces the client's frames; serverRaw follows the
+	// server's.
+	raw, serverRaw []byte
+	// ext is the Sec-WebSocket-Extensions the server accepted.
+	ext string
 }
 
 // capture builds a capture holding the chain of in.prev (when set), then
 // in.
 func (in exInput) capture() *tape.Capture {
-	c := &tape.Capture{Name: "test"}
+	c := &tape.Capture{Name: "test", Header: tape.Header{V: tape.Version, Engine: in.engine}}
+	if c.Header.Engine.Profile == "" {
+		c.Header.Engine.Profile = "passthrough"
+	}
 	var chain []*exInput
 	for p := in.prev; p != nil; p = p.prev {
 		chain = append([]*exInput{p}, chain...)
@@ -64,7 +74,7 @@ func (in exInput) capture() *tape.Capture {
 	}
 	x := c.Exchanges[len(c.Exchanges)-1]
 	in.tamper(x)
-	b := tape.AppendHeader(nil, tape.Header{V: tape.Version, Engine: tape.Engine{Profile: "passthrough"}})
+	b := tape.AppendHeader(nil, c.Header)
 	for _, x := range c.Exchanges {
 		b = tape.AppendExchange(b, x)
 	}
@@ -113,9 +123,13 @@ func (in exInput) exchange(ex int) *tape.Exchange {
 		if in.ws.raw != nil {
 			client = in.ws.raw
 		}
-		for side, body := range map[tape.Side][]byte{tape.Upstream: frames(tape.Upstream, in.ws.server, false), tape.Client: client} {
+		server := append(frames(tape.Upstream, in.ws.server, false), in.ws.serverRaw...)
+		for side, body := range map[tape.Side][]byte{tape.Upstream: server, tape.Client: client} {
 			sd := x.Side(side)
 			sd.Response = &tape.Response{Ex: ex, Side: side, Status: 101, Headers: tape.Headers{"upgrade": {"websocket"}}}
+			if in.ws.ext != "" {
+				sd.Response.Headers["sec-websocket-extensions"] = []string{in.ws.ext}
+			}
 			sd.Chunks = chunksOf(side, body, 0)
 			sd.End = &tape.End{Ex: ex, Side: side, T: 1e9, Outcome: tape.Complete, Bytes: int64(len(body))}
 		}
@@ -334,10 +348,17 @@ func detectorCases() []struct {
 	return append([]C{
 		{"http.status", exInput{client: clean, status: 500}, exInput{client: clean}},
 		{"stream.outcome", exInput{client: clean, outcome: tape.Truncated}, exInput{client: clean}},
+		{"stream.recorder-shutdown", exInput{client: cc(chatRole), outcome: tape.RecorderShutdown}, exInput{client: cc(chatRole), outcome: tape.ClientAborted}},
 		{"sse.unterminated-event", exInput{client: strings.TrimSuffix(clean, "\n\n")}, exInput{client: clean}},
 		{"sse.quirk", exInput{client: strings.Replace(clean, "data: ", "data:", 1)}, exInput{client: clean}},
 		{"sse.comment", exInput{client: ": keepalive\n\n" + clean}, exInput{client: clean}},
-		{"stream.no-terminal", exInput{client: strings.TrimSuffix(clean, done)}, exInput{client: clean}},
+		{"sse.unknown-field", exInput{client: "retry-after: 3\n" + clean}, exInput{client: "retry: 3\n" + clean}},
+		{"stream.no-terminal", exInput{client: cc(chatRole) + cc(`{"content":"Hello"}`)}, exInput{client: clean}},
+		{"chat.no-done", exInput{client: strings.TrimSuffix(clean, done)}, exInput{client: clean}},
+		{"stream.trailing-done", exInput{client: clean + done}, exInput{client: clean}},
+		{"chat.index-out-of-range",
+			exInput{client: cc(chatRole) + cc(tool(2000000, "call_a", "read", "{}")) + ccf(`{}`, "tool_calls") + done},
+			exInput{client: cc(chatRole) + cc(tool(0, "call_a", "read", "{}")) + ccf(`{}`, "tool_calls") + done}},
 		{"stream.after-terminal", exInput{client: clean + cc(`{"content":"late"}`)}, exInput{client: clean}},
 		{"stream.error-event", exInput{client: cc(chatRole) + `data: {"error":{"message":"overloaded"}}` + "\n\n" + done},
 			exInput{client: cc(chatRole) + `data: {"note":{"message":"overloaded"},"choices":[]}` + "\n\n" + done}},
@@ -428,6 +449,9 @@ func detectorCases() []struct {
 			exInput{client: chatCalls([3]string{"call_a", "read", `{"path":"a"}`}, [3]string{"call_b", "read", `{"path": "a"}`})},
 			exInput{client: chatCalls([3]string{"call_a", "read", `{"path":"a"}`}, [3]string{"call_b", "read", `{"path":"b"}`})}},
 		{"diff.upstream-client", exInput{up: chatText("Hello", " world"), client: chatText("Hello", " there")}, exInput{up: chatText("Hello", " world"), client: chatText("Hello", " world")}},
+		{"diff.text-shaped",
+			exInput{engine: tape.Engine{Profile: "obsidian-xml"}, up: chatText("<use_tool><name>a</name></use_tool>", " Calling a now…"), client: chatText("<use_tool><name>a</name></use_tool>")},
+			exInput{up: chatText("<use_tool><name>a</name></use_tool>", " Calling a now…"), client: chatText("<use_tool><name>a</name></use_tool>")}},
 		{"diff.boundary-dedupe",
 			exInput{up: chatText("timeand", "date"), client: chatText("timeand", "ate")},
 			exInput{up: chatText("timeand", "date"), client: chatText("timeand", "dte")}},
@@ -507,6 +531,15 @@ func detectorCases() []struct {
 		{"websocket.protocol",
 			exInput{ws: &wsInput{server: []string{"hi"}, raw: ws.MustCompileFrame(ws.NewTextFrame([]byte("unmasked")))}},
 			exInput{ws: &wsInput{server: []string{"hi"}, client: []string{"masked"}}}},
+		{"websocket.cap",
+			exInput{ws: &wsInput{server: []string{"hi"}, ext: "permessage-deflate", serverRaw: wsframe.AppendFrame(nil, wsframe.Header{Fin: true, Rsv1: true, Opcode: wsframe.Text}, wsframe.Deflate(nil, make([]byte, wsframe.DefaultMaxMessage+1)))}},
+			exInput{ws: &wsInput{server: []string{"hi"}, ext: "permessage-deflate", serverRaw: wsframe.AppendFrame(nil, wsframe.Header{Fin: true, Rsv1: true, Opcode: wsframe.Text}, wsframe.Deflate(nil, make([]byte, 1<<20)))}}},
+		{"websocket.close-error",
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated}, serverRaw: rtClose(1011)}},
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated, rtDone("completed")}, serverRaw: rtClose(1011)}}},
+		{"websocket.close",
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated, rtDone("completed")}, serverRaw: rtClose(1011)}},
+			exInput{ws: &wsInput{server: []string{rtSession, rtCreated, rtDone("completed")}, serverRaw: rtClose(1000)}}},
 		{"realtime.error",
 			exInput{ws: &wsInput{server: []string{rtSession, `{"type":"error","error":{"type":"invalid_request_error","code":"bad","message":"nope"}}`}}},
 			exInput{ws: &wsInput{server: []string{rtSession}}}},
@@ -536,6 +569,11 @@ func detectorCases() []struct {
 		{"exchange.retry-seam",
 			exInput{client: clean, prev: &exInput{client: clean, status: 500}},
 			exInput{client: clean, prev: &exInput{client: clean}}},
+		// The same body to another model in the path (Bedrock's 400 then
+		// its 403 in the SDK harness) is another request, not a retry.
+		{"exchange.retry-seam",
+			exInput{url: "/model/a/converse-stream", client: clean, prev: &exInput{url: "/model/a/converse-stream", client: clean, status: 400}},
+			exInput{url: "/model/b/converse-stream", client: clean, prev: &exInput{url: "/model/a/converse-stream", client: clean, status: 400}}},
 	}, providerDetectorCases()...)
 }
 
@@ -544,6 +582,11 @@ const (
 	rtSession = `{"type":"session.created","event_id":"e1","session":{"id":"sess_1","model":"gpt-realtime"}}`
 	rtCreated = `{"type":"response.created","response":{"id":"resp_1","status":"in_progress"}}`
 )
+
+// rtClose is a server's close frame with code.
+func rtClose(code int) []byte {
+	return ws.MustCompileFrame(ws.NewCloseFrame(ws.NewCloseFrameBody(ws.StatusCode(code), "")))
+}
 
 func rtDone(status string) string {
 	return `{"type":"response.done","response":{"id":"resp_1","status":"` + status + `","usage":{"input_tokens":3,"output_tokens":5,"total_tokens":8}}}`

@@ -397,7 +397,10 @@ func runRetrySeam(c *exCtx) {
 	if p == nil || p.x.Request == nil || c.x.Request == nil || len(c.x.Request.Body) == 0 {
 		return
 	}
-	if !bytes.Equal(p.x.Request.Body, c.x.Request.Body) || p.view == nil {
+	// A retry goes to the same place: the same body sent to another model
+	// in the path (Bedrock, Gemini) or another host is another request.
+	same := p.x.Request.Method == c.x.Request.Method && p.x.Request.URL == c.x.Request.URL && p.x.Request.Host == c.x.Request.Host
+	if !same || !bytes.Equal(p.x.Request.Body, c.x.Request.Body) || p.view == nil {
 		return
 	}
 	failed := p.view.Message.Error != "" || (p.view.Outcome != "" && !p.view.Outcome.Success()) || p.view.Status >= 400

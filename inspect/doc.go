@@ -14,7 +14,7 @@
 //	{ "schema": 1, "capture": name, "warnings": [string],
 //	  "exchanges": [ {
 //	    "ex", "method", "url", "endpoint", "model", "protocol",
-//	    "status", "outcome", "ttfb_ns", "duration_ns", "events",
+//	    "status", "outcome", "error", "ttfb_ns", "duration_ns", "events",
 //	    "metrics": Metrics, "session": SessionRef,
 //	    "sides": [ { "side", "status", "outcome", "error", "bytes", "chunks",
 //	                 "events", "comments", "ttfb_ns", "duration_ns", "stream",
@@ -38,11 +38,14 @@
 //	  "sessions": [Session] }
 //
 //	Message  = { "protocol", "id", "model", "choices": [ { "index", "role", "text",
-//	             "reasoning", "refusal", "tool_calls": [ToolCall], "finish_reason",
+//	             "reasoning", "refusal", "tool_calls": [ToolCall],
+//	             "server_tools": [ServerTool], "finish_reason",
 //	             "signature", "reasoning_details" (a JSON array, as a string) } ],
 //	             "usage": { "input", "output", "total", "reasoning", "cache_read",
 //	             "cache_creation" }, "status", "error", "final": Message }
 //	ToolCall = { "index", "id", "name", "arguments", "custom", "signature" }
+//	ServerTool = { "index", "id", "name", "input", "result" }  (a tool the provider
+//	           ran itself: no call for the client to answer)
 //	Pointer  = { "ex", "side", "event", "chunk", "off", "t" }  (-1 when not applicable;
 //	           "off" counts decoded bytes on a side with an "encoding")
 //	RequestDiff = { "identical", "url": Change, "model": Change,
@@ -86,6 +89,12 @@
 // how many messages its history holds. "sessions" lists the sessions the
 // report's exchanges form, with their totals; a report made for several
 // captures at once carries them apart.
+//
+// "error" is what the provider said when it failed (the message of a
+// non-2xx body, as its SDK reports it; of an in-band error event; of an
+// "error:" SSE field line, which no client hears), from the side clients
+// received, else the upstream's. A failed status is named in a verdict as
+// "http 400" rather than by the recorded outcome.
 //
 // "origin" (scheme://host) is set when the request names its host (a
 // forward-proxy recording). "websocket" is set for an exchange that
@@ -136,6 +145,15 @@
 //     blocks (preamble, tool-block, between-blocks, tail: upstream text's
 //     blocks when it has any, else the client's); a hunk holding only calls
 //     converted unchanged is marked converted and is not a text change.
+//     Text missing at the client's end is not the proxy's loss when the
+//     engine's declared transforms drop it (suppress-tail, stop-after-tools:
+//     diff.text-shaped) or the client side did not end with the stream (it
+//     hung up, or is still open); any other change is diff.upstream-client,
+//     an error.
+//   - Options.Live (a capture still being recorded) reads a side without
+//     an end line as open: its last event or field line still arriving is
+//     not read, and the detectors that judge a stream's end (endOfStream,
+//     live.go) and those comparing the sides wait for the end lines.
 //   - Import of JSONL names each event by its payload "type", restoring the
 //     event: lines the Anthropic and Responses wire formats carry.
 package inspect

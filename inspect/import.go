@@ -24,7 +24,7 @@ import (
 // ImportFormats lists what [Import] accepts, for error messages and help.
 const ImportFormats = "a raw SSE body (first line a data:, event:, id: or retry: field, or a : comment), " +
 	"a raw provider body (Ollama NDJSON, a JSON-array stream, AWS event-stream binary, a JSON response; chunked or not), " +
-	"JSONL (one JSON object per line), a VCR cassette (go-vcr v1–v4 or VCR.py, YAML or JSON), " +
+	"JSONL (one JSON object per line; AWS SDK ConverseStream events), a VCR cassette (go-vcr v1–v4, VCR.py or Ruby vcr, YAML or JSON), " +
 	`a HAR file ({"log":{"entries":[...]}}), an httprr trace, a nock or js-genai recording, or an HTTP-snapshot JSON ({"stream":[...]})`
 
 // ImportError says why a file is not something [Import] can read.
@@ -53,9 +53,11 @@ func (e *ImportError) Error() string {
 //     headers and body (base64 "encoding" included) and the entry's
 //     timings (start, first byte, end);
 //   - a VCR cassette: go-vcr (cassette format 1, written by go-vcr v1 and
-//     v2, and format 2, written by v3 and v4) or VCR.py (including
-//     pydantic-ai's parsed_body variant), in YAML or JSON: one exchange per
-//     interaction, binary (!!binary) bodies kept byte for byte;
+//     v2, and format 2, written by v3 and v4), VCR.py (including
+//     pydantic-ai's parsed_body variant) or Ruby's vcr gem
+//     (http_interactions), in YAML or JSON: one exchange per interaction,
+//     binary (!!binary, Psych's !binary, base64_string) bodies kept byte
+//     for byte;
 //   - an HTTP-snapshot JSON {metadata, request, stream[]} whose stream
 //     holds parsed events {event, data};
 //   - an httprr trace (Go), a nock recording (JavaScript, binary responses
@@ -63,6 +65,9 @@ func (e *ImportError) Error() string {
 //     rebuilt one event per segment): one exchange per record;
 //   - JSONL, one JSON payload per line (vercel/ai *.chunks.txt): each line
 //     becomes an SSE event, named by its "type" when it has one;
+//   - Bedrock ConverseStream events as the AWS SDKs yield them
+//     ({"contentBlockDelta":{...}}), one per line or a JSON array: each
+//     becomes the event-stream message Bedrock sends for it;
 //   - a raw body: SSE, Ollama NDJSON (kept as NDJSON, not wrapped as JSONL
 //     is), a JSON-array stream (Gemini), AWS event-stream binary (Bedrock),
 //     a provider's JSON response, any of them still in HTTP/1.1 chunked
@@ -151,11 +156,13 @@ func (im *importer) run(b []byte) error {
 			case doc.Get("log.entries").IsArray():
 				im.format = "har"
 				return im.har(trim)
-			case doc.Get("interactions").IsArray():
+			case doc.Get("interactions").IsArray(), doc.Get("http_interactions").IsArray():
 				return im.cassette(trim)
 			case doc.Get("stream").IsArray():
 				im.format = "http snapshot"
 				return im.snapshot(doc)
+			case converseArray(doc):
+				return im.converseJSONArray(doc)
 			}
 			if im.providerBody(trim, doc) {
 				return nil
@@ -163,6 +170,9 @@ func (im *importer) run(b []byte) error {
 			if bytes.IndexByte(trim, '\n') >= 0 {
 				return im.fail(0, "a JSON document, but not a HAR (no log.entries), a cassette (no interactions) or a snapshot (no stream)")
 			}
+		}
+		if converseLines(trim) {
+			return im.converseJSONL(b)
 		}
 		if ollamaLines(trim) {
 			im.format = "ollama ndjson"

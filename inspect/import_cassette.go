@@ -73,26 +73,36 @@ type vcrpyInteraction struct {
 func (im *importer) yamlCassette(b []byte) (bool, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		if bytes.HasPrefix(b, []byte("interactions:")) || bytes.Contains(b, []byte("\ninteractions:")) {
+		if bytes.HasPrefix(b, []byte("interactions:")) || bytes.Contains(b, []byte("\ninteractions:")) || bytes.Contains(b, []byte("http_interactions:")) {
 			return true, im.fail(0, "a YAML cassette that does not parse: %v", err)
 		}
 		return false, nil
 	}
 	root := docRoot(&doc)
-	if root == nil || root.Kind != yaml.MappingNode || mapValue(root, "interactions") == nil {
+	switch {
+	case root == nil || root.Kind != yaml.MappingNode:
 		return false, nil
+	case mapValue(root, "http_interactions") != nil:
+		return true, im.rubyCassette(root)
+	case mapValue(root, "interactions") != nil:
+		return true, im.cassetteNode(root)
 	}
-	return true, im.cassetteNode(root)
+	return false, nil
 }
 
 // cassette imports a cassette written as JSON (VCR.py's json serializer,
-// go-vcr with a JSON MarshalFunc); YAML 1.2 reads JSON.
+// go-vcr with a JSON MarshalFunc, Ruby vcr's serialize_with :json); YAML
+// 1.2 reads JSON.
 func (im *importer) cassette(b []byte) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return im.fail(0, "a JSON cassette that does not parse: %v", err)
 	}
-	return im.cassetteNode(docRoot(&doc))
+	root := docRoot(&doc)
+	if mapValue(root, "http_interactions") != nil {
+		return im.rubyCassette(root)
+	}
+	return im.cassetteNode(root)
 }
 
 // cassetteNode imports the interactions of a cassette's root mapping,
@@ -236,7 +246,8 @@ func nodeHeaders(m map[string]yaml.Node) (http.Header, error) {
 	return h, nil
 }
 
-// nodeBytes returns the bytes of a scalar: base64-decoded for !!binary, nil
+// nodeBytes returns the bytes of a scalar: base64-decoded for !!binary (or
+// Psych's !binary), nil
 // for null or an absent node, the text otherwise (whatever the tag, so
 // Python tags such as !!python/unicode read as their text).
 func nodeBytes(n *yaml.Node) ([]byte, error) {
@@ -247,17 +258,23 @@ func nodeBytes(n *yaml.Node) ([]byte, error) {
 	if n.Kind != yaml.ScalarNode {
 		return nil, fmt.Errorf("line %d: want a string, got a %s", n.Line, kindName(n.Kind))
 	}
-	switch n.ShortTag() {
-	case "!!null":
+	switch {
+	case n.ShortTag() == "!!null":
 		return nil, nil
-	case "!!binary":
+	case isBinaryTag(n):
 		b, err := base64.StdEncoding.DecodeString(strings.Map(dropSpace, n.Value))
 		if err != nil {
-			return nil, fmt.Errorf("line %d: !!binary: %w", n.Line, err)
+			return nil, fmt.Errorf("line %d: %s: %w", n.Line, n.Tag, err)
 		}
 		return b, nil
 	}
 	return []byte(n.Value), nil
+}
+
+// isBinaryTag reports whether n holds base64 bytes: YAML's !!binary, or
+// Ruby Psych's !binary.
+func isBinaryTag(n *yaml.Node) bool {
+	return n.ShortTag() == "!!binary" || n.Tag == "!binary"
 }
 
 func dropSpace(r rune) rune {

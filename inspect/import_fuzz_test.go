@@ -65,6 +65,10 @@ var cassetteSeeds = []string{
 	"interactions:\n- request:\n    parsed_body: {b: 1.0e-05, a: 12345678901234567890, c: [x, null, true, 0x1F, .inf]}\n    method: POST\n    uri: https://h/x?key=s\n  response:\n    body: {string: !!binary AAEC}\n    status: {code: 200}\n",
 	// go-vcr written as JSON.
 	`{"version":2,"interactions":[{"id":0,"request":{"url":"http://h/","method":"GET","body":""},"response":{"body":"data: x\n\n","code":200,"duration":12}}]}`,
+	// Ruby vcr (Psych): a !binary body, lower-case method, recorded_at.
+	"---\nhttp_interactions:\n- request:\n    method: post\n    uri: https://api.deepseek.com/v1/chat/completions\n    body:\n      encoding: UTF-8\n      string: '{\"stream\":true}'\n    headers:\n      Authorization:\n      - Bearer <KEY>\n  response:\n    status:\n      code: 200\n      message: OK\n    headers:\n      Content-Type:\n      - text/event-stream\n    body:\n      encoding: ASCII-8BIT\n      string: !binary |-\n        ZGF0YTogW0RPTkVdCgo=\n  recorded_at: Fri, 14 Mar 2025 14:01:56 GMT\nrecorded_with: VCR 6.1.0\n",
+	// Ruby vcr with preserve_exact_body_bytes and a Latin-1 body.
+	"---\nhttp_interactions:\n- request:\n    method: get\n    uri: https://h/x\n  response:\n    status:\n      code: 200\n    body:\n      encoding: ASCII-8BIT\n      base64_string: |\n        AAEC\n- request:\n    method: get\n    uri: https://h/y\n  response:\n    body:\n      encoding: ISO-8859-1\n      string: \"caf\\xE9\"\n",
 }
 
 // FuzzImportCassette feeds YAML and JSON cassettes of both families to
@@ -115,6 +119,9 @@ func FuzzImportJSONL(f *testing.F) {
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"refusal\":\"no\"}}]}\n\ndata: [DONE]\n\n"))
 	f.Add([]byte("{\"type\":\"a\\nb\"}\r\n\n{\"type\":1}\n[1]\n"))
 	f.Add([]byte(": comment\r\ndata: x\r\r"))
+	// AWS SDK ConverseStream events, as JSON lines and as an array.
+	f.Add([]byte(`{"messageStart":{"role":"assistant"}}` + "\n" + `{"contentBlockDelta":{"delta":{"text":"Hi"},"contentBlockIndex":0}}` + "\n" + `{"throttlingException":{"message":"slow"}}` + "\n"))
+	f.Add([]byte(`[{"messageStop":{"stopReason":"end_turn"}},{"metadata":{"usage":{"inputTokens":1}}}]`))
 	f.Fuzz(func(t *testing.T, in []byte) { checkImport(t, in) })
 }
 

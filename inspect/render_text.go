@@ -32,6 +32,7 @@ const (
 	diffKeep     = 4   // lines kept at the start of a long run of added or removed lines
 	diffHunks    = 5   // hunks shown per diff
 	summaryList  = 10  // exchanges with errors or warnings the summary lists
+	verdictSaid  = 100 // bytes of the provider's error message a verdict line quotes
 )
 
 // TextWriter writes the human report exchange by exchange, so a caller
@@ -96,6 +97,9 @@ func (t *TextWriter) Exchange(x *ExchangeReport) error {
 	meta := []string{visible.String(x.Method) + " " + visible.String(x.Origin+x.Endpoint), "model " + orDash(x.Model),
 		"status " + strconv.Itoa(x.Status), "ttfb " + FormatDuration(x.TTFB), "duration " + FormatDuration(x.Dur), pluralWord(x.Events, "event")}
 	writeItems(bw, "   ", meta)
+	if x.Paired != "" && x.Paired != tape.PairedHeader {
+		writeItems(bw, "   ", []string{x.PairingText()})
+	}
 	writeFindings(bw, x.Findings, paint)
 	if line := x.Metrics.Line(); line != "" {
 		writeItems(bw, "-- timing: ", strings.Split(line, " · "))
@@ -198,14 +202,19 @@ func verdictFinding(x *ExchangeReport) *Finding {
 // with where it was born, or ok.
 func verdict(x *ExchangeReport, worst *Finding, paint func(code, s string) string) []string {
 	parts := []string{fmt.Sprintf("ex %d", x.Ex), string(x.Protocol)}
-	if x.Status != 0 && (x.Status < 200 || x.Status > 299) {
+	if x.Status != 0 && (x.Status < 200 || x.Status > 299) && !failed(x.Status) {
 		parts = append(parts, "status "+strconv.Itoa(x.Status))
 	}
-	parts = append(parts, orDash(string(x.Outcome)))
+	parts = append(parts, orDash(x.Result()))
 	if worst == nil {
-		return append(parts, paint(ansiGreen, "ok"))
+		parts = append(parts, paint(ansiGreen, "ok"))
+	} else {
+		parts = append(parts, paint(severityColor(worst.Severity), worst.Severity.String())+" "+visible.String(worst.ID)+birthplace(worst.Pointer))
 	}
-	return append(parts, paint(severityColor(worst.Severity), worst.Severity.String())+" "+visible.String(worst.ID)+birthplace(worst.Pointer))
+	if x.Error != "" {
+		parts = append(parts, `said "`+visible.String(excerpt.Clip(x.Error, verdictSaid))+`"`)
+	}
+	return parts
 }
 
 // birthplace says briefly where a finding was born, for a verdict line: " at
@@ -309,6 +318,13 @@ func writeSides(w io.Writer, sides []*SideReport, paint func(code, s string) str
 			fmt.Fprintf(w, "   the same message as upstream\n")
 			continue
 		}
+		var otherTexts map[int]string // the other side's text by choice
+		if other != nil {
+			otherTexts = make(map[int]string, len(other.Choices))
+			for _, oc := range other.Choices {
+				otherTexts[oc.Index] = oc.Text
+			}
+		}
 		for _, ch := range m.Choices {
 			if len(m.Choices) > 1 {
 				fmt.Fprintf(w, "   choice %d\n", ch.Index)
@@ -316,14 +332,7 @@ func writeSides(w io.Writer, sides []*SideReport, paint func(code, s string) str
 			if ch.Reasoning != "" {
 				fmt.Fprintf(w, "   reasoning: %s\n", quoteClip(ch.Reasoning, textClip))
 			}
-			otherText, hasOther := "", false
-			if other != nil {
-				for _, oc := range other.Choices {
-					if oc.Index == ch.Index {
-						otherText, hasOther = oc.Text, true
-					}
-				}
-			}
+			otherText, hasOther := otherTexts[ch.Index]
 			if ch.Text != "" || otherText != "" || len(ch.ToolCalls) == 0 {
 				fmt.Fprintf(w, "   %s\n", sideText(ch.Text, otherText, hasOther, s.Side == tape.Client))
 			}
@@ -332,6 +341,13 @@ func writeSides(w io.Writer, sides []*SideReport, paint func(code, s string) str
 			}
 			for _, tc := range ch.ToolCalls {
 				fmt.Fprintf(w, "   tool %d %s %s #%s\n", tc.Index, visible.String(tc.Name), visible.String(clipCount(tc.Arguments, argsClip)), visible.String(tc.ID))
+			}
+			for _, st := range ch.ServerTools {
+				result := ""
+				if st.Result != "" {
+					result = ": " + visible.String(st.Result)
+				}
+				fmt.Fprintf(w, "   server tool %s %s #%s (run by the provider%s)\n", visible.String(st.Name), visible.String(clipCount(st.Input, argsClip)), visible.String(st.ID), result)
 			}
 			fmt.Fprintf(w, "   finish: %s\n", orDash(ch.FinishReason))
 		}
@@ -395,11 +411,19 @@ func sameChoices(a, b []protocol.Choice) bool {
 	for i := range a {
 		x, y := a[i], b[i]
 		if x.Index != y.Index || x.Role != y.Role || x.Text != y.Text || x.Reasoning != y.Reasoning ||
-			x.Refusal != y.Refusal || x.FinishReason != y.FinishReason || !sameCalls(x.ToolCalls, y.ToolCalls) {
+			x.Refusal != y.Refusal || x.FinishReason != y.FinishReason || !sameCalls(x.ToolCalls, y.ToolCalls) ||
+			!slices.EqualFunc(x.ServerTools, y.ServerTools, sameServerTool) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameServerTool compares what two server tool calls say, not the events
+// they were born at.
+func sameServerTool(x, y protocol.ServerTool) bool {
+	x.Born, y.Born = protocol.Born{}, protocol.Born{}
+	return x == y
 }
 
 // sameCalls compares what tool calls say (index, id, name, arguments,

@@ -43,8 +43,13 @@ func writeWebSocket(w io.Writer, x *ExchangeReport, paint func(code, s string) s
 		if m.Side == tape.Client {
 			arrow = "→"
 		}
-		fmt.Fprintf(w, "   %4d %9s %s %-6s %6d B", i, FormatDuration(m.T), arrow, m.Opcode, m.Bytes)
-		if m.Compressed {
+		// The number is the message's in its side, as findings name it
+		// ("at upstream event 3").
+		fmt.Fprintf(w, "   %4d %9s %s %-6s %6d B", m.Index, FormatDuration(m.T), arrow, m.Opcode, m.Bytes)
+		switch {
+		case m.Deflated:
+			fmt.Fprint(w, " left deflated")
+		case m.Compressed:
 			fmt.Fprint(w, " deflated")
 		}
 		if m.Frames > 1 {
@@ -52,7 +57,7 @@ func writeWebSocket(w io.Writer, x *ExchangeReport, paint func(code, s string) s
 		}
 		switch {
 		case m.Opcode == wsframe.Close && m.CloseCode != 0:
-			fmt.Fprintf(w, "  %d %s", m.CloseCode, strconv.Quote(m.CloseReason))
+			fmt.Fprintf(w, "  %s %s", CloseName(m.CloseCode), strconv.Quote(m.CloseReason))
 		case m.Type != "":
 			fmt.Fprintf(w, "  %s", strconv.Quote(m.Type))
 		case m.Text != "":

@@ -38,6 +38,12 @@ type Options struct {
 	// and links sessions, and stops there: no client emulation, no diffs,
 	// no other detector. For search and statistics that read no finding.
 	AssembleOnly bool
+	// Live says the capture is still being recorded (record --tui, tui
+	// --follow): a side without an end line is open, not interrupted. Its
+	// last event is not read while the blank line (or line feed, or
+	// frame end) that ends it has not come, and the detectors that judge
+	// how a stream ended (endOfStream) do not run on it until it ends.
+	Live bool
 }
 
 // Report is the result of inspecting a capture.
@@ -69,12 +75,17 @@ type ExchangeReport struct {
 	Protocol protocol.Protocol `json:"protocol"`
 	// Status and Outcome describe the side clients received (client when
 	// recorded, else upstream).
-	Status  int           `json:"status"`
-	Outcome tape.Outcome  `json:"outcome,omitempty"`
-	TTFB    int64         `json:"ttfb_ns"`
-	Dur     int64         `json:"duration_ns"`
-	Events  int           `json:"events"`
-	Sides   []*SideReport `json:"sides"`
+	Status  int          `json:"status"`
+	Outcome tape.Outcome `json:"outcome,omitempty"`
+	// Error is what the provider said when it failed: the message of a
+	// non-2xx body, of an in-band error event or of an "error:" field
+	// line, as the side clients received carries it (the upstream's when
+	// that side carries none: a proxy swallowed it).
+	Error  string        `json:"error,omitempty"`
+	TTFB   int64         `json:"ttfb_ns"`
+	Dur    int64         `json:"duration_ns"`
+	Events int           `json:"events"`
+	Sides  []*SideReport `json:"sides"`
 	// Clients holds what each emulated client ends up with, from the side
 	// clients received.
 	Clients []ClientResult `json:"clients,omitempty"`
@@ -86,6 +97,11 @@ type ExchangeReport struct {
 	// RequestDiff, in a sandwich recording, compares the client's request
 	// with the one the proxy under test sent upstream.
 	RequestDiff *RequestDiff `json:"request_diff,omitempty"`
+	// Paired, in a sandwich recording, says how the request the proxy
+	// under test sent upstream was paired with the client's: "header",
+	// "content", "order" or "none" (tape.Request's Paired); empty when the
+	// capture does not say.
+	Paired string `json:"paired,omitempty"`
 	// Notes are the capture's notes on this exchange.
 	Notes []string `json:"notes,omitempty"`
 	// WebSocket is set for an exchange that switched to WebSocket.
@@ -233,6 +249,13 @@ type exCtx struct {
 	// started is the capture's start time (zero when unknown), for
 	// sessions.
 	started time.Time
+	// engine is the shaping engine the capture says made the client
+	// side, whose declared transforms account for some text changes.
+	engine tape.Engine
+	// open holds the sides still being recorded (Options.Live), and
+	// unanswered is set for a live exchange with no response yet.
+	open       map[tape.Side]bool
+	unanswered bool
 }
 
 // inspectExchange inspects x, the exchange after prev (nil for the first).
@@ -249,7 +272,7 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 	rep := &ExchangeReport{Ex: x.Ex, Findings: []Finding{}}
 	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, opts: opts,
-		name: c.Name, started: c.Header.Started, sev: severityOf()}
+		name: c.Name, started: c.Header.Started, engine: c.Header.Engine, sev: severityOf()}
 	var reqT int64
 	if x.Request != nil {
 		rep.Method, rep.URL = x.Request.Method, x.Request.URL
@@ -262,8 +285,14 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 		rep.Model, rep.req = cmp.Or(ctx.req.model, protocol.ModelFromURL(x.Request.URL)), ctx.req
 	}
 	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest, ctx.req)
+	if x.UpstreamRequest != nil {
+		rep.Paired = x.UpstreamRequest.Paired
+	}
 	for _, n := range x.Notes {
 		rep.Notes = append(rep.Notes, n.Text)
+	}
+	if opts.Live {
+		ctx.liveSides()
 	}
 	if isWebSocket(x) {
 		inspectWebSocket(ctx, reqT)
@@ -274,7 +303,7 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 		if sd.Response == nil && len(sd.Chunks) == 0 && sd.End == nil {
 			continue
 		}
-		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, ctx.sides[tape.Upstream])
+		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, ctx.sides[tape.Upstream], ctx.open[s])
 		if timesLie(x, s) {
 			sr.TTFB, sr.Dur = -1, -1
 			sr.Metrics.untime()
@@ -312,6 +341,8 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 			rep.Metrics = &m
 		}
 	}
+	fieldErrors(ctx)
+	rep.Error = providerSaid(ctx)
 	if opts.AssembleOnly {
 		return ctx
 	}
@@ -348,12 +379,13 @@ func (c *exCtx) settle(prev *exCtx) {
 	})
 }
 
-// inspectSide parses and assembles one side. up is the upstream side's
+// inspectSide parses and assembles one side (open: still being recorded,
+// Options.Live). up is the upstream side's
 // report when this is the client side (else nil): when both sides carry
 // the same event data (a pass-through proxy), the decoded payloads are
 // shared, and when they are the same bytes cut at the same places
 // (protocol.Side.Mirrors), so is the assembly.
-func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, up *SideReport) *SideReport {
+func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, up *SideReport, open bool) *SideReport {
 	var twin *protocol.Side
 	if up != nil {
 		twin = up.ev
@@ -418,6 +450,9 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		sr.ev = &protocol.Side{Chunks: chunks}
 	} else {
 		sr.ev = protocol.Parse(chunks, kind, twin)
+		if open {
+			openTail(sr.ev)
+		}
 	}
 	sr.Events, sr.Comments = len(sr.ev.Events), len(sr.ev.Comments)
 	sr.Stream = !document && (kind != framing.Unknown || !isJSONBody(ct, chunks, sr.ev))
@@ -458,6 +493,13 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		sr.Framing = framing.Unknown
 	}
 	sr.Message = &sr.asm.Message
+	if failed(sr.Status) && sr.Message.Error == "" && (up == nil || sr.asm != up.asm) {
+		// What the provider said: its SDK throws it for this status.
+		if body == "" || len(body) > errorBodyHead {
+			body = string(head(chunks, errorBodyHead))
+		}
+		sr.Message.Error = httpError(sd.Response.Headers, body)
+	}
 	sr.Metrics = sideMetrics(sd.Chunks, sr.Message.Usage, stallOf(opts))
 	return sr
 }

@@ -127,6 +127,18 @@ type callPair struct{ a, b *sideCall }
 func matchCalls(a, b []sideCall) []callPair {
 	usedA, usedB := make([]bool, len(a)), make([]bool, len(b))
 	var pairs []callPair
+	if len(a)*len(b) > matchPairs {
+		// Each pass below tries every pair: past this many, only the
+		// passes a map can do (by id, then by name), in order.
+		matchKeyed(a, b, usedA, usedB, &pairs, func(c *sideCall) string {
+			if c.id == "" {
+				return ""
+			}
+			return "id\x00" + c.id
+		})
+		matchKeyed(a, b, usedA, usedB, &pairs, func(c *sideCall) string { return "name\x00" + c.name })
+		return leftover(a, b, usedA, usedB, pairs)
+	}
 	pass := func(ok func(x, y *sideCall) bool) {
 		for i := range a {
 			if usedA[i] {
@@ -145,6 +157,37 @@ func matchCalls(a, b []sideCall) []callPair {
 	pass(func(x, y *sideCall) bool { return x.name == y.name && argsEqual(x, y) })
 	pass(func(x, y *sideCall) bool { return x.name == y.name })
 	pass(func(x, y *sideCall) bool { return argsEqual(x, y) && strings.TrimSpace(x.args) != "" && x.args != "{}" })
+	return leftover(a, b, usedA, usedB, pairs)
+}
+
+// matchPairs is how many pairs of calls matchCalls compares one by one: a
+// stream names any number of calls (a hostile one a new tool index per
+// event), and more pairs than this are matched through maps.
+const matchPairs = 1 << 20
+
+// matchKeyed pairs the unused calls of a and b with the same non-empty
+// key, in order.
+func matchKeyed(a, b []sideCall, usedA, usedB []bool, pairs *[]callPair, key func(*sideCall) string) {
+	byKey := map[string][]int{}
+	for j := range b {
+		if k := key(&b[j]); !usedB[j] && k != "" {
+			byKey[k] = append(byKey[k], j)
+		}
+	}
+	for i := range a {
+		k := key(&a[i])
+		if usedA[i] || k == "" || len(byKey[k]) == 0 {
+			continue
+		}
+		j := byKey[k][0]
+		byKey[k] = byKey[k][1:]
+		usedA[i], usedB[j] = true, true
+		*pairs = append(*pairs, callPair{&a[i], &b[j]})
+	}
+}
+
+// leftover appends the calls no pass matched: dropped (a) and added (b).
+func leftover(a, b []sideCall, usedA, usedB []bool, pairs []callPair) []callPair {
 	for i := range a {
 		if !usedA[i] {
 			pairs = append(pairs, callPair{a: &a[i]})
@@ -204,8 +247,9 @@ func runStructure(c *exCtx) {
 	}
 	s := &structCtx{c: c, up: up, cl: cl}
 	a, b := up.Message, cl.Message
+	atA, atB := choicesByIndex(a), choicesByIndex(b)
 	for _, idx := range choiceIndexes(a, b) {
-		ca, cb := choiceAt(a, idx), choiceAt(b, idx)
+		ca, cb := atA.get(idx), atB.get(idx)
 		s.calls(idx, ca, cb)
 		s.finish(idx, a, b, ca, cb)
 		if at, peer, ev, msg, ok := s.channel("reasoning", ca.Reasoning, cb.Reasoning, ca.ReasoningBorn, cb.ReasoningBorn); ok {
@@ -232,8 +276,9 @@ func runStructure(c *exCtx) {
 }
 
 // comparable reports whether both sides carry a stream or body in a
-// protocol seam assembles, and the client did not hang up early (a client
-// that left has less because it left, not because the proxy dropped it).
+// protocol seam assembles, and neither the client nor seam's shutdown cut
+// them early (a client that left has less because it left, not because
+// the proxy dropped it).
 func comparable(up, cl *SideReport) bool {
 	if up == nil || cl == nil || up.Chunks == 0 || cl.Chunks == 0 {
 		return false
@@ -241,10 +286,17 @@ func comparable(up, cl *SideReport) bool {
 	if up.Message.Protocol == protocol.Unknown || cl.Message.Protocol == protocol.Unknown {
 		return false
 	}
-	return cl.Outcome != tape.ClientAborted && up.Outcome != tape.ClientAborted
+	for _, o := range []tape.Outcome{cl.Outcome, up.Outcome} {
+		if o == tape.ClientAborted || o == tape.RecorderShutdown {
+			return false // cut short: each side has what it had when it was cut
+		}
+	}
+	return true
 }
 
-// choiceIndexes lists the choice indexes either message has, in order.
+// choiceIndexes lists the choice indexes either message has, in order. A
+// stream names any number of them (a hostile one a new one per event), so
+// they are sorted, not inserted in order.
 func choiceIndexes(a, b *protocol.Message) []int {
 	seen := map[int]bool{}
 	var out []int
@@ -256,20 +308,38 @@ func choiceIndexes(a, b *protocol.Message) []int {
 			}
 		}
 	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	slices.Sort(out)
 	return out
 }
 
-// choiceAt returns the choice with index i, or an empty one.
+// choiceAt returns the choice with index i, or an empty one (for one
+// lookup; choicesByIndex for many).
 func choiceAt(m *protocol.Message, i int) *protocol.Choice {
 	for k := range m.Choices {
 		if m.Choices[k].Index == i {
 			return &m.Choices[k]
 		}
+	}
+	return &protocol.Choice{Index: i}
+}
+
+// choiceMap finds a message's choices by index.
+type choiceMap map[int]*protocol.Choice
+
+func choicesByIndex(m *protocol.Message) choiceMap {
+	at := make(choiceMap, len(m.Choices))
+	for k := range m.Choices {
+		if _, dup := at[m.Choices[k].Index]; !dup {
+			at[m.Choices[k].Index] = &m.Choices[k]
+		}
+	}
+	return at
+}
+
+// get returns the choice with index i, or an empty one.
+func (at choiceMap) get(i int) *protocol.Choice {
+	if ch := at[i]; ch != nil {
+		return ch
 	}
 	return &protocol.Choice{Index: i}
 }

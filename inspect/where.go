@@ -118,7 +118,7 @@ var fieldDefs = []fieldDef{
 	{"host", nil, kString, "the host a forward-proxy recording names"},
 	{"protocol", []string{"proto"}, kString, "openai-chat, openai-responses, anthropic, ..."},
 	{"status", nil, kNumber, "the HTTP status clients got"},
-	{"outcome", []string{"o"}, kString, "complete, client_closed_after_done, client_aborted, upstream_error, truncated, timeout; ok and fail stand for any success or failure"},
+	{"outcome", []string{"o"}, kString, "complete, client_closed_after_done, client_aborted, upstream_error, truncated, timeout, recorder_shutdown, recorder_error; ok and fail stand for any success or failure"},
 	{"finding", []string{"id", "detector"}, kString, "a finding's id, e.g. finding=diff.* (true when any finding matches; != when none does)"},
 	{"severity", []string{"sev"}, kSeverity, "the most serious finding: info, warn or error (sev>=warn)"},
 	{"tool", nil, kString, "the name of a tool call clients got"},

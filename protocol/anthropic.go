@@ -3,6 +3,7 @@ package protocol
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
@@ -20,13 +21,40 @@ type antBlock struct {
 	think   strings.Builder
 	stopped bool
 	born    Born
+	// useID and result are a server tool result block's tool_use_id and
+	// what it holds (see serverResult).
+	useID, result string
+}
+
+// serverResult says what a server tool result block holds: its type and
+// how many results it carries, or the error it reports.
+func serverResult(typ string, content gjson.Result) string {
+	switch {
+	case content.IsArray():
+		n := len(content.Array())
+		return typ + " (" + strconv.Itoa(n) + " " + plural(n, "result") + ")"
+	case content.IsObject():
+		if code := content.Get("error_code").String(); code != "" {
+			return typ + " (error: " + code + ")"
+		}
+	}
+	return typ
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // AssembleAnthropic follows protocols.md §3.4: blocks by index; text,
 // thinking and input_json_delta fragments joined; tool input parsed at
 // content_block_stop (an empty join keeps the start block's input, {});
 // stop_reason and cumulative usage from message_delta; message_stop is
-// terminal; ping is ignored; error events are reported.
+// terminal; ping is ignored; error events are reported. A server_tool_use
+// or mcp_tool_use block is a tool Anthropic ran (its *_tool_result block
+// follows in the same message): a ServerTool, not a tool call.
 func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 	a := newAssembly(Anthropic)
 	m := &a.Message
@@ -35,6 +63,11 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 	for i := range events {
 		e, r := &events[i], &objs[i]
 		if a.Terminal >= 0 {
+			if IsDone(e.Data) {
+				// Unnamed, so the SDKs drop it; VS Code skips [DONE].
+				a.flag("stream.trailing-done", i, e.Data, "data: [DONE] after message_stop (a Chat Completions terminator the Anthropic clients skip)")
+				continue
+			}
 			a.flag("stream.after-terminal", i, excerpt.Clip(e.Data, 120), "event after message_stop")
 			continue
 		}
@@ -76,6 +109,9 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 			cb := r.ContentBlock
 			b := &antBlock{index: idx, typ: cb.Get("type").String(), id: cb.Get("id").String(), name: cb.Get("name").String(),
 				input: cb.Get("input").Raw}
+			if strings.HasSuffix(b.typ, "_tool_result") && b.typ != "tool_result" {
+				b.useID, b.result = cb.Get("tool_use_id").String(), serverResult(b.typ, cb.Get("content"))
+			}
 			b.text.add(cb.Get("text").String(), i)
 			b.think.WriteString(cb.Get("thinking").String())
 			b.born.Add(i)
@@ -139,10 +175,28 @@ func AssembleAnthropic(events []Event, objs []ObjEvent) *Assembly {
 	ch.Role = "assistant"
 	var text spanText
 	var reasoning strings.Builder
+	results := map[string]string{} // server tool results by tool_use_id
+	for _, b := range blocks {
+		if b.useID != "" {
+			results[b.useID] = b.result
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[k]
 		switch b.typ {
-		case "tool_use", "server_tool_use":
+		case "server_tool_use", "mcp_tool_use":
+			// Run by Anthropic (web search, web fetch, code execution, an
+			// MCP server): its result follows as a *_tool_result block in
+			// this same message, and the client answers nothing.
+			input := b.json.String()
+			if input == "" {
+				input = b.input
+			}
+			ch.ServerTools = append(ch.ServerTools, ServerTool{Index: k, ID: b.id, Name: b.name, Input: input, Result: results[b.id], Born: b.born})
+			if !b.stopped {
+				a.flag("anthropic.block-unclosed", len(events)-1, excerpt.Clip(input, 80), "%s block %d (%s) never got content_block_stop", b.typ, k, b.name)
+			}
+		case "tool_use":
 			args := b.json.String()
 			if args == "" {
 				args = b.input

@@ -157,8 +157,9 @@ func AssembleBody(p Protocol, body string) *Assembly {
 		converseBody(a, r)
 	case Chat:
 		a.Message.ID, a.Message.Model = r.Get("id").String(), r.Get("model").String()
+		choices := choiceFinder{m: &a.Message}
 		r.Get("choices").ForEach(func(_, c gjson.Result) bool {
-			ch := a.Message.choice(int(c.Get("index").Int()))
+			ch := choices.get(int(c.Get("index").Int()))
 			m := c.Get("message")
 			ch.Role = m.Get("role").String()
 			ch.Text = m.Get("content").String()

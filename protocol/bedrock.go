@@ -12,13 +12,19 @@ import (
 
 // bedrockBlock is one content block being assembled from ConverseStream.
 type bedrockBlock struct {
-	tool      bool
-	id, name  string
-	text      spanText
-	reasoning strings.Builder
-	input     strings.Builder
-	signature string
-	stopped   bool
+	tool     bool
+	id, name string
+	// server marks a tool Bedrock runs itself (a toolUse of type
+	// server_tool_use, as Nova's nova_grounding); result marks a toolResult
+	// block, resultFor the toolUseId it answers and status its status.
+	server            bool
+	result            bool
+	resultFor, status string
+	text              spanText
+	reasoning         strings.Builder
+	input             strings.Builder
+	signature         string
+	stopped           bool
 	// born is the events that opened a tool block and added to its input,
 	// reasonAt those that added to its reasoning.
 	born, reasonAt Born
@@ -30,7 +36,10 @@ type bedrockBlock struct {
 // input fragments joined and parsed at contentBlockStop; reasoningContent
 // text joined apart, its signature kept; stopReason from messageStop, which
 // is the end; usage from the metadata event after it. Exception and error
-// messages are the in-band errors.
+// messages are the in-band errors. A toolUse whose start says type
+// server_tool_use (or names a system tool, serverToolNames) is a tool
+// Bedrock ran, answered by a toolResult block of the same message: a
+// ServerTool, not a tool call.
 func assembleConverse(se *Side) *Assembly {
 	a := newAssembly(BedrockConverse)
 	m := &a.Message
@@ -72,9 +81,13 @@ func assembleConverse(se *Side) *Assembly {
 			m.choice(0).Role = ev.role
 		case "contentBlockStart":
 			b := block()
-			if ev.toolStart {
+			switch {
+			case ev.toolStart:
 				b.tool, b.id, b.name = true, ev.toolID, ev.toolName
+				b.server = ev.toolType == "server_tool_use" || serverToolNames[ev.toolName]
 				b.born.Add(i)
+			case ev.resultStart:
+				b.result, b.resultFor, b.status = true, ev.toolID, ev.toolStatus
 			}
 		case "contentBlockDelta":
 			b := block()
@@ -94,6 +107,8 @@ func assembleConverse(se *Side) *Assembly {
 				if ev.signature != "" {
 					b.signature = ev.signature
 				}
+			case deltaToolResult:
+				b.result = true
 			}
 		case "contentBlockStop":
 			b := block()
@@ -137,8 +152,21 @@ func assembleConverse(se *Side) *Assembly {
 	}
 	var text spanText
 	var reasoning strings.Builder
+	results := map[string]string{} // toolResult status by toolUseId
+	for _, b := range blocks {
+		if b.result && b.resultFor != "" {
+			results[b.resultFor] = strings.TrimSpace("toolResult " + b.status)
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(blocks)) {
 		b := blocks[k]
+		switch {
+		case b.result:
+			continue
+		case b.tool && b.server:
+			ch.ServerTools = append(ch.ServerTools, ServerTool{Index: k, ID: b.id, Name: b.name, Input: b.input.String(), Result: results[b.id], Born: b.born})
+			continue
+		}
 		if b.tool {
 			args := b.input.String()
 			if args == "" {
@@ -161,6 +189,11 @@ func assembleConverse(se *Side) *Assembly {
 	return a
 }
 
+// serverToolNames are Bedrock's system tools, run by Bedrock itself
+// (toolConfig systemTool), for streams that do not mark their toolUse
+// server_tool_use.
+var serverToolNames = map[string]bool{"nova_grounding": true, "nova_code_interpreter": true}
+
 // bedrockError handles an exception or error message (providers.md §2.2):
 // the stream's in-band error. It reports whether e was one.
 func bedrockError(a *Assembly, e *Event, i int) bool {
@@ -182,12 +215,15 @@ func bedrockError(a *Assembly, e *Event, i int) bool {
 }
 
 // assembleInvoke follows providers.md §2.4: each chunk's bytes are
-// base64-decoded into the model's own streaming event. Anthropic events
-// are assembled with the Anthropic rules, as the Anthropic SDK's Bedrock
-// client does (it rebuilds an SSE event named by the event's type and runs
-// its Messages parser); other models' chunks (Titan's outputText, Llama's
-// generation, Mistral's outputs, Claude's legacy completion) are joined,
-// their stop reason ending the stream.
+// base64-decoded into the model's own streaming event (invokeFamily tells
+// which kind). Anthropic events are assembled with the Anthropic rules, as
+// the Anthropic SDK's Bedrock client does (it rebuilds an SSE event named
+// by the event's type and runs its Messages parser); Amazon Nova's chunks
+// are ConverseStream events, each wrapped in an object named by the event,
+// and are assembled with the ConverseStream rules; other models' chunks
+// (Titan's outputText, Llama's generation, Mistral's outputs, Cohere
+// Command's generations, Claude's legacy completion) are joined, their
+// stop reason ending the stream (InvokeChunkEnds).
 func assembleInvoke(se *Side) *Assembly {
 	events := se.Events
 	inner := make([]Event, 0, len(events))
@@ -224,18 +260,17 @@ func assembleInvoke(se *Side) *Assembly {
 	for k := range inner {
 		inner[k].Data, prev = all[prev:ends[k]], ends[k]
 	}
-	objs := decodeObj(inner, nil, 0)
-	anthropic := false
-	for k := range inner {
-		inner[k].Name = objs[k].Type
-		if FromEventName(objs[k].Type) == Anthropic || objs[k].Type == "ping" {
-			anthropic = true
-		}
-	}
 	var in *Assembly
-	if anthropic {
+	switch invokeFamily(inner) {
+	case invokeAnthropic:
+		objs := decodeObj(inner, nil, 0)
+		for k := range inner {
+			inner[k].Name = objs[k].Type
+		}
 		in = AssembleAnthropic(inner, objs)
-	} else {
+	case invokeConverse:
+		in = assembleConverse(&Side{Events: converseShaped(inner)})
+	default:
 		in = assembleInvokeText(inner)
 	}
 	// Point the inner assembly's anomalies and spans back at the frames.
@@ -283,8 +318,114 @@ func assembleInvoke(se *Side) *Assembly {
 	return out
 }
 
-// assembleInvokeText joins the text chunks of the non-Anthropic models on
-// InvokeModelWithResponseStream.
+// The families of model events InvokeModelWithResponseStream carries in
+// its chunks' bytes (invokeFamily).
+const (
+	// invokeText is a model's own JSON object per chunk with a text field
+	// and a stop reason: Titan, Llama, Mistral, Cohere Command, Claude's
+	// legacy completion (assembleInvokeText).
+	invokeText = iota
+	// invokeAnthropic is an Anthropic Messages event per chunk ("type").
+	invokeAnthropic
+	// invokeConverse is Amazon Nova's: one object per chunk whose single
+	// member names a ConverseStream event ({"contentBlockDelta": {…}},
+	// then messageStop and metadata).
+	invokeConverse
+)
+
+// invokeFamily tells which family of model events the decoded chunks
+// carry, from the first chunk that says.
+func invokeFamily(inner []Event) int {
+	for k := range inner {
+		d := inner[k].Data
+		if name, _, ok := converseMember(d); ok && name != "" {
+			return invokeConverse
+		}
+		typ := gjson.Get(d, "type").String()
+		if FromEventName(typ) == Anthropic || typ == "ping" {
+			return invokeAnthropic
+		}
+		if typ != "" || gjson.Valid(d) {
+			return invokeText
+		}
+	}
+	return invokeText
+}
+
+// converseMember returns the first member of a decoded Nova chunk when it
+// names a ConverseStream event, and its raw value (name "" when it does
+// not); ok is false when data is not a JSON object.
+func converseMember(data string) (name, payload string, ok bool) {
+	sc := jscan{s: data}
+	if !sc.open('{') {
+		return "", "", false
+	}
+	for k := range sc.members() {
+		if FromEventName(k) != BedrockConverse {
+			break // the event's name is its first member
+		}
+		return k, string(sc.raw()), true
+	}
+	return "", "", true
+}
+
+// converseShaped turns Nova's chunks into the ConverseStream events they
+// carry: each named by its member, its data that member's value, so
+// assembleConverse reads them with the AWS SDK's ConverseStream rules. A
+// chunk with no such member keeps its data and gets no name (the
+// assembler reports it). The last chunk's amazon-bedrock-invocationMetrics
+// beside metadata is not needed: metadata carries the usage.
+func converseShaped(inner []Event) []Event {
+	out := make([]Event, len(inner))
+	for k, e := range inner {
+		if name, payload, ok := converseMember(e.Data); ok && name != "" {
+			e.Name, e.Data = name, payload
+		} else {
+			e.Name = ""
+		}
+		out[k] = e
+	}
+	return out
+}
+
+// invokeTextKeys and invokeStopKeys are where each text family carries a
+// chunk's text and its stop reason (null until the last chunk): Titan
+// (outputText, completionReason), Meta Llama (generation, stop_reason),
+// Claude's legacy completion (completion, stop_reason), Cohere Command R
+// (text, finish_reason on stream-end), Mistral (outputs[0]), Cohere
+// Command (generations[0], as the recorded single-chunk answer has it), and
+// the chat-shaped ones (choices[0]: Mistral Large, AI21 Jamba).
+var (
+	invokeTextKeys = []string{"outputText", "generation", "completion", "text", "outputs.0.text", "generations.0.text",
+		"choices.0.delta.content", "choices.0.message.content"}
+	invokeStopKeys = []string{"completionReason", "stop_reason", "outputs.0.stop_reason", "finish_reason",
+		"generations.0.finish_reason", "choices.0.finish_reason", "choices.0.stop_reason"}
+)
+
+// InvokeChunkEnds reports whether one decoded InvokeModelWithResponseStream
+// chunk (the model's own event) ends the stream: an Anthropic
+// message_stop, Nova's messageStop, a text family's stop reason, or a
+// guardrail's intervention. It is the terminal rule assembleInvoke and
+// the recorder's watch share.
+func InvokeChunkEnds(inner []byte) bool {
+	r := gjson.ParseBytes(inner)
+	if typ := r.Get("type").String(); typ != "" {
+		return typ == "message_stop"
+	}
+	if r.Get("messageStop").IsObject() {
+		return true
+	}
+	for _, k := range invokeStopKeys {
+		if v := r.Get(k); v.Type == gjson.String && v.String() != "" {
+			return true
+		}
+	}
+	return r.Get("amazon-bedrock-guardrailAction").String() == "INTERVENED"
+}
+
+// assembleInvokeText joins the text chunks of the models whose
+// InvokeModelWithResponseStream chunks are their own JSON objects, each
+// with a text field and a stop reason (invokeTextKeys, invokeStopKeys).
 func assembleInvokeText(events []Event) *Assembly {
 	a := newAssembly(BedrockInvoke)
 	m := &a.Message
@@ -302,7 +443,7 @@ func assembleInvokeText(events []Event) *Assembly {
 		}
 		r := gjson.Parse(e.Data)
 		t := ""
-		for _, k := range []string{"outputText", "generation", "completion", "text", "outputs.0.text"} {
+		for _, k := range invokeTextKeys {
 			if v := r.Get(k); v.Type == gjson.String {
 				t = v.String()
 				break
@@ -310,7 +451,7 @@ func assembleInvokeText(events []Event) *Assembly {
 		}
 		text.add(t, i)
 		stop := ""
-		for _, k := range []string{"completionReason", "stop_reason", "outputs.0.stop_reason", "finish_reason"} {
+		for _, k := range invokeStopKeys {
 			if v := r.Get(k); v.Type == gjson.String {
 				stop = v.String()
 				break
@@ -349,9 +490,15 @@ type converseEvent struct {
 	role, stopReason string
 	toolStart        bool
 	toolID, toolName string
-	delta            uint8 // deltaText, deltaToolUse, deltaReasoning, or 0
-	text, signature  string
-	usage            RawJSON
+	// toolType is a toolUse start's type (server_tool_use for a tool
+	// Bedrock runs); resultStart marks a toolResult start, whose
+	// toolUseId is toolID and status toolStatus.
+	toolType        string
+	resultStart     bool
+	toolStatus      string
+	delta           uint8 // deltaText, deltaToolUse, deltaReasoning, deltaToolResult, or 0
+	text, signature string
+	usage           RawJSON
 }
 
 // The kinds of a contentBlockDelta's delta union.
@@ -359,6 +506,7 @@ const (
 	deltaText = iota + 1
 	deltaToolUse
 	deltaReasoning
+	deltaToolResult
 )
 
 // decodeConverse reads a ConverseStream payload into ev and reports
@@ -378,17 +526,21 @@ func decodeConverse(data string, ev *converseEvent) bool {
 			ev.usage = sc.raw()
 		case "start":
 			for k := range sc.object() {
-				if k != "toolUse" || !sc.open('{') {
+				if k != "toolUse" && k != "toolResult" || !sc.open('{') {
 					sc.skip()
 					continue
 				}
-				ev.toolStart = true
+				ev.toolStart, ev.resultStart = k == "toolUse", k == "toolResult"
 				for k := range sc.members() {
 					switch k {
 					case "toolUseId":
 						ev.toolID = sc.str()
 					case "name":
 						ev.toolName = sc.str()
+					case "type":
+						ev.toolType = sc.str()
+					case "status":
+						ev.toolStatus = sc.str()
 					default:
 						sc.skip()
 					}
@@ -399,6 +551,9 @@ func decodeConverse(data string, ev *converseEvent) bool {
 				switch k {
 				case "text":
 					ev.delta, ev.text = deltaText, sc.str()
+				case "toolResult":
+					ev.delta = deltaToolResult
+					sc.skip()
 				case "toolUse", "reasoningContent":
 					if !sc.open('{') {
 						sc.skip()

@@ -11,6 +11,7 @@ import (
 
 // chatChoiceState is per-choice assembly state for Chat Completions.
 type chatChoiceState struct {
+	pos        int // the choice's position in Message.Choices
 	finished   int // event index of finish_reason, or -1
 	tools      map[int]int
 	roleEvents int
@@ -26,7 +27,9 @@ type chatChoiceState struct {
 // assembleChat follows protocols.md §3.1: choices by choice.index, tool
 // calls by tool index (arguments concatenated, id and name set from the first
 // delta that carries them), content, refusal and reasoning fields
-// concatenated, usage from the usage chunk (choices: []), [DONE] terminal.
+// concatenated, usage from the usage chunk (choices: []), [DONE] terminal
+// (a stream without it ends at EOF when every choice has its finish_reason:
+// chatEnd).
 // The OpenAI-compatible extras of providers.md §5–§6 are read too: content
 // given as Mistral's typed parts (text parts to the text, thinking parts to
 // the reasoning), tool arguments given as an object, the reasoning
@@ -39,30 +42,33 @@ func assembleChat(se *Side) *Assembly {
 	cs := se.ChatEvents()
 	a := newAssembly(Chat)
 	m := &a.Message
+	// Choices and tool calls are keyed by their index in maps, never by
+	// position in a slice grown to the index: an index is whatever the
+	// stream says (2,000,000 in a 1 KB capture).
 	st := map[int]*chatChoiceState{}
-	state := func(i int) *chatChoiceState {
+	open := 0 // choices without a finish_reason yet
+	state := func(i, ev int, d *ChatDelta) *chatChoiceState {
 		s := st[i]
 		if s == nil {
-			s = &chatChoiceState{finished: -1, tools: map[int]int{}, cumulative: map[int]int{}, lastFrag: map[int]string{}}
+			if i < 0 || i >= maxNodeIndex {
+				a.flag("chat.index-out-of-range", ev, excerpt.Clip(d.Delta, 120), "choice index %d is outside 0–%d: openai-node throws (\"invalid choice index\")", i, maxNodeIndex-1)
+			}
+			m.Choices = append(m.Choices, Choice{Index: i})
+			s = &chatChoiceState{pos: len(m.Choices) - 1, finished: -1, tools: map[int]int{}, cumulative: map[int]int{}, lastFrag: map[int]string{}}
 			st[i] = s
+			open++
 		}
 		return s
 	}
-	allFinished := func() bool {
-		if len(st) == 0 {
-			return false
-		}
-		for _, s := range st {
-			if s.finished < 0 {
-				return false
-			}
-		}
-		return true
-	}
+	allFinished := func() bool { return len(st) > 0 && open == 0 }
 	for i := range events {
 		e := &events[i]
 		ck := cs.Chunk(i)
 		if a.Terminal >= 0 {
+			if ck.Done {
+				a.flag("stream.trailing-done", i, e.Data, "a second data: [DONE]: clients stopped at the first")
+				continue
+			}
 			a.flag("stream.after-terminal", i, excerpt.Clip(e.Data, 120), "event after [DONE]: clients stop reading at [DONE], so this is lost")
 			continue
 		}
@@ -106,8 +112,8 @@ func assembleChat(se *Side) *Assembly {
 		for k := range deltas {
 			d := &deltas[k]
 			idx := d.Index
-			ch := m.choice(idx)
-			s := state(idx)
+			s := state(idx, i, d)
+			ch := &m.Choices[s.pos]
 			tcs := cs.ToolDeltas(d)
 			if s.finished >= 0 && (d.Content().Str() != "" || len(tcs) > 0) {
 				a.flag("chat.after-finish", i, excerpt.Clip(d.Delta, 120), "choice %d gets content after its finish_reason (event %d): VS Code ignores it", idx, s.finished)
@@ -177,6 +183,9 @@ func assembleChat(se *Side) *Assembly {
 				}
 				pos, ok := s.tools[ti]
 				if !ok {
+					if ti < 0 || ti >= maxNodeIndex {
+						a.flag("chat.index-out-of-range", i, excerpt.Clip(tc.Raw, 120), "tool call index %d is outside 0–%d: openai-node throws (\"invalid tool call index\")", ti, maxNodeIndex-1)
+					}
 					if n := len(ch.ToolCalls); n == 0 && ti != 0 {
 						a.flag("chat.index-not-zero", i, excerpt.Clip(tc.Raw, 120), "first tool call has index %d, not 0: openai-python splits it into two entries", ti)
 					} else if n > 0 && ti != ch.ToolCalls[n-1].Index+1 {
@@ -228,6 +237,7 @@ func assembleChat(se *Side) *Assembly {
 			if fr := d.FinishReason; fr != "" {
 				if s.finished < 0 {
 					s.finished = i
+					open--
 				}
 				ch.FinishReason = fr
 				ch.FinishBorn.Add(i)
@@ -263,7 +273,7 @@ func assembleChat(se *Side) *Assembly {
 	}
 	sortChoices(m)
 	last := len(events) - 1
-	a.noTerminal(len(events), "no data: [DONE] at the end of the stream")
+	chatEnd(a, len(events), allFinished())
 	for _, ch := range m.Choices {
 		s := st[ch.Index]
 		if ch.FinishReason == "" {
@@ -276,6 +286,28 @@ func assembleChat(se *Side) *Assembly {
 		}
 	}
 	return a
+}
+
+// maxNodeIndex is the bound openai-node 7 (ChatCompletionStream,
+// MAX_STREAM_CHOICES and MAX_STREAM_TOOL_CALLS) puts on a choice's and a
+// tool call's index: it throws on any index outside [0, maxNodeIndex).
+const maxNodeIndex = 128
+
+// chatEnd applies the Chat Completions end rule to a stream of n events
+// that reached no data: [DONE]. The finish_reason is the answer's end and
+// [DONE] only the transport's: every SDK ends normally at EOF (openai-node
+// and openai-python leave their read loop, and openai-node wants only a
+// finish_reason per choice), so a stream whose every choice finished and
+// that lacks only [DONE] (Perplexity, some OpenAI-compatible servers) is an
+// info quirk; one that lacks both was cut.
+func chatEnd(a *Assembly, n int, allFinished bool) {
+	switch {
+	case a.Terminal >= 0 || n == 0:
+	case allFinished:
+		a.flag("chat.no-done", n-1, "", "the stream ends after every choice's finish_reason but without data: [DONE]: the SDKs end normally at EOF")
+	default:
+		a.noTerminal(n, "no data: [DONE], and not every choice has a finish_reason: the stream was cut")
+	}
 }
 
 // legacyCall assembles the deprecated delta.function_call ({name,

@@ -6,8 +6,10 @@ type ChatChunk struct {
 	Valid bool
 	// Done is true for the [DONE] terminator.
 	Done bool
-	// Choices is the kind of the "choices" value (absent when missing).
-	Choices Kind
+	// Choices is the kind of the "choices" value (absent when missing),
+	// ChoicesArray whether it is an array.
+	Choices      Kind
+	ChoicesArray bool
 	// d0 and d1 index ChatSide.deltas: the decoded choices.
 	d0, d1 int32
 	// ID, Model and Object are the "id", "model" and "object" strings.
@@ -191,6 +193,7 @@ func (s *ChatSide) decodeChunk(c *ChatChunk, data string) {
 			case "x_groq":
 				v.Groq = sc.jv()
 			case "choices":
+				v.ChoicesArray = sc.peek() == '['
 				v.Choices = s.decodeChoices(&sc)
 			default:
 				sc.skip()

@@ -32,7 +32,7 @@ func (s *ChatSide) refDecodeChunk(c *ChatChunk, data string) {
 		case "x_groq":
 			c.Groq = mkjv(v)
 		case "choices":
-			c.Choices = mkjv(v).k
+			c.Choices, c.ChoicesArray = mkjv(v).k, v.IsArray()
 			v.ForEach(func(_, ch gjson.Result) bool {
 				s.deltas = append(s.deltas, s.refDecodeDelta(ch))
 				return true

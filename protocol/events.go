@@ -52,12 +52,33 @@ type Comment struct {
 	T     int64  `json:"t"`
 }
 
+// Field is an SSE field line the spec ignores (a name other than data,
+// event, id and retry), as "error: failed to decode …": no client hears
+// it. Value is cut at MaxFieldValue bytes.
+type Field struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Off   int64  `json:"off"`
+	Chunk int    `json:"chunk"`
+	T     int64  `json:"t"`
+}
+
+// MaxFields is how many ignored field lines a side keeps (FieldsMore
+// counts the rest), and MaxFieldValue how many bytes of each value.
+const (
+	MaxFields     = 50
+	MaxFieldValue = 4 << 10
+)
+
 // Side is the parsed event list of one side.
 type Side struct {
 	// Events are the side's events in body order; Comments its comment
-	// lines.
-	Events   []Event
-	Comments []Comment
+	// lines; Fields the field lines the spec ignores (the first
+	// MaxFields, FieldsMore counting the rest).
+	Events     []Event
+	Comments   []Comment
+	Fields     []Field
+	FieldsMore int
 	// Chunks are the side's chunks the events point into.
 	Chunks []tape.Chunk
 	// Framing is how the body carries its events (framing.Unknown for SSE

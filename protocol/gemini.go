@@ -73,17 +73,21 @@ var abnormalFinish = map[string]bool{
 func assembleGemini(se *Side) *Assembly {
 	a := newAssembly(Gemini)
 	m := &a.Message
+	// Candidates by index in a map, in first-seen order in cands: an index
+	// is whatever the stream says, and a stream may name a new one in every
+	// chunk.
 	var cands []*gemCandidate
+	byIndex := map[int]*gemCandidate{}
 	cand := func(i int) *gemCandidate {
-		for _, c := range cands {
-			if c.index == i {
-				return c
-			}
+		c := byIndex[i]
+		if c == nil {
+			c = &gemCandidate{index: i, finished: -1}
+			byIndex[i] = c
+			cands = append(cands, c)
 		}
-		c := &gemCandidate{index: i, finished: -1}
-		cands = append(cands, c)
 		return c
 	}
+	var finishedNow []*gemCandidate // the candidates this chunk finished
 	var usage RawJSON
 	var ge gemEvent
 	events := se.Events
@@ -91,7 +95,9 @@ func assembleGemini(se *Side) *Assembly {
 		e := &events[i]
 		data := e.Data
 		if IsDone(data) {
-			a.flag("stream.after-terminal", i, data, "data: [DONE] in a Gemini stream (Gemini has no sentinel)")
+			// Not a quirk here: @google/genai hands every data: event to
+			// JSON parsing (HttpResponse.json), which throws on [DONE].
+			a.flag("stream.after-terminal", i, data, "data: [DONE] in a Gemini stream (Gemini has no sentinel): @google/genai throws parsing it as JSON")
 			continue
 		}
 		// The JSON-array form wraps an error in a one-element list.
@@ -104,6 +110,7 @@ func assembleGemini(se *Side) *Assembly {
 			a.flag("payload.invalid-json", i, excerpt.Clip(data, 120), "event data is not valid JSON: the Gemini SDKs fail on it")
 			continue
 		}
+		finishedNow = finishedNow[:0]
 		for _, gc := range ge.cands {
 			if a.Terminal >= 0 {
 				a.flagOnce("stream.after-end", i, excerpt.Clip(e.Data, 120), "chunk after the one carrying finishReason: the SDKs still read it, a client stopping at the finish loses it")
@@ -120,6 +127,7 @@ func assembleGemini(se *Side) *Assembly {
 				c.finishAt.Add(i)
 				if c.finished < 0 {
 					c.finished = i
+					finishedNow = append(finishedNow, c)
 				}
 			}
 		}
@@ -146,15 +154,13 @@ func assembleGemini(se *Side) *Assembly {
 			a.flag("stream.blocked", i, jsonMember("blockReason", ge.blockReason), "Gemini blocked the prompt (promptFeedback.blockReason %s): there is no answer", ge.blockReason)
 			a.end(i)
 		}
-		for _, c := range cands {
-			if c.finished == i {
-				a.end(i)
-				switch {
-				case blockedFinish[c.finish]:
-					a.flag("stream.blocked", i, jsonMember("finishReason", c.finish), "candidate %d stopped with finishReason %s: the answer is cut or withheld", c.index, c.finish)
-				case abnormalFinish[c.finish]:
-					a.flag("finish.abnormal", i, jsonMember("finishReason", c.finish), "candidate %d ended with finishReason %s", c.index, c.finish)
-				}
+		for _, c := range finishedNow {
+			a.end(i)
+			switch {
+			case blockedFinish[c.finish]:
+				a.flag("stream.blocked", i, jsonMember("finishReason", c.finish), "candidate %d stopped with finishReason %s: the answer is cut or withheld", c.index, c.finish)
+			case abnormalFinish[c.finish]:
+				a.flag("finish.abnormal", i, jsonMember("finishReason", c.finish), "candidate %d ended with finishReason %s", c.index, c.finish)
 			}
 		}
 	}
@@ -168,8 +174,9 @@ func assembleGemini(se *Side) *Assembly {
 			Total: int(u.Get("totalTokenCount").Int()), Reasoning: int(u.Get("thoughtsTokenCount").Int()),
 			CacheRead: int(u.Get("cachedContentTokenCount").Int())}
 	}
+	choices := choiceFinder{m: m}
 	for _, c := range cands {
-		ch := m.choice(c.index)
+		ch := choices.get(c.index)
 		ch.Role = c.role
 		if ch.Role == "" {
 			ch.Role = "model"

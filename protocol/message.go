@@ -37,19 +37,48 @@ type ToolCall struct {
 	Signature string `json:"signature,omitempty"`
 }
 
+// ServerTool is one call of a tool the provider runs itself (Anthropic's
+// server_tool_use, the Responses API's web_search_call, file_search_call,
+// code_interpreter_call, image_generation_call and mcp_call items,
+// Bedrock's server_tool_use such as nova_grounding): the provider ran it
+// and answered from its result within the same response, so the client has
+// nothing to answer. It is kept apart from ToolCalls, which are the calls
+// the client must run.
+type ServerTool struct {
+	// Index is the Anthropic or Bedrock block index, or the Responses
+	// output_index.
+	Index int `json:"index"`
+	// ID is the call's id (Anthropic srvtoolu_…, Responses ws_…).
+	ID string `json:"id,omitempty"`
+	// Name is the tool: web_search, code_execution, file_search,
+	// code_interpreter, nova_grounding, or an MCP tool's name.
+	Name string `json:"name"`
+	// Input is what the call was given as the stream carried it (the
+	// joined input JSON, the Responses item's query or code), "" when none.
+	Input string `json:"input,omitempty"`
+	// Result names what the provider returned for it (the result block's
+	// type, or the Responses item's status), "" when the stream has none.
+	Result string `json:"result,omitempty"`
+	// Born is the events that opened the call and last added to it.
+	Born Born `json:"-"`
+}
+
 // Choice is one assembled choice (Chat Completions), candidate (Gemini), or
 // the single output of the other protocols. Reasoning is the model's
 // thinking in the protocol's own channel (reasoning_content, else
 // reasoning, else the reasoning_details text for Chat; thought parts for
 // Gemini; thinking blocks; Cohere's tool plan).
 type Choice struct {
-	Index        int        `json:"index"`
-	Role         string     `json:"role,omitempty"`
-	Text         string     `json:"text"`
-	Reasoning    string     `json:"reasoning,omitempty"`
-	Refusal      string     `json:"refusal,omitempty"`
-	ToolCalls    []ToolCall `json:"tool_calls,omitempty"`
-	FinishReason string     `json:"finish_reason,omitempty"`
+	Index     int        `json:"index"`
+	Role      string     `json:"role,omitempty"`
+	Text      string     `json:"text"`
+	Reasoning string     `json:"reasoning,omitempty"`
+	Refusal   string     `json:"refusal,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ServerTools are the tools the provider ran itself in this answer:
+	// shown, never counted as calls the client must answer.
+	ServerTools  []ServerTool `json:"server_tools,omitempty"`
+	FinishReason string       `json:"finish_reason,omitempty"`
 	// Signature is the signature of the reasoning (Anthropic
 	// signature_delta, Bedrock reasoningContent.signature, Gemini
 	// thoughtSignature on a part other than a function call), when sent.
@@ -191,6 +220,33 @@ func (m *Message) choice(i int) *Choice {
 	}
 	m.Choices = append(m.Choices, Choice{Index: i})
 	return &m.Choices[len(m.Choices)-1]
+}
+
+// choiceFinder finds a message's choices by index through a map, for the
+// assemblers whose input names any number of choices: choice's linear
+// search would make n distinct indexes cost n² (a hostile stream names a
+// new one in every event).
+type choiceFinder struct {
+	m  *Message
+	at map[int]int // choice index → position in m.Choices
+}
+
+// get returns the choice with index i, creating it when the message has
+// none. The pointer is valid until the next choice is created.
+func (f *choiceFinder) get(i int) *Choice {
+	if f.at == nil {
+		f.at = make(map[int]int, len(f.m.Choices))
+		for k, c := range f.m.Choices {
+			f.at[c.Index] = k
+		}
+	}
+	k, ok := f.at[i]
+	if !ok {
+		f.m.Choices = append(f.m.Choices, Choice{Index: i})
+		k = len(f.m.Choices) - 1
+		f.at[i] = k
+	}
+	return &f.m.Choices[k]
 }
 
 // Text returns the text of the choice with index 0, or "".

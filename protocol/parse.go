@@ -109,6 +109,17 @@ func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
 		off += base
 		se.Comments = append(se.Comments, Comment{Text: text, Off: off, Chunk: cmChunk.at(off), T: chunks[cur].T})
 	}
+	p.OnField = func(name, value string, off int64) {
+		if len(se.Fields) == MaxFields {
+			se.FieldsMore++
+			return
+		}
+		off += base
+		if len(value) > MaxFieldValue {
+			value = strings.ToValidUTF8(value[:MaxFieldValue], "")
+		}
+		se.Fields = append(se.Fields, Field{Name: name, Value: value, Off: off, Chunk: chunkAt(chunks, off), T: chunks[cur].T})
+	}
 	emit := func(e sse.Event, data []byte) {
 		off := e.Start + base
 		if e.Quirks != lastQ {
@@ -179,10 +190,10 @@ func dataString(block string, data []byte) string {
 
 // sameSplit reports whether chunks, whose bytes are those of twin's, are
 // cut at the same offsets, and twin, parsed as SSE too (not another
-// framing), has no comments (their times depend on the chunk a comment
-// line ended in, which Comment does not record).
+// framing), has no comments nor ignored fields (their times depend on the
+// chunk the line ended in, which Comment and Field do not record).
 func sameSplit(chunks []tape.Chunk, twin *Side) bool {
-	if twin == nil || twin.Framing != framing.Unknown || len(twin.Comments) > 0 || len(chunks) != len(twin.Chunks) {
+	if twin == nil || twin.Framing != framing.Unknown || len(twin.Comments) > 0 || len(twin.Fields) > 0 || len(chunks) != len(twin.Chunks) {
 		return false
 	}
 	for i := range chunks {

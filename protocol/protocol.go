@@ -57,7 +57,7 @@ func (p Protocol) Rule() string {
 	case BedrockConverse:
 		return "the AWS SDKs' ConverseStream union, blocks by contentBlockIndex, toolUse input joined"
 	case BedrockInvoke:
-		return "anthropic SDK's Bedrock client (chunk bytes decoded, assembled as Messages events)"
+		return "chunk bytes decoded into the model's own events: Anthropic's as the anthropic SDK's Bedrock client reads them, Nova's as ConverseStream events, the other models' text fields joined up to their stop reason"
 	case Cohere:
 		return "cohere-python V2ChatStreamResponse by type, blocks and tool calls by index"
 	case Ollama:

@@ -66,8 +66,12 @@ type RealtimeResponse struct {
 	StatusDetails string          `json:"status_details,omitempty"`
 	Parts         []*RealtimePart `json:"parts"`
 	Usage         *Usage          `json:"usage,omitempty"`
-	Message       int             `json:"message"`
-	byKey         map[string]*RealtimePart
+	// Message is the index of the message that began it (its
+	// response.created, else its first event), Done that of its
+	// response.done (-1 when none came).
+	Message int `json:"message"`
+	Done    int `json:"done_message"`
+	byKey   map[string]*RealtimePart
 }
 
 // RealtimePart is one output content part or function call.
@@ -135,7 +139,7 @@ func AssembleRealtime(events []RealtimeEvent) *RealtimeSession {
 	response := func(id string, msg int) *RealtimeResponse {
 		r := byID[id]
 		if r == nil {
-			r = &RealtimeResponse{ID: id, Parts: []*RealtimePart{}, Message: msg, byKey: map[string]*RealtimePart{}}
+			r = &RealtimeResponse{ID: id, Parts: []*RealtimePart{}, Message: msg, Done: -1, byKey: map[string]*RealtimePart{}}
 			byID[id] = r
 			rt.Responses = append(rt.Responses, r)
 		}
@@ -222,7 +226,7 @@ func AssembleRealtime(events []RealtimeEvent) *RealtimeSession {
 			}
 		case "response.done":
 			r := response(e.Get("response.id").String(), ev.Message)
-			r.Status = e.Get("response.status").String()
+			r.Status, r.Done = e.Get("response.status").String(), ev.Message
 			if d := e.Get("response.status_details"); d.Exists() && d.Type != gjson.Null {
 				r.StatusDetails = d.Raw
 			}

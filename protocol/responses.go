@@ -23,6 +23,7 @@ type respItem struct {
 	reason   strings.Builder
 	added    bool
 	done     bool
+	final    RawJSON // the output_item.done item
 	born     Born
 	reasonAt Born
 	refuseAt Born
@@ -52,6 +53,8 @@ func (it *respItem) sortedParts() []int { return slices.Sorted(maps.Keys(it.part
 // Copilot rotates it), function-call arguments joined, reasoning summary
 // joined. Each *.done, output_item.done and response.completed payload is
 // checked against what the deltas built; response.completed becomes Final.
+// The hosted tools' items (serverToolItems) are ServerTools, not tool
+// calls.
 func assembleResponses(se *Side) *Assembly {
 	events, objs := se.Events, se.ObjEvents()
 	a := newAssembly(Responses)
@@ -70,6 +73,12 @@ func assembleResponses(se *Side) *Assembly {
 	for i := range events {
 		e, r := &events[i], &objs[i]
 		if a.Terminal >= 0 {
+			if IsDone(e.Data) {
+				// OpenRouter ends its Responses streams so: the SDKs read
+				// to the terminal event and stop, and nothing is lost.
+				a.flag("stream.trailing-done", i, e.Data, "data: [DONE] after the terminal response event (a Chat Completions terminator; the SDKs stop before it)")
+				continue
+			}
 			a.flag("stream.after-terminal", i, excerpt.Clip(e.Data, 120), "event after the terminal response event")
 			continue
 		}
@@ -179,6 +188,7 @@ func assembleResponses(se *Side) *Assembly {
 		case "response.output_item.done":
 			it := item(oi)
 			it.done = true
+			it.final = r.Item
 			compareItem(a, i, it, r.Item.Result())
 			var f [3]gjson.Result
 			getFields(r.Item.Result(), []string{"type", "name", "call_id"}, f[:])
@@ -213,8 +223,18 @@ func assembleResponses(se *Side) *Assembly {
 			}
 			fr := r.Response.Get("output")
 			fr.ForEach(func(k, o gjson.Result) bool {
-				if it, ok := items[int(k.Int())]; ok {
+				it, ok := items[int(k.Int())]
+				if ok {
 					compareItem(a, i, it, o)
+				}
+				if typ := o.Get("type").String(); serverToolItems[typ] != "" {
+					// The server's copy is authoritative, and a server tool
+					// may show up only here.
+					if !ok {
+						it = item(int(k.Int()))
+						it.typ = typ
+					}
+					it.final = RawJSON(o.Raw)
 				}
 				return true
 			})
@@ -237,6 +257,16 @@ func assembleResponses(se *Side) *Assembly {
 		switch {
 		case it.typ == "function_call" || it.typ == "custom_tool_call" || it.args.Len() > 0 && it.typ == "":
 			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: it.callID, Name: it.name, Arguments: it.args.String(), Custom: it.typ == "custom_tool_call", Born: it.born})
+		case serverToolItems[it.typ] != "":
+			st := serverToolItem(k, it.final.Result())
+			if st.ID == "" {
+				st.ID = it.id
+			}
+			if st.Name == "" { // cut before its output_item.done
+				st.Name = serverToolItems[it.typ]
+			}
+			st.Born = it.born
+			ch.ServerTools = append(ch.ServerTools, st)
 		case it.typ == "reasoning":
 			reasoning.WriteString(it.reason.String())
 			ch.ReasoningBorn.join(it.reasonAt)
@@ -312,6 +342,8 @@ func ResponsesFinal(r gjson.Result) *Message {
 			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: o.Get("call_id").String(), Name: o.Get("name").String(), Arguments: o.Get("arguments").String()})
 		case "custom_tool_call":
 			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: o.Get("call_id").String(), Name: o.Get("name").String(), Arguments: o.Get("input").String(), Custom: true})
+		case "web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call", "mcp_list_tools":
+			ch.ServerTools = append(ch.ServerTools, serverToolItem(int(k.Int()), o))
 		case "reasoning":
 			o.Get("summary").ForEach(func(_, s gjson.Result) bool {
 				reasoning.WriteString(s.Get("text").String())
@@ -338,6 +370,59 @@ func ResponsesFinal(r gjson.Result) *Message {
 			CacheRead: int(u.Get("input_tokens_details.cached_tokens").Int())}
 	}
 	return m
+}
+
+// serverToolItems names the Responses output items of the tools OpenAI
+// runs itself (the hosted tools of the Responses API: the SDK types
+// ResponseFunctionWebSearch, ResponseFileSearchToolCall,
+// ResponseCodeInterpreterToolCall, ImageGenerationCall, McpCall,
+// McpListTools), with the tool's name. Their results come back within the
+// same response: the client answers none of them. The calls the client
+// runs (function_call, custom_tool_call, and the local shell, computer and
+// apply_patch calls) are not here.
+var serverToolItems = map[string]string{
+	"web_search_call":       "web_search",
+	"file_search_call":      "file_search",
+	"code_interpreter_call": "code_interpreter",
+	"image_generation_call": "image_generation",
+	"mcp_call":              "mcp",
+	"mcp_list_tools":        "mcp_list_tools",
+}
+
+// serverToolItem reads a hosted tool's output item (its
+// output_item.done or response.completed copy): the tool's name, what it
+// was given (the search query, the file search queries, the code, an MCP
+// call's arguments) and its status.
+func serverToolItem(index int, o gjson.Result) ServerTool {
+	var f [10]gjson.Result
+	getFields(o, []string{"type", "id", "status", "action", "queries", "code", "name", "arguments", "server_label", "error"}, f[:])
+	st := ServerTool{Index: index, ID: f[1].String(), Name: serverToolItems[f[0].String()], Result: f[2].String()}
+	switch f[0].String() {
+	case "web_search_call":
+		for _, k := range []string{"query", "url", "pattern"} {
+			if v := f[3].Get(k); v.Type == gjson.String {
+				st.Input = v.String()
+				break
+			}
+		}
+	case "file_search_call":
+		if f[4].IsArray() {
+			st.Input = f[4].Raw
+		}
+	case "code_interpreter_call":
+		st.Input = f[5].String()
+	case "mcp_call":
+		if n := f[6].String(); n != "" {
+			st.Name = n
+		}
+		st.Input = f[7].String()
+		if e := f[9]; e.Exists() && e.Type != gjson.Null {
+			st.Result = "error: " + excerpt.Clip(ErrorText(e), 80)
+		}
+	case "mcp_list_tools":
+		st.Input = f[8].String()
+	}
+	return st
 }
 
 // diffEvidence shows where two strings first differ.

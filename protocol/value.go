@@ -116,3 +116,22 @@ func (j RawJSON) Exists() bool { return j != "" }
 
 // IsObject is Result().IsObject().
 func (j RawJSON) IsObject() bool { return j != "" && j[0] == '{' }
+
+// JSONValue returns the Value of a JSON text (absent for "" or text that
+// is not one JSON value, which is taken as it is).
+func JSONValue(raw string) Value {
+	raw = strings.TrimSpace(raw)
+	switch {
+	case raw == "":
+		return Value{}
+	case raw == "null":
+		return Value{k: jNull}
+	case raw == "true" || raw == "false":
+		return Value{s: raw, k: jBool}
+	case raw[0] == '"':
+		return Value{s: gjson.Parse(raw).String(), k: jString}
+	case raw[0] == '{' || raw[0] == '[':
+		return Value{s: raw, k: jJSON}
+	}
+	return Value{s: raw, k: jNumber}
+}

@@ -215,12 +215,15 @@ var (
 	messageStop   = []byte(`"message_stop"`)
 	terminalTypes = [][]byte{messageStop, []byte(`"response.completed"`), []byte(`"response.failed"`),
 		[]byte(`"response.incomplete"`), []byte(`"message-end"`)}
-	doneKey        = []byte(`"done"`)
-	reasonKey      = []byte(`Reason"`)
-	errorKey       = []byte(`"error"`)
-	trueValue      = []byte("true")
-	bytesKey       = []byte(`"bytes"`)
-	stopReasonKeys = [][]byte{[]byte(`"completionReason"`), []byte(`"stop_reason"`), []byte(`"amazon-bedrock-guardrailAction"`)}
+	doneKey   = []byte(`"done"`)
+	reasonKey = []byte(`Reason"`)
+	errorKey  = []byte(`"error"`)
+	trueValue = []byte("true")
+	bytesKey  = []byte(`"bytes"`)
+	// stopReasonKeys are the keys one of which a Bedrock Invoke chunk that
+	// ends the stream carries (InvokeChunkEnds says whether it does).
+	stopReasonKeys = [][]byte{messageStop, []byte(`"messageStop"`), []byte(`"completionReason"`), []byte(`"stop_reason"`),
+		[]byte(`"finish_reason"`), []byte(`"amazon-bedrock-guardrailAction"`)}
 )
 
 // typeIsTerminal reports whether a payload's "type" is one that ends a
@@ -310,19 +313,10 @@ func (w *Watch) invokeTerminal(data []byte) bool {
 		return false
 	}
 	inner := w.inner[:n]
-	if memberIs(inner, typeKey, messageStop) {
-		return true
-	}
 	if !slices.ContainsFunc(stopReasonKeys, func(k []byte) bool { return bytes.Contains(inner, k) }) {
 		return false
 	}
-	r := gjson.ParseBytes(inner)
-	for _, k := range []string{"completionReason", "stop_reason", "outputs.0.stop_reason", "amazon-bedrock-guardrailAction"} {
-		if v := r.Get(k); v.Type == gjson.String && v.String() != "" {
-			return k != "stop_reason" || r.Get("type").String() == ""
-		}
-	}
-	return false
+	return InvokeChunkEnds(inner)
 }
 
 // stringMember returns the value of the first member of data named key

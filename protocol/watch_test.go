@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,7 +65,7 @@ func TestWatchTerminalEvents(t *testing.T) {
 func TestWatchProviders(t *testing.T) {
 	t.Parallel()
 	for _, tc := range providerCases() {
-		body, err := os.ReadFile(filepath.Join(providers, tc.file))
+		body, err := os.ReadFile(providerPath(tc.file))
 		if err != nil {
 			t.Fatal(err)
 		}

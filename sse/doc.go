@@ -20,8 +20,9 @@
 // without ':' is a field with an empty value. "data" appends the value and
 // "\n" to the data buffer, "event" sets the type, "id" sets the sticky
 // last-event ID unless the value contains NUL, "retry" is accepted only when
-// it is all ASCII digits, and other names are ignored. A block whose data
-// buffer is empty is not dispatched (its type is discarded).
+// it is all ASCII digits, and other names are ignored (reported through
+// OnField). A block whose data buffer is empty is not dispatched (its type
+// is discarded).
 //
 // This package departs from the spec in one deliberate way: at the end of
 // the stream a block with data that was never ended by a blank line is

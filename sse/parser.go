@@ -28,6 +28,12 @@ type Parser struct {
 	// with ':') with its text (the leading ':' and then one leading space
 	// removed) and the offset of the line's first byte.
 	OnComment func(text string, off int64)
+	// OnField, when set, is called for each field the spec does not
+	// interpret (any name but data, event, id and retry), which it
+	// ignores, with the field's name and value (the one leading space
+	// removed) and the offset of the line's first byte: a server that
+	// writes "error: …" is heard by no client, but the line is evidence.
+	OnField func(name, value string, off int64)
 
 	off     int64 // bytes consumed by scan
 	bomHeld int   // bytes of a possible BOM held back at the stream start
@@ -373,6 +379,9 @@ func (p *Parser) field(line []byte, off int64, inFeed bool) {
 		p.quirks |= QuirkUnknownField
 		if bytes.HasPrefix(name, []byte(bom)) {
 			p.quirks |= QuirkStrayBOM
+		}
+		if p.OnField != nil {
+			p.OnField(string(name), string(value), off)
 		}
 	}
 }

@@ -209,6 +209,35 @@ func TestOnComment(t *testing.T) {
 	}
 }
 
+// TestOnField: every field the spec ignores is reported with its name,
+// value and offset, in any split, and changes nothing of the events; the
+// four the spec reads are not.
+func TestOnField(t *testing.T) {
+	t.Parallel()
+	in := "data: a\nerror: failed to decode\n\nerror:x\n\nretry: 5\nid: 1\nevent: e\ndata: b\nmessage\n\n"
+	type f struct {
+		name, value string
+		off         int64
+	}
+	for _, n := range []int{1, 3, len(in)} {
+		var got []f
+		var p Parser
+		p.OnField = func(name, value string, off int64) { got = append(got, f{name, value, off}) }
+		var es []Event
+		for _, b := range splitEvery([]byte(in), n) {
+			p.Feed(b, func(e Event) { es = append(es, e) })
+		}
+		p.Close(func(e Event) { es = append(es, e) })
+		want := []f{{"error", "failed to decode", 8}, {"error", "x", 33}, {"message", "", 74}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("split %d: fields = %+v, want %+v", n, got, want)
+		}
+		if len(es) != 2 || es[0].Data != "a" || es[1].Data != "b" || es[1].Type != "e" {
+			t.Errorf("split %d: events = %+v", n, es)
+		}
+	}
+}
+
 func TestQuirks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -81,6 +81,9 @@ func AppendRequest(dst []byte, r Request) []byte {
 	if r.BodyTruncated {
 		dst = append(dst, `,"body_truncated":true`...)
 	}
+	if r.Paired != "" {
+		dst = appendStringField(dst, "paired", r.Paired)
+	}
 	return append(dst, "}\n"...)
 }
 

@@ -100,6 +100,10 @@ func WriteHARs(w io.Writer, cs []*Capture, opts HAROptions) error {
 		Cache           struct{} `json:"cache"`
 		Timings         timings  `json:"timings"`
 		Comment         string   `json:"comment,omitempty"`
+		// ResourceType and WebSocketMessages are the fields Chrome and
+		// Firefox write for a WebSocket: its messages, not its frames.
+		ResourceType      string         `json:"_resourceType,omitempty"`
+		WebSocketMessages []harWSMessage `json:"_webSocketMessages,omitempty"`
 	}
 	headers := func(h Headers) []nv {
 		out := []nv{}
@@ -154,8 +158,16 @@ func WriteHARs(w io.Writer, cs []*Capture, opts HAROptions) error {
 			if side.Response == nil {
 				side = &x.Upstream
 			}
+			wsMessages, wsComment := harWebSocket(x, c.Header.Started, secrets)
+			if wsMessages != nil {
+				e.ResourceType, e.WebSocketMessages = "websocket", wsMessages
+				e.Comment += wsComment
+			}
 			if side.Response != nil {
 				wire := side.Body()
+				if wsMessages != nil {
+					wire = nil // the frames are in _webSocketMessages
+				}
 				body := wire
 				if ce := strings.Join(side.Response.Headers["content-encoding"], ", "); ce != "" && opts.Decode != nil {
 					if dec, err := opts.Decode(wire, ce); err != nil {

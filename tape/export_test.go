@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gobwas/ws"
+
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/wsframe"
 )
 
 func exportCapture() *tape.Capture {
@@ -177,4 +181,80 @@ func FuzzWriteHAR(f *testing.F) {
 			t.Errorf("response body %q, want %q", got, wantBody)
 		}
 	})
+}
+
+// TestHARWebSocket: a WebSocket exchange's messages go in the entry's
+// _webSocketMessages, as Chrome and Firefox write them (send or receive,
+// seconds since the epoch, opcode, data), decoded: the client's frames
+// unmasked, the server's inflated; the 101 response has no body (it had
+// the client's masked frames), and the entry says how the session closed.
+func TestHARWebSocket(t *testing.T) {
+	started := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	x := &tape.Exchange{Ex: 1, Request: &tape.Request{Ex: 1, T: 1e6, Method: "GET", URL: "/v1/realtime?model=gpt-realtime"}}
+	frames := map[tape.Side][][]byte{
+		tape.Client: {
+			ws.MustCompileFrame(ws.MaskFrame(ws.NewTextFrame([]byte(`{"type":"response.create"}`)))),
+			ws.MustCompileFrame(ws.MaskFrame(ws.NewBinaryFrame([]byte{0, 1, 0xff}))),
+		},
+		tape.Upstream: {
+			wsframe.AppendFrame(nil, wsframe.Header{Fin: true, Rsv1: true, Opcode: wsframe.Text}, wsframe.Deflate(nil, []byte(`{"type":"session.created"}`))),
+			wsframe.AppendFrame(nil, wsframe.Header{Fin: true, Rsv1: true, Opcode: wsframe.Text}, wsframe.Deflate(nil, []byte(`{"type":"response.done"}`))),
+			ws.MustCompileFrame(ws.NewCloseFrame(ws.NewCloseFrameBody(1011, "boom"))),
+		},
+	}
+	times := map[tape.Side][]int64{tape.Upstream: {2e6, 4e6, 5e6}, tape.Client: {3e6, 3500e3}}
+	for side, fs := range frames {
+		sd := x.Side(side)
+		sd.Response = &tape.Response{Ex: 1, Side: side, T: 1e6, Status: 101, Headers: tape.Headers{"sec-websocket-extensions": {"permessage-deflate"}}}
+		var off int64
+		for i, f := range fs {
+			sd.Chunks = append(sd.Chunks, tape.Chunk{Ex: 1, Side: side, T: times[side][i], Off: off, Data: f})
+			off += int64(len(f))
+		}
+		sd.End = &tape.End{Ex: 1, Side: side, T: 6e6, Outcome: tape.Complete, Bytes: off}
+	}
+	c := &tape.Capture{Header: tape.Header{V: 1, Upstream: "https://api.openai.com", Started: started}, Exchanges: []*tape.Exchange{x}}
+	var b bytes.Buffer
+	if err := tape.WriteHAR(&b, c, "test"); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Log struct {
+			Entries []struct {
+				Response struct {
+					Status   int
+					Content  struct{ Text string }
+					BodySize int
+				}
+				Comment           string
+				ResourceType      string `json:"_resourceType"`
+				WebSocketMessages []struct {
+					Type   string
+					Time   float64
+					Opcode int
+					Data   string
+				} `json:"_webSocketMessages"`
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	e := doc.Log.Entries[0]
+	if e.Response.Status != 101 || e.Response.Content.Text != "" || e.Response.BodySize != 0 || e.ResourceType != "websocket" || !strings.Contains(e.Comment, `server closed 1011 "boom"`) {
+		t.Errorf("entry %+v", e)
+	}
+	var got []string
+	for _, m := range e.WebSocketMessages {
+		got = append(got, fmt.Sprintf("%s %.4f %d %s", m.Type, m.Time-float64(started.Unix()), m.Opcode, m.Data))
+	}
+	want := []string{
+		`receive 0.0020 1 {"type":"session.created"}`,
+		`send 0.0030 1 {"type":"response.create"}`,
+		"send 0.0035 2 " + base64.StdEncoding.EncodeToString([]byte{0, 1, 0xff}),
+		`receive 0.0040 1 {"type":"response.done"}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("_webSocketMessages\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

@@ -122,13 +122,20 @@ func allowedPrefixes() []string {
 // redactSubprotocols redacts the WebSocket subprotocols of a
 // Sec-WebSocket-Protocol value that carry a credential: browsers cannot set
 // headers, so the OpenAI Realtime API takes the key as a subprotocol
-// ("realtime, openai-insecure-api-key.sk-..."). The others are kept.
+// ("realtime, openai-insecure-api-key.sk-..."), and the account's
+// organization and project ids too ("openai-organization.org-...",
+// "openai-project.proj-..."), which keep their name and lose the id, as
+// the headers of those names lose their values. The others are kept.
 func redactSubprotocols(v string) string {
 	parts := strings.Split(v, ",")
 	for i, p := range parts {
 		name := strings.TrimSpace(p)
-		if secretLooking(strings.ToLower(name)) {
+		prefix, _, _ := strings.Cut(strings.ToLower(name), ".")
+		switch {
+		case secretLooking(strings.ToLower(name)):
 			parts[i] = strings.Replace(p, name, Redacted, 1)
+		case (prefix == "openai-organization" || prefix == "openai-project") && len(name) > len(prefix)+1:
+			parts[i] = strings.Replace(p, name, name[:len(prefix)+1]+Redacted, 1)
 		}
 	}
 	return strings.Join(parts, ",")

@@ -179,12 +179,14 @@ func TestCanaryNeverOnDisk(t *testing.T) {
 func TestRedactWebSocketHandshake(t *testing.T) {
 	t.Parallel()
 	h := http.Header{
-		"Sec-Websocket-Protocol":   {"realtime, openai-insecure-api-key.sk-proj-abc123, openai-beta.realtime-v1"},
+		"Sec-Websocket-Protocol":   {"realtime, openai-insecure-api-key.sk-proj-abc123, openai-beta.realtime-v1, openai-organization.org-CANARY1, openai-project.proj_CANARY2"},
 		"Sec-Websocket-Extensions": {"permessage-deflate; client_max_window_bits"},
 		"Sec-Websocket-Key":        {"dGhlIHNhbXBsZSBub25jZQ=="},
 	}
 	got := RedactHeaders(h)
-	if p := got["sec-websocket-protocol"][0]; p != "realtime, [redacted], openai-beta.realtime-v1" {
+	// The organization and project ids, redacted as headers, are redacted
+	// as subprotocols too.
+	if p := got["sec-websocket-protocol"][0]; p != "realtime, [redacted], openai-beta.realtime-v1, openai-organization.[redacted], openai-project.[redacted]" {
 		t.Errorf("subprotocols %q", p)
 	}
 	if e := got["sec-websocket-extensions"][0]; e != "permessage-deflate; client_max_window_bits" {
@@ -192,5 +194,33 @@ func TestRedactWebSocketHandshake(t *testing.T) {
 	}
 	if k := got["sec-websocket-key"][0]; k != "dGhlIHNhbXBsZSBub25jZQ==" {
 		t.Errorf("key %q", k)
+	}
+}
+
+// TestMaskFields: a client's WebSocket message with a key in a secret
+// field (session.update's api_key) is masked in place, at the same length,
+// and stays the JSON it was; the key comes back as a secret to mask where
+// the server echoes it.
+func TestMaskFields(t *testing.T) {
+	t.Parallel()
+	r, err := ParseRedaction([]string{"json:session.tools.*.headers", "re:org-[A-Za-z0-9]+"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"type":"session.update","session":{"api_key":"sk-CANARY-0123456789"}}`, `{"type":"session.update","session":{"api_key":"[redacted]**********"}}`},
+		{`{"type":"x","token":"abc","pin":1,"secret":12345}`, `{"type":"x","token":"***","pin":1,"secret":0    }`},
+		{`{"session":{"tools":[{"headers":{"x":"y"}}]},"o":"org-CANARY"}`, `{"session":{"tools":[{"headers":0        }]},"o":"[redacted]"}`},
+		{`{"type":"session.update","api_key":"sk-cut-short`, `{"type":"session.update","api_key":"[redacted]**`},
+		{`not json, no key`, `not json, no key`},
+	} {
+		b := []byte(tc.in)
+		n, secrets := r.MaskFields(b)
+		if string(b) != tc.want || len(b) != len(tc.in) {
+			t.Errorf("%s\n got %s\nwant %s", tc.in, b, tc.want)
+		}
+		if (n > 0) != (len(secrets) > 0) || (n > 0) != (tc.in != tc.want) {
+			t.Errorf("%s: %d masked, secrets %q", tc.in, n, secrets)
+		}
 	}
 }

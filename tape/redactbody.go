@@ -181,8 +181,26 @@ type jsonSpan struct{ from, to int }
 // gets a textual scan for "secret-name": value pairs instead, which finds
 // the secret fields but not the --redact paths.
 func (r *Redaction) redactJSON(body []byte) ([]byte, []string) {
+	spans, secrets := r.jsonSecrets(body)
+	if len(spans) == 0 {
+		return body, nil
+	}
+	out := make([]byte, 0, len(body))
+	at := 0
+	for _, s := range spans {
+		out = append(out, body[at:s.from]...)
+		out = append(out, `"`+Redacted+`"`...)
+		at = s.to
+	}
+	out = append(out, body[at:]...)
+	return out, secrets
+}
+
+// jsonSecrets returns the values of a JSON body to redact, outermost
+// first, and the secret values they hold (see redactJSON).
+func (r *Redaction) jsonSecrets(body []byte) ([]jsonSpan, []string) {
 	if r == nil && !mayHoldSecretField(body) {
-		return body, nil // fast path: no string ends with a secret name
+		return nil, nil // fast path: no string ends with a secret name
 	}
 	var (
 		spans   []jsonSpan
@@ -247,19 +265,7 @@ func (r *Redaction) redactJSON(body []byte) ([]byte, []string) {
 			}
 		}
 	}
-	if len(spans) == 0 {
-		return body, nil
-	}
-	spans = outermost(spans)
-	out := make([]byte, 0, len(body))
-	at := 0
-	for _, s := range spans {
-		out = append(out, body[at:s.from]...)
-		out = append(out, `"`+Redacted+`"`...)
-		at = s.to
-	}
-	out = append(out, body[at:]...)
-	return out, secrets
+	return outermost(spans), secrets
 }
 
 // secretPair finds "key": value pairs in text that is not valid JSON: the

@@ -51,6 +51,13 @@ const (
 	Truncated Outcome = "truncated"
 	// Timeout: a deadline ended the stream.
 	Timeout Outcome = "timeout"
+	// RecorderShutdown: seam's own shutdown cut the stream (it was still
+	// open when the grace for streams in flight ran out); neither the
+	// client nor the upstream ended it.
+	RecorderShutdown Outcome = "recorder_shutdown"
+	// RecorderError: recording the exchange failed in seam itself (a panic
+	// while tapping it); the exchange was broken off, End.Error says how.
+	RecorderError Outcome = "recorder_error"
 )
 
 // Success reports whether o is an outcome in which the stream finished as intended.
@@ -129,7 +136,28 @@ type Request struct {
 	Body    []byte  `json:"-"` // "body" when valid UTF-8, else "body_b64"
 	// BodyTruncated is set when the body was longer than the recorder keeps.
 	BodyTruncated bool `json:"body_truncated,omitempty"`
+	// Paired, on the upstream request of a sandwich, says how the request
+	// the proxy under test sent was paired with the client's: PairedHeader,
+	// PairedContent, PairedOrder or PairedNone; "" when not recorded (older
+	// captures).
+	Paired string `json:"paired,omitempty"`
 }
+
+// How the upstream request of a sandwich was paired with the client's
+// (Request.Paired).
+const (
+	// PairedHeader: the proxy under test passed seam's exchange header on.
+	PairedHeader = "header"
+	// PairedContent: the proxy dropped the header; the request was paired
+	// by its content (the same body, or the one whose text it carries).
+	PairedContent = "content"
+	// PairedOrder: the proxy dropped the header and no client request's
+	// content matched: the oldest waiting was taken, a guess.
+	PairedOrder = "order"
+	// PairedNone: no client request was waiting: the proxy made this
+	// request of its own.
+	PairedNone = "none"
+)
 
 // Response is one side's status line and headers.
 type Response struct {

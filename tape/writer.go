@@ -324,6 +324,17 @@ func (w *Writer) Stats() WriterStats {
 // each in one call and repeats until closed.
 func (w *Writer) run() {
 	defer close(w.done)
+	defer func() {
+		// A panic here is a bug in seam; the process it records for goes on
+		// serving: recording stops, as on a write error, and says so.
+		if v := recover(); v != nil {
+			w.fail(fmt.Errorf("write capture: panic in the capture writer: %v", v))
+			w.mu.Lock()
+			w.closed = true
+			w.room.Broadcast()
+			w.mu.Unlock()
+		}
+	}()
 	var (
 		taken  []*slab
 		bufs   [][]byte

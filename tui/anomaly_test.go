@@ -22,7 +22,7 @@ func TestAnomalyBadge(t *testing.T) {
 {"type":"request","ex":1,"t":1000,"method":"POST","url":"/v1/chat/completions","headers":{},"body":"{\"model\":\"m\"}"}
 {"type":"response","ex":1,"side":"upstream","t":2000,"status":200,"headers":{"content-type":["text/event-stream"]}}
 {"type":"chunk","ex":1,"side":"upstream","t":3000,"off":0,"data":"data: [DONE]\n\n"}
-{"type":"chunk","ex":1,"side":"upstream","t":4000,"off":900,"data":"data: [DONE]\n\n"}
+{"type":"chunk","ex":1,"side":"upstream","t":4000,"off":900,"data":"data: {\"late\":1}\n\n"}
 {"type":"end","ex":1,"side":"upstream","t":5000,"outcome":"complete","bytes":999999}
 `
 	writeCapture(t, path, []byte(lines))

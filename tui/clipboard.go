@@ -39,7 +39,9 @@ func (m *model) copySelection() tea.Cmd {
 				r := v.rows[doc.line(d.cur[tabTimeline]).row]
 				t = rawTarget{set: true, side: r.side, event: r.event, idx: r.idx}
 			}
-			if t.set {
+			if ws, ok := v.wsData(t); ok && t.set {
+				s = string(ws)
+			} else if t.set {
 				chunks := v.chunks[t.side]
 				if t.event && t.idx < len(v.events[t.side]) {
 					e := v.events[t.side][t.idx]

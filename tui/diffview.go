@@ -7,6 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
@@ -67,11 +68,19 @@ func (m *model) diffHunks() []int {
 func (m *model) buildDiff() *diffDoc {
 	d, st := m.det, m.st
 	v := d.view()
+	if v.rep.WebSocket != nil {
+		return m.buildSession()
+	}
 	var out staticDoc
 	var hunks []int
 	diffs := slices.Clone(v.rep.Diffs)
 	if d.rp != nil && d.rp.cmp != nil {
 		diffs = append(diffs, d.rp.cmp)
+	}
+	if e := v.rep.Error; e != "" {
+		// What the provider said when it failed, first: the diffs of a
+		// failed exchange rarely say why.
+		out = append(out, newLine(sty("━━ the provider said  ", st.header), sty(clean(excerpt.Clip(e, maxSaid)), st.failText)))
 	}
 	if len(diffs) == 0 {
 		out = append(out, newLine(sty("no diffs: only one side was recorded and the stream claims no final output", st.dim)))
@@ -115,8 +124,12 @@ func (m *model) buildDiff() *diffDoc {
 }
 
 // maxTextLines caps the assembled text shown under the diffs; its tail is
-// what a live stream is adding.
-const maxTextLines = 2000
+// what a live stream is adding. maxSaid caps the provider's error message
+// shown above them, in bytes.
+const (
+	maxTextLines = 2000
+	maxSaid      = 1000
+)
 
 // assembled is the text a side's stream assembles to, split into lines in
 // the command that builds the view.

@@ -29,6 +29,9 @@ type tlRow struct {
 	kind  string // event type, or "" for a chunk
 	text  string // the delta text, when the event carries one
 	mark  string // tool-call and XML-block boundaries
+	// preview, when set, is shown in place of a chunk's bytes: the
+	// decoded message a WebSocket frame completes.
+	preview string
 }
 
 // exView is everything the detail screen paints for one exchange, built in a
@@ -57,10 +60,11 @@ type exView struct {
 func evKey(s tape.Side, ev int) string   { return fmt.Sprintf("%s/%d", s, ev) }
 func chunkKey(s tape.Side, c int) string { return fmt.Sprintf("%s#%d", s, c) }
 
-// buildView inspects x and prepares its timeline.
-func buildView(c *tape.Capture, x *tape.Exchange) *exView {
+// buildView inspects x and prepares its timeline; live says the capture
+// is still being recorded (inspect.Options.Live).
+func buildView(c *tape.Capture, x *tape.Exchange, live bool) *exView {
 	one := &tape.Capture{Name: c.Name, Header: c.Header, Exchanges: []*tape.Exchange{x}}
-	rep := inspect.Inspect(one, inspect.Options{Ex: x.Ex})
+	rep := inspect.Inspect(one, inspect.Options{Ex: x.Ex, Live: live})
 	v := &exView{x: x, req: parseRequest(x), events: map[tape.Side][]protocol.Event{}, flagged: map[string]bool{},
 		chunks: map[tape.Side][]tape.Chunk{}, encoding: map[tape.Side]string{}}
 	if len(rep.Exchanges) > 0 {
@@ -146,6 +150,7 @@ func buildView(c *tape.Capture, x *tape.Exchange) *exView {
 		}
 		return !a.event && b.event
 	})
+	v.wsPreviews()
 	for _, f := range v.rep.Findings {
 		p := f.Pointer
 		if p.Side == "" {
@@ -269,7 +274,7 @@ func replayExchange(ctx context.Context, c *tape.Capture, x *tape.Exchange, rec 
 	rx := res.ToExchange(x)
 	h := c.Header
 	h.Engine = eng
-	v := buildView(&tape.Capture{Name: c.Name, Header: h}, rx)
+	v := buildView(&tape.Capture{Name: c.Name, Header: h}, rx, false)
 	d := inspect.DiffExchangeReports(rec.rep, v.rep)
 	d.A, d.B = "recorded client", "replayed client"
 	return &replayed{view: v, cmp: d, desc: replayOutcome(res)}, nil

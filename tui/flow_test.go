@@ -102,7 +102,7 @@ func flowIncidentFix(t *testing.T, path string) {
 	// The list, with the error badge on the incident exchange.
 	waitScreen(t, tm, r, "the error badge", func(s string) bool {
 		for _, l := range strings.Split(s, "\n") {
-			if strings.HasPrefix(l, "▸ 1 ") && strings.Contains(l, "E3 W") {
+			if strings.HasPrefix(l, "▸ 1 ") && strings.Contains(l, "E4 ") {
 				return true
 			}
 		}

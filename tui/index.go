@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 
 	"github.com/seam-dev/seam/tape"
@@ -237,8 +238,10 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 			s.upEndT, s.upOutcome = r[1].Int(), tape.Outcome(clean(r[2].String()))
 		}
 	}
-	if !s.clientSeen {
-		// Only the upstream side so far: show it.
+	if !s.clientSeen || s.upStatus == http.StatusSwitchingProtocols {
+		// Only the upstream side so far, or a WebSocket, whose sides are
+		// the two directions of one session: show the server's, which
+		// says how the session ended.
 		s.status, s.outcome, s.endT = s.upStatus, s.upOutcome, s.upEndT
 	}
 	return s

@@ -283,7 +283,7 @@ func (m *model) growCols(i int) {
 	s := &m.sums[i]
 	w.ex = max(w.ex, len(strconv.Itoa(s.ex)))
 	w.endpoint = max(w.endpoint, cells(s.requestLine()))
-	w.outcome = max(w.outcome, len(outcomeLabel(s.outcome, true)))
+	w.outcome = max(w.outcome, len(resultLabel(s.status, s.outcome, true)))
 	m.growBadgeCols(i)
 }
 
@@ -297,8 +297,20 @@ func (m *model) growBadgeCols(i int) {
 	w.events = max(w.events, len(strconv.Itoa(b.events)))
 	w.badge = max(w.badge, badgeWidth(b))
 	if len(b.ids) > 0 {
+		// (What the provider said takes the room the column has, none
+		// of its own: a long message would push other columns out.)
 		w.top = max(w.top, cells(clean(b.ids[0])))
 	}
+}
+
+// topFinding is the list's top-finding column: the worst finding's id,
+// and what the provider said when it failed.
+func topFinding(b badge) string {
+	top := clean(b.ids[0])
+	if b.said != "" {
+		top += ` "` + b.said + `"`
+	}
+	return top
 }
 
 // maxColumn bounds the width a list column is measured to: wider than any
@@ -407,8 +419,9 @@ func distinguish(names []string) []string {
 // content (measured over every row), the optional ones (time, ttfb,
 // events) left out while the rest do not fit, then the widest of the
 // flexible ones (endpoint, capture, model, top finding) narrowed in turn
-// down to their minimums. Capture names are shown whole when they fit,
-// else from where they differ.
+// down to their minimums; the top finding, last, takes the room left.
+// Capture names are shown whole when they fit, else from where they
+// differ.
 func (m *model) listColumns() listCols {
 	cc := m.measure()
 	c := cc.want
@@ -456,7 +469,22 @@ func (m *model) listColumns() listCols {
 		}
 		*widest--
 	}
+	if slack := m.w - width(); slack > 0 && c.top > 0 {
+		// The top finding is the last column: the room left is its own,
+		// for what the provider said when it failed.
+		c.top += slack
+	}
 	return c
+}
+
+// resultLabel says how an exchange ended, for the list: "failed" for an
+// HTTP failure (status 4xx or 5xx, beside it in the list) whose stream
+// ended as recorded, else its outcome.
+func resultLabel(status int, o tape.Outcome, wide bool) string {
+	if status >= 400 && (o == "" || o.Success()) {
+		return "failed"
+	}
+	return outcomeLabel(o, wide)
 }
 
 // outcomeLabel shortens an outcome for the list.
@@ -471,6 +499,10 @@ func outcomeLabel(o tape.Outcome, wide bool) string {
 		return "aborted"
 	case tape.UpstreamError:
 		return "upst-err"
+	case tape.RecorderShutdown:
+		return "seam-cut"
+	case tape.RecorderError:
+		return "seam-err"
 	case "":
 		return "…"
 	}
@@ -567,7 +599,7 @@ func (m *model) listRow(idx int, c listCols, selected bool) string {
 	}
 	runs = append(runs,
 		sty(fit(status, c.status)+sep, stStyle),
-		sty(fit(outcomeLabel(s.outcome, c.outcome > 10), c.outcome)+sep, stStyle),
+		sty(fit(resultLabel(s.status, s.outcome, c.outcome > 10), c.outcome)+sep, stStyle),
 	)
 	if c.ttfb > 0 {
 		runs = append(runs, txt(fit(inspect.FormatDuration(s.ttfb()), c.ttfb)+sep))
@@ -592,7 +624,7 @@ func (m *model) listRow(idx int, c listCols, selected bool) string {
 		case b.counts[1] > 0:
 			topStyle = st.warnBadge
 		}
-		runs = append(runs, sty(fit(clean(b.ids[0]), c.top), topStyle))
+		runs = append(runs, sty(fit(topFinding(b), c.top), topStyle))
 	}
 	line := paint(runs, m.w, m.search, st.match)
 	if selected {

@@ -15,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -84,6 +85,9 @@ type badge struct {
 	// text is the searchable text free words of a filter look in, cut at
 	// maxBadgeText bytes.
 	text string
+	// said is what the provider said when it failed, drawn for the
+	// terminal and cut at maxBadgeSaid bytes.
+	said string
 }
 
 // maxBadgeFindings and maxBadgeText bound what a badge keeps of an
@@ -91,6 +95,7 @@ type badge struct {
 const (
 	maxBadgeFindings = 20
 	maxBadgeText     = 64 << 10
+	maxBadgeSaid     = 200
 )
 
 // Screens and overlays.
@@ -437,13 +442,15 @@ func (m *model) badgeCmd() tea.Cmd {
 		m.badging = true
 		m.badgeNext++
 		r, _, _ := c.reader()
-		name, hdr, lines, rev, sessions := c.name, c.hdr, s.lines, s.rev, m.sessions
+		name, hdr, lines, rev, sessions, live := c.name, c.hdr, s.lines, s.rev, m.sessions, c.follow
 		return func() tea.Msg {
 			capt, err := loadExchange(r, name, hdr, lines)
 			if err != nil {
 				return badgeMsg{key: k, b: badge{rev: rev}, err: err}
 			}
-			rep := inspect.Inspect(capt, inspect.Options{Sessions: sessions})
+			// A followed capture is being recorded: a side without its
+			// end line is open, not interrupted.
+			rep := inspect.Inspect(capt, inspect.Options{Sessions: sessions, Live: live})
 			return badgeMsg{key: k, b: badgeOf(rev, capt, rep)}
 		}
 	}
@@ -470,6 +477,7 @@ func badgeOf(rev int, capt *tape.Capture, rep *inspect.Report) badge {
 	// The model is drawn and filtered like the index's, which it stands in
 	// for when the request names none: cleaned.
 	b.events, b.model, b.session, b.metrics, b.protocol = x.Events, strings.Clone(clean(x.Model)), x.Session, x.Metrics, string(x.Protocol)
+	b.said = strings.Clone(clean(excerpt.Clip(x.Error, maxBadgeSaid)))
 	for _, name := range inspect.RowOf("", time.Time{}, 0, x, nil).Tools {
 		b.tools = append(b.tools, strings.Clone(name))
 	}
@@ -495,7 +503,7 @@ func (m *model) loadCmd(k exKey) tea.Cmd {
 		return nil
 	}
 	r, _, _ := c.reader()
-	name, hdr := c.name, c.hdr
+	name, hdr, live := c.name, c.hdr, c.follow
 	return func() tea.Msg {
 		capt, err := loadExchange(r, name, hdr, s.lines)
 		if err != nil {
@@ -504,7 +512,7 @@ func (m *model) loadCmd(k exKey) tea.Cmd {
 		if len(capt.Exchanges) == 0 {
 			return loadedMsg{key: k, rev: s.rev, err: fmt.Errorf("exchange %d: no lines", k.ex)}
 		}
-		return loadedMsg{key: k, rev: s.rev, cap: capt, view: buildView(capt, capt.Exchanges[0])}
+		return loadedMsg{key: k, rev: s.rev, cap: capt, view: buildView(capt, capt.Exchanges[0], live)}
 	}
 }
 

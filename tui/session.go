@@ -167,7 +167,7 @@ func (m *model) sessionLines() (lines [][]run, first []int) {
 		if s.status >= 400 || (s.outcome != "" && !s.outcome.Success()) {
 			stStyle = st.failText
 		}
-		runs = append(runs, txt(s.requestLine()+"  "), sty(outcomeLabel(s.outcome, false), stStyle),
+		runs = append(runs, txt(s.requestLine()+"  "), sty(resultLabel(s.status, s.outcome, false), stStyle),
 			sty("  ttfb "+inspect.FormatDuration(s.ttfb())+"  dur "+inspect.FormatDuration(s.dur()), st.dim))
 		if len(b.tools) > 0 {
 			runs = append(runs, txt("  tools "+clean(strings.Join(b.tools, ", "))))

@@ -188,6 +188,9 @@ func (m *model) rawDoc() doc {
 	}
 	var data []byte
 	var head string
+	if ws, ok := v.wsData(t); ok {
+		return m.wsRawDoc(t, ws)
+	}
 	if t.event {
 		evs := v.events[t.side]
 		if t.idx >= len(evs) {

@@ -69,6 +69,8 @@ func (t *timelineDoc) line(i int) docLine {
 	case r.text != "":
 	case r.event:
 		preview = t.v.events[r.side][r.idx].Data
+	case r.preview != "":
+		preview = r.preview
 	default:
 		preview = string(t.chunkData(r))
 	}

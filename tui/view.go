@@ -126,7 +126,7 @@ func (m *model) detailView() []string {
 	if s.status >= 400 || (s.outcome != "" && !s.outcome.Success()) {
 		stStyle = st.failText
 	}
-	title = append(title, sty(fmt.Sprintf("  %d %s", s.status, s.outcome), stStyle),
+	title = append(title, sty(fmt.Sprintf("  %d %s", s.status, resultLabel(s.status, s.outcome, true)), stStyle),
 		sty(fmt.Sprintf("  ttfb %s  dur %s", inspect.FormatDuration(s.ttfb()), inspect.FormatDuration(s.dur())), st.dim))
 	lines := []string{paint(title, m.w, "", st.match)}
 

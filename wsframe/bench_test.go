@@ -50,7 +50,7 @@ func BenchmarkSplitter(b *testing.B) {
 		var s Splitter
 		pieces := 0
 		for off := 0; off < len(stream); off += 1000 {
-			s.Feed(stream[off:min(off+1000, len(stream))], func([]byte) { pieces++ })
+			s.Feed(stream[off:min(off+1000, len(stream))], func(Piece) { pieces++ })
 		}
 		if pieces != 2400 {
 			b.Fatalf("%d pieces, want 2400 (one a frame)", pieces)

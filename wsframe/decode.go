@@ -2,7 +2,6 @@ package wsframe
 
 import (
 	"bytes"
-	"compress/flate"
 	"errors"
 	"fmt"
 	"io"
@@ -58,8 +57,12 @@ type Message struct {
 	// Frames is how many frames carried it.
 	Frames int
 	// Compressed is set when the message was sent deflated
-	// (permessage-deflate); Payload is then the inflated bytes.
+	// (permessage-deflate); Payload is then the inflated bytes, unless
+	// Deflated says otherwise.
 	Compressed bool
+	// Deflated is set when Payload holds a compressed message's bytes
+	// still deflated: inflating failed, or would have passed a cap.
+	Deflated bool
 	// Payload is the message's bytes, unmasked and inflated.
 	Payload []byte
 	// CloseCode and CloseReason are a close frame's status code (0 when it
@@ -71,13 +74,29 @@ type Message struct {
 }
 
 // Problem is a departure from RFC 6455 or RFC 7692 at a byte offset of the
-// stream.
+// stream, or a cap the decoder stopped at.
 type Problem struct {
 	Off int64
 	Msg string
+	// Cap is the cap in bytes when the problem is one the decoder stopped
+	// at (a message or a stream inflating past its cap, too many problems)
+	// rather than the stream's; 0 otherwise.
+	Cap int64
 }
 
 func (p Problem) Error() string { return fmt.Sprintf("byte %d: %s", p.Off, p.Msg) }
+
+// Caps of a decoder, when its Options leave them zero.
+const (
+	// DefaultMaxMessage bounds one inflated message a reader keeps.
+	DefaultMaxMessage = 16 << 20
+	// DefaultMaxInflate bounds the bytes inflated over all the messages
+	// of a stream.
+	DefaultMaxInflate = 512 << 20
+	// MaxProblems bounds the problems reported for one stream: a stream
+	// of tiny broken frames would otherwise make one per frame.
+	MaxProblems = 200
+)
 
 // Options says how to read one direction of a connection.
 type Options struct {
@@ -89,9 +108,16 @@ type Options struct {
 	// NoContextTakeover is set when this direction's sender resets its
 	// compression window after each message.
 	NoContextTakeover bool
-	// MaxMessage bounds an inflated message; zero means 64 MiB. A deflate
-	// bomb is reported, not inflated.
+	// MaxMessage bounds an inflated message; zero means
+	// DefaultMaxMessage. A deflate bomb is reported, not inflated.
 	MaxMessage int
+	// MaxInflate bounds the bytes inflated over all the messages read;
+	// zero means DefaultMaxInflate. Once it is reached, compressed
+	// messages are left deflated, and a problem says so once.
+	MaxInflate int64
+	// Inflated counts bytes already inflated against MaxInflate: those of
+	// the session's other direction.
+	Inflated int64
 }
 
 // Negotiated returns the options for one direction from the
@@ -123,32 +149,60 @@ func Negotiated(extensions []string, fromClient bool) Options {
 	return o
 }
 
-// windowSize is the LZ77 window a deflate sender may refer back into.
-const windowSize = 32 << 10
-
 // Decode reads the messages of one direction's byte stream. It goes on past
 // a protocol violation when it can, reporting it; it stops where the
 // stream stops being frames.
 func Decode(stream []byte, o Options) ([]Message, []Problem) {
-	d := decoder{o: o}
+	var msgs []Message
+	problems, _ := Walk(stream, o, func(m *Message) {
+		c := *m
+		if m.Compressed && !m.Deflated {
+			c.Payload = bytes.Clone(m.Payload) // the inflater's buffer
+		}
+		msgs = append(msgs, c)
+	})
+	return msgs, problems
+}
+
+// Walk is Decode handing each message to fn as it is read, instead of
+// keeping them all: m and its payload are valid only during the call. It
+// returns the problems and the bytes inflated, o.Inflated included.
+func Walk(stream []byte, o Options, fn func(m *Message)) ([]Problem, int64) {
+	d := decoder{o: o, emit: fn, inflated: o.Inflated}
 	if d.o.MaxMessage <= 0 {
-		d.o.MaxMessage = 64 << 20
+		d.o.MaxMessage = DefaultMaxMessage
+	}
+	if d.o.MaxInflate <= 0 {
+		d.o.MaxInflate = DefaultMaxInflate
 	}
 	d.run(stream)
-	return d.msgs, d.problems
+	return d.problems, d.inflated
 }
 
 type decoder struct {
 	o        Options
-	msgs     []Message
+	emit     func(*Message)
 	problems []Problem
+	dropped  int      // problems past MaxProblems
 	open     *Message // a fragmented data message still waiting for its final frame
-	window   []byte   // recent inflated bytes, for context takeover
 	hr       headerReader
+	inf      Inflater
+	buf      []byte // the inflated payload of the message handed out last
+	inflated int64  // bytes inflated so far
+	// spent is set once MaxInflate was reached.
+	spent bool
 }
 
 func (d *decoder) problem(off int64, format string, args ...any) {
-	d.problems = append(d.problems, Problem{Off: off, Msg: fmt.Sprintf(format, args...)})
+	d.add(Problem{Off: off, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) add(p Problem) {
+	if len(d.problems) >= MaxProblems {
+		d.dropped++
+		return
+	}
+	d.problems = append(d.problems, p)
 }
 
 func (d *decoder) run(stream []byte) {
@@ -163,9 +217,12 @@ func (d *decoder) run(stream []byte) {
 			d.problem(off, "not a frame header: %v", err)
 			break
 		}
+		// Lengths come from the stream: compare them with what is left
+		// rather than add them, which a header declaring 2^63-1 bytes
+		// would overflow.
 		start := off + int64(ws.HeaderSize(h))
-		end := start + h.Length
-		truncated := end > int64(len(stream)) || end < start
+		end := start + min(h.Length, int64(len(stream))-start)
+		truncated := h.Length > int64(len(stream))-start
 		if truncated {
 			d.problem(off, "the stream ends inside a %s frame: %d of its %d payload bytes are there", Opcode(h.OpCode), int64(len(stream))-start, h.Length)
 			end = int64(len(stream))
@@ -176,8 +233,12 @@ func (d *decoder) run(stream []byte) {
 	if d.open != nil {
 		d.problem(d.open.Off, "the stream ends inside a fragmented %s message (%d frames, no final one)", d.open.Opcode, d.open.Frames)
 		d.open.Incomplete = true
-		d.msgs = append(d.msgs, *d.open)
+		d.emit(d.open)
 		d.open = nil
+	}
+	if d.dropped > 0 {
+		d.problems = append(d.problems, Problem{Off: off, Cap: MaxProblems,
+			Msg: fmt.Sprintf("%d more problems not listed (at most %d are, per direction)", d.dropped, MaxProblems)})
 	}
 }
 
@@ -205,7 +266,7 @@ func (d *decoder) frame(h ws.Header, off, end int64, raw []byte, truncated bool)
 		if op == Close {
 			d.closeFrame(&m)
 		}
-		d.msgs = append(d.msgs, m)
+		d.emit(&m)
 		return
 	}
 	if h.OpCode.IsReserved() {
@@ -221,7 +282,7 @@ func (d *decoder) frame(h ws.Header, off, end int64, raw []byte, truncated bool)
 	} else {
 		if d.open != nil {
 			d.open.Incomplete = true
-			d.msgs = append(d.msgs, *d.open)
+			d.emit(d.open)
 		}
 		d.open = &Message{Opcode: op, Off: off, Compressed: h.Rsv1()}
 	}
@@ -240,14 +301,17 @@ func (d *decoder) frame(h ws.Header, off, end int64, raw []byte, truncated bool)
 		if !d.o.Deflate {
 			d.problem(m.Off, "%s message has the compression bit set but permessage-deflate was not negotiated", m.Opcode)
 		}
-		if !m.Incomplete {
+		if m.Incomplete {
+			m.Deflated = true
+			d.inf.Forget()
+		} else {
 			d.inflate(m)
 		}
 	}
-	if m.Opcode == Text && !m.Incomplete && !utf8.Valid(m.Payload) {
+	if m.Opcode == Text && !m.Incomplete && !m.Deflated && !utf8.Valid(m.Payload) {
 		d.problem(m.Off, "text message is not valid UTF-8")
 	}
-	d.msgs = append(d.msgs, *m)
+	d.emit(m)
 }
 
 // unmasked appends a frame's payload raw to dst, unmasked.
@@ -276,34 +340,39 @@ func (d *decoder) closeFrame(m *Message) {
 	}
 }
 
-// inflate replaces m's payload with its inflated bytes, keeping the window
-// for the next message when the sender keeps its context.
+// inflate replaces m's payload with its inflated bytes, within the caps;
+// past one, or when it does not inflate, m is left deflated and a problem
+// says why.
 func (d *decoder) inflate(m *Message) {
-	dict := d.window
-	if d.o.NoContextTakeover {
-		dict = nil
+	d.inf.NoContextTakeover = d.o.NoContextTakeover
+	limit, left := d.o.MaxMessage, d.o.MaxInflate-d.inflated
+	if d.spent || left <= 0 {
+		m.Deflated = true
+		d.inf.Forget()
+		return
 	}
-	r := wsflate.NewReader(bytes.NewReader(m.Payload), func(r io.Reader) wsflate.Decompressor {
-		return flate.NewReaderDict(r, dict)
-	})
-	var out bytes.Buffer
-	n, err := out.ReadFrom(io.LimitReader(r, int64(d.o.MaxMessage)+1))
+	session := int64(limit) > left
+	if session {
+		limit = int(left)
+	}
+	out, err := d.inf.Inflate(d.buf[:0], m.Payload, limit)
+	d.inflated += int64(len(out))
+	var ce *CapError
 	switch {
+	case errors.As(err, &ce) && session:
+		d.spent = true
+		m.Deflated = true
+		d.add(Problem{Off: m.Off, Cap: d.o.MaxInflate, Msg: fmt.Sprintf(
+			"%s message not inflated, nor any compressed message after it: inflating it would pass the cap of %d bytes inflated per session", m.Opcode, d.o.MaxInflate)})
+	case ce != nil:
+		m.Deflated = true
+		d.add(Problem{Off: m.Off, Cap: int64(d.o.MaxMessage), Msg: fmt.Sprintf(
+			"%s message inflates to more than %d bytes (the cap per message); left deflated", m.Opcode, d.o.MaxMessage)})
 	case err != nil:
+		m.Deflated = true
 		d.problem(m.Off, "cannot inflate %s message: %v", m.Opcode, err)
-		d.window = nil // the sender's window is unknown from here
-		return
-	case n > int64(d.o.MaxMessage):
-		d.problem(m.Off, "%s message inflates to more than %d bytes; left deflated", m.Opcode, d.o.MaxMessage)
-		d.window = nil
-		return
+	default:
+		m.Payload = out
 	}
-	m.Payload = out.Bytes()
-	if !d.o.NoContextTakeover {
-		w := append(d.window, m.Payload...)
-		if len(w) > windowSize {
-			w = append([]byte(nil), w[len(w)-windowSize:]...)
-		}
-		d.window = w
-	}
+	d.buf = out[:0] // reused: a session of big messages allocates one
 }

@@ -237,12 +237,24 @@ func TestSplitterCutsAtFrames(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 1))
 			s := Splitter{MaxChunk: 1024}
 			var got [][]byte
+			var frameStart, at int64
+			keep := func(p Piece) {
+				got = append(got, append([]byte(nil), p.Data...))
+				// Each piece says where it lies in its frame.
+				if p.Raw || p.At != at-frameStart || p.Last != (at+int64(len(p.Data)) == frameStart+p.Frame.FrameLen()) {
+					t.Fatalf("seed %d: piece at %d of the frame at %d: %+v", seed, at, frameStart, p)
+				}
+				at += int64(len(p.Data))
+				if p.Last {
+					frameStart = at
+				}
+			}
 			for rest := stream; len(rest) > 0; {
 				n := 1 + r.IntN(min(len(rest), 700))
-				s.Feed(rest[:n], func(p []byte) { got = append(got, append([]byte(nil), p...)) })
+				s.Feed(rest[:n], keep)
 				rest = rest[n:]
 			}
-			s.Flush(func(p []byte) { got = append(got, append([]byte(nil), p...)) })
+			s.Flush(keep)
 			if joined := bytes.Join(got, nil); !bytes.Equal(joined, stream) {
 				t.Fatalf("seed %d: pieces do not join to the stream", seed)
 			}
@@ -276,8 +288,54 @@ func TestSplitterCutsAtFrames(t *testing.T) {
 		}
 	}
 	var s Splitter
-	s.Feed(fromClient, func([]byte) {})
+	s.Feed(fromClient, func(Piece) {})
 	if !s.Close {
 		t.Error("Splitter did not see the client's close frame")
+	}
+}
+
+// hugeHeader is a binary frame header declaring a payload of 2^63−1 bytes
+// (the largest RFC 6455 allows), masked when masked is set.
+func hugeHeader(masked bool) []byte {
+	h := []byte{0x82, 0x7f, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+	if masked {
+		h[1] |= 0x80
+		h = append(h, 1, 2, 3, 4)
+	}
+	return h
+}
+
+// TestHugeLength: a header declaring 2^63−1 payload bytes made header size
+// plus length wrap negative and the splitter slice with it (a panic that
+// ended seam record). The splitter now hands out the frame's bytes as
+// they come and the decoder reports a frame the stream ends inside.
+func TestHugeLength(t *testing.T) {
+	for _, masked := range []bool{false, true} {
+		hostile := append(hugeHeader(masked), "then some bytes"...)
+		for _, step := range []int{1, 3, len(hostile)} {
+			var s Splitter
+			var got []byte
+			var pieces []Piece
+			for rest := hostile; len(rest) > 0; rest = rest[min(step, len(rest)):] {
+				s.Feed(rest[:min(step, len(rest))], func(p Piece) {
+					got = append(got, p.Data...)
+					pieces = append(pieces, p)
+				})
+			}
+			s.Flush(func(p Piece) {
+				got = append(got, p.Data...)
+				pieces = append(pieces, p)
+			})
+			if !bytes.Equal(got, hostile) {
+				t.Fatalf("masked %v, step %d: pieces %q do not join to the stream", masked, step, got)
+			}
+			if p := pieces[0]; p.Raw || p.Last || p.Frame.Length != 1<<63-1 || p.Frame.FrameLen() != 1<<63-1 {
+				t.Errorf("masked %v, step %d: first piece %+v", masked, step, p)
+			}
+		}
+		_, problems := Decode(hostile, Options{FromClient: masked})
+		if len(problems) == 0 || !strings.Contains(problems[0].Msg, "9223372036854775807 payload bytes") {
+			t.Errorf("masked %v: problems %v", masked, problems)
+		}
 	}
 }

@@ -95,7 +95,17 @@ func (f *forwardFlags) setup(e *env, cmd, listen string) (*forwardSetup, error) 
 		}
 		resolve[strings.ToLower(net.JoinHostPort(host, port))] = addr
 	}
+	s.allowRemote = !loopbackListen(listen)
 	s.upstream.Dial = capture.ResolveDial(resolve)
+	if s.allowRemote {
+		// Other machines may use the proxy: it does not reach this one's
+		// services, nor its network's, for them unless --host names them.
+		named, err := capture.NewInterceptList(f.hosts, false)
+		if err != nil {
+			return nil, usage("--host " + err.Error())
+		}
+		s.upstream.Dial = capture.GuardedDial(resolve, named.Names)
+	}
 	s.upstream.Insecure = f.insecure
 	if len(f.caFiles) > 0 {
 		pool, err := x509.SystemCertPool()
@@ -120,7 +130,6 @@ func (f *forwardFlags) setup(e *env, cmd, listen string) (*forwardSetup, error) 
 	if s.ca, s.caCreated, err = tlsca.Open(dir); err != nil {
 		return nil, err
 	}
-	s.allowRemote = !loopbackListen(listen)
 	return s, nil
 }
 
@@ -186,6 +195,8 @@ func (s *forwardSetup) announce(w io.Writer, addr net.Addr, insecure bool) {
 		fmt.Fprintln(w, "warning: --insecure: upstream certificates are NOT verified (the capture header says so)")
 	}
 	if s.allowRemote {
-		fmt.Fprintln(w, "warning: listening beyond loopback: any client that reaches this address can use the proxy")
+		fmt.Fprintln(w, "warning: listening beyond loopback: any client that reaches this address can use the proxy; "+
+			"it refuses to connect to loopback, link-local (the cloud metadata service at 169.254.169.254) and private addresses, "+
+			"checked on the address each name resolves to, unless --host names the host")
 	}
 }

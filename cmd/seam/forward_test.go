@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,6 +18,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tlsca"
 )
@@ -277,5 +281,53 @@ func TestServeForward(t *testing.T) {
 	}
 	if code, got := post(mock, "api.anthropic.com"); code != 404 || !bytes.Contains(got, []byte("api.openai.com")) {
 		t.Errorf("other host: %d %s", code, got)
+	}
+}
+
+// TestForwardBeyondLoopback: with --listen naming an address other
+// machines reach, forward mode's connections upstream refuse this
+// machine's and its network's addresses unless --host names the host, and
+// the warning printed for such a listen says so; on loopback they do not.
+func TestForwardBeyondLoopback(t *testing.T) {
+	local := httptest.NewServer(chatStream)
+	defer local.Close()
+	_, port, _ := net.SplitHostPort(local.Listener.Addr().String())
+	e := &env{stderr: io.Discard, getenv: func(k string) string {
+		if k == "SEAM_CA_DIR" {
+			return t.TempDir()
+		}
+		return ""
+	}}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		listen  string
+		hosts   []string
+		refused bool
+	}{
+		{"0.0.0.0:8080", nil, true},
+		{"192.0.2.10:8080", []string{"localhost:" + port}, false},
+		{"127.0.0.1:8080", nil, false},
+	} {
+		f := &forwardFlags{hosts: tc.hosts}
+		s, err := f.setup(e, "record", tc.listen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.upstream.Dial(ctx, "tcp", "localhost:"+port)
+		var refused *capture.RefusedError
+		if got := errors.As(err, &refused); got != tc.refused {
+			t.Errorf("--listen %s, --host %v: dial localhost: %v, want refused %v", tc.listen, tc.hosts, err, tc.refused)
+		}
+		if c != nil {
+			c.Close()
+		}
+		var said bytes.Buffer
+		s.announce(&said, local.Listener.Addr(), false)
+		warned := strings.Contains(said.String(), "warning: listening beyond loopback") &&
+			strings.Contains(said.String(), "refuses to connect to loopback, link-local (the cloud metadata service at 169.254.169.254) and private addresses") &&
+			strings.Contains(said.String(), "unless --host names the host")
+		if warned != (tc.listen != "127.0.0.1:8080") {
+			t.Errorf("--listen %s: announced\n%s", tc.listen, said.String())
+		}
 	}
 }

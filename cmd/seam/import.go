@@ -30,6 +30,8 @@ command can read it. The format is told by parsing the content:
   go-vcr         cassettes of go-vcr v1 to v4 (cassette formats 1 and 2)
   VCR.py         cassettes of VCR.py (and pydantic-ai's parsed_body), YAML
                  or JSON, !!binary bodies kept byte for byte
+  Ruby vcr       cassettes of Ruby's vcr gem (http_interactions), YAML or
+                 JSON, !binary and base64_string bodies kept byte for byte
   httprr         Go httprr traces (raw HTTP requests and responses)
   nock           nock recordings (a JSON array; binary responses in hex)
   js-genai       js-genai test recordings, whose bodies are stored parsed:
@@ -37,6 +39,9 @@ command can read it. The format is told by parsing the content:
   snapshot JSON  {"metadata", "request", "stream": [{event, data}]}
   JSONL          one JSON payload per line (vercel/ai *.chunks.txt), each
                  line an SSE event named by its "type"
+  Converse JSONL Bedrock ConverseStream events as the AWS SDKs yield them,
+                 one per line ({"contentBlockDelta":{...}}) or a JSON array:
+                 each becomes the event-stream message Bedrock sends
   a raw body     SSE, Ollama NDJSON, a Gemini JSON-array stream, AWS
                  event-stream binary as Bedrock sends it, or a provider's
                  JSON response, any of them still in HTTP/1.1 chunked

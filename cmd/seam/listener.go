@@ -43,13 +43,20 @@ type serverOptions struct {
 }
 
 // newServer returns the HTTP server for h: timeouts that never cut a
-// stream, and the Host check of hostGuard.
+// stream, and the Host check of hostGuard. It speaks HTTP/1.1 and, but for
+// a forward proxy, HTTP/2 without TLS to a client that starts with the
+// HTTP/2 preface (h2c with prior knowledge, which the AWS SDK for
+// JavaScript uses for an http:// endpoint); a forward proxy's clients send
+// CONNECT and absolute-form requests, which are HTTP/1.1's.
 func newServer(h http.Handler, o serverOptions) *http.Server {
 	srv := &http.Server{
 		Handler:           newHostGuard(h, o),
 		ReadHeaderTimeout: o.readHeader,
 		IdleTimeout:       o.idle,
+		Protocols:         new(http.Protocols),
 	}
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(!o.forward)
 	if srv.ReadHeaderTimeout == 0 {
 		srv.ReadHeaderTimeout = defaultReadHeaderTimeout
 	}
@@ -93,6 +100,13 @@ func newHostGuard(next http.Handler, o serverOptions) *hostGuard {
 }
 
 func (g *hostGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == "PRI" && r.RequestURI == "*" {
+		// An HTTP/2 preface on a listener that does not speak h2c: it
+		// is no request, and no exchange.
+		w.Header().Set("Connection", "close")
+		http.Error(w, "seam: this listener does not speak HTTP/2 without TLS (h2c); use HTTP/1.1", http.StatusHTTPVersionNotSupported)
+		return
+	}
 	if g.allows(r.Host) || g.forward && (r.Method == http.MethodConnect || r.URL.IsAbs()) {
 		g.next.ServeHTTP(w, r)
 		return
@@ -147,4 +161,76 @@ func hostName(hostport string) string {
 		return h
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+}
+
+// tlsHintListener says on log when a client starts a TLS handshake on a
+// plain-HTTP listener (a first byte of 0x16, a TLS handshake record),
+// once per client host: the client dials https:// or wss:// (openai-node's
+// Realtime clients always dial wss:), net/http answers 400 to the bytes it
+// cannot read, and the client reports only a TLS error. The connection
+// goes on as it would.
+type tlsHintListener struct {
+	net.Listener
+	listen string
+	hint   string // what to do instead
+	log    io.Writer
+
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// hintTLS wraps ln, seam's plain-HTTP listener on listen; forward says it
+// is a forward proxy's.
+func hintTLS(ln net.Listener, listen string, forward bool, log io.Writer) net.Listener {
+	if log == nil {
+		return ln
+	}
+	hint := fmt.Sprintf("give the client http://%s as its base URL (seam listens for plain HTTP), or record with seam record --forward, which decrypts the TLS a client sends through HTTPS_PROXY", listen)
+	if forward {
+		hint = fmt.Sprintf("the proxy is http://%s (HTTPS_PROXY=http://%s, not https://)", listen, listen)
+	}
+	return &tlsHintListener{Listener: ln, listen: listen, hint: hint, log: log, seen: map[string]bool{}}
+}
+
+func (l *tlsHintListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return c, err
+	}
+	return &tlsHintConn{Conn: c, l: l}, nil
+}
+
+// tlsHintConn looks at the first byte a client sends.
+type tlsHintConn struct {
+	net.Conn
+	l    *tlsHintListener
+	once sync.Once
+}
+
+func (c *tlsHintConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.once.Do(func() {
+			if p[0] == 0x16 && (n < 2 || p[1] == 0x03) {
+				c.l.tls(c.RemoteAddr())
+			}
+		})
+	}
+	return n, err
+}
+
+// tls says, once per client host, that a TLS handshake came from addr.
+func (l *tlsHintListener) tls(addr net.Addr) {
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		host = addr.String()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen[host] {
+		return
+	}
+	l.seen[host] = true
+	fmt.Fprintf(l.log, "seam: a client at %s started a TLS handshake on http://%s, which speaks plain HTTP (it dials https:// or wss://; openai-node's Realtime clients always dial wss:): %s\n",
+		visible.String(host), l.listen, l.hint)
 }

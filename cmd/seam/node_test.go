@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,15 +18,30 @@ import (
 	"github.com/seam-dev/seam/tlsca"
 )
 
-// nodeModules installs the openai and undici npm packages into a cache
-// directory outside the repository (once) and returns it. It skips the
-// test, saying why, when node or npm is missing or the install fails (no
-// network, as in an offline CI).
+// nodePackages are the npm packages the node tests run, pinned: each test
+// asserts what one release of an SDK does, and a fresh install gets that
+// release. undici stays on 7 and openai on 6, which still run on Node 20.
+var nodePackages = []string{
+	"openai@6.49.0",
+	"undici@7.30.2",
+	"@google/genai@3.1.0",
+	"@aws-sdk/client-bedrock-runtime@3.1162.0",
+	"@smithy/node-http-handler@4.14.2",
+	"https-proxy-agent@9.1.0",
+	"cohere-ai@8.1.0",
+	"ollama@0.6.4",
+	"@mistralai/mistralai@2.7.0",
+}
+
+// nodeModules installs nodePackages into a cache directory outside the
+// repository (once; a later run installs only what is missing or at
+// another version) and returns it. It skips the test, saying why, when node
+// or npm is missing or the install fails (no registry, as in an offline CI).
 func nodeModules(t *testing.T) string {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not found: the openai npm package test needs node and npm", tool)
+			t.Skipf("%s not found: the tests of the npm SDKs need node and npm", tool)
 		}
 	}
 	base, err := os.UserCacheDir()
@@ -32,24 +49,49 @@ func nodeModules(t *testing.T) string {
 		base = os.TempDir()
 	}
 	dir := filepath.Join(base, "seam-test-node")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "openai")); err == nil {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", "undici")); err == nil {
-			return dir
+	nodeInstall.Do(func() { nodeInstallErr = installNodePackages(dir) })
+	if nodeInstallErr != nil {
+		t.Skip(nodeInstallErr)
+	}
+	return dir
+}
+
+var (
+	nodeInstall    sync.Once
+	nodeInstallErr error
+)
+
+// installNodePackages installs into dir those of nodePackages that are not
+// there at their version.
+func installNodePackages(dir string) error {
+	var missing []string
+	for _, spec := range nodePackages {
+		at := strings.LastIndex(spec, "@")
+		var pkg struct{ Version string }
+		b, err := os.ReadFile(filepath.Join(dir, "node_modules", filepath.FromSlash(spec[:at]), "package.json"))
+		if err != nil || json.Unmarshal(b, &pkg) != nil || pkg.Version != spec[at+1:] {
+			missing = append(missing, spec)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Skipf("cannot make %s: %v", dir, err)
+	if len(missing) == 0 {
+		return nil
 	}
-	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"private":true}`+"\n"), 0o644)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot make %s for the npm packages: %w", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "package.json")); err != nil {
+		os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"private":true}`+"\n"), 0o644)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	// Fail fast offline: no retries, a short fetch timeout.
-	npm := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--silent", "--fetch-retries=0", "--fetch-timeout=20000", "openai", "undici")
+	args := append([]string{"install", "--no-audit", "--no-fund", "--silent", "--fetch-retries=0", "--fetch-timeout=20000", "--save-exact"}, missing...)
+	npm := exec.CommandContext(ctx, "npm", args...)
 	npm.Dir = dir
 	if out, err := npm.CombinedOutput(); err != nil {
-		t.Skipf("npm install openai undici failed (offline?): %v\n%s", err, out)
+		return fmt.Errorf("npm install %s failed (offline, or no registry?): %v\n%s", strings.Join(missing, " "), err, out)
 	}
-	return dir
+	return nil
 }
 
 // TestOpenAINodeThroughForward streams a chat completion with the real

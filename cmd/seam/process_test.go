@@ -183,7 +183,8 @@ func waitForFile(t *testing.T, path, want string) {
 }
 
 // TestInterruptEndsRecording: ctrl-c is how a recording ends: "seam record"
-// exits 0 with a summary, and the capture is complete up to that point.
+// exits 0 with a summary, and the capture is complete up to that point,
+// the stream seam had to cut ending recorder_shutdown.
 func TestInterruptEndsRecording(t *testing.T) {
 	up := blockingUpstream(t, 3)
 	out := filepath.Join(t.TempDir(), "interrupted.ndjson")
@@ -213,6 +214,17 @@ func TestInterruptEndsRecording(t *testing.T) {
 	}
 	if len(c.Exchanges) != 1 || c.Exchanges[0].Client.End == nil {
 		t.Fatalf("the in-flight exchange was not ended in the capture")
+	}
+	// The stream was still open when the grace ran out: seam cut it, and
+	// the capture says so rather than blaming the client, which inspect
+	// does not hold against the stream.
+	for _, sd := range []*tape.SideData{&c.Exchanges[0].Upstream, &c.Exchanges[0].Client} {
+		if sd.End == nil || sd.End.Outcome != tape.RecorderShutdown {
+			t.Errorf("end %+v, want recorder_shutdown", sd.End)
+		}
+	}
+	if out, err := seamCombinedOutput("inspect", "--fail-on", "warn", out); err != nil || !strings.Contains(string(out), "stream.recorder-shutdown") {
+		t.Errorf("seam inspect --fail-on warn of the cut stream: %v\n%s", err, out)
 	}
 }
 

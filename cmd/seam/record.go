@@ -72,7 +72,12 @@ to your proxy at --proxy, your proxy's upstream base URL points at seam on
 client's request, the request as your proxy sent it upstream, the bytes the
 API sent and the bytes your proxy gave the client: "seam inspect" diffs the
 two sides. Exchanges are matched by a Seam-Exchange request header when your
-proxy passes it on, and in arrival order when it does not.
+proxy passes it on; when it drops it (LiteLLM-style gateways drop unknown
+headers), by request content: the same body, else the client request whose
+text the proxy's request carries the most of (a renamed model, an added
+system prompt or re-encoded JSON still match), and in arrival order only
+when nothing matches. seam says so once, and each exchange records how it
+was paired (seam inspect shows it).
 
 For a client whose base URL cannot be changed (Copilot Chat with its own
 models, an agent with a hard-coded endpoint), --forward makes seam an HTTP
@@ -86,8 +91,10 @@ certificate seam verifies. Every other host is tunnelled untouched and not
 recorded. One capture then holds every host, each exchange naming its own.
 CONNECT reaches port 443 only, or a port --host names (host:port); seam
 never follows redirects; it serves only clients on this machine unless
---listen names another address. WebSockets (the OpenAI Realtime API) are
-recorded frame by frame in both modes.`,
+--listen names another address, and then refuses to connect to loopback,
+link-local and private addresses unless --host names the host. WebSockets
+(the OpenAI Realtime API) are recorded frame by frame in both modes;
+openai-node's Realtime clients dial wss: only, so record them with --forward.`,
 		example: "seam record --upstream https://api.openai.com -o captures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &recordOptions{}
@@ -270,6 +277,14 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *recording, c
 		// The TUI follows the capture as it grows; quitting it stops recording.
 		tuiDone = make(chan error, 1)
 		go func() {
+			// The TUI reads what the streams wrote: a panic in it stops the
+			// recording, which then records every exchange to its end,
+			// rather than ending the process.
+			defer func() {
+				if v := recover(); v != nil {
+					tuiDone <- fmt.Errorf("tui: panic: %v", v)
+				}
+			}()
 			tuiDone <- tui.Run(tuiCtx, tui.Options{Paths: []string{path}, Follow: true, In: e.stdin, Out: e.stdout, NoColor: e.getenv("NO_COLOR") != "",
 				Banner: banner + " · q stops · capture " + path})
 		}()

@@ -47,8 +47,10 @@ type recording struct {
 	w    *tape.Writer
 	errs chan error // a leg's server stopped
 	// cut cancels the context of every request, ending the connections the
-	// servers no longer track (WebSockets, once switched).
-	cut context.CancelFunc
+	// servers no longer track (WebSockets, once switched), with
+	// capture.ErrShutdown as the cause: the exchanges it cuts are recorded
+	// as cut by seam's shutdown.
+	cut context.CancelCauseFunc
 	// drops counts the exchanges that lost data because the disk fell
 	// behind.
 	drops atomic.Int64
@@ -75,7 +77,7 @@ type recordingConfig struct {
 // startRecording listens on every leg's address, opens the capture, writes
 // its header and starts serving. On error nothing is left open.
 func startRecording(cfg recordingConfig) (_ *recording, err error) {
-	base, cut := context.WithCancel(context.Background())
+	base, cut := context.WithCancelCause(context.Background())
 	r := &recording{legs: cfg.legs, errs: make(chan error, len(cfg.legs)), cut: cut}
 	if cfg.log == nil {
 		cfg.log = io.Discard
@@ -89,6 +91,7 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 		if l.ln, err = net.Listen("tcp", l.addr); err != nil {
 			return nil, fmt.Errorf("listen: %w", err)
 		}
+		l.ln = hintTLS(l.ln, l.ln.Addr().String(), l.forward != nil, cfg.server.log)
 	}
 	if cfg.discard {
 		r.out = nopCloser{io.Discard}
@@ -120,7 +123,7 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 	if cfg.engine.Profile == "external" {
 		legEngine = tape.Engine{} // the legs pass through; the proxy under test shapes
 	}
-	numbering := new(capture.Numbering)
+	numbering := &capture.Numbering{Notify: func(msg string) { fmt.Fprintln(cfg.log, msg) }}
 	for _, l := range r.legs {
 		l.rec, err = capture.New(capture.Options{
 			Upstream: l.upstream, Engine: legEngine, Writer: r.w, Start: start,
@@ -171,6 +174,7 @@ func (r *recording) stop(grace time.Duration, log io.Writer) error {
 		wg.Go(func() {
 			if err := l.srv.Shutdown(ctx); err != nil {
 				say()
+				r.cut(capture.ErrShutdown) // before the connections close: the cause is seam's
 				l.srv.Close()
 			}
 		})
@@ -197,10 +201,10 @@ func (r *recording) stop(grace time.Duration, log io.Writer) error {
 	case <-recorded:
 	case <-ctx.Done():
 		say()
-		r.cut()
+		r.cut(capture.ErrShutdown)
 		<-recorded
 	}
-	r.cut()
+	r.cut(capture.ErrShutdown)
 	if err := errors.Join(r.w.Close(), r.out.Close()); err != nil {
 		return fmt.Errorf("capture %s: %w", r.path, err)
 	}

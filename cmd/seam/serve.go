@@ -411,6 +411,7 @@ func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardS
 		h = f
 	}
 	srv := newServer(h, so)
+	ln = hintTLS(ln, ln.Addr().String(), fwd != nil, so.log)
 	announce(ln.Addr(), "")
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -238,5 +239,42 @@ func TestWebSocketOpenAtStop(t *testing.T) {
 	x := capt.Exchanges[0]
 	if x.Upstream.End == nil || x.Client.End == nil || len(x.Upstream.Chunks) == 0 {
 		t.Errorf("ends %+v %+v, %d upstream frames", x.Upstream.End, x.Client.End, len(x.Upstream.Chunks))
+	}
+}
+
+// TestTLSOnPlainListener: openai-node's Realtime clients always dial wss:,
+// so pointed at seam record's plain-HTTP listener they start a TLS
+// handshake that fails with nothing on seam's side to say why. seam now
+// says so on stderr, once per client host, and how to record instead.
+func TestTLSOnPlainListener(t *testing.T) {
+	up := httptest.NewServer(realtimeServer)
+	defer up.Close()
+	cmd, addr, stderr := launchSeam(t, `listening on http://(\S+)`, "record", "--upstream", up.URL, "--listen", "127.0.0.1:0", "-o", filepath.Join(t.TempDir(), "tls.ndjson"))
+	said := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(stderr)
+		said <- b
+	}()
+	for range 2 {
+		c, err := tls.Dial("tcp", addr, &tls.Config{ServerName: "api.openai.com"})
+		if err == nil {
+			c.Close()
+			t.Fatal("a TLS handshake with seam's plain listener succeeded")
+		}
+	}
+	// An HTTP client is served as before.
+	if resp, err := http.Get("http://" + addr + "/v1/realtime"); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	stopSeam(t, cmd)
+	rest := <-said
+	want := "started a TLS handshake on http://" + addr + ", which speaks plain HTTP"
+	if n := strings.Count(string(rest), want); n != 1 {
+		t.Errorf("stderr says %d times %q:\n%s", n, want, rest)
+	}
+	if !strings.Contains(string(rest), "seam record --forward") {
+		t.Errorf("stderr does not say to use --forward:\n%s", rest)
 	}
 }
