@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -62,6 +63,27 @@ func exchangesFile(t *testing.T, n int) string {
 	return path
 }
 
+// signalDelay is when the interrupt tests signal seam: a second, and more
+// when seam is slow to start (under -race, on a loaded machine), since a
+// signal that comes before main installs its handler kills seam (143 or
+// -1) instead of interrupting it. It is measured once per test binary.
+func signalDelay(t *testing.T) time.Duration {
+	t.Helper()
+	startOnce.Do(func() {
+		start := time.Now()
+		if err := exec.Command("seam", "version").Run(); err != nil {
+			t.Fatalf("seam version: %v", err)
+		}
+		startTime = time.Since(start)
+	})
+	return time.Second + 5*startTime
+}
+
+var (
+	startOnce sync.Once
+	startTime time.Duration
+)
+
 // underTimeout runs seam with args under timeout(1), which sends SIGTERM
 // after after and SIGKILL 20 s later, with stdin from stdin (nil: none),
 // and returns seam's own exit status (timeout --preserve-status), its
@@ -96,7 +118,7 @@ func TestInterruptBusy(t *testing.T) {
 		t.Skip("runs seam on a large capture")
 	}
 	// 20,000 exchanges, 146 MB: each command takes 3 to 20 s over it
-	// without -race, five times that with it.
+	// without -race, five times that with it, well past the signal.
 	big := exchangesFile(t, 20000)
 	dir := t.TempDir()
 	cmds := [][]string{
@@ -112,9 +134,10 @@ func TestInterruptBusy(t *testing.T) {
 	}
 	for _, args := range cmds {
 		t.Run(args[0], func(t *testing.T) {
-			code, stderr, took := underTimeout(t, time.Second, nil, args...)
-			if code != 130 || took > 5*time.Second {
-				t.Errorf("seam %s under timeout: exit %d after %s, want 130 soon after the signal at 1 s; stderr:\n%s", args[0], code, took.Round(time.Millisecond), stderr)
+			after := signalDelay(t)
+			code, stderr, took := underTimeout(t, after, nil, args...)
+			if code != 130 || took > after+5*time.Second {
+				t.Errorf("seam %s under timeout: exit %d after %s, want 130 soon after the signal at %s; stderr:\n%s", args[0], code, took.Round(time.Millisecond), after.Round(time.Millisecond), stderr)
 			}
 			if strings.Contains(stderr, "goroutine ") {
 				t.Errorf("a stack trace on stderr:\n%s", stderr)
@@ -148,8 +171,9 @@ func TestInterruptBlocked(t *testing.T) {
 			if _, err := pw.Write(head.Bytes()); err != nil {
 				t.Fatal(err)
 			}
-			code, stderr, took := underTimeout(t, time.Second, pr, args...)
-			if code != 130 || took > 5*time.Second {
+			after := signalDelay(t)
+			code, stderr, took := underTimeout(t, after, pr, args...)
+			if code != 130 || took > after+5*time.Second {
 				t.Errorf("seam %s reading an endless stdin under timeout: exit %d after %s, want 130 soon after the signal; stderr:\n%s", args[0], code, took.Round(time.Millisecond), stderr)
 			}
 		})
@@ -164,10 +188,11 @@ func TestSecondSignal(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
+	delay := signalDelay(t)
 	cmd, stderr := spawnSeam(t, nil, "inspect", fifo)
 	said := make(chan string, 1)
 	go func() { b, _ := io.ReadAll(stderr); said <- string(b) }()
-	time.Sleep(time.Second) // seam is in open(2)
+	time.Sleep(delay) // seam is in open(2)
 	cmd.Process.Signal(os.Interrupt)
 	time.Sleep(2 * signalEcho)
 	cmd.Process.Signal(os.Interrupt)
