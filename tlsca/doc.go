@@ -11,6 +11,9 @@
 // it: they could have put a CA of theirs there, or swap it later. A CA file that exists but cannot be read or
 // parsed is an error naming the file, never silently replaced.
 //
+// A CA is valid for a year; [Rotate] replaces it in place, moving the old
+// files aside, and [Authority.ExpiresWithin] tells when to.
+//
 // Keys are ECDSA P-256, so minting a leaf costs well under a millisecond;
 // leaves are cached in memory per host and minted again before they expire.
 package tlsca
