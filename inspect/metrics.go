@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/internal/dist"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
@@ -51,7 +52,8 @@ func (m *Metrics) untime() {
 func sideMetrics(chunks []tape.Chunk, u *protocol.Usage, stall time.Duration) *Metrics {
 	m := &Metrics{StallNs: int64(stall)}
 	if n := len(chunks); n > 1 {
-		d := Dist{exact: make([]int64, 0, min(n-1, exactValues+1))}
+		var d dist.Dist
+		d.Grow(n - 1)
 		for i := 1; i < n; i++ {
 			g := max(chunks[i].T-chunks[i-1].T, 0) // a time going back counts as 0
 			d.Add(g)

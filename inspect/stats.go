@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/internal/dist"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -21,7 +22,7 @@ func StatsKeys() []string {
 // and gaps between chunks as percentiles, stalls, tokens, tokens per
 // second and findings by id. Percentiles are nearest-rank, over the side
 // clients received, exact up to 4096 values per group and within 0.5%
-// past them (Dist). It is not safe for concurrent use.
+// past them (dist.Dist). It is not safe for concurrent use.
 type Stats struct {
 	by     []string
 	stall  time.Duration
@@ -78,7 +79,7 @@ type StatsGroup struct {
 	// Findings counts the findings by detector id.
 	Findings map[string]int `json:"findings"`
 
-	ttfb, gap      Dist
+	ttfb, gap      dist.Dist
 	rateOut, rateT int64
 }
 
@@ -172,7 +173,7 @@ func (g *StatsGroup) add(rep *ExchangeReport, chunks []tape.Chunk, stall time.Du
 
 // finish computes the summaries.
 func (g *StatsGroup) finish() {
-	sum := func(d *Dist) Summary {
+	sum := func(d *dist.Dist) Summary {
 		return Summary{N: d.Count(), P50: d.Percentile(50), P90: d.Percentile(90), P99: d.Percentile(99), Max: d.Max()}
 	}
 	g.TTFB, g.Gap = sum(&g.ttfb), sum(&g.gap)

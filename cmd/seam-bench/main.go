@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/bench"
+	"github.com/seam-dev/seam/internal/dist"
 )
 
 type options struct {
@@ -239,9 +240,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			if p.start == nil {
 				direct = res
 			}
-			p50, p99 := bench.Percentile(res.TTFB, 50), bench.Percentile(res.TTFB, 99)
+			p50, p99 := dist.Percentile(res.TTFB, 50), dist.Percentile(res.TTFB, 99)
 			row := []string{strconv.Itoa(n), p.name, fmt.Sprintf("%.0f", res.PerSecond()), ratio(res.PerSecond(), direct.PerSecond()),
-				ms(p50), ms(p99), ratio(float64(p99), float64(bench.Percentile(direct.TTFB, 99)))}
+				ms(p50), ms(p99), ratio(float64(p99), float64(dist.Percentile(direct.TTFB, 99)))}
 			harness := perStream(res.harnessCPU, res.Streams)
 			if p.start == nil {
 				row = append(row, "—", fmt.Sprintf("%.0f µs", float64(harness)/1e3), "—", "—", "—")
@@ -330,12 +331,12 @@ func delayRun(ctx context.Context, o options, up *bench.Upstream, clock bench.Cl
 		if err != nil {
 			return fmt.Errorf("paced stream through %s: %w", p.name, err)
 		}
-		p50, p99 := bench.Percentile(res.Latency, 50), bench.Percentile(res.Latency, 99)
+		p50, p99 := dist.Percentile(res.Latency, 50), dist.Percentile(res.Latency, 99)
 		row := []string{p.name, strconv.Itoa(len(res.Latency)), us(p50), us(p99), "—", "—"}
 		if p.start == nil {
 			direct = res.Latency
 		} else {
-			row[4], row[5] = us(p50-bench.Percentile(direct, 50)), us(p99-bench.Percentile(direct, 99))
+			row[4], row[5] = us(p50-dist.Percentile(direct, 50)), us(p99-dist.Percentile(direct, 99))
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
