@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -64,7 +65,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 	}
 	if o.ex.n != 0 && o.ex.capture == "" && len(paths) > 1 {
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
-			example: "seam inspect --ex " + shellQuote(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
+			example: "seam inspect --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
 	}
 	threshold := failOn
 	if o.failOn == "" {
