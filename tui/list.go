@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -37,7 +38,7 @@ type listState struct {
 	// filter is the filter as typed and where its parsed form (nil when
 	// empty).
 	filter  string
-	where   *inspect.Filter
+	where   *query.Filter
 	sortBy  int
 	reverse bool
 	// group lists the exchanges session by session, turn by turn; folded
@@ -187,7 +188,7 @@ func (m *model) modelOf(i int) string {
 // and applies it; a filter that does not parse is refused and the list
 // keeps its filter.
 func (m *model) setFilter(text string) error {
-	f, err := inspect.ParseFilter(text)
+	f, err := query.ParseFilter(text)
 	if err != nil {
 		return err
 	}
@@ -206,9 +207,9 @@ func (m *model) matches(i int) bool {
 
 // rowOf is what the filter reads of exchange i: the index's columns, and
 // what the background inspection found once it has.
-func (m *model) rowOf(i int) *inspect.Row {
+func (m *model) rowOf(i int) *query.Row {
 	s := &m.sums[i]
-	r := &inspect.Row{Capture: m.caps[s.file].name, Ex: s.ex, Method: s.method, URL: s.url, Model: m.modelOf(i),
+	r := &query.Row{Capture: m.caps[s.file].name, Ex: s.ex, Method: s.method, URL: s.url, Model: m.modelOf(i),
 		Status: s.status, Outcome: s.outcome, TTFB: s.ttfb(), Dur: s.dur()}
 	r.Endpoint, _, _ = strings.Cut(s.url, "?")
 	if !strings.HasPrefix(r.Endpoint, "/") {

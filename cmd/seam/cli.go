@@ -14,8 +14,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/shellquote"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -146,7 +146,7 @@ func run(ctx context.Context, args []string, e *env) error {
 			return nil
 		}
 		if len(rest) > 0 && rest[0] == "where" {
-			fmt.Fprint(e.stdout, inspect.FilterHelp())
+			fmt.Fprint(e.stdout, query.FilterHelp())
 			return nil
 		}
 		if len(rest) > 0 {

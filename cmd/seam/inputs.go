@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tui"
 	"github.com/seam-dev/seam/visible"
@@ -261,17 +262,17 @@ func formatBytes(n int64) string {
 }
 
 // rowOf is what a --where filter reads of an inspected exchange.
-func rowOf(src *input, x *tape.Exchange, rep *inspect.ExchangeReport) *inspect.Row {
+func rowOf(src *input, x *tape.Exchange, rep *inspect.ExchangeReport) *query.Row {
 	var reqT int64
 	if x.Request != nil {
 		reqT = x.Request.T
 	}
-	return inspect.RowOf(src.path, src.header.Started, reqT, rep, func() string { return inspect.SearchText(x, rep) })
+	return query.RowOf(src.path, src.header.Started, reqT, rep, func() string { return query.SearchText(x, rep) })
 }
 
 // parseWhere parses --where for command cmd; a mistake is a usage error.
-func parseWhere(cmd, expr string) (*inspect.Filter, error) {
-	f, err := inspect.ParseFilter(expr)
+func parseWhere(cmd, expr string) (*query.Filter, error) {
+	f, err := query.ParseFilter(expr)
 	if err != nil {
 		return nil, &usageError{cmd: cmd, msg: "--where: " + err.Error(), example: "seam " + cmd + " --where 'model=gpt-5* outcome!=complete' captures/"}
 	}

@@ -1,4 +1,4 @@
-package inspect
+package query
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/dist"
 	"github.com/seam-dev/seam/tape"
 )
@@ -31,7 +32,7 @@ type Stats struct {
 }
 
 // NewStats returns Stats grouping by the given keys (of StatsKeys) and
-// counting gaps longer than stall (0: DefaultStall) as stalls.
+// counting gaps longer than stall (0: inspect.DefaultStall) as stalls.
 func NewStats(by []string, stall time.Duration) (*Stats, error) {
 	for _, k := range by {
 		if !slices.Contains(StatsKeys(), k) {
@@ -39,7 +40,7 @@ func NewStats(by []string, stall time.Duration) (*Stats, error) {
 		}
 	}
 	if stall <= 0 {
-		stall = DefaultStall
+		stall = inspect.DefaultStall
 	}
 	return &Stats{by: by, stall: stall, groups: map[string]*StatsGroup{}, total: newGroup(nil)}, nil
 }
@@ -99,7 +100,7 @@ func newGroup(key map[string]string) *StatsGroup {
 
 // Add counts one inspected exchange x of the capture named capture, whose
 // header is h, and its report rep.
-func (s *Stats) Add(capture string, h *tape.Header, x *tape.Exchange, rep *ExchangeReport) {
+func (s *Stats) Add(capture string, h *tape.Header, x *tape.Exchange, rep *inspect.ExchangeReport) {
 	key := make(map[string]string, len(s.by))
 	var id strings.Builder
 	for _, k := range s.by {
@@ -122,7 +123,7 @@ func (s *Stats) Add(capture string, h *tape.Header, x *tape.Exchange, rep *Excha
 	}
 }
 
-func (g *StatsGroup) add(rep *ExchangeReport, chunks []tape.Chunk, stall time.Duration) {
+func (g *StatsGroup) add(rep *inspect.ExchangeReport, chunks []tape.Chunk, stall time.Duration) {
 	g.Exchanges++
 	g.StallNs = int64(stall)
 	out := string(rep.Outcome)
@@ -211,7 +212,7 @@ func (s *Stats) Total() *StatsGroup {
 }
 
 // statsValue is an exchange's value of a grouping key.
-func statsValue(k, capture string, h *tape.Header, x *tape.Exchange, rep *ExchangeReport) string {
+func statsValue(k, capture string, h *tape.Header, x *tape.Exchange, rep *inspect.ExchangeReport) string {
 	v := ""
 	switch k {
 	case "model":
@@ -243,8 +244,9 @@ func statsValue(k, capture string, h *tape.Header, x *tape.Exchange, rep *Exchan
 	return v
 }
 
-// viewSide returns the side clients received, as Inspect chooses it: the
-// client side when it was recorded with bytes, else the upstream side.
+// viewSide returns the side clients received, as inspect.Inspect chooses
+// it: the client side when it was recorded with bytes, else the upstream
+// side.
 func viewSide(x *tape.Exchange) *tape.SideData {
 	c := &x.Client
 	if len(c.Chunks) == 0 && (x.Upstream.Response != nil || len(x.Upstream.Chunks) > 0) {
