@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -137,7 +137,7 @@ func buildChart(ex int, origin int64, sides []chartSide, marks []chartMark, stal
 		maxBytes = 1
 	}
 	// Round the byte axis up to a tick so the top line is labelled.
-	yStep := niceStep(maxBytes, 4)
+	yStep := niceByteStep(maxBytes, 4)
 	yMax := (maxBytes + yStep - 1) / yStep * yStep
 	xStep := niceStep(span, 9)
 
@@ -154,13 +154,13 @@ func buildChart(ex int, origin int64, sides []chartSide, marks []chartMark, stal
 		PlotX: num(plotLeft), PlotY: num(plotTop), PlotW: num(plotRight - plotLeft), PlotH: num(plotBottom - plotTop),
 	}
 	if stall > 0 {
-		c.Threshold = formatTick(stall)
+		c.Threshold = units.Duration(stall)
 	}
 	var grid strings.Builder
 	for b := int64(0); b <= yMax; b += yStep {
 		yy := num(y(b))
 		grid.WriteString("M" + num(plotLeft) + " " + yy + "H" + num(plotRight))
-		c.YLabels = append(c.YLabels, chartLabel{X: num(plotLeft - 6), Y: num(y(b) + 4), Anchor: "end", Text: formatBytes(b)})
+		c.YLabels = append(c.YLabels, chartLabel{X: num(plotLeft - 6), Y: num(y(b) + 4), Anchor: "end", Text: units.Bytes(b)})
 	}
 
 	laneTop := float64(plotBottom + laneGap + 4)
@@ -199,7 +199,7 @@ func buildChart(ex int, origin int64, sides []chartSide, marks []chartMark, stal
 	for t := int64(0); t <= span; t += xStep {
 		xx := num(x(origin + t))
 		grid.WriteString("M" + xx + " " + num(plotTop) + "V" + num(plotBottom))
-		c.XLabels = append(c.XLabels, chartLabel{X: xx, Y: num(axisY), Anchor: "middle", Text: formatTick(t)})
+		c.XLabels = append(c.XLabels, chartLabel{X: xx, Y: num(axisY), Anchor: "middle", Text: units.Duration(t)})
 	}
 	c.Grid = grid.String()
 	c.Stalls = plural(total, "stall")
@@ -298,12 +298,12 @@ type gap struct {
 }
 
 func (g gap) title(side string) string {
-	d := inspect.FormatDuration(g.to - g.from)
+	d := units.Duration(g.to - g.from)
 	if g.end {
 		return side + ": no bytes for " + d + " before the stream ended"
 	}
 	return side + ": no bytes for " + d + " after chunk " + strconv.Itoa(g.after) +
-		" (t=" + inspect.FormatDuration(g.from) + ")"
+		" (t=" + units.Duration(g.from) + ")"
 }
 
 // stalls returns the gaps of a side longer than threshold: between
@@ -353,37 +353,21 @@ func niceStep(span int64, n int64) int64 {
 	}
 }
 
-// unit is a unit a quantity is shown in: its size in base units and its
-// suffix.
-type unit struct {
-	size   float64
-	suffix string
-}
-
-var (
-	timeUnits = []unit{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}}
-	byteUnits = []unit{{1e6, " MB"}, {1e3, " kB"}, {1, " B"}}
-)
-
-// inUnits renders v in the largest of units it reaches, with as many
-// decimals as it takes: 1500000000 ns is "1.5s".
-func inUnits(v int64, units []unit) string {
-	if v == 0 {
-		return "0"
-	}
-	for _, u := range units {
-		if float64(v) >= u.size {
-			return strconv.FormatFloat(float64(v)/u.size, 'f', -1, 64) + u.suffix
+// niceByteStep returns the smallest step of 1, 2 or 5 times a power of
+// ten below a thousand, times a power of 1024, that cuts span into at most
+// n parts: 500 B, 1 KiB, 20 KiB, 2 MiB, which units.Bytes writes whole.
+func niceByteStep(span int64, n int64) int64 {
+	for unit := int64(1); ; unit *= 1024 {
+		for _, m := range []int64{1, 2, 5, 10, 20, 50, 100, 200, 500} {
+			if s := m * unit; (span+s-1)/s <= n {
+				return s
+			}
+		}
+		if unit > math.MaxInt64/(1024*1024) {
+			return max(span, 1)
 		}
 	}
-	return strconv.FormatInt(v, 10)
 }
-
-// formatTick renders a time offset (ns) for the time axis.
-func formatTick(t int64) string { return inUnits(t, timeUnits) }
-
-// formatBytes renders a byte count in decimal units for the byte axis.
-func formatBytes(b int64) string { return inUnits(b, byteUnits) }
 
 // num formats a coordinate to one decimal, without a trailing ".0".
 func num(v float64) string { return string(appendCoord(nil, roundTenth(v))) }

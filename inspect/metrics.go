@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/internal/dist"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
@@ -93,7 +94,7 @@ func stallOf(opts Options) time.Duration {
 }
 
 // Line renders the metrics on one line, as the text report and the TUI
-// show them: "gaps p50 … p99 … max … · 2 stalls over 1.00s · tokens in 120
+// show them: "gaps p50 … p99 … max … · 2 stalls over 1s · tokens in 120
 // out 40 · 85.1 tokens/s", or "" when there is nothing to say.
 func (m *Metrics) Line() string {
 	if m == nil {
@@ -101,8 +102,8 @@ func (m *Metrics) Line() string {
 	}
 	var parts []string
 	if m.Gaps > 0 {
-		parts = append(parts, "gaps p50 "+FormatDuration(m.GapP50)+" p99 "+FormatDuration(m.GapP99)+" max "+FormatDuration(m.GapMax),
-			pluralWord(m.Stalls, "stall")+" over "+FormatDuration(m.StallNs))
+		parts = append(parts, "gaps p50 "+units.Duration(m.GapP50)+" p99 "+units.Duration(m.GapP99)+" max "+units.Duration(m.GapMax),
+			pluralWord(m.Stalls, "stall")+" over "+units.Duration(m.StallNs))
 	}
 	if m.TokensIn > 0 || m.TokensOut > 0 {
 		parts = append(parts, fmt.Sprintf("tokens in %d out %d", m.TokensIn, m.TokensOut))

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/tape"
 )
@@ -285,6 +286,8 @@ func (m *model) growCols(i int) {
 	w.ex = max(w.ex, len(strconv.Itoa(s.ex)))
 	w.endpoint = max(w.endpoint, cells(s.requestLine()))
 	w.outcome = max(w.outcome, len(resultLabel(s.status, s.outcome, true)))
+	w.ttfb = max(w.ttfb, cells(units.Duration(s.ttfb())))
+	w.dur = max(w.dur, cells(units.Duration(s.dur())))
 	m.growBadgeCols(i)
 }
 
@@ -603,9 +606,9 @@ func (m *model) listRow(idx int, c listCols, selected bool) string {
 		sty(fit(resultLabel(s.status, s.outcome, c.outcome > 10), c.outcome)+sep, stStyle),
 	)
 	if c.ttfb > 0 {
-		runs = append(runs, txt(fit(inspect.FormatDuration(s.ttfb()), c.ttfb)+sep))
+		runs = append(runs, txt(fit(units.Duration(s.ttfb()), c.ttfb)+sep))
 	}
-	runs = append(runs, txt(fit(inspect.FormatDuration(s.dur()), c.dur)+sep))
+	runs = append(runs, txt(fit(units.Duration(s.dur()), c.dur)+sep))
 	if c.events > 0 {
 		runs = append(runs, txt(fit(evts, c.events)+sep))
 	}

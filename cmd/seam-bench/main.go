@@ -47,6 +47,7 @@ import (
 
 	"github.com/seam-dev/seam/bench"
 	"github.com/seam-dev/seam/internal/dist"
+	"github.com/seam-dev/seam/internal/units"
 )
 
 type options struct {
@@ -242,14 +243,14 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			}
 			p50, p99 := dist.Percentile(res.TTFB, 50), dist.Percentile(res.TTFB, 99)
 			row := []string{strconv.Itoa(n), p.name, fmt.Sprintf("%.0f", res.PerSecond()), ratio(res.PerSecond(), direct.PerSecond()),
-				ms(p50), ms(p99), ratio(float64(p99), float64(dist.Percentile(direct.TTFB, 99)))}
+				units.Duration(p50), units.Duration(p99), ratio(float64(p99), float64(dist.Percentile(direct.TTFB, 99)))}
 			harness := perStream(res.harnessCPU, res.Streams)
 			if p.start == nil {
-				row = append(row, "—", fmt.Sprintf("%.0f µs", float64(harness)/1e3), "—", "—", "—")
+				row = append(row, "—", units.Duration(harness), "—", "—", "—")
 			} else {
 				proxyCPU := perStream(time.Duration(ps.Cores*float64(res.Elapsed)), res.Streams)
-				row = append(row, fmt.Sprintf("%.2f", ps.Cores), fmt.Sprintf("%.0f+%.0f µs", float64(harness)/1e3, float64(proxyCPU)/1e3),
-					mb(ps.PeakRSS), mb(ps.FirstHalf)+"→"+mb(ps.LastHalf), capRatio(check, res.Bytes))
+				row = append(row, fmt.Sprintf("%.2f", ps.Cores), units.Duration(harness)+"+"+units.Duration(proxyCPU),
+					units.Bytes(ps.PeakRSS), units.Bytes(ps.FirstHalf)+"→"+units.Bytes(ps.LastHalf), capRatio(check, res.Bytes))
 			}
 			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 			if res.Errors > 0 {
@@ -332,11 +333,11 @@ func delayRun(ctx context.Context, o options, up *bench.Upstream, clock bench.Cl
 			return fmt.Errorf("paced stream through %s: %w", p.name, err)
 		}
 		p50, p99 := dist.Percentile(res.Latency, 50), dist.Percentile(res.Latency, 99)
-		row := []string{p.name, strconv.Itoa(len(res.Latency)), us(p50), us(p99), "—", "—"}
+		row := []string{p.name, strconv.Itoa(len(res.Latency)), units.Duration(p50), units.Duration(p99), "—", "—"}
 		if p.start == nil {
 			direct = res.Latency
 		} else {
-			row[4], row[5] = us(p50-dist.Percentile(direct, 50)), us(p99-dist.Percentile(direct, 99))
+			row[4], row[5] = added(p50-dist.Percentile(direct, 50)), added(p99-dist.Percentile(direct, 99))
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
@@ -399,11 +400,14 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2f×", a/b)
 }
 
-func ms(ns int64) string { return fmt.Sprintf("%.1f ms", float64(ns)/1e6) }
-
-func us(ns int64) string { return fmt.Sprintf("%.1f µs", float64(ns)/1e3) }
-
-func mb(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/1e6) }
+// added formats the delay a proxy adds, negative when the direct path was
+// slower (noise): "37µs", "-4µs".
+func added(ns int64) string {
+	if ns < 0 {
+		return "-" + units.Duration(-ns)
+	}
+	return units.Duration(ns)
+}
 
 func capRatio(c *bench.CaptureCheck, wire int64) string {
 	if c == nil || wire == 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/shellquote"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -189,7 +190,7 @@ func summaryRow(in *input, x *inspect.ExchangeReport) []string {
 	}
 	if m := x.Metrics; m != nil {
 		if m.Gaps > 0 {
-			gapMax, stalls = inspect.FormatDuration(m.GapMax), strconv.Itoa(m.Stalls)
+			gapMax, stalls = units.Duration(m.GapMax), strconv.Itoa(m.Stalls)
 		}
 		if m.TokensPerS > 0 {
 			rate = fmt.Sprintf("%.0f", m.TokensPerS)
@@ -217,7 +218,7 @@ func summaryRow(in *input, x *inspect.ExchangeReport) []string {
 		visible.String(filepath.Base(in.path)) + "#" + strconv.Itoa(x.Ex),
 		visible.String(strings.TrimSpace(x.Method + " " + x.Origin + x.Endpoint)),
 		visible.String(orDashCmd(x.Model)), status, visible.String(orDashCmd(string(x.Outcome))),
-		inspect.FormatDuration(x.TTFB), inspect.FormatDuration(x.Dur), gapMax, stalls, rate, session, findings,
+		units.Duration(x.TTFB), units.Duration(x.Dur), gapMax, stalls, rate, session, findings,
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -136,7 +137,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 func writeStatsText(e *env, by []string, stall time.Duration, captures int, groups []*query.StatsGroup, total *query.StatsGroup, ss []*inspect.Session) error {
 	w := e.stdout
 	fmt.Fprintf(w, "%s, %s · by %s · stalls are gaps over %s\n\n", plural(captures, "capture"), plural(total.Exchanges, "exchange"),
-		strings.Join(by, ", "), inspect.FormatDuration(int64(stall)))
+		strings.Join(by, ", "), units.Duration(int64(stall)))
 	if total.Exchanges == 0 {
 		fmt.Fprintln(w, "no exchange to count")
 		return nil
@@ -156,7 +157,7 @@ func writeStatsText(e *env, by []string, stall time.Duration, captures int, grou
 			if s.N == 0 {
 				return "-"
 			}
-			return inspect.FormatDuration(v)
+			return units.Duration(v)
 		}
 		usage := func(n int) string {
 			if g.UsageExchanges == 0 {
