@@ -187,26 +187,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	defer up.Close()
 
-	paths := []path{{name: "direct"}}
-	seamPath := func(name, ext string) path {
-		return path{name: name, start: func(upstream string, i int) (*proxy, error) {
-			capture := filepath.Join(dir, fmt.Sprintf("run%d%s", i, ext))
-			p, err := bench.StartSeamRecord(bin, upstream, capture)
-			if err != nil {
-				return nil, err
-			}
-			return &proxy{url: p.URL, pid: p.Pid(), stop: p.Stop, capture: capture}, nil
-		}}
-	}
-	if o.plain {
-		paths = append(paths, seamPath("seam record", ".ndjson"))
-	}
-	if o.zst {
-		paths = append(paths, seamPath("seam record .zst", ".ndjson.zst"))
-	}
-	for _, p := range o.peers {
-		paths = append(paths, path{name: p.name, start: func(upstream string, _ int) (*proxy, error) { return startPeer(p, upstream) }})
-	}
+	paths := benchPaths(o, dir, bin)
 	fmt.Fprintf(out, "seam-bench: %d content events of ~260 B per stream, gap 0, %s per run; client, upstream and proxy on this machine (%d CPUs, load average %s at the start)\n\n",
 		o.events, o.duration, runtime.NumCPU(), loadAverage())
 
@@ -241,18 +222,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			if p.start == nil {
 				direct = res
 			}
-			p50, p99 := dist.Percentile(res.TTFB, 50), dist.Percentile(res.TTFB, 99)
-			row := []string{strconv.Itoa(n), p.name, fmt.Sprintf("%.0f", res.PerSecond()), ratio(res.PerSecond(), direct.PerSecond()),
-				units.Duration(p50), units.Duration(p99), ratio(float64(p99), float64(dist.Percentile(direct.TTFB, 99)))}
-			harness := perStream(res.harnessCPU, res.Streams)
-			if p.start == nil {
-				row = append(row, "—", units.Duration(harness), "—", "—", "—")
-			} else {
-				proxyCPU := perStream(time.Duration(ps.Cores*float64(res.Elapsed)), res.Streams)
-				row = append(row, fmt.Sprintf("%.2f", ps.Cores), units.Duration(harness)+"+"+units.Duration(proxyCPU),
-					units.Bytes(ps.PeakRSS), units.Bytes(ps.FirstHalf)+"→"+units.Bytes(ps.LastHalf), capRatio(check, res.Bytes))
-			}
-			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+			fmt.Fprintln(tw, strings.Join(throughputRow(n, p, res, direct, ps, check), "\t")+"\t")
 			if res.Errors > 0 {
 				fmt.Fprintf(os.Stderr, "%d streams through %s: %d failed: %v\n", n, p.name, res.Errors, res.Err)
 			}
@@ -317,6 +287,49 @@ func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clo
 		return res, ps, check, res.Err
 	}
 	return res, ps, check, ctx.Err()
+}
+
+// benchPaths lists the paths a run compares: direct, then seam record
+// plain and compressed (as o asks, with the seam binary bin, writing its
+// captures in dir), then the peers.
+func benchPaths(o options, dir, bin string) []path {
+	paths := []path{{name: "direct"}}
+	seamPath := func(name, ext string) path {
+		return path{name: name, start: func(upstream string, i int) (*proxy, error) {
+			capture := filepath.Join(dir, fmt.Sprintf("run%d%s", i, ext))
+			p, err := bench.StartSeamRecord(bin, upstream, capture)
+			if err != nil {
+				return nil, err
+			}
+			return &proxy{url: p.URL, pid: p.Pid(), stop: p.Stop, capture: capture}, nil
+		}}
+	}
+	if o.plain {
+		paths = append(paths, seamPath("seam record", ".ndjson"))
+	}
+	if o.zst {
+		paths = append(paths, seamPath("seam record .zst", ".ndjson.zst"))
+	}
+	for _, p := range o.peers {
+		paths = append(paths, path{name: p.name, start: func(upstream string, _ int) (*proxy, error) { return startPeer(p, upstream) }})
+	}
+	return paths
+}
+
+// throughputRow is the table's row for n streams through p: throughput,
+// time to first byte and (for a proxy) its CPU, memory and capture size,
+// each against direct's where it compares.
+func throughputRow(n int, p path, res, direct runResult, ps bench.ProcSummary, check *bench.CaptureCheck) []string {
+	p50, p99 := dist.Percentile(res.TTFB, 50), dist.Percentile(res.TTFB, 99)
+	row := []string{strconv.Itoa(n), p.name, fmt.Sprintf("%.0f", res.PerSecond()), ratio(res.PerSecond(), direct.PerSecond()),
+		units.Duration(p50), units.Duration(p99), ratio(float64(p99), float64(dist.Percentile(direct.TTFB, 99)))}
+	harness := perStream(res.harnessCPU, res.Streams)
+	if p.start == nil {
+		return append(row, "—", units.Duration(harness), "—", "—", "—")
+	}
+	proxyCPU := perStream(time.Duration(ps.Cores*float64(res.Elapsed)), res.Streams)
+	return append(row, fmt.Sprintf("%.2f", ps.Cores), units.Duration(harness)+"+"+units.Duration(proxyCPU),
+		units.Bytes(ps.PeakRSS), units.Bytes(ps.FirstHalf)+"→"+units.Bytes(ps.LastHalf), capRatio(check, res.Bytes))
 }
 
 // delayRun sends one stream at a time with an event every o.gap through
