@@ -1,5 +1,6 @@
 // Package excerpt cuts evidence out of stream bytes: a finding quotes a
-// bounded excerpt of what it saw, never a whole payload.
+// bounded excerpt of what it saw, never a whole payload, and names a role,
+// tool or header from a capture as it is only when it looks like one.
 package excerpt
 
 import (
