@@ -1,8 +1,8 @@
 // Package jsontext is seam's one hand-written JSON layer: the validator
-// (ScanValue, Valid, with ScanString and ScanNumber), the single-pass
-// reader built on it (Scanner, Value, GetFields), the unescaper
-// (AppendUnescaped, Unescape) and the indenter (AppendIndent,
-// EncodeIndent). Nothing else in seam scans JSON by hand.
+// (ScanValue, Valid, with ScanString, ScanNumber and ScanInt), the
+// single-pass reader built on it (Scanner, Value, GetFields), the
+// unescaper (AppendUnescaped, Unescape), the indenter (AppendIndent,
+// EncodeIndent) and the comparison of numbers by value (SameNumber).
 //
 // # Which reader for which path
 //
@@ -47,6 +47,7 @@
 // protocol's FuzzDecode for its decoders). AppendUnescaped decodes as
 // gjson does and reports when encoding/json would not decode the same
 // (FuzzUnescape). AppendIndent writes json.Indent's output for compact
-// JSON (FuzzAppendIndent). Every function is generic over string and
+// JSON (FuzzAppendIndent). SameNumber agrees with big.Rat
+// (FuzzSameNumber). Every function is generic over string and
 // []byte where both kinds of caller exist.
 package jsontext

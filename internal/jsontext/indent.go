@@ -3,21 +3,21 @@ package jsontext
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 )
 
 // EncodeIndent encodes v as a json.Encoder with SetEscapeHTML(false) and
 // SetIndent(prefix, indent) does, byte for byte, without the trailing
-// newline. The Encoder indents by running its whole output through its
-// validating scanner a second time, which took two thirds of the time of
-// encoding seam's report; its compact output is valid JSON with no space
-// between tokens, which AppendIndent indents in one pass.
+// newline; an error is the Encoder's. The Encoder indents by running its
+// whole output through its validating scanner a second time, which took
+// two thirds of the time of encoding seam's report; its compact output is
+// valid JSON with no space between tokens, which AppendIndent indents in
+// one pass.
 func EncodeIndent(v any, prefix, indent string) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode JSON: %w", err)
+		return nil, err
 	}
 	compact := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	return AppendIndent(make([]byte, 0, len(compact)+len(compact)/2), compact, prefix, indent), nil
@@ -75,7 +75,10 @@ func AppendIndent(dst, src []byte, prefix, indent string) []byte {
 }
 
 // stringEnd returns the position after the closing quote of the JSON
-// string opening at src[i] (len(src) when it has none).
+// string opening at src[i] (len(src) when it has none). The string is
+// encoding/json's, so valid: it looks for quotes alone, with
+// bytes.IndexByte, which on reports is about half again as fast as
+// ScanString's check of every byte.
 func stringEnd(src []byte, i int) int {
 	j := i + 1
 	for {
