@@ -12,14 +12,15 @@
 //   - A hot path, one that runs for every event or every recorded chunk,
 //     uses this package: the recorder's check of an event it writes as a
 //     capture's "sse" piece (tape.AppendChunk), the Decoder's fast path for
-//     chunk lines (tape) and protocol's decoding of every event. There a reader that validates while it
-//     routes pays for itself: protocol's decoders read Chat chunks about
-//     2.9 times and Responses and Anthropic events about 1.7 times as fast
-//     as with gjson's Valid and ForEach (BenchmarkDecode*Scanner against
-//     *Reference in protocol), the chunk-line fast path reads lines 6 to 27
-//     times as fast as encoding/json (BenchmarkChunkLine in tape), and Valid
-//     checks recorded payloads about 5 times as fast as gjson.Valid and
-//     more than 20 times as fast as encoding/json.Valid (BenchmarkValid).
+//     chunk lines (tape) and protocol's decoding of every event. There a
+//     reader that validates while it routes pays for itself: protocol's
+//     decoders read Chat chunks, and Responses and Anthropic events, 1.7
+//     to 2.9 times as fast as with gjson's Valid and ForEach
+//     (BenchmarkDecode*Scanner against *Reference in protocol), the
+//     chunk-line fast path reads lines 5 to 27 times as fast as
+//     encoding/json (BenchmarkChunkLine in tape), and Valid checks recorded
+//     payloads about twice as fast as gjson.Valid and ten times as fast as
+//     encoding/json.Valid (BenchmarkValid).
 //   - Reading a few fields of a document already validated, or once per
 //     exchange rather than per event, uses gjson (Get, ForEach, Parse): it
 //     is short to write and fast enough there. GetFields is its one-pass
@@ -48,6 +49,6 @@
 // gjson does and reports when encoding/json would not decode the same
 // (FuzzUnescape). AppendIndent writes json.Indent's output for compact
 // JSON (FuzzAppendIndent). SameNumber agrees with big.Rat
-// (FuzzSameNumber). Every function is generic over string and
-// []byte where both kinds of caller exist.
+// (FuzzSameNumber). The scanning functions are generic over string and
+// []byte, for the callers of each kind.
 package jsontext

@@ -5,6 +5,7 @@ import "math/bits"
 // Kind is the kind of a JSON value; the zero value is an absent one.
 type Kind uint8
 
+// The kinds of JSON value.
 const (
 	Absent Kind = iota
 	Null

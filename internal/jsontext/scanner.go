@@ -223,7 +223,8 @@ func (sc *Scanner) Str() string {
 }
 
 // Text reads a value and, when it is a string, returns its decoded text
-// and true without building a Value; otherwise it returns the Value.
+// and true without building a Value; otherwise it returns the Value (an
+// absent one after a syntax error).
 func (sc *Scanner) Text() (string, Value, bool) {
 	s := sc.s
 	i := SkipSpace(s, sc.i)
