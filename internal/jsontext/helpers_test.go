@@ -52,6 +52,7 @@ var edgeCases = []string{
 	`{"a":1,"a":2,"b":[1,{"c":null}],"d":"\"","e":1.50,"f":9007199254740993}`,
 	strings.Repeat(`[`, 64) + strings.Repeat(`]`, 64), strings.Repeat(`[`, 65) + strings.Repeat(`]`, 65),
 	`{"a":` + strings.Repeat(`{"b":`, 70) + `1` + strings.Repeat(`}`, 70) + `}`,
+	"\"000000\xf7\"", "\"\xc3\xa9\"", "\"0123456\xff0123456\\n\"", // non-ASCII bytes before the end of an eight-byte word
 }
 
 // seeds are the edge cases and the recorded payloads.

@@ -174,6 +174,7 @@ func ScanString[S ~string | ~[]byte](s S, i int) (end int, f StringFlags, ok boo
 			q := x ^ (lsb * '"')
 			b := x ^ (lsb * '\\')
 			if m := ((q-lsb)&^q | (b-lsb)&^b | (x-lsb*' ')&^x) & msb; m != 0 {
+				high |= x & (m&-m - 1) // the plain bytes below the hit
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
