@@ -126,7 +126,7 @@ func (f *chunkFields) stringField(key, val []byte, esc bool) bool {
 	case "data":
 		f.haveData, f.dataSpan, f.dataEsc = true, val, esc
 	case "data_b64":
-		if esc {
+		if esc || f.haveB { // encoding/json decodes each, failing on any bad one
 			return false
 		}
 		f.haveB, f.b64Span = true, val
