@@ -150,14 +150,20 @@ func scanScalar[S ~string | ~[]byte](s S, i int) (end int, k Kind, ok bool) {
 type StringFlags uint8
 
 const (
-	Escaped  StringFlags = 1 << iota // a backslash escape
-	NonASCII                         // a byte of 0x80 or above (maybe not UTF-8)
+	// Escaped: the string holds a backslash escape.
+	Escaped StringFlags = 1 << iota
+	// NonASCII: the string, or one of the seven bytes after it, holds a
+	// byte of 0x80 or above. It is never missing when the string holds
+	// one, so a string without it is ASCII.
+	NonASCII
 )
 
 // ScanString checks the JSON string whose opening quote is at s[i] and
 // returns the position after its closing quote and what it holds. Its
 // bytes are not checked for UTF-8; NonASCII tells a caller that must check
-// them whether there is anything to check.
+// them whether there can be anything to check (it is taken from the
+// eight-byte words the string is read in, the last of which may reach past
+// it).
 func ScanString[S ~string | ~[]byte](s S, i int) (end int, f StringFlags, ok bool) {
 	i++
 	var high uint64 // the bytes passed over, ORed: bit 7 set for a non-ASCII one
@@ -171,14 +177,13 @@ func ScanString[S ~string | ~[]byte](s S, i int) (end int, f StringFlags, ok boo
 			w := s[i : i+8] // one bounds check, one load
 			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+			high |= x
 			q := x ^ (lsb * '"')
 			b := x ^ (lsb * '\\')
 			if m := ((q-lsb)&^q | (b-lsb)&^b | (x-lsb*' ')&^x) & msb; m != 0 {
-				high |= x & (m&-m - 1) // the plain bytes below the hit
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
-			high |= x
 			i += 8
 		}
 		for i < len(s) && s[i] >= ' ' && s[i] != '"' && s[i] != '\\' {

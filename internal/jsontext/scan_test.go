@@ -148,3 +148,26 @@ func TestScanInt(t *testing.T) {
 		}
 	}
 }
+
+// TestScanStringNonASCII: NonASCII is set for every string holding a
+// byte of 0x80 or above, wherever it is, and for a string that does not
+// only when one of the seven bytes after it does.
+func TestScanStringNonASCII(t *testing.T) {
+	t.Parallel()
+	for n := range 20 {
+		plain := `"` + strings.Repeat("a", n) + `"`
+		for _, doc := range []string{plain, plain + `,"é"`, plain + "1234567\xff"} {
+			_, f, ok := ScanString(doc, 0)
+			after := doc[len(plain):min(len(doc), len(plain)+7)]
+			if want := strings.IndexFunc(after, func(r rune) bool { return r >= 0x80 }) >= 0; !ok || f&NonASCII != 0 && !want {
+				t.Errorf("ScanString(%q) flags %b, ok %v: NonASCII with no such byte within seven after it", doc, f, ok)
+			}
+		}
+		for at := 0; at <= n; at++ {
+			doc := `"` + strings.Repeat("a", at) + "\xf7" + strings.Repeat("a", n-at) + `"xyz`
+			if _, f, ok := ScanString(doc, 0); !ok || f&NonASCII == 0 {
+				t.Errorf("ScanString(%q) flags %b, ok %v: want NonASCII", doc, f, ok)
+			}
+		}
+	}
+}

@@ -17,13 +17,20 @@ func AppendUnescaped[S ~string | ~[]byte](dst []byte, s S) ([]byte, bool) {
 	if stop == len(s) {
 		return dst, true
 	}
-	for stop >= 0 && stop < len(s) { // s[stop:] is a \u escape of a surrogate left alone or badly paired
+	return appendLossy(dst, s, stop), false
+}
+
+// appendLossy carries on decoding s as gjson does from stop, where
+// appendUnescaped stopped: at a \u escape of a surrogate left alone or
+// badly paired, or at an invalid escape (stop < 0), where it ends.
+func appendLossy[S ~string | ~[]byte](dst []byte, s S, stop int) []byte {
+	for stop >= 0 && stop < len(s) {
 		r, n, _ := unescapeRune(s[stop+2:])
 		dst = utf8.AppendRune(dst, r)
 		s = s[stop+2+n:]
 		dst, stop = appendUnescaped(dst, s)
 	}
-	return dst, false
+	return dst
 }
 
 // appendUnescaped decodes s as AppendUnescaped does up to the first escape
