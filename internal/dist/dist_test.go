@@ -84,7 +84,7 @@ func TestGrow(t *testing.T) {
 			grown.Add(int64(i * 7 % 1000))
 		}
 	})
-	if allocs > 1 {
+	if allocs > 1 && !raceEnabled {
 		t.Errorf("%v allocations, want 1", allocs)
 	}
 	for i := range 1000 {
