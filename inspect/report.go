@@ -258,12 +258,14 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 		inspectWebSocket(ctx, reqT)
 		return ctx
 	}
+	// The sides' decoded copies share the caps of one exchange.
+	budget := coding.NewExchangeBudget()
 	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
 		sd := x.Side(s)
 		if sd.Response == nil && len(sd.Chunks) == 0 && sd.End == nil {
 			continue
 		}
-		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, ctx.sides[tape.Upstream])
+		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, ctx.sides[tape.Upstream], budget)
 		if timesLie(x, s) {
 			sr.TTFB, sr.Dur = -1, -1
 			sr.Metrics.untime()
@@ -341,8 +343,9 @@ func (c *exCtx) settle(prev *exCtx) {
 // report when this is the client side (else nil): when both sides carry
 // the same event data (a pass-through proxy), the decoded payloads are
 // shared, and when they are the same bytes cut at the same places
-// (protocol.Side.Mirrors), so is the assembly.
-func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, up *SideReport) *SideReport {
+// (protocol.Side.Mirrors), so is the assembly. A compressed body is
+// decoded within budget, the exchange's caps on decoded bytes.
+func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, up *SideReport, budget *coding.Budget) *SideReport {
 	var twin *protocol.Side
 	if up != nil {
 		twin = up.ev
@@ -375,7 +378,7 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		// Read a decoded copy of the wire bytes; the chunks keep their
 		// index and time, offsets count decoded bytes.
 		sr.Encoding = ce
-		dec, err := coding.Chunks(sd.Chunks, ce)
+		dec, err := tape.DecodeChunks(sd.Chunks, ce, budget)
 		sr.codingErr = err
 		if dec == nil {
 			// A coding seam cannot decode: the bytes mean nothing to it.
