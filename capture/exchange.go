@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -21,6 +22,11 @@ type exchange struct {
 	req  *http.Request
 	body *bodyTap
 	tw   *tape.ExchangeWriter
+
+	// budget is what the watches may decode of the exchange's bodies (the
+	// decoded copies they check): coding.MaxStreamBody a body,
+	// coding.MaxStreamExchange in all.
+	budget *coding.Budget
 
 	reqOnce sync.Once
 	// upMask and clMask write each side's chunks with the request's secret
