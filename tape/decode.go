@@ -103,7 +103,7 @@ const maxKeptLine = 4 << 20
 // a line of any length from a few KiB (135 KB of zstd for one of 4 GiB):
 // a line is held whole to be decoded, so the cap bounds the memory one
 // line costs.
-const MaxLine = 64 << 20
+const MaxLine = 32 << 20
 
 // errLineTooLong marks a line longer than the cap; the message says how
 // long it was.

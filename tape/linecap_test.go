@@ -100,7 +100,7 @@ func TestLineCapZstd(t *testing.T) {
 		recs = append(recs, rec)
 	}
 	p := peak()
-	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "bomb.ndjson.zst:3: the line is too long: 268435494 bytes (seam reads capture lines of up to 64 MiB)") {
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "bomb.ndjson.zst:3: the line is too long: 268435494 bytes (seam reads capture lines of up to 32 MiB)") {
 		t.Fatalf("errors %v", errs)
 	}
 	if len(recs) != 3 || recs[2].Note == nil || recs[2].Note.Text != "after" {
