@@ -13,21 +13,23 @@ import (
 // at a cap, keeps what it decoded up to it and reports a [*CapError].
 //
 // A reader (inspect, report, stats, grep, diff, export, serve) holds the
-// decoded copy of a body to analyse it, and the analysis of a body of tiny
-// events costs about ten times its size; two exchanges are analysed at
-// once. [MaxBody] and [MaxExchange] keep that within a few hundred MiB
-// while leaving room for the bodies real providers compress: a non-streamed
-// response with images, a long Gemini stream, an 8 MiB event (a few MiB
-// each). A decoder that keeps nothing of what it decodes (the recorder's
-// watch reads each piece once) costs work, not memory: [MaxStreamBody]
-// and [MaxStreamExchange] are far above any real body and bound that work
-// (decoding 256 MiB takes about a second).
+// decoded copy of a body to analyse it, and the analysis costs up to about
+// ten times the body (a stream of tiny events); several exchanges are in
+// flight at once. [MaxBody] and [MaxExchange] keep one hostile exchange
+// within a couple of hundred MiB (16 MiB of tiny events cost inspect 281
+// MB of RSS, 12 MiB 184 MB) while leaving room for what real providers
+// compress: an 8 MiB event (the longest line seam is designed to carry)
+// with the stream around it, a non-streamed response with images, a long
+// Gemini stream. A decoder that keeps nothing of what it decodes (the
+// recorder's watch reads each piece once) costs work, not memory:
+// [MaxStreamBody] and [MaxStreamExchange] are far above any real body and
+// bound that work (decoding 256 MiB takes about a second).
 const (
 	// MaxBody is how many decoded bytes of one body a reader reads.
-	MaxBody = 16 << 20
+	MaxBody = 12 << 20
 	// MaxExchange is how many decoded bytes all the bodies of one exchange
 	// (request, upstream side, client side) a reader reads together.
-	MaxExchange = 32 << 20
+	MaxExchange = 24 << 20
 	// MaxStreamBody is how many decoded bytes of one body the recorder's
 	// watch reads.
 	MaxStreamBody = 256 << 20

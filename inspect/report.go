@@ -134,6 +134,9 @@ type SideReport struct {
 	// codingErr is how the body's compressed stream ended (nil when it
 	// ended cleanly or was not compressed).
 	codingErr error
+	// wire and decoded are a compressed body's recorded chunks and their
+	// decoded copy, for a client side that got the same bytes.
+	wire, decoded []tape.Chunk
 	// assembled is the protocol a stream was assembled as.
 	assembled protocol.Protocol
 }
@@ -339,6 +342,20 @@ func (c *exCtx) settle(prev *exCtx) {
 	})
 }
 
+// sameData reports whether two sides' chunks hold the same bytes, cut at
+// the same places.
+func sameData(a, b []tape.Chunk) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i].Data, b[i].Data) {
+			return false
+		}
+	}
+	return true
+}
+
 // inspectSide parses and assembles one side. up is the upstream side's
 // report when this is the client side (else nil): when both sides carry
 // the same event data (a pass-through proxy), the decoded payloads are
@@ -378,8 +395,21 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		// Read a decoded copy of the wire bytes; the chunks keep their
 		// index and time, offsets count decoded bytes.
 		sr.Encoding = ce
-		dec, err := tape.DecodeChunks(sd.Chunks, ce, budget)
-		sr.codingErr = err
+		var dec []tape.Chunk
+		var err error
+		if up != nil && up.decoded != nil && up.Encoding == ce && sameData(sd.Chunks, up.wire) {
+			// The upstream side's bytes (a pass-through proxy): its
+			// decoded copy, at this side's times, neither decoded nor
+			// held twice.
+			dec, err = make([]tape.Chunk, len(sd.Chunks)), up.codingErr
+			for i, c := range up.decoded {
+				w := sd.Chunks[i]
+				dec[i] = tape.Chunk{Ex: w.Ex, Side: w.Side, T: w.T, Off: c.Off, Data: c.Data}
+			}
+		} else {
+			dec, err = tape.DecodeChunks(sd.Chunks, ce, budget)
+		}
+		sr.codingErr, sr.wire, sr.decoded = err, sd.Chunks, dec
 		if dec == nil {
 			// A coding seam cannot decode: the bytes mean nothing to it.
 			sr.ev = &protocol.Side{Chunks: sd.Chunks}
