@@ -2,6 +2,7 @@ package capture_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"runtime"
@@ -117,6 +118,14 @@ func TestCompressionBombCapped(t *testing.T) {
 					notes++
 					if !tc.whole && !strings.Contains(n.Text, "were not recorded") || tc.whole && !strings.Contains(n.Text, "every chunk was recorded") {
 						t.Errorf("note %q", n.Text)
+					}
+					side := tape.Upstream
+					if strings.Contains(n.Text, "the client side's") {
+						side = tape.Client
+					}
+					kept := len(x.Side(side).Body())
+					if from := fmt.Sprintf("chunks from byte %d on (%d bytes)", kept, len(body)-kept); !tc.whole && !strings.Contains(n.Text, from) {
+						t.Errorf("note %q, want %q", n.Text, from)
 					}
 				}
 			}

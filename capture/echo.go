@@ -90,11 +90,11 @@ func (g *echoGuard) piece(out []byte) {
 // chunk takes the side's next wire chunk, which the watch has just
 // decoded (its pieces came before it).
 func (g *echoGuard) chunk(c tape.Chunk) {
+	if g.cut < 0 && !g.unchecked && g.watch.capped() != nil {
+		g.passCap() // this chunk, which decoded past the cap, is held too
+	}
 	c.Off = g.end
 	g.end += int64(len(c.Data))
-	if g.cut < 0 && !g.unchecked && g.watch.capped() != nil {
-		g.passCap()
-	}
 	switch {
 	case g.cut >= 0:
 		g.drop(int64(len(c.Data)))
