@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -25,5 +26,25 @@ func TestImportRequestBodyKept(t *testing.T) {
 	r := c.Exchanges[0].Request
 	if len(r.Body) != maxImportRequestBody || !r.BodyTruncated {
 		t.Fatalf("request body %d bytes, truncated %v", len(r.Body), r.BodyTruncated)
+	}
+}
+
+// TestImportHTTPRROverflow: an httprr record whose two sizes are near the
+// largest int (their sum wraps negative) is refused with the sizes named,
+// never sliced: it panicked every command that reads raw files.
+func TestImportHTTPRROverflow(t *testing.T) {
+	t.Parallel()
+	for _, sizes := range []string{
+		"9223372036854775807 9223372036854775807",
+		"9223372036854775000 9223372036854775000",
+		"1 9223372036854775807",
+		"9223372036854775807 1",
+	} {
+		in := "httprr trace v1\n" + sizes + "\nGET / HTTP/1.1\r\nHost: x\r\n\r\nHTTP/1.1 200 OK\r\n\r\n"
+		c, err := ImportBytes([]byte(in), "x.httprr")
+		var ie *ImportError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "bytes announced") {
+			t.Errorf("%s: %v, %v; want an ImportError naming the sizes", sizes, c, err)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/seam-dev/seam/coding"
 )
@@ -587,17 +588,26 @@ func checkChunk(c *Chunk) error {
 	if c.Off < 0 {
 		return fmt.Errorf("off %d: must not be negative", c.Off)
 	}
+	if c.Off > math.MaxInt64-int64(len(c.Data))-c.refLen {
+		return fmt.Errorf("off %d: the chunk's %d bytes would end past the largest offset", c.Off, int64(len(c.Data))+c.refLen)
+	}
 	if c.Ref && c.Side != Client {
 		return fmt.Errorf(`side %q: only a client chunk may be a "ref" to upstream bytes`, c.Side)
 	}
 	if c.Ref && c.RefOff < 0 {
 		return fmt.Errorf("ref %d: must not be negative", c.RefOff)
 	}
+	if c.Ref && c.RefOff > math.MaxInt64-c.refLen {
+		return fmt.Errorf("ref %d, len %d: the bytes referred to would end past the largest offset", c.RefOff, c.refLen)
+	}
 	if c.Mirrored && c.Side != Upstream {
 		return fmt.Errorf(`side %q: only an upstream chunk may carry the "client" chunk that mirrors it`, c.Side)
 	}
 	if c.Mirrored && c.MirrorOff < 0 {
 		return fmt.Errorf(`"client" offset %d: must not be negative`, c.MirrorOff)
+	}
+	if c.Mirrored && c.MirrorOff > math.MaxInt64-int64(len(c.Data)) {
+		return fmt.Errorf(`"client" offset %d: the client chunk's %d bytes would end past the largest offset`, c.MirrorOff, len(c.Data))
 	}
 	return nil
 }

@@ -156,3 +156,25 @@ func TestLargeFieldStaysShort(t *testing.T) {
 		t.Fatalf("a small body: %s", small)
 	}
 }
+
+// TestOffsetOverflow: offsets and lengths near the largest int64, whose
+// end would wrap negative, are refused on the line that holds them, in
+// the fast chunk parser and the slow one alike.
+func TestOffsetOverflow(t *testing.T) {
+	t.Parallel()
+	req := `{"type":"request","ex":1,"t":1,"method":"POST","url":"/","headers":{}}` + "\n"
+	up := `{"type":"chunk","ex":1,"side":"upstream","t":2,"off":0,"data":"hello"}` + "\n"
+	for _, tc := range []struct{ line, err string }{
+		{`{"type":"chunk","ex":1,"side":"upstream","t":2,"off":9223372036854775805,"data":"hello"}`, "would end past the largest offset"},
+		{`{"type":"chunk","ex":1,"side":"upstream","t":2,"off":9223372036854775805,"data_b64":"aGVsbG8="}`, "would end past the largest offset"},
+		{`{"type":"chunk","ex":1,"side":"client","t":3,"off":0,"ref":9223372036854775807,"len":9223372036854775807}`, "would end past the largest offset"},
+		{`{"type":"chunk","ex":1,"side":"client","t":3,"off":9223372036854775807,"ref":0,"len":5}`, "would end past the largest offset"},
+		{`{"type":"chunk","ex":1,"side":"upstream","t":2,"off":5,"data":"hello","client":[3,9223372036854775806]}`, "would end past the largest offset"},
+		{`{"type":"chunk","ex":1,"side":"upstream","off":5,"t":2,"data":"hello","client":[3,9223372036854775806],"x":null}`, "would end past the largest offset"},
+	} {
+		_, lineErrs, fatal, _ := decodeAll(t, headerLine+req+up+tc.line+"\n", "x.ndjson")
+		if fatal != nil || len(lineErrs) != 1 || !strings.Contains(lineErrs[0].Error(), "x.ndjson:4:") || !strings.Contains(lineErrs[0].Error(), tc.err) {
+			t.Errorf("%s: line errors %v, fatal %v", tc.line, lineErrs, fatal)
+		}
+	}
+}
