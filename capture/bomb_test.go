@@ -189,3 +189,69 @@ func TestCompressionBombMemory(t *testing.T) {
 	}
 	t.Logf("peak heap %d MiB, %v", peak.Load()>>20, time.Since(start))
 }
+
+// TestCompressedRequestBodyRedacted: a gzip-encoded request body carrying
+// a key in a secret field does not reach the capture: the recorded body
+// decodes to the request with the field redacted, in gzip still, and a
+// note says its bytes are not those sent; the upstream got the body as
+// sent. The same body without a secret is recorded as sent.
+func TestCompressedRequestBodyRedacted(t *testing.T) {
+	t.Parallel()
+	const key = "sk-canary-gzip-body-0123456789abcdef"
+	for _, tc := range []struct {
+		name   string
+		body   string
+		secret bool
+	}{
+		{"secret", `{"model":"gpt-4o","stream":true,"api_key":"` + key + `"}`, true},
+		{"clean", `{"model":"gpt-4o","stream":true}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gz, err := coding.Encode([]byte(tc.body), "gzip")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []byte
+			up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got, _ = io.ReadAll(r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				for _, e := range chatEvents {
+					w.Write(e)
+				}
+			})
+			r := newRig(t, up, nil)
+			req, _ := http.NewRequest("POST", r.front.URL+"/v1/chat/completions", bytes.NewReader(gz))
+			req.Header.Set("Content-Encoding", "gzip")
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			c := r.finish()
+			if !bytes.Equal(got, gz) {
+				t.Fatal("the upstream did not get the body as sent")
+			}
+			if bytes.Contains(r.buf.Bytes(), []byte(key)) {
+				t.Fatal("the key is in the capture file")
+			}
+			x := c.Exchanges[0]
+			dec, err := coding.Decode(x.Request.Body, "gzip")
+			if err != nil || bytes.Contains(dec, []byte(key)) {
+				t.Fatalf("the recorded body decodes to %q (%v)", dec, err)
+			}
+			noted := false
+			for _, n := range x.Notes {
+				noted = noted || strings.Contains(n.Text, "decoded, redacted and encoded again")
+			}
+			switch {
+			case tc.secret && (!noted || !bytes.Contains(dec, []byte(`"api_key":"[redacted]"`))):
+				t.Errorf("recorded %q, notes %+v", dec, x.Notes)
+			case !tc.secret && (noted || !bytes.Equal(x.Request.Body, gz)):
+				t.Errorf("a clean body was not recorded as sent (notes %+v)", x.Notes)
+			}
+		})
+	}
+}

@@ -216,7 +216,11 @@ func (x *exchange) writeRequest() {
 			side = tape.Upstream // the request as the proxy under test sent it
 		}
 		red := x.rec.opts.Redaction
-		body, secrets := red.Body(body, x.req.Header.Get("Content-Type"))
+		sent := len(body)
+		body, secrets, note := red.CodedBody(body, x.req.Header.Get("Content-Type"), x.req.Header.Get("Content-Encoding"))
+		if body == nil && sent > 0 {
+			cut = true // withheld: a compressed body seam cannot look through
+		}
 		for _, m := range []*tape.Masker{x.upMask, x.clMask} {
 			if m != nil {
 				m.Add(secrets)
@@ -240,6 +244,9 @@ func (x *exchange) writeRequest() {
 			Body:    body, BodyTruncated: cut,
 		})
 		x.body.release()
+		if note != "" {
+			x.tw.Note(x.rec.now(), note)
+		}
 		if starved {
 			x.tw.Note(x.rec.now(), fmt.Sprintf(
 				"request body recorded up to %d bytes: the requests in flight held the %s seam keeps for request bodies (the whole body went upstream)",
