@@ -255,3 +255,40 @@ func TestCompressedRequestBodyRedacted(t *testing.T) {
 		})
 	}
 }
+
+// TestCapDoesNotLeakPastIt: a body whose secret lies past the cap, where
+// a few wire bytes stand for much of it: the chunks the guard writes
+// must not decode to the secret, though the decoded copy it checked (up to
+// the cap) was clean. (FuzzStreamWatch found the guard writing them.)
+func TestCapDoesNotLeakPastIt(t *testing.T) {
+	t.Parallel()
+	const key = "sk-canary-012345"
+	body, err := coding.Encode([]byte("data: "+strings.Repeat("a", 300)+key+"\n\n"), "deflate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two bytes at a time, so that the proxy reads the body in many chunks.
+	slow := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Encoding", "deflate")
+		for off := 0; off < len(body); off += 2 {
+			w.Write(body[off:min(off+2, len(body))])
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Millisecond)
+		}
+	})
+	r := newRig(t, slow, func(o *capture.Options) { o.MaxDecoded = 101 })
+	if got := sendBomb(t, r, "Bearer "+key); !bytes.Equal(got, body) {
+		t.Fatal("the body was not proxied whole")
+	}
+	c := r.finish()
+	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
+		dec, _ := coding.Decode(c.Exchanges[0].Side(s).Body(), "deflate")
+		if bytes.Contains(dec, []byte(key)) {
+			t.Fatalf("%s: the recorded chunks decode to the key", s)
+		}
+	}
+	if bytes.Contains(r.buf.Bytes(), []byte(key)) {
+		t.Fatal("the key is in the capture")
+	}
+}

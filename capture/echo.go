@@ -12,30 +12,37 @@ import (
 // the request's secret values where a response echoes them, but not inside
 // compressed bytes, and compressed bytes cannot be masked in place. So the
 // guard checks the copy the side's watch decodes, holding the wire chunks
-// back until what they decode to is known clean: a decompressor emits the
-// data of all the bytes it consumed before an output it gives (flate at a
-// block end or a full window, zstd per block, brotli as it goes), so once
-// an output given after chunk i was read is clean, chunk i and those
-// before it are safe to write; the chunks after may still hold bytes of
-// data not yet given. When the decoded body echoes a secret, every chunk
-// still held and every later one are not written, and a note says so:
-// nothing of the secret reaches the disk, at the cost of the rest of that
-// side's evidence.
+// back until what they decode to is known clean. A decompressor emits the
+// data of all the bytes it consumed when it gives output (flate at a
+// block end or a full window, zstd per block, brotli as it goes), and the
+// watch's decoder gives all it can before it asks for the next wire chunk;
+// so once everything chunk j decoded to is known clean (and is not
+// empty), the chunks before j are safe to write; chunk j and later may
+// still hold bytes of data not yet given. When the decoded body echoes a
+// secret, every chunk still held and every later one are not written, and
+// a note says so: nothing of the secret reaches the disk, at the cost of
+// the rest of that side's evidence.
 //
-// The watch's decoder stops at a cap (see streamWatch). Past it the rest
-// of the body cannot be checked: when the guard looks for anything, the
-// chunks from there on are not written, as for an echo; when it looks for
-// nothing (no secret in the request, no --redact pattern), they are
-// written as they come. Either way a note names the cap.
+// The watch's decoder stops at a cap (see streamWatch), and then gives
+// only part of what the chunk being decoded stands for: that chunk's
+// output proves nothing, and past it nothing can be checked. When the
+// guard looks for anything, the chunks from the last proven one on are
+// not written, as for an echo; when it looks for nothing (no secret in the
+// request, no --redact pattern), they are written as they come. Either
+// way a note names the cap.
+//
+// The decoded copy goes through the masker a piece at a time and is not
+// kept: what the guard holds is the wire chunks and one record per piece.
 type echoGuard struct {
 	write    func(tape.Chunk)
 	withhold func(n int64) // counts wire bytes not written
 	watch    *streamWatch  // decodes the copy checked
 	m        *tape.Masker
 	pend     []guarded
-	got      int   // held entries whose decoded output the masker released
+	got      int   // held entries the masker released
 	off      int64 // decoded bytes so far
 	end      int64 // wire bytes so far
+	masked   int   // the masker's count of masked echoes when last looked at
 	// cut is the offset of the first wire byte not written, -1 while
 	// every chunk was.
 	cut     int64
@@ -46,14 +53,13 @@ type echoGuard struct {
 }
 
 // guarded is what the guard holds, in order: a piece of the decoded copy
-// (nil wire data), or a wire chunk once the pieces it decoded to are in
-// (no decoded bytes); once the masker released its decoded bytes, whether
-// they were clean.
+// (output set, no wire data), or a wire chunk, after the pieces it decoded
+// to. Each goes through the masker (a wire chunk as no bytes), and is done
+// once the masker released it.
 type guarded struct {
-	wire    tape.Chunk
-	decoded []byte
-	done    bool
-	clean   bool
+	wire   tape.Chunk
+	output bool
+	done   bool
 }
 
 // newEchoGuard returns a guard writing a compressed side through write
@@ -84,7 +90,9 @@ func (g *echoGuard) piece(out []byte) {
 		return
 	}
 	g.push(tape.Chunk{}, out)
-	g.settle(false)
+	if g.echoed() {
+		g.drop()
+	}
 }
 
 // chunk takes the side's next wire chunk, which the watch has just
@@ -97,7 +105,8 @@ func (g *echoGuard) chunk(c tape.Chunk) {
 	g.end += int64(len(c.Data))
 	switch {
 	case g.cut >= 0:
-		g.drop(int64(len(c.Data)))
+		g.dropped += int64(len(c.Data))
+		g.withhold(int64(len(c.Data)))
 		return
 	case g.unchecked:
 		g.write(c)
@@ -109,75 +118,71 @@ func (g *echoGuard) chunk(c tape.Chunk) {
 }
 
 // passCap settles the guard once the decoded copy has passed its cap: what
-// was decoded up to it is checked, and the chunks still held (which hold
-// bytes decoded past the cap) are written, when the guard looks for
+// was decoded up to it is checked, the chunks proven clean before it are
+// written, and those still held are written, when the guard looks for
 // nothing, or not.
 func (g *echoGuard) passCap() {
 	g.m.Flush()
-	if !g.m.Looking() {
+	switch {
+	case g.echoed():
+		g.drop()
+	case !g.m.Looking():
 		g.settle(true)
-		g.unchecked = g.cut < 0
-		return
+		g.unchecked = true
+	default:
+		g.settle(false) // the pieces of the chunk being decoded prove nothing
+		g.drop()
 	}
-	g.settle(false)
-	if g.cut >= 0 {
-		return // an echo before the cap already stopped the writes
-	}
-	g.cut = g.end
-	for _, p := range g.pend {
-		if p.wire.Data != nil {
-			g.cut = min(g.cut, p.wire.Off)
-			g.drop(int64(len(p.wire.Data)))
-		}
-	}
-	g.pend, g.got = nil, 0
 }
 
-// push hands decoded bytes to the masker, remembering the wire chunk they
-// stand with.
+// push hands decoded bytes to the masker, in the order of what it holds.
 func (g *echoGuard) push(c tape.Chunk, out []byte) {
-	g.pend = append(g.pend, guarded{wire: c, decoded: bytes.Clone(out)})
+	g.pend = append(g.pend, guarded{wire: c, output: len(out) > 0})
 	g.m.Chunk(tape.Chunk{Ex: c.Ex, Side: c.Side, T: c.T, Off: g.off, Data: out})
 	g.off += int64(len(out))
 }
 
-// release is the masker's emit: the decoded bytes come back in order,
-// masked where they echoed a secret.
-func (g *echoGuard) release(d tape.Chunk) {
-	p := &g.pend[g.got]
-	p.done, p.clean = true, bytes.Equal(d.Data, p.decoded)
+// release is the masker's emit: what it was given comes back in order.
+func (g *echoGuard) release(tape.Chunk) {
+	g.pend[g.got].done = true
 	g.got++
 }
 
+// echoed reports whether the masker masked an echo since it was last
+// asked: whatever is held may hold bytes of it.
+func (g *echoGuard) echoed() bool {
+	n := g.m.Masked()
+	echoed := n > g.masked
+	g.masked = n
+	return echoed
+}
+
 // settle writes the held wire chunks known safe: those before the last
-// released, clean output (all of them at the end). A released output that
-// echoed a secret drops every chunk still held.
+// wire chunk whose pieces, one at least, are all released clean (every
+// chunk, at the end of a clean side).
 func (g *echoGuard) settle(final bool) {
-	for _, p := range g.pend[:g.got] {
-		if !p.clean {
-			g.cut = g.end
-			for _, q := range g.pend {
-				if q.wire.Data != nil {
-					g.cut = min(g.cut, q.wire.Off)
-					g.drop(int64(len(q.wire.Data)))
-				}
-			}
-			g.pend, g.got = nil, 0
-			return
-		}
+	if g.echoed() {
+		g.drop()
+		return
 	}
 	n := 0
 	if final {
 		n = len(g.pend)
 	} else {
+		start, output := 0, false // the pieces since the last wire chunk
 		for i := 0; i < g.got; i++ {
-			if len(g.pend[i].decoded) > 0 {
-				n = i
+			if g.pend[i].output {
+				output = true
+				continue
 			}
+			if output {
+				n = start // the chunks before these pieces are safe
+			}
+			start, output = i+1, false
 		}
 	}
 	for _, p := range g.pend[:n] {
-		if p.wire.Data != nil {
+		if !p.output {
 			g.write(p.wire)
 		}
 	}
@@ -185,10 +190,17 @@ func (g *echoGuard) settle(final bool) {
 	g.got -= n
 }
 
-// drop counts n wire bytes not written.
-func (g *echoGuard) drop(n int64) {
-	g.dropped += n
-	g.withhold(n)
+// drop withholds every wire chunk still held, and every later one.
+func (g *echoGuard) drop() {
+	g.cut = g.end
+	for _, p := range g.pend {
+		if !p.output {
+			g.cut = min(g.cut, p.wire.Off)
+			g.dropped += int64(len(p.wire.Data))
+			g.withhold(int64(len(p.wire.Data)))
+		}
+	}
+	g.pend, g.got = nil, 0
 }
 
 // close ends the side once its watch is closed (its last pieces are in):
@@ -205,7 +217,7 @@ func (g *echoGuard) close(side tape.Side) string {
 	}
 	switch {
 	case capped != nil && g.cut >= 0:
-		return fmt.Sprintf("seam: the %s side's body is compressed and decodes past seam's cap of %s decoded per %s: the copy seam checks for the request's secret values stops there, so its chunks from byte %d on (%d bytes), which hold bytes past the cap, were not recorded",
+		return fmt.Sprintf("seam: the %s side's body is compressed and decodes past seam's cap of %s decoded per %s: the copy seam checks for the request's secret values stops there, so its chunks from byte %d on (%d bytes), which hold bytes past the cap or decode past it, were not recorded",
 			side, coding.Size(capped.Cap), capped.Per, g.cut, g.dropped)
 	case capped != nil:
 		return fmt.Sprintf("seam: the %s side's body is compressed and decodes past seam's cap of %s decoded per %s: seam's watch stopped decoding there, so its events and its end are told from the bytes before the cap; the request carried no secret value to look for, and every chunk was recorded",
