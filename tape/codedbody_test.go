@@ -79,3 +79,48 @@ func bomb(t *testing.T) []byte {
 	}
 	return b
 }
+
+// FuzzCodedBody feeds any request body, plain or compressed, to
+// CodedBody: a body it keeps is either the body as sent (when redacting
+// its decoded copy changes nothing) or one that decodes to Body's
+// redaction of that copy; a body it cannot look through is withheld with
+// a note.
+func FuzzCodedBody(f *testing.F) {
+	for _, s := range []string{`{"api_key":"sk-0123456789"}`, `{"a":[{"token":1}]}`, `{"max_tokens":1}`, "", "x"} {
+		f.Add([]byte(s), uint8(1), true)
+	}
+	f.Add([]byte("\x1f\x8b\x08\x00"), uint8(1), false)
+	codings := []string{"", "gzip", "br", "zstd", "deflate", "gzip, br", "compress"}
+	f.Fuzz(func(t *testing.T, in []byte, ci uint8, encode bool) {
+		ce := codings[int(ci)%len(codings)]
+		body := in
+		if encode && ce != "compress" {
+			var err error
+			if body, err = coding.Encode(in, ce); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, _, note := (*Redaction)(nil).CodedBody(body, "application/json", ce)
+		switch {
+		case ce == "" || len(body) == 0:
+			if want, _ := (*Redaction)(nil).Body(body, "application/json"); !bytes.Equal(out, want) || note != "" {
+				t.Fatalf("plain body: %q, want Body's %q", out, want)
+			}
+		case out == nil:
+			if !strings.Contains(note, "it was not recorded") {
+				t.Fatalf("withheld without a note: %q", note)
+			}
+		case bytes.Equal(out, body):
+			if note != "" {
+				t.Fatalf("kept as sent, with a note %q", note)
+			}
+		default:
+			dec, _ := coding.NewBudget(maxCodedRequest, 0).Decode(body, ce)
+			want, _ := (*Redaction)(nil).Body(dec, "application/json")
+			got, err := coding.Decode(out, ce)
+			if err != nil || !bytes.Equal(got, want) || note == "" {
+				t.Fatalf("re-encoded body decodes to %q (%v), want %q; note %q", got, err, want, note)
+			}
+		}
+	})
+}
