@@ -2,7 +2,10 @@ package tape
 
 import (
 	"bytes"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/seam-dev/seam/coding"
@@ -123,4 +126,24 @@ func FuzzCodedBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCodedBodyConcurrentMemory: requests checked at once hold at most two
+// decoded copies (64 MiB) between them, however many there are.
+func TestCodedBodyConcurrentMemory(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("measures memory: run without -race and -short")
+	}
+	b := bomb(t) // decodes past the 32 MiB cap
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	runtime.GC()
+	peak := heapPeak(t)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() { (*Redaction)(nil).CodedBody(b, "application/json", "gzip") })
+	}
+	wg.Wait()
+	if p := peak(); p > 112<<20 {
+		t.Fatalf("peak heap %d MiB checking 8 bodies at once", p>>20)
+	}
 }

@@ -156,6 +156,10 @@ func (r *Redaction) Body(body []byte, contentType string) ([]byte, []string) {
 // (16 MiB), the copy held only while it is checked.
 const maxCodedRequest = 32 << 20
 
+// codedSlots bounds how many decoded copies CodedBody holds at once, for
+// the requests of a busy recorder: two, 64 MiB at most.
+var codedSlots = make(chan struct{}, 2)
+
 // CodedBody is [Redaction.Body] for a body sent with a Content-Encoding:
 // a compressed body hides its secret fields from Body, and its bytes
 // cannot be redacted in place. So a decoded copy (at most 32 MiB) is
@@ -176,6 +180,8 @@ func (r *Redaction) CodedBody(body []byte, contentType, contentEncoding string) 
 	case err != nil:
 		return nil, nil, fmt.Sprintf("seam: the request body is sent with Content-Encoding %q, which seam cannot decode to look for secret values (%v): it was not recorded", contentEncoding, err)
 	}
+	codedSlots <- struct{}{}
+	defer func() { <-codedSlots }()
 	dec, err := coding.NewBudget(maxCodedRequest, 0).Decode(body, contentEncoding)
 	if err != nil && !errors.Is(err, coding.ErrCut) {
 		return nil, nil, fmt.Sprintf("seam: the request body is sent with Content-Encoding %q, and its decoded copy cannot be looked through for secret values (%v): it was not recorded", contentEncoding, err)
