@@ -36,7 +36,7 @@ func (w *clientWriter) WriteHeader(code int) {
 	w.wroteHeader = true
 	w.status = code
 	h := w.Header()
-	w.watch = newStreamWatch(h.Get("Content-Type"), h.Get("Content-Encoding"), w.x.req.URL.Path)
+	w.watch = newStreamWatch(h.Get("Content-Type"), h.Get("Content-Encoding"), w.x.req.URL.Path, w.x.budget)
 	if w.x.guard(tape.Client, w.watch) != nil {
 		// The guard checks what this side's own watch decodes.
 		w.x.mirror = false

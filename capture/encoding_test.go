@@ -130,7 +130,7 @@ func TestCompressedPassthrough(t *testing.T) {
 					t.Errorf("%s: outcome %s (%s), want complete", s, sd.End.Outcome, sd.End.Error)
 				}
 			}
-			dec, err := coding.Chunks(x.Upstream.Chunks, ce)
+			dec, err := tape.DecodeChunks(x.Upstream.Chunks, ce, nil)
 			var joined []byte
 			for _, d := range dec {
 				joined = append(joined, d.Data...)

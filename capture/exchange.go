@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 )
@@ -25,6 +26,11 @@ type exchange struct {
 	req    *http.Request
 	body   *bodyTap
 	tw     *tape.ExchangeWriter
+
+	// budget is what the watches may decode of the exchange's bodies (the
+	// decoded copies they check): coding.MaxStreamBody a body,
+	// coding.MaxStreamExchange in all.
+	budget *coding.Budget
 
 	reqOnce sync.Once
 	// upMask and clMask write each side's chunks with the request's secret
@@ -253,7 +259,11 @@ func (x *exchange) recordRequest(wrote *bool) {
 	}
 	side := x.requestSide()
 	red := x.rec.opts.Redaction
-	body, secrets := red.Body(body, x.req.Header.Get("Content-Type"))
+	sent := len(body)
+	body, secrets, note := red.CodedBody(body, x.req.Header.Get("Content-Type"), x.req.Header.Get("Content-Encoding"))
+	if body == nil && sent > 0 {
+		cut = true // withheld: a compressed body seam cannot look through
+	}
 	for _, m := range []*tape.Masker{x.upMask, x.clMask} {
 		if m != nil {
 			m.Add(secrets)
@@ -278,6 +288,9 @@ func (x *exchange) recordRequest(wrote *bool) {
 		Paired: x.paired,
 	})
 	*wrote = true
+	if note != "" {
+		x.tw.Note(x.rec.now(), note)
+	}
 	if starved {
 		x.tw.Note(x.rec.now(), fmt.Sprintf(
 			"request body recorded up to %d bytes: the requests in flight held the %s seam keeps for request bodies (the whole body went upstream)",

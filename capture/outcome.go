@@ -12,6 +12,14 @@ import (
 // forwarded bytes stay as they came), counts the events and notes whether
 // the protocol's terminal signal was seen.
 //
+// The decoded copy is seam's alone, so it is capped: the decoder spends
+// from the exchange's budget (coding.MaxStreamBody a body,
+// coding.MaxStreamExchange in all) and stops there, and the watch then
+// tells nothing more of the body (see capped). What it decodes goes to the
+// watch, and to the echo guard, in the decoder's pieces of at most 32 KiB,
+// never gathered: a few bytes of br that decode to 512 MiB cost the watch
+// its parser's caps, not 512 MiB.
+//
 // When the client side is the upstream side's bytes (passthrough), the
 // client side is not parsed again: [streamWatch.mirror] makes its watch say
 // what the upstream side's says of the bytes the client got.
@@ -23,12 +31,13 @@ type streamWatch struct {
 	// goroutine).
 	tap func(where string, p []byte)
 	// codingErr is how the compressed stream ended (coding.ErrCut, corrupt,
-	// or unsupported), nil when it ended cleanly or was not compressed.
+	// unsupported, or a *coding.CapError), nil when it ended cleanly or was
+	// not compressed.
 	codingErr error
 	closed    bool
-	// decoded holds what the last feed (or close) decoded to, for a
-	// compressed body (the echo guard checks it).
-	decoded []byte
+	// onDecoded, when set, gets each piece of the decoded copy too (the
+	// echo guard); the piece is valid during the call.
+	onDecoded func([]byte)
 
 	mirrored          bool // the counts below replace the watch's
 	mEvents           int
@@ -36,12 +45,13 @@ type streamWatch struct {
 }
 
 // newStreamWatch returns a watch for a body with the given Content-Type and
-// Content-Encoding, answering a request for path.
-func newStreamWatch(contentType, contentEncoding, path string) *streamWatch {
+// Content-Encoding, answering a request for path, decoding within budget
+// (nil: the caps of coding.NewDecoder).
+func newStreamWatch(contentType, contentEncoding, path string, budget *coding.Budget) *streamWatch {
 	s := &streamWatch{w: protocol.NewWatch(contentType, path)}
 	s.sink = s.w.Feed
 	if contentEncoding != "" {
-		d, err := coding.NewDecoder(contentEncoding)
+		d, err := budget.NewDecoder(contentEncoding)
 		switch {
 		case err != nil:
 			s.codingErr = err
@@ -49,7 +59,6 @@ func newStreamWatch(contentType, contentEncoding, path string) *streamWatch {
 		case !d.Identity():
 			s.dec = d
 			s.sink = func(p []byte) {
-				s.decoded = s.decoded[:0]
 				if err := d.Write(p, s.decode); err != nil && s.codingErr == nil {
 					s.codingErr = err
 				}
@@ -60,15 +69,28 @@ func newStreamWatch(contentType, contentEncoding, path string) *streamWatch {
 }
 
 // noStream is the watch of a side that carried no body.
-func noStream() *streamWatch { return newStreamWatch("", "", "") }
+func noStream() *streamWatch { return newStreamWatch("", "", "", nil) }
 
-// decode follows decoded bytes and keeps them for the echo guard.
+// decode follows a piece of the decoded copy, and hands it to the echo
+// guard.
 func (s *streamWatch) decode(p []byte) {
 	if s.tap != nil {
 		s.tap("decoded", p)
 	}
 	s.w.Feed(p)
-	s.decoded = append(s.decoded, p...)
+	if s.onDecoded != nil {
+		s.onDecoded(p)
+	}
+}
+
+// capped returns the cap the decoded copy passed (its decoding stopped
+// there), or nil.
+func (s *streamWatch) capped() *coding.CapError {
+	var c *coding.CapError
+	if errors.As(s.codingErr, &c) {
+		return c
+	}
+	return nil
 }
 
 // compressed reports whether the body is compressed in a coding the watch
@@ -84,7 +106,6 @@ func (s *streamWatch) close() {
 	}
 	s.closed = true
 	if s.dec != nil {
-		s.decoded = s.decoded[:0]
 		if err := s.dec.Close(s.decode); err != nil && s.codingErr == nil {
 			s.codingErr = err
 		}
@@ -120,20 +141,22 @@ func (s *streamWatch) cutByCoding() bool { return errors.Is(s.codingErr, coding.
 
 // unfinished reports whether a body that reached its end cleanly still
 // ended short: its compressed stream was cut, or it is a stream of a known
-// protocol that never sent its terminal signal.
+// protocol that never sent its terminal signal. A body whose decoded copy
+// passed the cap is not known to be either: the watch read only its start.
 func (s *streamWatch) unfinished() bool {
 	known := s.w.Known()
 	if s.mirrored {
 		known = s.mKnown
 	}
-	return s.cutByCoding() || known && !s.terminal()
+	return s.cutByCoding() || known && !s.terminal() && s.capped() == nil
 }
 
 // corrupt returns the error of a compressed body that does not decode, or
-// nil.
+// nil (for a cut body, a coding seam does not decode, or a decoded copy
+// that passed the cap: the body is sound as far as the watch read it).
 func (s *streamWatch) corrupt() error {
 	var u *coding.UnsupportedError
-	if s.codingErr == nil || s.cutByCoding() || errors.As(s.codingErr, &u) {
+	if s.codingErr == nil || s.cutByCoding() || errors.As(s.codingErr, &u) || s.capped() != nil {
 		return nil
 	}
 	return s.codingErr

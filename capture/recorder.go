@@ -63,6 +63,12 @@ type Options struct {
 	// whole body still goes upstream. Zero means
 	// DefaultMaxHeldRequestBodies.
 	MaxHeldRequestBodies int64
+	// MaxDecoded caps the decoded copy of a compressed body that the
+	// recorder reads to tell how its stream ended and to look for the
+	// request's secrets in it: per body, and twice it per exchange. Zero
+	// means coding.MaxStreamBody. The body itself is recorded and
+	// forwarded whole whatever it decodes to.
+	MaxDecoded int64
 	// Leg is what this recorder records: the whole exchange (the default),
 	// or one leg of a sandwich around a proxy under test.
 	Leg Leg
@@ -180,6 +186,7 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		t0:     t0,
 		req:    req,
 		upEnd:  make(chan struct{}),
+		budget: r.decodeBudget(),
 	}
 	x.tw = r.opts.Writer.Exchange(x.ex)
 	x.masks(r.opts.Redaction.Secrets(req.Header, req.URL))
@@ -279,23 +286,30 @@ func (r *Recorder) modifyResponse(resp *http.Response) (err error) {
 		resp.ContentLength = -1
 	}
 	ce := resp.Header.Get("Content-Encoding")
-	x.upWatch = newStreamWatch(ct, ce, x.req.URL.Path)
+	x.upWatch = newStreamWatch(ct, ce, x.req.URL.Path, x.budget)
 	x.upWatch.tap = r.testTap
 	x.guard(tape.Upstream, x.upWatch)
 	x.mirror = pass && r.opts.Leg == Whole
 	ub := &upstreamBody{x: x, rc: resp.Body, engine: eng, passthrough: pass, watch: x.upWatch}
-	ub.collect = func(p []byte) { ub.decoded = append(ub.decoded, p...) }
-	if !pass && ce != "" {
+	if cs, err := coding.Codings(ce); !pass && err == nil && len(cs) > 0 {
 		// An engine reads events, not compressed bytes: it gets the body
-		// decoded, and so does the client. The upstream side keeps the
+		// decoded, and so does the client, however long (what the client
+		// gets is not capped: it reads it). The upstream side keeps the
 		// wire bytes and their Content-Encoding.
-		if d, err := coding.NewDecoder(ce); err == nil && !d.Identity() {
-			ub.dec = d
-			resp.Header.Del("Content-Encoding")
-		}
+		ub.wire = &wireSource{b: ub}
+		ub.dec, _ = coding.Unlimited.NewReader(ub.wire, ce)
+		resp.Header.Del("Content-Encoding")
 	}
 	resp.Body = ub
 	return nil
+}
+
+// decodeBudget returns the budget of one exchange's decoded copies.
+func (r *Recorder) decodeBudget() *coding.Budget {
+	if n := r.opts.MaxDecoded; n > 0 {
+		return coding.NewBudget(n, 2*n)
+	}
+	return coding.NewStreamBudget()
 }
 
 // errorHandler runs when the upstream could not be reached or its response

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 
-	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 )
@@ -20,11 +19,11 @@ type upstreamBody struct {
 	passthrough bool
 	watch       *streamWatch
 	// dec decodes the upstream body for an engine that reshapes it (the
-	// client then gets it decoded), nil otherwise; decoded collects what
-	// one read decodes to.
-	dec     *coding.Decoder
-	decoded []byte
-	collect func([]byte)
+	// client then gets it decoded), nil otherwise. It pulls the wire bytes
+	// from wire, which records each upstream read, so what one read
+	// decodes to is never gathered: the engine gets it a buffer at a time.
+	dec  io.ReadCloser
+	wire *wireSource
 
 	// held is the error (io.EOF mostly) a passthrough read returned with
 	// bytes, returned by the next read.
@@ -81,19 +80,21 @@ func (b *upstreamBody) Read(p []byte) (n int, err error) {
 		if b.buf == nil {
 			b.buf = copyBuffers{}.Get()
 		}
-		b.x.recordPending() // a chunk that made no frame: its buffer is read into again
-		n, err := b.rc.Read(b.buf)
-		b.record(b.buf[:n])
-		in := b.buf[:n]
+		var n int
+		var err error
 		if b.dec != nil {
-			// A decoding failure is the watch's to report.
-			b.decoded = b.decoded[:0]
-			b.dec.Write(in, b.collect)
+			n, err = b.dec.Read(b.buf)
 			if err != nil {
-				b.dec.Close(b.collect)
+				// A decoding failure is the watch's to report; the rest
+				// of the wire body is recorded all the same.
+				err = b.wire.drain()
 			}
-			in = b.decoded
+		} else {
+			b.x.recordPending() // a chunk that made no frame: its buffer is read into again
+			n, err = b.rc.Read(b.buf)
+			b.record(b.buf[:n])
 		}
+		in := b.buf[:n]
 		b.frames = b.engine.Push(b.frames[:0], in)
 		if err != nil {
 			b.frames = b.engine.Close(b.frames)
@@ -159,7 +160,66 @@ func (b *upstreamBody) Close() error {
 		copyBuffers{}.Put(b.buf)
 		b.buf = nil
 	}
+	if b.dec != nil {
+		b.dec.Close()
+		b.wire.release()
+	}
 	return b.rc.Close()
+}
+
+// wireSource is what the decoder of an engine's body reads: the upstream
+// body, each read recorded as a chunk (as the passthrough path records
+// them). It reads into a buffer of its own, which the decoder's read-ahead
+// never moves, so a chunk read stays intact until recordPending records it
+// before the next read.
+type wireSource struct {
+	b   *upstreamBody
+	buf []byte
+	cur []byte // bytes read and not yet handed to the decoder
+	err error  // the upstream body's end
+}
+
+func (w *wireSource) Read(p []byte) (int, error) {
+	for len(w.cur) == 0 {
+		if w.err != nil {
+			return 0, w.err
+		}
+		w.fill()
+	}
+	n := copy(p, w.cur)
+	w.cur = w.cur[n:]
+	return n, nil
+}
+
+// fill reads the next upstream bytes, recording them.
+func (w *wireSource) fill() {
+	if w.buf == nil {
+		w.buf = copyBuffers{}.Get()
+	}
+	w.b.x.recordPending() // before the read reuses the buffer it is in
+	n, err := w.b.rc.Read(w.buf)
+	w.b.record(w.buf[:n])
+	w.cur = w.buf[:n]
+	if err != nil {
+		w.err = err
+	}
+}
+
+// drain reads and records the rest of the upstream body once the decoder
+// has stopped, and returns how it ended.
+func (w *wireSource) drain() error {
+	w.cur = nil
+	for w.err == nil {
+		w.fill()
+	}
+	return w.err
+}
+
+func (w *wireSource) release() {
+	if w.buf != nil {
+		copyBuffers{}.Put(w.buf)
+		w.buf = nil
+	}
 }
 
 var errClientGone = errors.New("client went away")

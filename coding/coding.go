@@ -18,7 +18,13 @@
 //
 // Memory is bounded: the goroutine decodes into a 32 KiB buffer handed to
 // the caller's emit, zstd windows above 8 MiB (RFC 9659's limit for the
-// zstd coding) are refused, and nothing is buffered beyond one write.
+// zstd coding) are refused, at most [MaxCodings] codings are stacked, and
+// nothing is buffered beyond one write. So is the output: every decoder
+// spends from a [Budget] and stops at its caps (see [MaxBody]), so a
+// compression bomb costs a bounded amount of work, never memory.
+//
+// The other decoders are [Budget.Parts] and [Decode], for a body recorded
+// whole, and [Budget.NewReader], a pull reader; [Encode] encodes.
 package coding
 
 import (
@@ -42,15 +48,24 @@ import (
 var ErrCut = errors.New("the compressed body is cut: it ends before the end of its compressed stream")
 
 // UnsupportedError is returned for a coding this package does not decode.
-type UnsupportedError struct{ Coding string }
+type UnsupportedError struct {
+	Coding string
+	// Stacked is the number of codings listed when there are more than
+	// [MaxCodings] (Coding is then the whole list); 0 otherwise.
+	Stacked int
+}
 
 func (e *UnsupportedError) Error() string {
+	if e.Stacked > 0 {
+		return fmt.Sprintf("Content-Encoding %s stacks %d codings: seam decodes at most %d", strconv.Quote(e.Coding), e.Stacked, MaxCodings)
+	}
 	return "content coding " + strconv.Quote(e.Coding) + " is not supported (gzip, deflate, br and zstd are)"
 }
 
 // Codings parses a Content-Encoding header value into the codings it lists,
 // in the order they were applied, lower-cased, identity left out. It fails
-// on a coding it does not decode, naming it.
+// on a coding it does not decode, naming it, and on more than [MaxCodings]
+// codings.
 func Codings(contentEncoding string) ([]string, error) {
 	var out []string
 	for _, c := range strings.Split(contentEncoding, ",") {
@@ -66,6 +81,9 @@ func Codings(contentEncoding string) ([]string, error) {
 		}
 		out = append(out, c)
 	}
+	if len(out) > MaxCodings {
+		return nil, &UnsupportedError{Coding: strings.TrimSpace(contentEncoding), Stacked: len(out)}
+	}
 	return out, nil
 }
 
@@ -73,6 +91,7 @@ func Codings(contentEncoding string) ([]string, error) {
 // parked. A Decoder is not safe for concurrent use.
 type Decoder struct {
 	codings []string
+	budget  *Budget
 	in      chan []byte
 	idle    chan struct{}
 	done    chan struct{}
@@ -92,13 +111,22 @@ type Decoder struct {
 
 // NewDecoder returns a Decoder for a Content-Encoding header value, or an
 // error naming a coding it does not decode. An empty or identity value
-// gives a Decoder that passes the bytes through.
+// gives a Decoder that passes the bytes through. It decodes up to
+// [MaxBody] bytes; see [Budget.NewDecoder].
 func NewDecoder(contentEncoding string) (*Decoder, error) {
+	return (*Budget)(nil).NewDecoder(contentEncoding)
+}
+
+// NewDecoder returns a Decoder, as [NewDecoder] does, that spends from b:
+// once a cap is reached it stops decoding, emits nothing more, and Write
+// and Close return a [*CapError]. A Decoder that passes the bytes through
+// (identity) decodes nothing and spends nothing.
+func (b *Budget) NewDecoder(contentEncoding string) (*Decoder, error) {
 	cs, err := Codings(contentEncoding)
 	if err != nil {
 		return nil, err
 	}
-	return &Decoder{codings: cs}, nil
+	return &Decoder{codings: cs, budget: b}, nil
 }
 
 // Identity reports whether the Decoder passes the bytes through unchanged.
@@ -109,8 +137,9 @@ func (d *Decoder) Decoded() int64 { return d.out }
 
 // Write decodes p, the next wire bytes, calling emit with the decoded bytes
 // they complete before it returns; emit's argument is valid only during
-// the call. After the compressed stream has ended or failed, Write emits
-// nothing and returns that failure (nil once it ended cleanly).
+// the call. Once the compressed stream has ended or failed (or decoding
+// stopped at a cap), Write emits nothing and returns that failure (nil once
+// it ended cleanly).
 func (d *Decoder) Write(p []byte, emit func([]byte)) error {
 	if d.closed {
 		return errors.New("coding: write after close")
@@ -136,6 +165,7 @@ func (d *Decoder) Write(p []byte, emit func([]byte)) error {
 	d.waiting = false
 	if !d.wait() {
 		d.repanic()
+		return d.err
 	}
 	return nil
 }
@@ -224,7 +254,7 @@ func (d *Decoder) run() {
 	defer release()
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := r.Read(buf)
+		n, err := readCapped(r, buf, d.budget, d.out)
 		if n > 0 {
 			d.out += int64(n)
 			d.emit(buf[:n])
@@ -242,8 +272,36 @@ func (d *Decoder) run() {
 	}
 }
 
+// readCapped reads decoded bytes from r into p within what b leaves a body
+// that has decoded done bytes, and counts them. At the cap it reads one
+// byte more, not returned: if there is one, the body goes on past the cap
+// and the error is a *CapError.
+func readCapped(r io.Reader, p []byte, b *Budget, done int64) (int, error) {
+	room, capErr := b.room(done)
+	if room == 0 {
+		var one [1]byte
+		n, err := r.Read(one[:])
+		if n > 0 {
+			return 0, capErr
+		}
+		return 0, err
+	}
+	if int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := r.Read(p)
+	b.spend(n)
+	return n, err
+}
+
+// classify names how a decompressor's read failed: a cap, a cut body, or
+// a corrupt one.
 func classify(coding string, err error) error {
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+	var c *CapError
+	switch {
+	case errors.As(err, &c):
+		return err
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return ErrCut
 	}
 	return fmt.Errorf("%s: corrupt compressed body: %w", coding, err)

@@ -14,7 +14,6 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
-	"github.com/seam-dev/seam/tape"
 )
 
 // flusher is a compressing writer that can flush a block, as a streaming
@@ -232,56 +231,58 @@ func FuzzDecoder(f *testing.F) {
 		if err == nil && !bytes.Equal(got, again) || !bytes.HasPrefix(got, again) && !bytes.HasPrefix(again, got) {
 			t.Fatalf("split changes the bytes: %d/%v vs %d/%v", len(got), err, len(again), err2)
 		}
-		// Chunks, the decoder of whole recordings, agrees with the push
+		// Parts, the decoder of whole recordings, agrees with the push
 		// Decoder.
-		var chunks []tape.Chunk
+		var parts [][]byte
 		for off := 0; off < len(body); off += 3 {
-			chunks = append(chunks, tape.Chunk{Off: int64(off), Data: body[off:min(off+3, len(body))]})
+			parts = append(parts, body[off:min(off+3, len(body))])
 		}
-		dec, err3 := Chunks(chunks, coding)
-		var joined []byte
-		for _, c := range dec {
-			joined = append(joined, c.Data...)
+		joined, ends, err3 := (*Budget)(nil).Parts(parts, coding)
+		if ends == nil && err3 == nil {
+			joined = body // identity
 		}
 		if (err3 == nil) != (err == nil) || errors.Is(err3, ErrCut) != errors.Is(err, ErrCut) {
-			t.Fatalf("Chunks ends with %v, the Decoder with %v", err3, err)
+			t.Fatalf("Parts ends with %v, the Decoder with %v", err3, err)
 		}
 		if err == nil && !bytes.Equal(joined, got) || !bytes.HasPrefix(got, joined) && !bytes.HasPrefix(joined, got) {
-			t.Fatalf("Chunks decodes %d bytes, the Decoder %d", len(joined), len(got))
+			t.Fatalf("Parts decodes %d bytes, the Decoder %d", len(joined), len(got))
+		}
+		// The pull reader agrees too.
+		pr, _ := (*Budget)(nil).NewReader(bytes.NewReader(body), coding)
+		pulled, err4 := io.ReadAll(pr)
+		if err == nil && (err4 != nil || !bytes.Equal(pulled, got)) || !bytes.HasPrefix(got, pulled) && !bytes.HasPrefix(pulled, got) {
+			t.Fatalf("NewReader decodes %d bytes (%v), the Decoder %d (%v)", len(pulled), err4, len(got), err)
 		}
 	})
 }
 
-// TestChunks: recorded chunks decode to one chunk per read, each holding
-// what that read decoded to, their joined data the original body.
-func TestChunks(t *testing.T) {
+// TestParts: recorded reads decode to what each read decoded to, their
+// joined data the original body.
+func TestParts(t *testing.T) {
 	t.Parallel()
 	parts := sseParts(t)
 	body, ends := encode(t, "gzip", parts)
-	var chunks []tape.Chunk
+	var wire [][]byte
 	prev := 0
-	for i, end := range append(ends, len(body)) {
-		chunks = append(chunks, tape.Chunk{Ex: 1, Side: tape.Upstream, T: int64(i), Off: int64(prev), Data: body[prev:end]})
+	for _, end := range append(ends, len(body)) {
+		wire = append(wire, body[prev:end])
 		prev = end
 	}
-	got, err := Chunks(chunks, "gzip")
-	if err != nil || len(got) != len(chunks) {
-		t.Fatalf("err %v, %d chunks for %d", err, len(got), len(chunks))
+	dec, decEnds, err := (*Budget)(nil).Parts(wire, "gzip")
+	if err != nil || len(decEnds) != len(wire) {
+		t.Fatalf("err %v, %d ends for %d parts", err, len(decEnds), len(wire))
 	}
-	var joined []byte
-	for i, c := range got {
-		if c.Off != int64(len(joined)) || c.T != int64(i) {
-			t.Fatalf("chunk %d at %d t %d", i, c.Off, c.T)
+	prev = 0
+	for i, end := range decEnds {
+		if i < len(parts) && !bytes.Equal(dec[prev:end], parts[i]) {
+			t.Fatalf("part %d decodes to %q, want event %q", i, dec[prev:end], parts[i])
 		}
-		if i < len(parts) && !bytes.Equal(c.Data, parts[i]) {
-			t.Fatalf("chunk %d holds %q, want event %q", i, c.Data, parts[i])
-		}
-		joined = append(joined, c.Data...)
+		prev = end
 	}
-	if !bytes.Equal(joined, bytes.Join(parts, nil)) {
-		t.Fatal("joined chunks are not the body")
+	if !bytes.Equal(dec, bytes.Join(parts, nil)) {
+		t.Fatal("decoded parts are not the body")
 	}
-	if _, err := Chunks(chunks[:len(chunks)-1], "gzip"); !errors.Is(err, ErrCut) {
+	if _, _, err := (*Budget)(nil).Parts(wire[:len(wire)-1], "gzip"); !errors.Is(err, ErrCut) {
 		t.Fatalf("cut: %v", err)
 	}
 }

@@ -5,13 +5,15 @@ import "strconv"
 // arrayParser reads a JSON array element by element as the body grows.
 type arrayParser struct {
 	problem func(Problem)
+	limit   int   // the cap on an element (MaxFrame)
 	off     int64 // bytes fed before the current Feed
 	st      arrayState
 	closed  bool
 
 	// The element being read.
 	start   int64
-	carry   []byte // its bytes from earlier Feeds
+	carry   []byte // its bytes from earlier Feeds, while within the cap
+	long    bool   // it is longer than the cap: carry is dropped
 	depth   int
 	inStr   bool
 	esc     bool
@@ -95,7 +97,7 @@ func (p *arrayParser) Feed(b []byte, emit Emit) {
 			}
 			if p.scalar {
 				if c == ',' || c == ']' || isJSONSpace(c) {
-					p.finish(b[from:i], emit)
+					p.finish(b[from:i], base+int64(i), emit)
 					i-- // the delimiter is read in aAfter
 				}
 				continue
@@ -108,7 +110,7 @@ func (p *arrayParser) Feed(b []byte, emit Emit) {
 			case '}', ']':
 				p.depth--
 				if p.depth == 0 {
-					p.finish(b[from:i+1], emit)
+					p.finish(b[from:i+1], base+int64(i)+1, emit)
 				}
 			}
 		case aAfter:
@@ -137,18 +139,37 @@ func (p *arrayParser) Feed(b []byte, emit Emit) {
 		}
 	}
 	if p.st == aValue {
-		p.carry = append(p.carry, b[from:]...)
+		p.keep(b[from:], base+int64(len(b)))
 	}
 }
 
-// finish emits the element whose last bytes (in the current Feed) are tail.
-func (p *arrayParser) finish(tail []byte, emit Emit) {
+// keep appends b, the bytes of the element being read up to end, to the
+// carry while the element is within the cap; past it the carry is
+// dropped.
+func (p *arrayParser) keep(b []byte, end int64) {
+	if p.long || end-p.start > int64(p.limit) {
+		p.long, p.carry = true, nil
+		return
+	}
+	p.carry = append(p.carry, b...)
+}
+
+// finish emits the element whose last bytes (in the current Feed) are
+// tail, ending at offset end, or reports it when it is longer than the
+// cap.
+func (p *arrayParser) finish(tail []byte, end int64, emit Emit) {
+	p.elems++
+	if n := end - p.start; p.long || n > int64(p.limit) {
+		p.problem(tooLong("array element "+strconv.Itoa(p.elems-1), p.start, n, p.limit))
+		p.long, p.carry = false, nil
+		p.st = aAfter
+		return
+	}
 	data := tail
 	if len(p.carry) > 0 {
 		p.carry = append(p.carry, tail...)
 		data = p.carry
 	}
-	p.elems++
 	emit(Frame{Start: p.start, End: p.start + int64(len(data)), DataOff: p.start, Terminated: true}, data)
 	if cap(p.carry) > shrinkCap {
 		p.carry = nil
@@ -170,7 +191,11 @@ func (p *arrayParser) Close(emit Emit) {
 	switch p.st {
 	case aValue:
 		p.problem(Problem{Kind: Cut, Off: p.off, Msg: "the body ends inside array element " + strconv.Itoa(p.elems) + " (no closing ']')"})
-		emit(Frame{Start: p.start, End: p.start + int64(len(p.carry)), DataOff: p.start, Terminated: false}, p.carry)
+		if p.long {
+			p.problem(tooLong("array element "+strconv.Itoa(p.elems), p.start, p.off-p.start, p.limit))
+		} else {
+			emit(Frame{Start: p.start, End: p.start + int64(len(p.carry)), DataOff: p.start, Terminated: false}, p.carry)
+		}
 		p.carry = nil
 	case aFirst, aElem, aAfter:
 		p.problem(Problem{Kind: Cut, Off: p.off, Msg: "the body ends before the array's closing ']'"})

@@ -3,6 +3,7 @@ package framing
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
@@ -222,21 +223,40 @@ type Parser interface {
 	Close(emit Emit)
 }
 
+// MaxFrame is the cap on the bytes of an NDJSON line or a JSON array
+// element a parser keeps, the same as the SSE parser's cap on a line
+// (sse.MaxLine): a frame longer than it is skipped, and reported as a
+// Problem naming the cap, so a body that never ends its line (a
+// compression bomb decodes to one) costs at most the cap. An event-stream
+// message is capped by its format (MaxMessage).
+const MaxFrame = sse.MaxLine
+
 // New returns a parser for kind (SSE for Unknown), reporting what it cannot
 // read to onProblem when that is not nil.
-func New(kind Kind, onProblem func(Problem)) Parser {
+func New(kind Kind, onProblem func(Problem)) Parser { return newParser(kind, onProblem, 0) }
+
+// newParser is New with a cap on a frame of limit bytes (0: MaxFrame).
+func newParser(kind Kind, onProblem func(Problem), limit int) Parser {
 	if onProblem == nil {
 		onProblem = func(Problem) {}
 	}
+	if limit <= 0 {
+		limit = MaxFrame
+	}
 	switch kind {
 	case NDJSON:
-		return &ndjsonParser{problem: onProblem}
+		return &ndjsonParser{problem: onProblem, limit: limit}
 	case JSONArray:
-		return &arrayParser{problem: onProblem}
+		return &arrayParser{problem: onProblem, limit: limit}
 	case EventStream:
 		return &eventStreamParser{problem: onProblem}
 	}
-	return &sseParser{}
+	return &sseParser{p: sse.Parser{Limit: limit}}
+}
+
+// tooLong is the Problem of a frame of n bytes at off longer than the cap.
+func tooLong(what string, off, n int64, limit int) Problem {
+	return Problem{Kind: Corrupt, Off: off, Len: n, Msg: fmt.Sprintf("%s of %d bytes is longer than seam's cap of %d bytes on a frame: skipped", what, n, limit)}
 }
 
 // sseParser adapts sse.Parser to Parser.

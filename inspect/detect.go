@@ -14,6 +14,7 @@ import (
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/sse"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -72,6 +73,7 @@ func registry() []detector {
 		det("encoding.cut", Warn, "providers.md §7.2, §7.3", "a compressed body ends before the end of its compressed stream (no gzip trailer, no last zstd or brotli block) and before its terminal event: it was truncated", runEncoding),
 		det("encoding.cut-after-end", Info, "providers.md §7.2, §7.3; issue 21", "a compressed body ends before the end of its compressed stream but after its terminal event (a client that hangs up at [DONE] before the compressor's last block): nothing of the answer is missing", nil),
 		det("encoding.corrupt", Error, "providers.md §7.2", "a compressed body that does not decode (a client's decoder fails on it)", nil),
+		det("encoding.capped", Warn, "coding.MaxBody", "a compressed body decodes to more than seam reads (a compression bomb, or a huge body): decoding stopped at the cap, the rest is not read", nil),
 		det("encoding.unsupported", Warn, "providers.md §7.1, §7.3", "a Content-Encoding seam cannot decode: the body is not read (undici passes such bytes undecoded and the client fails to parse them)", nil),
 		det("framing.mismatch", Warn, "providers.md §1.6, §2.1", "the body is not the framing its Content-Type declares (e.g. binary event-stream served as text/event-stream)", runFraming),
 		det("framing.corrupt", Error, "providers.md §2.1, §2.5", "bytes the framing cannot read: an event-stream message with a bad CRC or header, bytes that are not the JSON array", nil),
@@ -366,7 +368,12 @@ func runQuirks(c *exCtx) {
 					continue
 				}
 				seen[q] = true
-				c.emit("sse.quirk", c.sidePointer(s, e.Index), q, "SSE framing quirk "+q+" (first at this event)")
+				msg := "SSE framing quirk " + q + " (first at this event)"
+				if q == "too-long" {
+					msg = "a line or the data of this event is longer than seam's cap of " + coding.Size(sse.MaxLine) +
+						" (first at this event): only the bytes up to the cap were read"
+				}
+				c.emit("sse.quirk", c.sidePointer(s, e.Index), q, msg)
 			}
 		}
 	}
@@ -557,7 +564,12 @@ func runEncoding(c *exCtx) {
 			p.Chunk, p.T = last, s.ev.Chunks[last].T
 		}
 		var u *coding.UnsupportedError
+		var capped *coding.CapError
 		switch {
+		case errors.As(err, &capped):
+			c.emit("encoding.capped", p, "Content-Encoding: "+excerpt.Clip(s.Encoding, 60),
+				"the "+string(s.Side)+" body decodes to more than seam's cap of "+coding.Size(capped.Cap)+" decoded per "+capped.Per+
+					" (a compression bomb, or a body larger than seam reads): decoding stopped after "+strconv.FormatInt(s.Decoded, 10)+" bytes and the rest is not read")
 		case errors.As(err, &u):
 			c.emit("encoding.unsupported", c.bytePointer(s, 0), "Content-Encoding: "+excerpt.Clip(s.Encoding, 60),
 				"the "+string(s.Side)+" body is in "+err.Error()+": it is not read")

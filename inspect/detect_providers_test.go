@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/seam-dev/seam/coding"
 )
 
 // Builders of the other providers' streams.
@@ -158,6 +159,9 @@ func providerDetectorCases() []struct {
 		{"encoding.corrupt",
 			exInput{ce: "gzip", client: gzipped(chatText("Hello")) + "not a gzip member at all"},
 			exInput{ce: "gzip", client: gzipped(chatText("Hello"))}},
+		{"encoding.capped",
+			exInput{ce: "gzip", client: gzipped(chatText("Hello") + "data: \"" + strings.Repeat("a", coding.MaxBody) + "\"\n\n")},
+			exInput{ce: "gzip", client: gzipped(chatText("Hello") + "data: \"" + strings.Repeat("a", 1<<20) + "\"\n\n")}},
 		{"encoding.unsupported",
 			exInput{ce: "compress", client: chatText("Hello")},
 			exInput{ce: "identity", client: chatText("Hello")}},

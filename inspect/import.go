@@ -226,6 +226,10 @@ func (im *importer) add(x exchangeData) {
 	tx := &tape.Exchange{Ex: ex}
 	if x.method != "" || x.url != "" || x.reqBody != nil {
 		tx.Request = &tape.Request{Ex: ex, T: x.t, Method: x.method, Scheme: x.scheme, Host: x.host, URL: x.url, Body: x.reqBody, Headers: redactHeaders(x.reqHeaders)}
+		if len(x.reqBody) > maxImportRequestBody {
+			// As the recorder keeps it: the line must stay readable.
+			tx.Request.Body, tx.Request.BodyTruncated = x.reqBody[:maxImportRequestBody], true
+		}
 	}
 	h := redactHeaders(x.respHeaders)
 	if len(h["content-type"]) == 0 && x.contentType != "" {
@@ -240,8 +244,15 @@ func (im *importer) add(x exchangeData) {
 	}
 	off := int64(0)
 	for _, e := range events {
-		tx.Upstream.Chunks = append(tx.Upstream.Chunks, tape.Chunk{Ex: ex, Side: tape.Upstream, T: first, Off: off, Data: e})
-		off += int64(len(e))
+		// A chunk is one line of the capture: a larger body (a single
+		// document, a compressed one) is cut, so every line stays well
+		// within what a reader reads (tape.MaxLine).
+		for len(e) > 0 {
+			n := min(len(e), maxImportChunk)
+			tx.Upstream.Chunks = append(tx.Upstream.Chunks, tape.Chunk{Ex: ex, Side: tape.Upstream, T: first, Off: off, Data: e[:n:n]})
+			off += int64(n)
+			e = e[n:]
+		}
 	}
 	outcome := x.outcome
 	if outcome == "" {
@@ -253,6 +264,14 @@ func (im *importer) add(x exchangeData) {
 	}
 	c.Exchanges = append(c.Exchanges, tx)
 }
+
+// maxImportChunk is the largest chunk an import writes, and
+// maxImportRequestBody the most of a request body it keeps (as much as the
+// recorder keeps by default): a capture line must stay within tape.MaxLine.
+const (
+	maxImportChunk       = 8 << 20
+	maxImportRequestBody = 16 << 20
+)
 
 // redactHeaders redacts h for disk as a recording does; never nil.
 func redactHeaders(h http.Header) tape.Headers {

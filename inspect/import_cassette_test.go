@@ -285,7 +285,9 @@ func TestImportRefusesGarbage(t *testing.T) {
 
 // TestImportJSONLLongLine: a JSONL line longer than 64 MiB (the old
 // scanner's cap, past which it silently dropped that line and every line
-// after it) imports whole, and so does the line after it.
+// after it) imports whole, and so does the line after it; its event is
+// cut into chunks of at most 8 MiB, so every line of the capture stays
+// readable (tape.MaxLine).
 func TestImportJSONLLongLine(t *testing.T) {
 	long := `{"type":"big","text":"` + strings.Repeat("x", 65<<20) + `"}`
 	in := `{"type":"first"}` + "\n" + long + "\n" + `{"type":"last"}` + "\n"
@@ -293,11 +295,18 @@ func TestImportJSONLLongLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := capt.Exchanges[0].Upstream.Chunks
-	if len(ch) != 3 {
-		t.Fatalf("%d events, want 3", len(ch))
+	up := capt.Exchanges[0].Upstream
+	ch := up.Chunks
+	want := "event: first\ndata: {\"type\":\"first\"}\n\nevent: big\ndata: " + long + "\n\nevent: last\ndata: {\"type\":\"last\"}\n\n"
+	if string(up.Body()) != want {
+		t.Fatalf("the body is not the three events (%d bytes, want %d)", len(up.Body()), len(want))
 	}
-	if len(ch[1].Data) != len("event: big\ndata: ")+len(long)+2 || !strings.HasPrefix(string(ch[2].Data), "event: last\n") {
-		t.Errorf("event 2 has %d bytes, event 3 is %q", len(ch[1].Data), excerpt.Clip(string(ch[2].Data), 40))
+	if len(ch) != 11 || !strings.HasPrefix(string(ch[len(ch)-1].Data), "event: last\n") {
+		t.Errorf("%d chunks (want 11: the big event in 9), the last %q", len(ch), excerpt.Clip(string(ch[len(ch)-1].Data), 40))
+	}
+	for i, c := range ch {
+		if len(c.Data) > 8<<20 {
+			t.Errorf("chunk %d holds %d bytes", i, len(c.Data))
+		}
 	}
 }

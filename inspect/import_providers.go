@@ -172,8 +172,10 @@ func (im *importer) httprr(b []byte) error {
 			return im.fail(line, "httprr record %d: size line %q: want two byte counts", n, b[:min(nl, 40)])
 		}
 		b = b[nl+1:]
-		if reqLen+respLen > len(b) {
-			return im.fail(line, "httprr record %d: %d bytes announced, %d left", n, reqLen+respLen, len(b))
+		// Compared one at a time: two sizes near the largest int would
+		// sum negative.
+		if reqLen > len(b) || respLen > len(b)-reqLen {
+			return im.fail(line, "httprr record %d: %d and %d bytes announced, %d left", n, reqLen, respLen, len(b))
 		}
 		rawReq, rawResp := b[:reqLen], b[reqLen:reqLen+respLen]
 		line += bytes.Count(b[:reqLen+respLen], []byte("\n"))

@@ -151,6 +151,9 @@ type SideReport struct {
 	// codingErr is how the body's compressed stream ended (nil when it
 	// ended cleanly or was not compressed).
 	codingErr error
+	// wire and decoded are a compressed body's recorded chunks and their
+	// decoded copy, for a client side that got the same bytes.
+	wire, decoded []tape.Chunk
 	// assembled is the protocol a stream was assembled as.
 	assembled protocol.Protocol
 }
@@ -298,12 +301,14 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 		inspectWebSocket(ctx, reqT)
 		return ctx
 	}
+	// The sides' decoded copies share the caps of one exchange.
+	budget := coding.NewExchangeBudget()
 	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
 		sd := x.Side(s)
 		if sd.Response == nil && len(sd.Chunks) == 0 && sd.End == nil {
 			continue
 		}
-		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, ctx.sides[tape.Upstream], ctx.open[s])
+		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, ctx.sides[tape.Upstream], ctx.open[s], budget)
 		if timesLie(x, s) {
 			sr.TTFB, sr.Dur = -1, -1
 			sr.Metrics.untime()
@@ -379,13 +384,28 @@ func (c *exCtx) settle(prev *exCtx) {
 	})
 }
 
+// sameData reports whether two sides' chunks hold the same bytes, cut at
+// the same places.
+func sameData(a, b []tape.Chunk) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i].Data, b[i].Data) {
+			return false
+		}
+	}
+	return true
+}
+
 // inspectSide parses and assembles one side (open: still being recorded,
-// Options.Live). up is the upstream side's
-// report when this is the client side (else nil): when both sides carry
-// the same event data (a pass-through proxy), the decoded payloads are
-// shared, and when they are the same bytes cut at the same places
-// (protocol.Side.Mirrors), so is the assembly.
-func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, up *SideReport, open bool) *SideReport {
+// Options.Live). up is the upstream side's report when this is the client
+// side (else nil): when both sides carry the same event data (a
+// pass-through proxy), the decoded payloads are shared, and when they are
+// the same bytes cut at the same places (protocol.Side.Mirrors), so is the
+// assembly. A compressed body is decoded within budget, the exchange's caps
+// on decoded bytes.
+func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, up *SideReport, open bool, budget *coding.Budget) *SideReport {
 	var twin *protocol.Side
 	if up != nil {
 		twin = up.ev
@@ -418,8 +438,21 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		// Read a decoded copy of the wire bytes; the chunks keep their
 		// index and time, offsets count decoded bytes.
 		sr.Encoding = ce
-		dec, err := coding.Chunks(sd.Chunks, ce)
-		sr.codingErr = err
+		var dec []tape.Chunk
+		var err error
+		if up != nil && up.decoded != nil && up.Encoding == ce && sameData(sd.Chunks, up.wire) {
+			// The upstream side's bytes (a pass-through proxy): its
+			// decoded copy, at this side's times, neither decoded nor
+			// held twice.
+			dec, err = make([]tape.Chunk, len(sd.Chunks)), up.codingErr
+			for i, c := range up.decoded {
+				w := sd.Chunks[i]
+				dec[i] = tape.Chunk{Ex: w.Ex, Side: w.Side, T: w.T, Off: c.Off, Data: c.Data}
+			}
+		} else {
+			dec, err = tape.DecodeChunks(sd.Chunks, ce, budget)
+		}
+		sr.codingErr, sr.wire, sr.decoded = err, sd.Chunks, dec
 		if dec == nil {
 			// A coding seam cannot decode: the bytes mean nothing to it.
 			sr.ev = &protocol.Side{Chunks: sd.Chunks}

@@ -34,9 +34,9 @@ func TestTwinSidesEmulateAlike(t *testing.T) {
 				}
 				return &tape.SideData{Response: &tape.Response{Side: sd, Status: 200, Headers: h}, Chunks: cs}
 			}
-			up := inspectSide(tape.Upstream, side(tape.Upstream, body), s.url, Options{}, 0, nil, false)
-			shared := inspectSide(tape.Client, side(tape.Client, body), s.url, Options{}, 0, up, false)
-			alone := inspectSide(tape.Client, side(tape.Client, body), s.url, Options{}, 0, nil, false)
+			up := inspectSide(tape.Upstream, side(tape.Upstream, body), s.url, Options{}, 0, nil, false, nil)
+			shared := inspectSide(tape.Client, side(tape.Client, body), s.url, Options{}, 0, up, false, nil)
+			alone := inspectSide(tape.Client, side(tape.Client, body), s.url, Options{}, 0, nil, false, nil)
 			if shared.asm != up.asm {
 				t.Error("the client side, the upstream's bytes cut at the same places, is assembled again")
 			}

@@ -88,18 +88,32 @@ func (w *Watch) Feed(p []byte) {
 	w.feedEvents, w.feedTerminal, w.ends = w.events, w.terminal, w.ends[:0]
 	w.fed += int64(len(p))
 	if w.parser == nil {
-		if len(w.head) == 0 && len(p) >= 12 {
+		if len(w.head) == 0 && enoughHead(p) {
 			w.head = p // enough to tell the framing: no copy
 		} else {
 			w.head = append(w.head, p...)
 		}
-		if len(w.head) < 12 {
+		if !enoughHead(w.head) {
 			return
 		}
 		w.start()
 		p, w.head = w.head, nil
 	}
 	w.parser.Feed(p, w.emit)
+}
+
+// maxHead is how many leading bytes the framing is told from.
+const maxHead = 4 << 10
+
+// enoughHead reports whether head, the first bytes of the body, tells the
+// framing: its first maxHead bytes, or its first 12 bytes (an event-stream
+// prelude) and its first byte that is not JSON white space. The framing
+// is then the same however the body was split into reads.
+func enoughHead(head []byte) bool {
+	if len(head) >= maxHead {
+		return true
+	}
+	return len(head) >= 12 && len(bytes.TrimLeft(head, " \t\r\n")) > 0
 }
 
 // Close ends the body.
@@ -124,14 +138,15 @@ func (w *Watch) Close() {
 // single JSON document under a JSON type is no stream: its framing stays
 // Unknown and it has no terminal to wait for.
 func (w *Watch) start() {
-	k, _ := framing.Choose("", w.head)
+	head := w.head[:min(len(w.head), maxHead)]
+	k, _ := framing.Choose("", head)
 	switch {
 	case w.declared != framing.Unknown:
-		k, _ = framing.Choose(w.declared.ContentType(), w.head)
+		k, _ = framing.Choose(w.declared.ContentType(), head)
 	case k == framing.NDJSON || k == framing.SSE:
 		// Under application/json, text/plain or no type: a stream only
 		// if its bytes are clearly one.
-		if k == framing.SSE && !looksSSE(w.head) {
+		if k == framing.SSE && !looksSSE(head) {
 			k = framing.Unknown
 		}
 		if k == framing.NDJSON {

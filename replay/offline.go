@@ -260,7 +260,7 @@ func faultedUpstream(x *tape.Exchange, faults []Fault, seed uint64) tape.SideDat
 	chunks := x.Upstream.Chunks
 	// Faults apply to the decoded events of a compressed body, as a Server
 	// serves it (see play): the side then holds decoded bytes.
-	if dec, ok := decodedBody(chunks, resp.Headers); ok {
+	if dec, ok, _ := decodedBody(chunks, resp.Headers); ok {
 		chunks = dec
 		resp.Headers = maps.Clone(resp.Headers)
 		delete(resp.Headers, "content-encoding")

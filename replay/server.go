@@ -394,12 +394,16 @@ func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchan
 		return false
 	}
 	chunks := x.Upstream.Chunks
+	capped := false
 	if ce := contentEncoding(x.Upstream.Response.Headers); ce != "" {
 		if len(s.opts.Faults) == 0 && coding.Accepts(accept, ce) {
 			w.Header().Set("Content-Encoding", ce)
-		} else if dec, ok := decodedBody(chunks, x.Upstream.Response.Headers); ok {
+		} else if dec, ok, err := decodedBody(chunks, x.Upstream.Response.Headers); ok {
 			chunks = dec
 			w.Header().Set(DecodedHeader, ce)
+			// A body that decodes past seam's cap is sent up to the cap,
+			// then broken off: the client must not take it for whole.
+			capped = errors.As(err, new(*coding.CapError))
 		} else {
 			w.Header().Set("Content-Encoding", ce) // a coding seam cannot decode: as recorded
 		}
@@ -455,6 +459,9 @@ func (s *Server) play(ctx context.Context, w http.ResponseWriter, x *tape.Exchan
 			return false
 		}
 	}
+	if capped {
+		return true
+	}
 	// A recorded upstream that broke off mid-stream breaks off the same way.
 	end := x.Upstream.End
 	return end != nil && (end.Outcome == tape.UpstreamError || end.Outcome == tape.Timeout)
@@ -470,14 +477,15 @@ func contentEncoding(h tape.Headers) string {
 // Content-Encoding of h, for a client that does not accept it or for
 // faults, which work on events: ok is false when the body is not
 // compressed, or compressed with a coding seam does not decode. A body cut
-// short or corrupt decodes to what could be.
-func decodedBody(chunks []tape.Chunk, h tape.Headers) ([]tape.Chunk, bool) {
+// short or corrupt decodes to what could be, and one that decodes past
+// the cap per body (coding.MaxBody) to the bytes up to it; err says so.
+func decodedBody(chunks []tape.Chunk, h tape.Headers) (dec []tape.Chunk, ok bool, err error) {
 	ce := contentEncoding(h)
 	if ce == "" {
-		return nil, false
+		return nil, false, nil
 	}
-	dec, _ := coding.Chunks(chunks, ce)
-	return dec, dec != nil
+	dec, err = tape.DecodeChunks(chunks, ce, nil)
+	return dec, dec != nil, err
 }
 
 // pacer sleeps until recorded times come due, scaled by speed.

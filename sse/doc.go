@@ -5,8 +5,10 @@
 // Parser is a push parser for a proxy's read path: feed it bytes in whatever
 // split they arrived (inside a line, a CRLF pair, a UTF-8 rune or the BOM)
 // and it emits each dispatched Event. Reader is the pull form over an
-// io.Reader. Neither has a line or event size limit: a single 8 MiB data
-// line parses, while reads stay in bounded buffers. FeedView and CloseView
+// io.Reader. Lines are held up to a cap, MaxLine (16 MiB), and so is an
+// event's data: a single 8 MiB data line parses, while a stream that never
+// ends its line (a compression bomb decodes to one) costs at most the cap.
+// FeedView and CloseView
 // hand each event's data over as a byte view valid during the callback, for
 // consumers that decode it at once and need no string per event.
 //
@@ -24,11 +26,15 @@
 // OnField). A block whose data buffer is empty is not dispatched (its type
 // is discarded).
 //
-// This package departs from the spec in one deliberate way: at the end of
+// This package departs from the spec in two deliberate ways. At the end of
 // the stream a block with data that was never ended by a blank line is
 // reported (Terminated false) instead of being dropped, because seam exists
 // to show what happened on the wire. Consumers that want the spec behaviour
-// skip such events.
+// skip such events. And a line longer than the cap keeps only its first
+// MaxLine bytes, an event's data only its first MaxLine bytes (the rest of
+// the line, or the data lines past the cap, are dropped), and the event is
+// marked QuirkTooLong: the spec sets no limit, but a parser on a proxy's
+// read path must not hold a line of any length.
 //
 // # Offsets
 //
@@ -58,7 +64,7 @@
 // departures seen in its block (missing space after the colon, CR or CRLF
 // endings, comments, unknown fields, skipped event-only blocks, ...), the
 // things on which real clients disagree. Parsing itself never depends on
-// them.
+// them, but for QuirkTooLong, which says the cap cut the event.
 //
 // # Encoding
 //

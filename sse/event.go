@@ -35,9 +35,9 @@ type Event struct {
 }
 
 // Quirk is a bit set of spec departures and oddities seen while parsing one
-// event block. None of them changes how the event was parsed (the WHATWG
-// rules are always applied); they are evidence of what a less faithful
-// client might have done differently.
+// event block. None of them but QuirkTooLong changes how the event was
+// parsed (the WHATWG rules are always applied); they are evidence of what a
+// less faithful client might have done differently.
 type Quirk uint32
 
 // The quirks recorded by the Parser.
@@ -91,6 +91,10 @@ const (
 	// was not dispatched, as the spec requires. Some clients dispatch such
 	// blocks (openai-python, anthropic-sdk-python, go-sse).
 	QuirkSkippedBlock
+	// QuirkTooLong: a line of the block, or the block's data, was longer
+	// than the Parser's cap (MaxLine): only the bytes up to the cap were
+	// kept. The only quirk that changes what was parsed.
+	QuirkTooLong
 
 	quirkEnd
 )
@@ -99,6 +103,7 @@ var quirkNames = [...]string{
 	"no-space", "extra-space", "no-colon", "cr", "crlf", "mixed-endings",
 	"bom", "stray-bom", "unknown-field", "comment", "multi-line-data",
 	"duplicate-field", "bad-retry", "nul-in-id", "invalid-utf8", "skipped-block",
+	"too-long",
 }
 
 // String returns the names of the quirks in q joined with "|", or "" when q

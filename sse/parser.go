@@ -19,6 +19,15 @@ const (
 // of a long stream.
 const shrinkCap = 1 << 20
 
+// MaxLine is the default cap on the bytes of a line a Parser keeps, and on
+// the bytes of an event's data: twice the 8 MiB line seam is designed to
+// carry, above any event real providers send (a partial image, a
+// response.completed repeating the whole output: a few MiB), and small
+// enough that a stream that never ends its line (a few bytes of br decode
+// to one of 512 MiB) costs at most two caps, its line and its data. The
+// bytes past the cap are dropped and the event is marked QuirkTooLong.
+const MaxLine = 16 << 20
+
 // Parser is a push parser for an event stream. Feed it bytes as they arrive,
 // in any split: inside a line, inside a CRLF pair, inside a UTF-8 rune or the
 // BOM. The zero value is ready to use. A Parser is not safe for concurrent
@@ -34,14 +43,18 @@ type Parser struct {
 	// removed) and the offset of the line's first byte: a server that
 	// writes "error: …" is heard by no client, but the line is evidence.
 	OnField func(name, value string, off int64)
+	// Limit is the cap on a line's length and on an event's data, in
+	// bytes; 0 means MaxLine. Set it before the first Feed.
+	Limit int
 
 	off     int64 // bytes consumed by scan
 	bomHeld int   // bytes of a possible BOM held back at the stream start
 	bomDone bool
 	closed  bool
 
-	line      []byte // bytes of a line that spans Feeds
+	line      []byte // bytes of a line that spans Feeds, up to the cap
 	inLine    bool   // a line has started and not ended
+	lineLong  bool   // that line passed the cap: its bytes past it were dropped
 	lineStart int64
 
 	pendingCR       bool // the last byte was a CR ending a line; an LF next joins it
@@ -160,11 +173,39 @@ func (p *Parser) close(emit viewFunc) {
 		}
 	}
 	if p.inLine {
-		p.field(p.line, p.lineStart, false)
+		if p.lineLong {
+			p.quirks |= QuirkTooLong
+		}
+		p.field(p.line, p.lineStart, false, p.lineLong)
 		p.endLine()
 	}
 	p.dispatch(p.off, false, emit)
 	p.closed = true
+}
+
+// limit returns the cap on a line and on an event's data.
+func (p *Parser) limit() int {
+	if p.Limit > 0 {
+		return p.Limit
+	}
+	return MaxLine
+}
+
+// keepLine appends b, bytes of a line that spans Feeds, to the line
+// buffer, up to the cap; the bytes past it are dropped.
+func (p *Parser) keepLine(b []byte) {
+	lim := p.limit()
+	if room := lim - len(p.line); len(b) > room {
+		b = b[:room]
+		p.lineLong = true
+	}
+	if need := len(p.line) + len(b); need > cap(p.line) {
+		// Grow as append would, but never past the cap.
+		nb := make([]byte, len(p.line), min(max(2*cap(p.line), need, 512), lim))
+		copy(nb, p.line)
+		p.line = nb
+	}
+	p.line = append(p.line, b...)
 }
 
 // releaseBOM gives the bytes held as a possible BOM to the line scanner.
@@ -214,17 +255,24 @@ func (p *Parser) scan(b []byte, emit viewFunc) {
 				p.inLine = true
 				p.lineStart = base + int64(i)
 			}
-			p.line = append(p.line, b[i:]...)
+			p.keepLine(b[i:])
 			break
 		}
 		var line []byte
 		inFeed := !p.inLine
+		cut := false
 		if p.inLine {
-			p.line = append(p.line, b[i:j]...)
-			line = p.line
+			p.keepLine(b[i:j])
+			line, cut = p.line, p.lineLong
 		} else {
 			line = b[i:j]
 			p.lineStart = base + int64(i)
+			if lim := p.limit(); len(line) > lim {
+				line, cut = line[:lim], true
+			}
+		}
+		if cut {
+			p.quirks |= QuirkTooLong
 		}
 		var kind uint8
 		switch {
@@ -246,7 +294,7 @@ func (p *Parser) scan(b []byte, emit viewFunc) {
 				p.dispatch(base+int64(i), true, emit)
 			}
 		} else {
-			p.field(line, p.lineStart, inFeed)
+			p.field(line, p.lineStart, inFeed, cut)
 			if kind != 0 {
 				p.ending(kind)
 			}
@@ -277,7 +325,7 @@ func indexFrom(b []byte, i int, c byte) int {
 }
 
 func (p *Parser) endLine() {
-	p.inLine = false
+	p.inLine, p.lineLong = false, false
 	if cap(p.line) > shrinkCap {
 		p.line = nil
 	} else {
@@ -296,8 +344,9 @@ func (p *Parser) ending(kind uint8) {
 }
 
 // field interprets one non-blank line that starts at offset off. inFeed
-// is true when line lies in the bytes being scanned (not in p.line).
-func (p *Parser) field(line []byte, off int64, inFeed bool) {
+// is true when line lies in the bytes being scanned (not in p.line); cut
+// when it is the first bytes of a longer line, up to the cap.
+func (p *Parser) field(line []byte, off int64, inFeed, cut bool) {
 	if !p.started {
 		p.started = true
 		p.start = off
@@ -331,6 +380,12 @@ func (p *Parser) field(line []byte, off int64, inFeed bool) {
 		}
 	} else {
 		p.quirks |= QuirkNoColon
+		if cut {
+			// The cap cut the field name: a name longer than the cap is
+			// none of the known ones.
+			p.quirks |= QuirkUnknownField
+			return
+		}
 	}
 	switch string(name) {
 	case "data":
@@ -343,8 +398,26 @@ func (p *Parser) field(line []byte, off int64, inFeed bool) {
 			p.viewOff = int(off-p.off) + len(line) - len(value)
 			return
 		}
+		if !p.hasData && !inFeed && len(p.data) == 0 && cap(p.line) > len(value) {
+			// The block's first data line, held in the line buffer: the
+			// buffer becomes the data buffer (the value moved to its
+			// start), rather than a copy of a line up to the cap.
+			p.hasData = true
+			n := copy(p.line, value)
+			p.data, p.line = append(p.line[:n], '\n'), p.data[:0]
+			return
+		}
 		p.hasData = true
 		p.keepView()
+		// The data (its last "\n" aside) is kept up to the cap.
+		room := p.limit() - len(p.data)
+		if len(value) > room {
+			p.quirks |= QuirkTooLong
+			if room < 0 {
+				return // the data is full: this line adds nothing
+			}
+			value = value[:room]
+		}
 		p.data = append(p.data, value...)
 		p.data = append(p.data, '\n')
 	case "event":

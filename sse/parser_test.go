@@ -289,7 +289,8 @@ func TestQuirkString(t *testing.T) {
 		{0, ""},
 		{QuirkNoSpace, "no-space"},
 		{QuirkCR | QuirkSkippedBlock, "cr|skipped-block"},
-		{quirkEnd | QuirkBOM, "bom|0x10000"},
+		{quirkEnd | QuirkBOM, "bom|0x20000"},
+		{QuirkTooLong, "too-long"},
 	}
 	for _, tt := range tests {
 		if got := tt.q.String(); got != tt.want {

@@ -8,14 +8,15 @@ import (
 )
 
 // readSize is the size of each Read from the underlying reader. Memory use
-// is this buffer plus the longest line and event, with no fixed cap.
+// is this buffer plus the longest line and event, each at most MaxLine.
 const readSize = 32 << 10
 
 // maxEmptyReads bounds the number of consecutive (0, nil) Reads tolerated.
 const maxEmptyReads = 100
 
 // Reader is the pull form of Parser over an io.Reader. It reads in bounded
-// buffers and has no line or event size limit.
+// buffers and holds a line, and an event's data, up to the Parser's cap
+// (MaxLine).
 type Reader struct {
 	r    io.Reader
 	p    Parser

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+
+	"github.com/seam-dev/seam/coding"
 )
 
 // Kind names the type of a capture line, as written in its "type" field.
@@ -92,9 +95,24 @@ var errUnknownType = errors.New("unknown line type")
 // longer line is decoded, then its buffer is released.
 const maxKeptLine = 4 << 20
 
+// MaxLine is the longest capture line a Decoder reads: a longer one is
+// skipped with an error naming the file, the line and the cap, and the
+// next line is read. seam's own lines stay far below it (a chunk is one
+// read of at most a few tens of KiB; a request line holds at most the 16
+// MiB of body the recorder keeps, 21.4 MiB in base64; an imported body is
+// cut into chunks of at most 8 MiB), while a compressed capture can make
+// a line of any length from a few KiB (135 KB of zstd for one of 4 GiB):
+// a line is held whole to be decoded, so the cap bounds the memory one
+// line costs.
+const MaxLine = 32 << 20
+
+// errLineTooLong marks a line longer than the cap; the message says how
+// long it was.
+var errLineTooLong = errors.New("the line is too long")
+
 // Decoder reads a capture one line at a time. It holds one line in memory at
-// a time, so a capture of any size decodes in bounded memory, and lines of
-// any length are accepted.
+// a time, so a capture of any size decodes in bounded memory; a line longer
+// than [MaxLine] is skipped with an error.
 type Decoder struct {
 	r      *bufio.Reader
 	name   string
@@ -121,6 +139,8 @@ type Decoder struct {
 	// kept is the bytes of upstream chunks the open exchanges keep for
 	// references (see maxKeptChunks).
 	kept int64
+	// maxLine is the cap on a line (0: MaxLine); tests lower it.
+	maxLine int
 }
 
 // NewDecoder returns a Decoder reading a capture from r, plain or zstd
@@ -152,6 +172,15 @@ func (d *Decoder) Next() (Record, error) {
 	}
 	for d.err == nil {
 		line, complete, err := d.readLine()
+		if errors.Is(err, errLineTooLong) {
+			d.line++
+			lerr := &LineError{File: d.name, Line: d.line, Err: err}
+			if d.header == nil {
+				d.err = lerr
+				break
+			}
+			return Record{}, lerr
+		}
 		if err != nil {
 			if err == io.EOF && d.header == nil {
 				err = fmt.Errorf("%s: empty capture: no %q header line", d.name, typeHeader)
@@ -241,6 +270,13 @@ func (d *Decoder) readLine() (line []byte, complete bool, err error) {
 	}
 	for {
 		frag, err := d.r.ReadSlice('\n')
+		if need := len(d.buf) + len(frag); need > d.limit() {
+			return nil, false, d.skipLine(int64(need), err)
+		} else if need > cap(d.buf) && err != nil {
+			// Grow as append would, but never past the cap.
+			nb := make([]byte, len(d.buf), min(max(2*cap(d.buf), need), d.limit()))
+			d.buf = nb[:copy(nb, d.buf)]
+		}
 		switch err {
 		case nil:
 			if len(d.buf) == 0 {
@@ -269,6 +305,39 @@ func (d *Decoder) readLine() (line []byte, complete bool, err error) {
 			return nil, false, err
 		}
 	}
+}
+
+// limit returns the cap on a line.
+func (d *Decoder) limit() int {
+	if d.maxLine > 0 {
+		return d.maxLine
+	}
+	return MaxLine
+}
+
+// skipLine reads past the rest of a line longer than the cap, of which n
+// bytes were read with the error err of the last read, and returns the
+// error that reports it.
+func (d *Decoder) skipLine(n int64, err error) error {
+	d.buf = d.buf[:0]
+	for err == bufio.ErrBufferFull {
+		var frag []byte
+		frag, err = d.r.ReadSlice('\n')
+		n += int64(len(frag))
+	}
+	what := fmt.Sprintf("%d bytes", n-1) // without its newline
+	switch {
+	case err == io.EOF:
+		what = fmt.Sprintf("%d bytes, and the file ends before its newline", n)
+	case errors.Is(err, ErrCutShort):
+		d.cut = true
+		d.warnings = append(d.warnings, &LineError{File: d.name, Line: d.line + 1, Err: err})
+		what = fmt.Sprintf("%d bytes, and the file is cut before its newline", n)
+	case err != nil:
+		d.err = fmt.Errorf("read %s: %w", d.name, err)
+		what = fmt.Sprintf("%d bytes or more", n)
+	}
+	return fmt.Errorf("%w: %s (seam reads capture lines of up to %s); skipped", errLineTooLong, what, coding.Size(int64(d.limit())))
 }
 
 // checkVersion accepts every version this package reads or migrates.
@@ -519,17 +588,26 @@ func checkChunk(c *Chunk) error {
 	if c.Off < 0 {
 		return fmt.Errorf("off %d: must not be negative", c.Off)
 	}
+	if c.Off > math.MaxInt64-int64(len(c.Data))-c.refLen {
+		return fmt.Errorf("off %d: the chunk's %d bytes would end past the largest offset", c.Off, int64(len(c.Data))+c.refLen)
+	}
 	if c.Ref && c.Side != Client {
 		return fmt.Errorf(`side %q: only a client chunk may be a "ref" to upstream bytes`, c.Side)
 	}
 	if c.Ref && c.RefOff < 0 {
 		return fmt.Errorf("ref %d: must not be negative", c.RefOff)
 	}
+	if c.Ref && c.RefOff > math.MaxInt64-c.refLen {
+		return fmt.Errorf("ref %d, len %d: the bytes referred to would end past the largest offset", c.RefOff, c.refLen)
+	}
 	if c.Mirrored && c.Side != Upstream {
 		return fmt.Errorf(`side %q: only an upstream chunk may carry the "client" chunk that mirrors it`, c.Side)
 	}
 	if c.Mirrored && c.MirrorOff < 0 {
 		return fmt.Errorf(`"client" offset %d: must not be negative`, c.MirrorOff)
+	}
+	if c.Mirrored && c.MirrorOff > math.MaxInt64-int64(len(c.Data)) {
+		return fmt.Errorf(`"client" offset %d: the client chunk's %d bytes would end past the largest offset`, c.MirrorOff, len(c.Data))
 	}
 	return nil
 }

@@ -267,11 +267,14 @@ func appendStringField(dst []byte, name, s string) []byte {
 }
 
 // appendBytesField appends `,"name":"b"` when b is valid UTF-8 and
-// `,"name_b64":"..."` (standard base64) otherwise.
+// `,"name_b64":"..."` (standard base64) otherwise, or when b is large and
+// its JSON escapes would make it longer than base64 does: a line must stay
+// within what a reader reads (MaxLine), and a body of control bytes would
+// be six times its size escaped.
 func appendBytesField(dst []byte, name string, b []byte) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, name...)
-	if utf8.Valid(b) {
+	if utf8.Valid(b) && (len(b) < 1<<20 || escapedLen(b) <= base64.StdEncoding.EncodedLen(len(b))) {
 		dst = append(dst, '"', ':')
 		return appendEscaped(dst, b)
 	}
@@ -339,6 +342,23 @@ var mustEscape = func() (t [256]bool) {
 	t['"'], t['\\'] = true, true
 	return t
 }()
+
+// escapedLen returns the length of b written by appendEscaped, quotes
+// aside.
+func escapedLen(b []byte) int {
+	n := len(b)
+	for _, c := range b {
+		if mustEscape[c] {
+			switch c {
+			case '"', '\\', '\n', '\r', '\t', '\b', '\f':
+				n++
+			default:
+				n += 5
+			}
+		}
+	}
+	return n
+}
 
 // appendEscaped appends valid UTF-8 s as a quoted JSON string.
 func appendEscaped[S ~string | ~[]byte](dst []byte, s S) []byte {

@@ -2,6 +2,7 @@ package tape
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -37,6 +38,9 @@ type HAROptions struct {
 	// size. A body it cannot decode is written as it came, and the entry's
 	// comment says why.
 	Decode func(body []byte, contentEncoding string) ([]byte, error)
+	// Context, when set, stops the writing once it is done, before the
+	// next exchange, with its error (nothing is written then).
+	Context context.Context
 }
 
 // WriteHARWith is WriteHAR with options.
@@ -130,6 +134,11 @@ func WriteHARs(w io.Writer, cs []*Capture, opts HAROptions) error {
 	entries := []entry{}
 	for _, c := range cs {
 		for _, x := range c.Exchanges {
+			if opts.Context != nil {
+				if err := opts.Context.Err(); err != nil {
+					return fmt.Errorf("write HAR: %w", err)
+				}
+			}
 			if x.Request == nil {
 				continue
 			}

@@ -129,6 +129,14 @@ func (m *Masker) Add(secrets []string) {
 	}
 }
 
+// Looking reports whether the Masker looks for anything: a secret value
+// long enough to be looked for, or a --redact regular expression.
+func (m *Masker) Looking() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.secrets) > 0 || len(m.res) > 0
+}
+
 // jsonEscaped returns s as encoding/json writes it inside a string (with
 // its HTML escaping), so a secret holding '/', '<' or '"' is found in a
 // JSON response too.

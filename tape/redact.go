@@ -22,15 +22,19 @@ func RedactHeaders(h http.Header) Headers { return redactHeaderMap(h) }
 // again to a request that may predate them: header values outside the
 // allowlist, secret query parameters and secret JSON body fields
 // redacted. The secret values taken out of the body are returned too, to
-// mask where the response echoes them. r is not modified.
+// mask where the response echoes them. A compressed body is looked
+// through as [Redaction.CodedBody] does. r is not modified.
 func RedactStored(r *Request) (*Request, []string) {
 	out := *r
 	out.Headers = redactHeaderMap(r.Headers)
 	if u, err := url.Parse(r.URL); err == nil && strings.HasPrefix(r.URL, "/") {
 		out.URL = RedactURL(u)
 	}
-	var secrets []string
-	out.Body, secrets = (*Redaction)(nil).Body(r.Body, first(r.Headers["content-type"]))
+	body, secrets, _ := (*Redaction)(nil).CodedBody(r.Body, first(r.Headers["content-type"]), strings.Join(r.Headers["content-encoding"], ", "))
+	if body == nil && len(r.Body) > 0 {
+		out.BodyTruncated = true // withheld: a compressed body that cannot be looked through
+	}
+	out.Body = body
 	return &out, secrets
 }
 

@@ -3,6 +3,7 @@ package tape
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/coding"
 	"github.com/tidwall/gjson"
 )
 
@@ -147,6 +149,52 @@ func (r *Redaction) Body(body []byte, contentType string) ([]byte, []string) {
 		}
 	}
 	return body, secrets
+}
+
+// maxCodedRequest caps the decoded copy of a compressed request body that
+// CodedBody looks through: twice the most of a body the recorder keeps
+// (16 MiB), the copy held only while it is checked.
+const maxCodedRequest = 32 << 20
+
+// codedSlots bounds how many decoded copies CodedBody holds at once, for
+// the requests of a busy recorder: two, 64 MiB at most.
+var codedSlots = make(chan struct{}, 2)
+
+// CodedBody is [Redaction.Body] for a body sent with a Content-Encoding:
+// a compressed body hides its secret fields from Body, and its bytes
+// cannot be redacted in place. So a decoded copy (at most 32 MiB) is
+// redacted instead: when that changes nothing, the body is returned as
+// sent; when it does, the redacted copy is encoded again in the same
+// codings (the request line's headers still say what they are) and a note
+// says the bytes are not those sent. A body seam cannot decode to look
+// through (a coding it does not know, a corrupt stream, a copy past the
+// cap) is withheld: out is nil and the note says why. A cut body (the
+// recorder keeps at most a prefix) decodes as far as it goes, and is
+// redacted and encoded again whole. A body without a coding is Body's.
+func (r *Redaction) CodedBody(body []byte, contentType, contentEncoding string) (out []byte, secrets []string, note string) {
+	cs, err := coding.Codings(contentEncoding)
+	switch {
+	case err == nil && len(cs) == 0, len(body) == 0:
+		out, secrets = r.Body(body, contentType)
+		return out, secrets, ""
+	case err != nil:
+		return nil, nil, fmt.Sprintf("seam: the request body is sent with Content-Encoding %q, which seam cannot decode to look for secret values (%v): it was not recorded", contentEncoding, err)
+	}
+	codedSlots <- struct{}{}
+	defer func() { <-codedSlots }()
+	dec, err := coding.NewBudget(maxCodedRequest, 0).Decode(body, contentEncoding)
+	if err != nil && !errors.Is(err, coding.ErrCut) {
+		return nil, nil, fmt.Sprintf("seam: the request body is sent with Content-Encoding %q, and its decoded copy cannot be looked through for secret values (%v): it was not recorded", contentEncoding, err)
+	}
+	red, secrets := r.Body(dec, contentType)
+	if bytes.Equal(red, dec) {
+		return body, secrets, ""
+	}
+	enc, err := coding.Encode(red, contentEncoding)
+	if err != nil {
+		return nil, nil, fmt.Sprintf("seam: the request body is sent with Content-Encoding %q and holds secret values, and its redacted copy could not be encoded again (%v): it was not recorded", contentEncoding, err)
+	}
+	return enc, secrets, fmt.Sprintf("seam: the request body is sent with Content-Encoding %q and holds secret values: it was decoded, redacted and encoded again, so its bytes are not those sent", contentEncoding)
 }
 
 // isJSONStart reports whether body starts, after white space, like a JSON

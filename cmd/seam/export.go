@@ -98,7 +98,7 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		if err != nil {
 			return err
 		}
-		return tape.WriteHARWith(e.stdout, c, tape.HAROptions{Creator: version, Decode: coding.Decode})
+		return tape.WriteHARWith(e.stdout, c, tape.HAROptions{Creator: version, Decode: coding.Decode, Context: ctx})
 	}
 	n := max(o.ex.n, 1)
 	h, x, notes, err := oneExchange(ctx, e, fs.Arg(0), n)
@@ -188,7 +188,7 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 		return err
 	}
 	if o.format == "har" {
-		return tape.WriteHARs(e.stdout, caps, tape.HAROptions{Creator: version, Decode: coding.Decode})
+		return tape.WriteHARs(e.stdout, caps, tape.HAROptions{Creator: version, Decode: coding.Decode, Context: ctx})
 	}
 	var found []string
 	for _, c := range caps {

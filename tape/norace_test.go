@@ -1,0 +1,5 @@
+//go:build !race
+
+package tape
+
+const raceEnabled = false
