@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/jsstring"
 	"github.com/seam-dev/seam/protocol"
-	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -193,7 +193,7 @@ func vscodeChat(se *protocol.Side) ClientResult {
 		} else {
 			line = line[5:]
 		}
-		payload := jsTrimBytes(line)
+		payload := jsstring.TrimBytes(line)
 		if string(payload) == "[DONE]" {
 			sawDone = true
 			return false
@@ -317,29 +317,6 @@ func forEachLine(chunks []tape.Chunk, fn func(line []byte, off int64) bool) {
 			off += int64(nl + 1)
 		}
 	}
-}
-
-// jsTrimBytes is jsTrim for a byte slice, without copying when the ends
-// are ASCII.
-func jsTrimBytes(b []byte) []byte {
-	for len(b) > 0 && asciiSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && asciiSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	if len(b) > 0 && (b[0] >= 0x80 || b[len(b)-1] >= 0x80) {
-		return []byte(shape.TrimJS(string(b)))
-	}
-	return b
-}
-
-func asciiSpace(c byte) bool {
-	switch c {
-	case '\t', '\n', '\v', '\f', '\r', ' ':
-		return true
-	}
-	return false
 }
 
 // vscodeResponses emulates VS Code's OpenAIResponsesProcessor (protocols.md

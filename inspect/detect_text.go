@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsstring"
 	"github.com/seam-dev/seam/protocol"
-	"github.com/seam-dev/seam/shape"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -128,7 +128,7 @@ func runXML(c *exCtx) {
 			c.emit("xml.unclosed-block", p, excerpt.Clip(text[openAt:], 80), "the last tool block is never closed: Obsidian parses it best effort and hides everything after <use_tool>")
 		}
 		if lastClose >= 0 && depth == 0 {
-			if tail := shape.TrimJS(text[lastClose:]); tail != "" {
+			if tail := jsstring.Trim(text[lastClose:]); tail != "" {
 				p, _ := at(lastClose, len(text))
 				c.emit("xml.text-after-tools", p, excerpt.Clip(tail, 80), "text after the last </use_tool>: Copilot may hang on \"Calling …\"")
 			}

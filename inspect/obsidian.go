@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/seam-dev/seam/shape"
+	"github.com/seam-dev/seam/internal/jsstring"
 )
 
 // XMLToolCall is one tool call as Obsidian Copilot's parseXMLToolCalls
@@ -63,18 +63,18 @@ func ParseXMLToolCalls(text string) []XMLToolCall {
 		if ne < 0 {
 			continue
 		}
-		name := shape.TrimJS(body[ns+6 : ns+6+ne])
+		name := jsstring.Trim(body[ns+6 : ns+6+ne])
 		if name == "" {
 			continue
 		}
 		rest := body[:ns] + body[ns+6+ne+7:]
 		call := XMLToolCall{Name: name, Args: map[string]any{}, Start: start, End: end, Closed: closed}
 		forEachPair(rest, func(tag, inner string) {
-			key := shape.TrimJS(tag)
+			key := jsstring.Trim(tag)
 			if _, dup := call.Args[key]; !dup {
 				call.Keys = append(call.Keys, key)
 			}
-			call.Args[key] = parseParameterContent(key, shape.TrimJS(inner))
+			call.Args[key] = parseParameterContent(key, jsstring.Trim(inner))
 		})
 		calls = append(calls, call)
 		if !closed {
@@ -140,7 +140,7 @@ func parseParameterContent(key, v string) any {
 		var items []any
 		forEachPair(v, func(tag, inner string) {
 			if tag == "item" {
-				items = append(items, parseParameterContent("", shape.TrimJS(inner)))
+				items = append(items, parseParameterContent("", jsstring.Trim(inner)))
 			}
 		})
 		if items != nil {
@@ -149,7 +149,7 @@ func parseParameterContent(key, v string) any {
 	}
 	obj := map[string]any{}
 	forEachPair(v, func(tag, inner string) {
-		obj[shape.TrimJS(tag)] = parseParameterContent(shape.TrimJS(tag), shape.TrimJS(inner))
+		obj[jsstring.Trim(tag)] = parseParameterContent(jsstring.Trim(tag), jsstring.Trim(inner))
 	})
 	if len(obj) == 0 {
 		return v
@@ -182,7 +182,7 @@ func StripToolCallXML(text string) string {
 	if strings.Contains(s, "\n\n\n") {
 		s = manyNewlines.ReplaceAllString(s, "\n\n")
 	}
-	return shape.TrimJS(s)
+	return jsstring.Trim(s)
 }
 
 // removeCompleteBlocks removes every "<use_tool>...</use_tool>" block, each

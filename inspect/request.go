@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/jsstring"
 	"github.com/seam-dev/seam/protocol"
-	"github.com/seam-dev/seam/shape"
 	"github.com/tidwall/gjson"
 )
 
@@ -269,7 +269,7 @@ func xmlCatalogue(s string) []*toolSchema {
 		}
 		ts := &toolSchema{name: name, params: map[string]bool{}, strictKw: true, source: "system-prompt"}
 		forEachPair(after[len("<parameters>"):pe], func(tag, _ string) {
-			ts.params[shape.TrimJS(tag)] = false
+			ts.params[jsstring.Trim(tag)] = false
 		})
 		ts.void = len(ts.params) == 0
 		out = append(out, ts)
