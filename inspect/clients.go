@@ -150,7 +150,7 @@ func obsidianResult(text string, spec ClientResult) ClientResult {
 	d := StripToolCallXML(r.Text)
 	r.Display = &d
 	for _, c := range r.XMLCalls {
-		r.ToolCalls = append(r.ToolCalls, protocol.ToolCall{Index: len(r.ToolCalls), Name: c.Name, Arguments: marshalArgs(c.Args)})
+		r.ToolCalls = append(r.ToolCalls, protocol.ToolCall{Index: len(r.ToolCalls), Name: c.Name, Arguments: c.Arguments()})
 	}
 	return r
 }

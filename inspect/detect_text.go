@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsonvalue"
 	"github.com/seam-dev/seam/internal/jsstring"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -212,13 +213,13 @@ func runDuplicateCalls(c *exCtx) {
 		}
 		decoded := make([]args, len(calls))
 		for i := range calls {
-			decoded[i].v, decoded[i].ok = decodeJSON(calls[i].Arguments)
+			decoded[i].v, decoded[i].ok = jsonvalue.Decode(calls[i].Arguments)
 		}
 		same := func(i, j int) bool {
 			if calls[i].Arguments == calls[j].Arguments {
 				return true
 			}
-			return decoded[i].ok && decoded[j].ok && jsonEqual(decoded[i].v, decoded[j].v, false)
+			return decoded[i].ok && decoded[j].ok && jsonvalue.Equal(decoded[i].v, decoded[j].v, false)
 		}
 		for j := 1; j < len(calls); j++ {
 			for i := range j {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsonvalue"
 	"github.com/seam-dev/seam/protocol"
 )
 
@@ -122,8 +123,8 @@ func canonicalJSON(s string) string {
 	if s == "" {
 		return "{}"
 	}
-	if v, ok := decodeJSON(s); ok {
-		return encodeJSON(v)
+	if v, ok := jsonvalue.Decode(s); ok {
+		return jsonvalue.Encode(v)
 	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/jsonvalue"
 	"github.com/seam-dev/seam/internal/jsstring"
 )
 
@@ -22,6 +23,15 @@ type XMLToolCall struct {
 	Start  int  `json:"start"`
 	End    int  `json:"end"`
 	Closed bool `json:"closed"`
+}
+
+// Arguments returns the call's arguments as JSON with sorted keys, as a
+// structured tool call carries them.
+func (c XMLToolCall) Arguments() string {
+	if s := jsonvalue.Encode(c.Args); s != "" {
+		return s
+	}
+	return "{}"
 }
 
 const (

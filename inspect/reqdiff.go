@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsonvalue"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -165,7 +166,7 @@ func diffRequests(client, upstream *tape.Request, a *requestInfo) *RequestDiff {
 		switch {
 		case !ok:
 			d.ToolsRemoved = append(d.ToolsRemoved, name)
-		case !sameJSONText(a.tools[name].schema, tb.schema):
+		case !jsonvalue.SameText(a.tools[name].schema, tb.schema):
 			d.ToolsChanged = append(d.ToolsChanged, name)
 		}
 	}
@@ -208,7 +209,7 @@ func diffParams(a, b []byte) []ParamChange {
 	var out []ParamChange
 	for _, k := range names {
 		va, vb := pa[k], pb[k]
-		if sameJSONText(va, vb) {
+		if jsonvalue.SameText(va, vb) {
 			continue
 		}
 		out = append(out, ParamChange{Name: k, Client: excerpt.Clip(va, 120), Upstream: excerpt.Clip(vb, 120)})
@@ -314,7 +315,7 @@ func sameMessage(x, y *reqMsg) bool {
 	}
 	for k := range x.toolCalls {
 		p, q := &x.toolCalls[k], &y.toolCalls[k]
-		if p.ID != q.ID || p.Name != q.Name || !sameJSONText(p.Arguments, q.Arguments) {
+		if p.ID != q.ID || p.Name != q.Name || !jsonvalue.SameText(p.Arguments, q.Arguments) {
 			return false
 		}
 	}
