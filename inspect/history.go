@@ -75,7 +75,7 @@ func replyOf(m *protocol.Message) []histMsg {
 }
 
 func newHistMsg(role, text string, calls []protocol.ToolCall, callID string) histMsg {
-	role = safeName(strings.ToLower(role))
+	role = excerpt.Name(strings.ToLower(role))
 	if role == "developer" {
 		role = "system" // the same instructions, under the name newer models use
 	}
@@ -98,11 +98,11 @@ func newHistMsg(role, text string, calls []protocol.ToolCall, callID string) his
 	m := histMsg{hash: h.Sum64(), role: strings.Clone(role), text: strings.Clone(excerpt.Clip(text, 80))}
 	switch {
 	case callID != "":
-		m.what = "tool result for " + safeName(callID) // a concatenation: a new string
+		m.what = "tool result for " + excerpt.Name(callID) // a concatenation: a new string
 	case len(calls) > 0:
 		names := make([]string, len(calls))
 		for i, c := range calls {
-			names[i] = safeName(c.Name)
+			names[i] = excerpt.Name(c.Name)
 		}
 		m.what = role + " message calling " + strings.Join(names, ", ")
 		if m.text == "" {
@@ -145,14 +145,4 @@ func firstTurn(h []histMsg) int {
 // result for call_1)".
 func (m histMsg) describe(i int) string {
 	return "message " + strconv.Itoa(i) + " (" + m.what + ")"
-}
-
-// safeName returns a role, tool name or call id from a capture as it may
-// appear in a finding's message: unchanged when made of letters, digits
-// and _.:- (as every real one is), else quoted and clipped.
-func safeName(s string) string {
-	if s != "" && len(s) <= 64 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == "" {
-		return s
-	}
-	return strconv.Quote(excerpt.Clip(s, 40))
 }

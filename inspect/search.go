@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
@@ -130,7 +131,7 @@ func places(x *tape.Exchange, rep *ExchangeReport, want []Scope) []place {
 				for _, tc := range ch.ToolCalls {
 					w := prefix + "tool " + strconv.Itoa(tc.Index) + " "
 					out = append(out, place{scope: ScopeTools, side: s.Side, where: w + "name", text: tc.Name},
-						place{scope: ScopeTools, side: s.Side, where: w + safeName(tc.Name) + " arguments", text: tc.Arguments})
+						place{scope: ScopeTools, side: s.Side, where: w + excerpt.Name(tc.Name) + " arguments", text: tc.Arguments})
 				}
 			}
 		}
@@ -141,7 +142,7 @@ func places(x *tape.Exchange, rep *ExchangeReport, want []Scope) []place {
 			ri = parseRequest(x.Request.Body)
 		}
 		for i, m := range ri.messages {
-			w := "message " + strconv.Itoa(i) + " (" + safeName(m.role) + ")"
+			w := "message " + strconv.Itoa(i) + " (" + excerpt.Name(m.role) + ")"
 			if m.text != "" {
 				out = append(out, place{scope: ScopeRequest, where: w, text: m.text})
 			}
@@ -154,7 +155,7 @@ func places(x *tape.Exchange, rep *ExchangeReport, want []Scope) []place {
 		header := func(side tape.Side, h tape.Headers) {
 			for _, k := range slices.Sorted(maps.Keys(h)) {
 				for _, v := range h[k] {
-					out = append(out, place{scope: ScopeHeaders, side: side, where: "header " + safeName(k), text: k + ": " + v})
+					out = append(out, place{scope: ScopeHeaders, side: side, where: "header " + excerpt.Name(k), text: k + ": " + v})
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -28,7 +29,7 @@ func (r *SessionRef) line(capture string) string {
 		parts = append(parts, "repeats "+name(r.Repeats))
 	}
 	if r.Continues != "" {
-		parts = append(parts, "continues response "+safeName(r.Continues)+" (not in these captures)")
+		parts = append(parts, "continues response "+excerpt.Name(r.Continues)+" (not in these captures)")
 	}
 	parts = append(parts, pluralWord(r.Messages, "message"))
 	return strings.Join(parts, " · ")
