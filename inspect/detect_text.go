@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/internal/jsonvalue"
 	"github.com/seam-dev/seam/internal/jsstring"
@@ -94,31 +95,31 @@ func runXML(c *exCtx) {
 		var bodies []string
 		openAt := -1
 		for i := 0; i < len(text); {
-			o := strings.Index(text[i:], xmlOpen)
-			cl := strings.Index(text[i:], xmlClose)
+			o := strings.Index(text[i:], clients.XMLOpen)
+			cl := strings.Index(text[i:], clients.XMLClose)
 			switch {
 			case o >= 0 && (cl < 0 || o < cl):
 				pos := i + o
 				if depth > 0 {
-					p, where := at(pos, pos+len(xmlOpen))
-					c.emit("xml.nested-opener", p, excerpt.Clip(text[max(openAt, pos-40):pos+len(xmlOpen)], 80), "<use_tool> opens before the block at byte "+strconv.Itoa(openAt)+" closed ("+where+")")
+					p, where := at(pos, pos+len(clients.XMLOpen))
+					c.emit("xml.nested-opener", p, excerpt.Clip(text[max(openAt, pos-40):pos+len(clients.XMLOpen)], 80), "<use_tool> opens before the block at byte "+strconv.Itoa(openAt)+" closed ("+where+")")
 				}
 				depth, openAt = depth+1, pos
-				i = pos + len(xmlOpen)
+				i = pos + len(clients.XMLOpen)
 			case cl >= 0:
 				pos := i + cl
 				if depth > 0 {
 					body := text[openAt:pos]
 					for _, b := range bodies {
 						if b == body {
-							p, _ := at(openAt, pos+len(xmlClose))
+							p, _ := at(openAt, pos+len(clients.XMLClose))
 							c.emit("xml.duplicate-block", p, excerpt.Clip(body, 80), "the same tool block appears twice")
 							break
 						}
 					}
 					bodies = append(bodies, body)
 				}
-				depth, lastClose = 0, pos+len(xmlClose)
+				depth, lastClose = 0, pos+len(clients.XMLClose)
 				i = lastClose
 			default:
 				i = len(text)
@@ -327,7 +328,7 @@ func runSchema(c *exCtx) {
 	}
 	var calls []callToCheck
 	addText := func(text, where string, p Pointer) {
-		for _, x := range ParseXMLToolCalls(text) {
+		for _, x := range clients.ParseXMLToolCalls(text) {
 			calls = append(calls, callToCheck{name: x.Name, keys: x.Keys, where: where, p: p})
 		}
 	}

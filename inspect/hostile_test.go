@@ -8,6 +8,7 @@ import (
 
 	"github.com/gobwas/ws"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible/visibletest"
@@ -47,7 +48,7 @@ func TestHostileText(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("JSON report", j.String())
-	for _, cl := range inspect.Clients() {
+	for _, cl := range clients.All() {
 		var b bytes.Buffer
 		if err := inspect.WriteClient(&b, rep, cl); err != nil {
 			t.Fatal(err)

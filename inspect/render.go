@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/visible"
 )
@@ -112,8 +113,8 @@ func writeDiff(w io.Writer, d *Diff, indent string, paint func(code, s string) s
 func WriteClient(w io.Writer, r *Report, client string) error {
 	bw := bufio.NewWriter(w)
 	for _, x := range r.Exchanges {
-		if x.WebSocket == nil && !slices.Contains(ClientsFor(x.Protocol), client) {
-			fmt.Fprintf(bw, "== exchange %d: %s does not read %s (its clients: %s)\n", x.Ex, client, x.Protocol, strings.Join(ClientsFor(x.Protocol), ", "))
+		if x.WebSocket == nil && !slices.Contains(clients.For(x.Protocol), client) {
+			fmt.Fprintf(bw, "== exchange %d: %s does not read %s (its clients: %s)\n", x.Ex, client, x.Protocol, strings.Join(clients.For(x.Protocol), ", "))
 			continue
 		}
 		for _, c := range x.Clients {

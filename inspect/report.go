@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/protocol"
@@ -88,7 +89,7 @@ type ExchangeReport struct {
 	Sides  []*SideReport `json:"sides"`
 	// Clients holds what each emulated client ends up with, from the side
 	// clients received.
-	Clients []ClientResult `json:"clients,omitempty"`
+	Clients []clients.Result `json:"clients,omitempty"`
 	// Disagreements lists the fields on which the clients differ.
 	Disagreements []Disagreement `json:"disagreements,omitempty"`
 	// Findings are sorted by severity, most serious first, then by position.
@@ -245,7 +246,7 @@ type exCtx struct {
 	// calls holds the tool calls of each side's choices and xmlCalls the
 	// <use_tool> blocks of their texts, each read once.
 	calls    map[callsKey][]sideCall
-	xmlCalls map[callsKey][]XMLToolCall
+	xmlCalls map[callsKey][]clients.XMLToolCall
 	// started is the capture's start time (zero when unknown), for
 	// sessions.
 	started time.Time

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/seam-dev/seam/internal/jsstring"
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/tidwall/gjson"
 )
@@ -228,50 +228,17 @@ func contentText(c gjson.Result) string {
 	return b.String()
 }
 
-// xmlCatalogue reads the tool catalogue Obsidian Copilot's XML era put in
-// its system prompt (protocols.md §1.2):
-// <toolName><description>…</description><parameters><p>…</p>…</parameters></toolName>.
-// A tool with an empty <parameters> element takes no parameters (z.void).
+// xmlCatalogue returns the tools of the catalogue Obsidian Copilot's XML
+// era put in its system prompt (clients.XMLCatalogue): every parameter
+// optional, no other parameter allowed.
 func xmlCatalogue(s string) []*toolSchema {
 	var out []*toolSchema
-	pos := 0
-	for {
-		i := strings.Index(s[pos:], "<description>")
-		if i < 0 {
-			return out
+	for _, t := range clients.XMLCatalogue(s) {
+		ts := &toolSchema{name: t.Name, params: map[string]bool{}, strictKw: true, source: "system-prompt", void: len(t.Params) == 0}
+		for _, p := range t.Params {
+			ts.params[p] = false
 		}
-		d := pos + i
-		pos = d + len("<description>")
-		// The tool's opening tag immediately precedes <description>.
-		head := strings.TrimRight(s[:d], " \t\r\n")
-		if !strings.HasSuffix(head, ">") {
-			continue
-		}
-		lt := strings.LastIndexByte(head, '<')
-		if lt < 0 {
-			continue
-		}
-		name := head[lt+1 : len(head)-1]
-		if name == "" || strings.ContainsAny(name, " /<") {
-			continue
-		}
-		de := strings.Index(s[pos:], "</description>")
-		if de < 0 {
-			return out
-		}
-		after := strings.TrimLeft(s[pos+de+len("</description>"):], " \t\r\n")
-		if !strings.HasPrefix(after, "<parameters>") {
-			continue
-		}
-		pe := strings.Index(after, "</parameters>")
-		if pe < 0 {
-			continue
-		}
-		ts := &toolSchema{name: name, params: map[string]bool{}, strictKw: true, source: "system-prompt"}
-		forEachPair(after[len("<parameters>"):pe], func(tag, _ string) {
-			ts.params[jsstring.Trim(tag)] = false
-		})
-		ts.void = len(ts.params) == 0
 		out = append(out, ts)
 	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/internal/jsonvalue"
 	"github.com/seam-dev/seam/protocol"
@@ -75,8 +76,8 @@ func (c *exCtx) callsOf(s *SideReport, ch *protocol.Choice) []sideCall {
 // side s as Obsidian reads them (ParseXMLToolCalls), parsing the text once
 // per exchange: the structural comparison, the XML detectors and the
 // schema checks all read them.
-func (c *exCtx) xmlCallsOf(s *SideReport, ch *protocol.Choice) []XMLToolCall {
-	if !strings.Contains(ch.Text, xmlOpen) {
+func (c *exCtx) xmlCallsOf(s *SideReport, ch *protocol.Choice) []clients.XMLToolCall {
+	if !strings.Contains(ch.Text, clients.XMLOpen) {
 		return nil
 	}
 	key := callsKey{s.Side, ch.Index}
@@ -84,9 +85,9 @@ func (c *exCtx) xmlCallsOf(s *SideReport, ch *protocol.Choice) []XMLToolCall {
 		return calls
 	}
 	if c.xmlCalls == nil {
-		c.xmlCalls = map[callsKey][]XMLToolCall{}
+		c.xmlCalls = map[callsKey][]clients.XMLToolCall{}
 	}
-	calls := ParseXMLToolCalls(ch.Text)
+	calls := clients.ParseXMLToolCalls(ch.Text)
 	c.xmlCalls[key] = calls
 	return calls
 }
@@ -99,7 +100,7 @@ type callsKey struct {
 
 // callsOf returns the tool calls of a choice: its structured calls, then
 // xml, the <use_tool> blocks of its text.
-func callsOf(ch *protocol.Choice, xml []XMLToolCall) []sideCall {
+func callsOf(ch *protocol.Choice, xml []clients.XMLToolCall) []sideCall {
 	var out []sideCall
 	for _, tc := range ch.ToolCalls {
 		args := tc.Arguments

@@ -1,4 +1,4 @@
-package inspect
+package clients
 
 import (
 	"encoding/json"
@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// TestObsidianTable reproduces protocols.md §1.4 case by case.
+// TestObsidianTable reproduces, case by case, what Obsidian Copilot's
+// parser and view make of the XML (docs/PROTOCOLS.md#obsidian-xml).
 func TestObsidianTable(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
