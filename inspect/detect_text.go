@@ -276,37 +276,37 @@ func runRequestLint(c *exCtx) {
 	if c.req == nil {
 		return
 	}
-	msgs := c.req.messages
+	msgs := c.req.Messages
 	ids := map[string]bool{}
 	for i, m := range msgs {
-		for _, tc := range m.toolCalls {
+		for _, tc := range m.ToolCalls {
 			if tc.ID != "" {
 				ids[tc.ID] = true
 			}
 		}
-		if m.role != "tool" {
+		if m.Role != "tool" {
 			continue
 		}
 		prev := i - 1
-		for prev >= 0 && msgs[prev].role == "tool" {
+		for prev >= 0 && msgs[prev].Role == "tool" {
 			prev--
 		}
 		p := c.reqPointer()
-		if prev < 0 || msgs[prev].role != "assistant" || len(msgs[prev].toolCalls) == 0 {
+		if prev < 0 || msgs[prev].Role != "assistant" || len(msgs[prev].ToolCalls) == 0 {
 			before := "nothing"
 			if prev >= 0 {
-				before = "a " + msgs[prev].role + " message"
+				before = "a " + msgs[prev].Role + " message"
 			}
-			c.emit("req.orphan-tool-result", p, "message "+strconv.Itoa(i)+": tool result "+m.toolCallID+" after "+before,
+			c.emit("req.orphan-tool-result", p, "message "+strconv.Itoa(i)+": tool result "+m.ToolCallID+" after "+before,
 				"tool result with no preceding assistant tool_calls: the model cannot tell what it answers (blank continuation)")
-			if prev >= 0 && msgs[prev].role == "user" {
-				c.emit("req.resent-user-prompt", p, "message "+strconv.Itoa(prev)+": "+strconv.Quote(excerpt.Clip(msgs[prev].text, 60)),
+			if prev >= 0 && msgs[prev].Role == "user" {
+				c.emit("req.resent-user-prompt", p, "message "+strconv.Itoa(prev)+": "+strconv.Quote(excerpt.Clip(msgs[prev].Text, 60)),
 					"the user prompt is sent again right before the tool result instead of the assistant's tool call")
 			}
 			continue
 		}
-		if m.toolCallID != "" && !ids[m.toolCallID] {
-			c.emit("req.unknown-tool-call-id", p, "message "+strconv.Itoa(i)+": tool_call_id "+m.toolCallID, "tool result id matches no tool call in the request")
+		if m.ToolCallID != "" && !ids[m.ToolCallID] {
+			c.emit("req.unknown-tool-call-id", p, "message "+strconv.Itoa(i)+": tool_call_id "+m.ToolCallID, "tool result id matches no tool call in the request")
 		}
 	}
 }
@@ -323,7 +323,7 @@ type callToCheck struct {
 // history) against the tools the request declares, in its tools field or in
 // Obsidian's XML catalogue.
 func runSchema(c *exCtx) {
-	if c.req == nil || len(c.req.tools) == 0 {
+	if c.req == nil || len(c.req.Tools) == 0 {
 		return
 	}
 	var calls []callToCheck
@@ -351,22 +351,22 @@ func runSchema(c *exCtx) {
 			addJSON(tc, "response tool call", c.sidePointer(v, -1))
 		}
 	}
-	for i, m := range c.req.messages {
-		if m.role != "assistant" {
+	for i, m := range c.req.Messages {
+		if m.Role != "assistant" {
 			continue
 		}
-		addText(m.text, "request message "+strconv.Itoa(i), c.reqPointer())
-		for _, tc := range m.toolCalls {
+		addText(m.Text, "request message "+strconv.Itoa(i), c.reqPointer())
+		for _, tc := range m.ToolCalls {
 			addJSON(tc, "request message "+strconv.Itoa(i), c.reqPointer())
 		}
 	}
 	for _, k := range calls {
-		ts := c.req.tools[k.name]
+		ts := c.req.Tools[k.name]
 		if ts == nil {
 			c.emit("schema.unknown-tool", k.p, k.name, k.where+": tool "+k.name+" is not declared by the request")
 			continue
 		}
-		if ts.void {
+		if ts.Void {
 			if len(k.keys) > 0 {
 				c.emit("schema.void-args", k.p, k.name+" given "+strings.Join(k.keys, ", "), k.where+": "+k.name+" takes no parameters but gets "+strings.Join(k.keys, ", ")+": validation fails silently (\"Tool executed but returned no result\")")
 			}
@@ -375,12 +375,12 @@ func runSchema(c *exCtx) {
 		have := map[string]bool{}
 		for _, key := range k.keys {
 			have[key] = true
-			if _, ok := ts.params[key]; !ok {
+			if _, ok := ts.Params[key]; !ok {
 				c.emit("schema.unknown-param", k.p, k.name+"."+key, k.where+": "+k.name+" has no parameter "+key)
 			}
 		}
 		var missing []string
-		for name, req := range ts.params {
+		for name, req := range ts.Params {
 			if req && !have[name] {
 				missing = append(missing, name)
 			}

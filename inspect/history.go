@@ -8,6 +8,7 @@ import (
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/internal/jsonvalue"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/request"
 )
 
 // histMsg is one message of a conversation history as sessions compare
@@ -29,17 +30,17 @@ type histMsg struct {
 // Responses input list counts item by item (each function call and each
 // result on its own), as its replies do: a history that leaves out a
 // result between two calls must not read as one message calling both.
-func historyOf(ri *requestInfo) []histMsg {
+func historyOf(ri *request.Request) []histMsg {
 	if ri == nil {
 		return nil
 	}
-	msgs := ri.messages
-	if ri.items != nil {
-		msgs = ri.items
+	msgs := ri.Messages
+	if ri.Items != nil {
+		msgs = ri.Items
 	}
 	out := make([]histMsg, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, newHistMsg(m.role, m.text, m.toolCalls, m.toolCallID))
+		out = append(out, newHistMsg(m.Role, m.Text, m.ToolCalls, m.ToolCallID))
 	}
 	return out
 }

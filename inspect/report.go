@@ -12,6 +12,7 @@ import (
 	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/request"
 	"github.com/seam-dev/seam/tape"
 	"github.com/sergi/go-diff/diffmatchpatch"
 	"github.com/tidwall/gjson"
@@ -116,7 +117,7 @@ type ExchangeReport struct {
 	Session *SessionRef `json:"session,omitempty"`
 
 	// req is the request as parsed, for Search.
-	req *requestInfo
+	req *request.Request
 }
 
 // SideReport is one side of an exchange.
@@ -228,7 +229,7 @@ func InspectContext(ctx context.Context, c *tape.Capture, opts Options) (*Report
 type exCtx struct {
 	x     *tape.Exchange
 	rep   *ExchangeReport
-	req   *requestInfo
+	req   *request.Request
 	sides map[tape.Side]*SideReport
 	// view is the side clients received.
 	view *SideReport
@@ -282,8 +283,8 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 			rep.Origin = tape.BaseURL(&c.Header, x.Request)
 		}
 		reqT = x.Request.T
-		ctx.req = parseRequest(x.Request.Body)
-		rep.Model, rep.req = cmp.Or(ctx.req.model, protocol.ModelFromURL(x.Request.URL)), ctx.req
+		ctx.req = request.Parse(x.Request.Body)
+		rep.Model, rep.req = cmp.Or(ctx.req.Model, protocol.ModelFromURL(x.Request.URL)), ctx.req
 	}
 	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest, ctx.req)
 	if x.UpstreamRequest != nil {
@@ -333,7 +334,7 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 		}
 		if !opts.AssembleOnly {
 			rep.Clients = emulateClients(v)
-			rep.Disagreements = disagreements(rep.Clients, rep.Protocol, ctx.req.nativeTools())
+			rep.Disagreements = disagreements(rep.Clients, rep.Protocol, ctx.req.NativeTools())
 		}
 		rep.Metrics = v.Metrics
 		if up := ctx.sides[tape.Upstream]; v.Message.Usage == nil && up != nil && up.Message.Usage != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/request"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -139,14 +140,14 @@ func places(x *tape.Exchange, rep *ExchangeReport, want []Scope) []place {
 	if in(ScopeRequest) && x.Request != nil {
 		ri := rep.req
 		if ri == nil {
-			ri = parseRequest(x.Request.Body)
+			ri = request.Parse(x.Request.Body)
 		}
-		for i, m := range ri.messages {
-			w := "message " + strconv.Itoa(i) + " (" + excerpt.Name(m.role) + ")"
-			if m.text != "" {
-				out = append(out, place{scope: ScopeRequest, where: w, text: m.text})
+		for i, m := range ri.Messages {
+			w := "message " + strconv.Itoa(i) + " (" + excerpt.Name(m.Role) + ")"
+			if m.Text != "" {
+				out = append(out, place{scope: ScopeRequest, where: w, text: m.Text})
 			}
-			for _, tc := range m.toolCalls {
+			for _, tc := range m.ToolCalls {
 				out = append(out, place{scope: ScopeRequest, where: w + " tool call", text: tc.Name + " " + tc.Arguments})
 			}
 		}

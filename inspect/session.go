@@ -470,10 +470,10 @@ func describeRewrite(at int, rest, theirs []histMsg, ours map[uint64]int, a *tur
 
 // sessionInput gathers what linking reads of an inspected exchange.
 func sessionInput(c *exCtx) (turnInput, bool) {
-	if c.req == nil || len(c.req.messages) == 0 && c.req.prevResponse == "" {
+	if c.req == nil || len(c.req.Messages) == 0 && c.req.PrevResponse == "" {
 		return turnInput{}, false
 	}
-	in := turnInput{ref: ExchangeRef{Capture: c.name, Ex: c.x.Ex}, history: historyOf(c.req), prevResp: c.req.prevResponse, model: c.rep.Model}
+	in := turnInput{ref: ExchangeRef{Capture: c.name, Ex: c.x.Ex}, history: historyOf(c.req), prevResp: c.req.PrevResponse, model: c.rep.Model}
 	if v := c.view; v != nil {
 		in.reply = replyOf(v.Message)
 		in.respID = v.Message.ID
