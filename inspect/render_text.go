@@ -13,6 +13,7 @@ import (
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -105,7 +106,7 @@ func (t *TextWriter) Exchange(x *ExchangeReport) error {
 		writeItems(bw, "-- timing: ", strings.Split(line, " · "))
 	}
 	if x.Session != nil {
-		writeItems(bw, "-- ", strings.Split(x.Session.line(t.Capture), " · "))
+		writeItems(bw, "-- ", strings.Split(sessionLine(x.Session, t.Capture), " · "))
 	}
 	if x.WebSocket != nil {
 		writeWebSocket(bw, x, paint)
@@ -151,7 +152,7 @@ func (t *TextWriter) Exchange(x *ExchangeReport) error {
 
 // Sessions writes the sessions of more than one turn the exchanges
 // formed.
-func (t *TextWriter) Sessions(ss []*Session) {
+func (t *TextWriter) Sessions(ss []*session.Session) {
 	writeSessions(t.bw, ss, t.paint)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/request"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/sergi/go-diff/diffmatchpatch"
 	"github.com/tidwall/gjson"
@@ -35,7 +36,7 @@ type Options struct {
 	Stall time.Duration
 	// Sessions links the exchanges into sessions across calls (see
 	// Sessions); Inspect makes one of its own when it is nil.
-	Sessions *Sessions
+	Sessions *session.Linker
 	// AssembleOnly parses and assembles each side, computes the metrics
 	// and links sessions, and stops there: no client emulation, no diffs,
 	// no other detector. For search and statistics that read no finding.
@@ -60,7 +61,7 @@ type Report struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Sessions are the sessions the exchanges form, with their totals,
 	// when Inspect linked them itself (Options.Sessions nil).
-	Sessions []*Session `json:"sessions,omitempty"`
+	Sessions []*session.Session `json:"sessions,omitempty"`
 }
 
 // ExchangeReport is everything inspect says about one exchange.
@@ -114,7 +115,7 @@ type ExchangeReport struct {
 	Metrics *Metrics `json:"metrics,omitempty"`
 	// Session says which session the exchange belongs to and what it
 	// extends; nil for a request without a message history.
-	Session *SessionRef `json:"session,omitempty"`
+	Session *session.Ref `json:"session,omitempty"`
 
 	// req is the request as parsed, for Search.
 	req *request.Request
@@ -207,7 +208,7 @@ func InspectContext(ctx context.Context, c *tape.Capture, opts Options) (*Report
 	}
 	own := opts.Sessions == nil
 	if own {
-		opts.Sessions = NewSessions()
+		opts.Sessions = session.NewLinker()
 	}
 	in := &Inspector{c: c, opts: opts}
 	for _, x := range c.Exchanges {

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -33,7 +34,7 @@ type Inspector struct {
 func NewInspector(name string, h tape.Header, opts Options) *Inspector {
 	in := &Inspector{c: &tape.Capture{Name: name, Header: h}, opts: opts}
 	if opts.Sessions == nil {
-		in.opts.Sessions, in.own = NewSessions(), true
+		in.opts.Sessions, in.own = session.NewLinker(), true
 	}
 	return in
 }
@@ -41,7 +42,7 @@ func NewInspector(name string, h tape.Header, opts Options) *Inspector {
 // Sessions returns the sessions the exchanges inspected so far form, as
 // Inspect reports them, when the Inspector links them itself; nil when
 // they are linked by the caller's Options.Sessions.
-func (in *Inspector) Sessions() []*Session {
+func (in *Inspector) Sessions() []*session.Session {
 	if !in.own {
 		return nil
 	}
@@ -102,12 +103,12 @@ type JSONWriter struct {
 	capture  string
 	n        int
 	err      error
-	sessions []*Session
+	sessions []*session.Session
 }
 
 // SetSessions gives the sessions Close writes after the warnings, as
 // WriteJSON writes Report.Sessions.
-func (j *JSONWriter) SetSessions(ss []*Session) { j.sessions = ss }
+func (j *JSONWriter) SetSessions(ss []*session.Session) { j.sessions = ss }
 
 // NewJSONWriter returns a JSONWriter for the capture named capture.
 func NewJSONWriter(w io.Writer, capture string) *JSONWriter {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -56,7 +57,7 @@ func (f *exFlag) matches(path string, ex int) bool {
 // with --ex the full report of one exchange, with --json one document.
 // Sessions are linked across every capture, in the order given.
 func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
-	sessions := inspect.NewSessions()
+	sessions := session.NewLinker()
 	opts.Sessions = sessions
 	where, err := parseWhere("inspect", o.where)
 	if err != nil {
@@ -229,9 +230,9 @@ func orDashCmd(s string) string {
 
 // marshalSessions encodes the sessions list at the document's second
 // level of indentation.
-func marshalSessions(ss []*inspect.Session) ([]byte, error) {
+func marshalSessions(ss []*session.Session) ([]byte, error) {
 	if ss == nil {
-		ss = []*inspect.Session{}
+		ss = []*session.Session{}
 	}
 	var b strings.Builder
 	if err := writeJSONIndent(&b, ss, "  "); err != nil {

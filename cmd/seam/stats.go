@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -93,7 +94,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	sessions := inspect.NewSessions()
+	sessions := session.NewLinker()
 	iopts := inspect.Options{NoDiffs: true, Stall: o.stall, Sessions: sessions}
 	err = inspectInputs(ctx, e, paths, "stats", iopts, func(src *input, x *tape.Exchange, rep *inspect.ExchangeReport) error {
 		if where.Empty() || where.Match(rowOf(src, x, rep)) {
@@ -105,7 +106,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return err
 	}
 	groups, total := st.Groups(), st.Total()
-	var ss []*inspect.Session
+	var ss []*session.Session
 	if slices.Contains(by, "session") {
 		for _, s := range sessions.List() {
 			for _, g := range groups {
@@ -124,7 +125,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			Exchanges int                   `json:"exchanges"`
 			Groups    []*inspect.StatsGroup `json:"groups"`
 			Total     *inspect.StatsGroup   `json:"total"`
-			Sessions  []*inspect.Session    `json:"sessions,omitempty"`
+			Sessions  []*session.Session    `json:"sessions,omitempty"`
 		}{by, int64(o.stall), len(paths), total.Exchanges, groups, total, ss})
 	}
 	return writeStatsText(e, by, o.stall, len(paths), groups, total, ss)
@@ -132,7 +133,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 
 // writeStatsText prints the figures as a table that fits the terminal,
 // then the findings by id per group.
-func writeStatsText(e *env, by []string, stall time.Duration, captures int, groups []*inspect.StatsGroup, total *inspect.StatsGroup, ss []*inspect.Session) error {
+func writeStatsText(e *env, by []string, stall time.Duration, captures int, groups []*inspect.StatsGroup, total *inspect.StatsGroup, ss []*session.Session) error {
 	w := e.stdout
 	fmt.Fprintf(w, "%s, %s · by %s · stalls are gaps over %s\n\n", plural(captures, "capture"), plural(total.Exchanges, "exchange"),
 		strings.Join(by, ", "), inspect.FormatDuration(int64(stall)))
@@ -226,7 +227,7 @@ func writeStatsText(e *env, by []string, stall time.Duration, captures int, grou
 	if len(ss) > 0 {
 		fmt.Fprintln(w, "\nsessions")
 		for _, s := range ss {
-			fmt.Fprintf(w, "  %s  %s\n", s.ID, s.Summary())
+			fmt.Fprintf(w, "  %s  %s\n", s.ID, inspect.SessionSummary(s))
 		}
 	}
 	return nil
