@@ -113,7 +113,7 @@ func places(x *tape.Exchange, rep *ExchangeReport, want []Scope) []place {
 			}
 			dup := slices.ContainsFunc(seen, func(o protocol.Choice) bool {
 				return o.Index == ch.Index && o.Text == ch.Text && o.Reasoning == ch.Reasoning && o.Refusal == ch.Refusal &&
-					sameCalls(o.ToolCalls, ch.ToolCalls)
+					SameCalls(o.ToolCalls, ch.ToolCalls)
 			})
 			seen = append(seen, ch)
 			if dup {

@@ -181,3 +181,17 @@ func (j *JSONWriter) write(b []byte) {
 func marshalIndent(v any, prefix string) ([]byte, error) {
 	return encodeIndented(v, prefix, "  ")
 }
+
+// WriteJSON writes r as one indented JSON document (schema in doc.go),
+// with the characters a terminal would act on written as \u escapes
+// (visible.JSON).
+func WriteJSON(w io.Writer, r *Report) error {
+	jw := NewJSONWriter(w, r.Capture)
+	jw.SetSessions(r.Sessions)
+	for _, x := range r.Exchanges {
+		if err := jw.Exchange(x); err != nil {
+			return err
+		}
+	}
+	return jw.Close(r.Warnings)
+}

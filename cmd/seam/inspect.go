@@ -19,6 +19,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/tui"
 )
 
@@ -174,12 +175,12 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 	in := inspect.NewInspector(path, *h, opts)
 	color := o.color.enabled(e, e.stdout)
 	var jw *inspect.JSONWriter
-	var tw *inspect.TextWriter
+	var tw *textreport.Writer
 	switch {
 	case o.json:
 		jw = inspect.NewJSONWriter(e.stdout, path)
 	case o.client == "":
-		tw = inspect.NewTextWriter(e.stdout, color)
+		tw = textreport.NewWriter(e.stdout, color)
 		tw.Capture = path
 	}
 	threshold := failOn
@@ -206,7 +207,7 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 		case jw != nil:
 			err = jw.Exchange(x)
 		case o.client != "":
-			err = inspect.WriteClient(e.stdout, one, o.client)
+			err = textreport.WriteClient(e.stdout, one, o.client)
 		default:
 			err = tw.Exchange(x)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -126,9 +127,9 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 			return jw.Exchange(rep)
 		case o.client != "":
 			fmt.Fprintf(e.stdout, "== %s\n", visible.String(in.path))
-			return inspect.WriteClient(e.stdout, one, o.client)
+			return textreport.WriteClient(e.stdout, one, o.client)
 		case o.ex.n != 0:
-			return inspect.WriteText(e.stdout, one, color)
+			return textreport.Write(e.stdout, one, color)
 		}
 		rows.add(summaryRow(in, rep)...)
 		return nil
@@ -155,7 +156,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 			return err
 		}
 		fmt.Fprintln(e.stdout)
-		if err := inspect.WriteSessions(e.stdout, sessions.List(), color); err != nil {
+		if err := textreport.WriteSessions(e.stdout, sessions.List(), color); err != nil {
 			return err
 		}
 		fmt.Fprintln(e.stdout, "details of one exchange: seam inspect --ex CAPTURE#N; the same as JSON: --json")

@@ -13,6 +13,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -227,7 +228,7 @@ func writeStatsText(e *env, by []string, stall time.Duration, captures int, grou
 	if len(ss) > 0 {
 		fmt.Fprintln(w, "\nsessions")
 		for _, s := range ss {
-			fmt.Fprintf(w, "  %s  %s\n", s.ID, inspect.SessionSummary(s))
+			fmt.Fprintf(w, "  %s  %s\n", s.ID, textreport.SessionSummary(s))
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package inspect
+package textreport
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/visible"
@@ -33,7 +34,7 @@ func sessionLine(r *session.Ref, capture string) string {
 	if r.Continues != "" {
 		parts = append(parts, "continues response "+excerpt.Name(r.Continues)+" (not in these captures)")
 	}
-	parts = append(parts, pluralWord(r.Messages, "message"))
+	parts = append(parts, plural(r.Messages, "message"))
 	return strings.Join(parts, " · ")
 }
 
@@ -76,18 +77,18 @@ func writeSessions(w io.Writer, ss []*session.Session, paint func(code, s string
 // SessionSummary renders a session's totals on one line: "6 turns · 5
 // tool calls · tokens in 2100 out 210 · 1.48s · 1 rewrite".
 func SessionSummary(s *session.Session) string {
-	parts := []string{pluralWord(s.Turns, "turn"), pluralWord(s.ToolCalls, "tool call")}
+	parts := []string{plural(s.Turns, "turn"), plural(s.ToolCalls, "tool call")}
 	if s.UsageTurns > 0 {
 		parts = append(parts, fmt.Sprintf("tokens in %d out %d", s.TokensIn, s.TokensOut))
 	}
 	if s.Dur >= 0 {
-		parts = append(parts, FormatDuration(s.Dur))
+		parts = append(parts, inspect.FormatDuration(s.Dur))
 	}
 	if s.Failed > 0 {
 		parts = append(parts, strconv.Itoa(s.Failed)+" failed")
 	}
 	if s.Rewrites > 0 {
-		parts = append(parts, pluralWord(s.Rewrites, "rewrite"))
+		parts = append(parts, plural(s.Rewrites, "rewrite"))
 	}
 	if len(s.Models) > 0 {
 		var ms []string
