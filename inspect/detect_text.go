@@ -34,117 +34,152 @@ func bornAt(spans []protocol.Span, i, j int) (ev int, single bool) {
 }
 
 // runXML checks the assembled text of each side the way Obsidian Copilot's
-// XML era reads it (protocols.md §1.3, §1.9; bug classes A, G, P).
+// XML era reads it (docs/PROTOCOLS.md#obsidian-xml; bug classes A, G and P
+// of docs/GLOSSARY.md).
 func runXML(c *exCtx) {
 	for _, s := range c.textSides() {
 		ch := &s.Message.Choices[0]
-		text := ch.Text
-		if !strings.Contains(text, "use_tool") {
+		if !strings.Contains(ch.Text, "use_tool") {
 			continue
 		}
-		at := func(i, j int) (Pointer, string) {
-			ev, single := bornAt(ch.Spans, i, j)
-			where := "no single delta contains it"
-			if single {
-				where = "one delta contains it"
-			} else if first := protocol.EventAt(ch.Spans, i); first >= 0 {
-				where = "it spans events " + strconv.Itoa(first) + "–" + strconv.Itoa(ev) + "; no single delta contains it"
-			}
-			return c.sidePointer(s, ev), where
+		x := &xmlText{c: c, s: s, ch: ch, text: ch.Text}
+		x.unclosedClosers()
+		x.partialOpeners()
+		x.blocks()
+		x.params()
+	}
+}
+
+// xmlText is one side's assembled text as runXML checks it.
+type xmlText struct {
+	c    *exCtx
+	s    *SideReport
+	ch   *protocol.Choice
+	text string
+}
+
+// at returns where bytes i to j of the text were born, and says whether
+// one delta holds them.
+func (x *xmlText) at(i, j int) (Pointer, string) {
+	ev, single := bornAt(x.ch.Spans, i, j)
+	where := "no single delta contains it"
+	if single {
+		where = "one delta contains it"
+	} else if first := protocol.EventAt(x.ch.Spans, i); first >= 0 {
+		where = "it spans events " + strconv.Itoa(first) + "–" + strconv.Itoa(ev) + "; no single delta contains it"
+	}
+	return x.c.sidePointer(x.s, ev), where
+}
+
+// unclosedClosers finds "</use_tool" not followed by '>'.
+func (x *xmlText) unclosedClosers() {
+	text := x.text
+	for i := 0; ; {
+		k := strings.Index(text[i:], "</use_tool")
+		if k < 0 {
+			break
 		}
-		// </use_tool not followed by '>'.
-		for i := 0; ; {
-			k := strings.Index(text[i:], "</use_tool")
-			if k < 0 {
-				break
-			}
-			k += i
-			i = k + len("</use_tool")
-			if i < len(text) && text[i] == '>' {
-				continue
-			}
-			j := i
-			if gt := strings.IndexByte(text[i:min(len(text), i+48)], '>'); gt >= 0 {
-				j = i + gt + 1
-			} else {
-				j = min(len(text), i+16)
-			}
-			p, where := at(k, j)
-			if j == k+len("</use_tool") {
-				j = min(len(text), j+1)
-			}
-			c.emit("xml.unclosed-closer", p, text[k:j], "assembled "+string(s.Side)+" text has "+strconv.Quote(text[k:j])+": the closer runs into what follows, so Obsidian merges the calls; born at this event ("+where+")")
+		k += i
+		i = k + len("</use_tool")
+		if i < len(text) && text[i] == '>' {
+			continue
 		}
-		// <use_tool not followed by '>'.
-		for i := 0; ; {
-			k := strings.Index(text[i:], "<use_tool")
-			if k < 0 {
-				break
-			}
-			k += i
-			i = k + len("<use_tool")
-			if i < len(text) && text[i] == '>' {
-				continue
-			}
-			j := min(len(text), i+12)
-			p, where := at(k, min(len(text), i+1))
-			c.emit("xml.partial-opener", p, text[k:j], "assembled "+string(s.Side)+" text has a partial opener "+strconv.Quote(text[k:j])+" ("+where+")")
+		j := i
+		if gt := strings.IndexByte(text[i:min(len(text), i+48)], '>'); gt >= 0 {
+			j = i + gt + 1
+		} else {
+			j = min(len(text), i+16)
 		}
-		// Opener/closer nesting, duplicates, unclosed last block, tail.
-		depth, lastClose := 0, -1
-		var bodies []string
-		openAt := -1
-		for i := 0; i < len(text); {
-			o := strings.Index(text[i:], clients.XMLOpen)
-			cl := strings.Index(text[i:], clients.XMLClose)
-			switch {
-			case o >= 0 && (cl < 0 || o < cl):
-				pos := i + o
-				if depth > 0 {
-					p, where := at(pos, pos+len(clients.XMLOpen))
-					c.emit("xml.nested-opener", p, excerpt.Clip(text[max(openAt, pos-40):pos+len(clients.XMLOpen)], 80), "<use_tool> opens before the block at byte "+strconv.Itoa(openAt)+" closed ("+where+")")
-				}
-				depth, openAt = depth+1, pos
-				i = pos + len(clients.XMLOpen)
-			case cl >= 0:
-				pos := i + cl
-				if depth > 0 {
-					body := text[openAt:pos]
-					for _, b := range bodies {
-						if b == body {
-							p, _ := at(openAt, pos+len(clients.XMLClose))
-							c.emit("xml.duplicate-block", p, excerpt.Clip(body, 80), "the same tool block appears twice")
-							break
-						}
+		p, where := x.at(k, j)
+		if j == k+len("</use_tool") {
+			j = min(len(text), j+1)
+		}
+		x.c.emit("xml.unclosed-closer", p, text[k:j], "assembled "+string(x.s.Side)+" text has "+strconv.Quote(text[k:j])+": the closer runs into what follows, so Obsidian merges the calls; born at this event ("+where+")")
+	}
+}
+
+// partialOpeners finds "<use_tool" not followed by '>'.
+func (x *xmlText) partialOpeners() {
+	text := x.text
+	for i := 0; ; {
+		k := strings.Index(text[i:], "<use_tool")
+		if k < 0 {
+			break
+		}
+		k += i
+		i = k + len("<use_tool")
+		if i < len(text) && text[i] == '>' {
+			continue
+		}
+		j := min(len(text), i+12)
+		p, where := x.at(k, min(len(text), i+1))
+		x.c.emit("xml.partial-opener", p, text[k:j], "assembled "+string(x.s.Side)+" text has a partial opener "+strconv.Quote(text[k:j])+" ("+where+")")
+	}
+}
+
+// blocks checks how the blocks open and close: an opener inside a block,
+// the same block twice, a last block never closed, text after the last
+// block.
+func (x *xmlText) blocks() {
+	text, c := x.text, x.c
+	depth, lastClose := 0, -1
+	var bodies []string
+	openAt := -1
+	for i := 0; i < len(text); {
+		o := strings.Index(text[i:], clients.XMLOpen)
+		cl := strings.Index(text[i:], clients.XMLClose)
+		switch {
+		case o >= 0 && (cl < 0 || o < cl):
+			pos := i + o
+			if depth > 0 {
+				p, where := x.at(pos, pos+len(clients.XMLOpen))
+				c.emit("xml.nested-opener", p, excerpt.Clip(text[max(openAt, pos-40):pos+len(clients.XMLOpen)], 80), "<use_tool> opens before the block at byte "+strconv.Itoa(openAt)+" closed ("+where+")")
+			}
+			depth, openAt = depth+1, pos
+			i = pos + len(clients.XMLOpen)
+		case cl >= 0:
+			pos := i + cl
+			if depth > 0 {
+				body := text[openAt:pos]
+				for _, b := range bodies {
+					if b == body {
+						p, _ := x.at(openAt, pos+len(clients.XMLClose))
+						c.emit("xml.duplicate-block", p, excerpt.Clip(body, 80), "the same tool block appears twice")
+						break
 					}
-					bodies = append(bodies, body)
 				}
-				depth, lastClose = 0, pos+len(clients.XMLClose)
-				i = lastClose
-			default:
-				i = len(text)
+				bodies = append(bodies, body)
 			}
+			depth, lastClose = 0, pos+len(clients.XMLClose)
+			i = lastClose
+		default:
+			i = len(text)
 		}
-		if depth > 0 {
-			p, _ := at(openAt, len(text))
-			c.emit("xml.unclosed-block", p, excerpt.Clip(text[openAt:], 80), "the last tool block is never closed: Obsidian parses it best effort and hides everything after <use_tool>")
+	}
+	if depth > 0 {
+		p, _ := x.at(openAt, len(text))
+		c.emit("xml.unclosed-block", p, excerpt.Clip(text[openAt:], 80), "the last tool block is never closed: Obsidian parses it best effort and hides everything after <use_tool>")
+	}
+	if lastClose >= 0 && depth == 0 {
+		if tail := jsstring.Trim(text[lastClose:]); tail != "" {
+			p, _ := x.at(lastClose, len(text))
+			c.emit("xml.text-after-tools", p, excerpt.Clip(tail, 80), "text after the last </use_tool>: Copilot may hang on \"Calling …\"")
 		}
-		if lastClose >= 0 && depth == 0 {
-			if tail := jsstring.Trim(text[lastClose:]); tail != "" {
-				p, _ := at(lastClose, len(text))
-				c.emit("xml.text-after-tools", p, excerpt.Clip(tail, 80), "text after the last </use_tool>: Copilot may hang on \"Calling …\"")
-			}
+	}
+}
+
+// params checks the parameters of each call as Obsidian reads it: all
+// in one <args>, or one never closed.
+func (x *xmlText) params() {
+	for _, call := range x.c.xmlCallsOf(x.s, x.ch) {
+		if _, ok := call.Args["args"]; ok {
+			p, _ := x.at(call.Start, call.End)
+			x.c.emit("xml.args-param", p, excerpt.Clip(x.text[call.Start:call.End], 100), "tool "+call.Name+" gets its arguments in <args>: Obsidian reads {\"args\": …}, not the parameters")
 		}
-		for _, call := range c.xmlCallsOf(s, ch) {
-			if _, ok := call.Args["args"]; ok {
-				p, _ := at(call.Start, call.End)
-				c.emit("xml.args-param", p, excerpt.Clip(text[call.Start:call.End], 100), "tool "+call.Name+" gets its arguments in <args>: Obsidian reads {\"args\": …}, not the parameters")
-			}
-			body := text[call.Start:call.End]
-			for _, tag := range unclosedTags(body) {
-				p, _ := at(call.Start, call.End)
-				c.emit("xml.unclosed-param", p, "<"+tag+">", "parameter <"+tag+"> of "+call.Name+" is never closed: Obsidian drops it")
-			}
+		body := x.text[call.Start:call.End]
+		for _, tag := range unclosedTags(body) {
+			p, _ := x.at(call.Start, call.End)
+			x.c.emit("xml.unclosed-param", p, "<"+tag+">", "parameter <"+tag+"> of "+call.Name+" is never closed: Obsidian drops it")
 		}
 	}
 }
@@ -271,7 +306,9 @@ func boundaryDedupe(c *exCtx, up, cl *SideReport) {
 	}
 }
 
-// runRequestLint checks the captured request's message history (seeds/003).
+// runRequestLint checks the captured request's message history: tool
+// results with no call before them, a user prompt sent again beside a
+// result, results answering no call.
 func runRequestLint(c *exCtx) {
 	if c.req == nil {
 		return

@@ -11,7 +11,7 @@ const (
 )
 
 // choiceState is the per-choice state of the textual transforms, modelled on
-// the original engine (shaping-engine.md §3.0). Offsets are byte offsets into
+// the original shaping proxy's (docs/GLOSSARY.md). Offsets are byte offsets into
 // emitted (the original used UTF-16 indices; the logic is the same on valid
 // UTF-8 because every token it looks for is ASCII).
 type choiceState struct {
