@@ -95,13 +95,13 @@ func Emulate(se *protocol.Side, m *protocol.Message, stream bool) []Result {
 	if se == nil {
 		se = &protocol.Side{}
 	}
-	return append(out, emulateStream(m.Protocol, se, spec)...)
+	return emulateStream(out, m.Protocol, se, spec)
 }
 
-// emulateStream runs the clients of protocol p after Spec over a stream.
-// Spec-following SDK parsers discard an unterminated last event: they
-// read the first n events only.
-func emulateStream(p protocol.Protocol, se *protocol.Side, spec Result) []Result {
+// emulateStream appends to out the results of the clients of protocol p
+// after Spec over a stream. Spec-following SDK parsers discard an
+// unterminated last event: they read the first n events only.
+func emulateStream(out []Result, p protocol.Protocol, se *protocol.Side, spec Result) []Result {
 	n := len(se.Events)
 	if n > 0 && !se.Events[n-1].Terminated {
 		n--
@@ -109,22 +109,22 @@ func emulateStream(p protocol.Protocol, se *protocol.Side, spec Result) []Result
 	switch p {
 	case protocol.Chat:
 		node := nodeChat(se, n)
-		return []Result{vscodeChat(se), obsidianResult(node.Text, spec), node, pythonChat(se, n)}
+		return append(out, vscodeChat(se), obsidianResult(node.Text, spec), node, pythonChat(se, n))
 	case protocol.Responses:
 		objs := se.ObjEvents()
 		vs := vscodeResponses(se.Events, objs)
 		node := sdkResponses(OpenAINode, se.Events[:n], objs[:n])
 		py := sdkResponses(OpenAIPython, se.Events[:n], objs[:n])
-		return []Result{vs, obsidianResult(spec.Text, spec), node, py}
+		return append(out, vs, obsidianResult(spec.Text, spec), node, py)
 	case protocol.Anthropic:
 		objs := se.ObjEvents()
 		vs := vscodeAnthropic(se.Events, objs)
 		ts := sdkAnthropic(AnthropicTS, se.Events[:n], objs[:n])
 		py := ts
 		py.Client = AnthropicPython
-		return []Result{vs, obsidianResult(spec.Text, spec), ts, py}
+		return append(out, vs, obsidianResult(spec.Text, spec), ts, py)
 	}
-	return nil
+	return out
 }
 
 func joinErr(a, b string) string {

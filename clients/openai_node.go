@@ -23,7 +23,7 @@ import (
 // arguments joined. Finalising throws on a choice without finish_reason or
 // role, and a hole in the tool_calls array fails normalizeToolCallIds.
 func nodeChat(se *protocol.Side, n int) Result {
-	nr := &nodeChatReader{r: Result{Client: OpenAINode, Rule: "openai-node 7 ChatCompletionStream: tool calls keyed by index (0–127), name/id overwritten, an error payload throws"}}
+	nr := nodeChatReader{r: Result{Client: OpenAINode, Rule: "openai-node 7 ChatCompletionStream: tool calls keyed by index (0–127), name/id overwritten, an error payload throws"}}
 	events := se.Events[:n]
 	var cs *protocol.ChatSide
 	if n > 0 {

@@ -26,8 +26,8 @@ import (
 // common case) reuses that event's decoded chunk; any other line is decoded
 // on its own.
 func vscodeChat(se *protocol.Side) Result {
-	v := &vscodeChatReader{r: Result{Client: VSCode, Rule: "VS Code Copilot Chat SSEProcessor: read line by line, tool calls matched by id, content beside tool_calls dropped"},
-		byID: map[string]int{}}
+	v := vscodeChatReader{r: Result{Client: VSCode, Rule: "VS Code Copilot Chat SSEProcessor: read line by line, tool calls matched by id, content beside tool_calls dropped"}}
+	byID := map[string]int{} // the call with each id (ids are set once); not in v, so it stays on the stack
 	events := se.Events
 	var cs *protocol.ChatSide
 	if len(events) > 0 {
@@ -57,7 +57,7 @@ func vscodeChat(se *protocol.Side) Result {
 		} else {
 			side, ck = protocol.DecodeChatData(string(payload))
 		}
-		v.chunk(side, ck)
+		v.chunk(side, ck, byID)
 		return true
 	})
 	return v.result()
@@ -70,15 +70,15 @@ type vscodeChatReader struct {
 	finished bool
 	calls    []protocol.ToolCall
 	args     []*strings.Builder
-	byID     map[string]int // the call with each id (ids are set once)
 	sawDone  bool
 
 	text, reasoning, refusal strings.Builder
 }
 
 // chunk reads one decoded line: an error payload without choices ends
-// the reply, choice 0's delta adds to it.
-func (v *vscodeChatReader) chunk(side *protocol.ChatSide, ck *protocol.ChatChunk) {
+// the reply, choice 0's delta adds to it. byID holds the call with each
+// id.
+func (v *vscodeChatReader) chunk(side *protocol.ChatSide, ck *protocol.ChatChunk, byID map[string]int) {
 	if !ck.Valid {
 		return
 	}
@@ -97,7 +97,7 @@ func (v *vscodeChatReader) chunk(side *protocol.ChatSide, ck *protocol.ChatChunk
 		}
 		if d.ToolCalls.Exists() && !d.ToolCalls.IsNull() {
 			for _, tc := range side.ToolDeltas(d) {
-				v.toolDelta(tc)
+				v.toolDelta(tc, byID)
 			}
 		} else if t := d.Content().Str(); t != "" {
 			v.text.WriteString(strings.TrimSuffix(t, "\r"))
@@ -118,11 +118,11 @@ func (v *vscodeChatReader) chunk(side *protocol.ChatSide, ck *protocol.ChatChunk
 // toolDelta adds one tool call delta: to the call with its id, else to
 // the last call, else to a new call (a space joining the text before the
 // first named one).
-func (v *vscodeChatReader) toolDelta(tc protocol.ChatToolDelta) {
+func (v *vscodeChatReader) toolDelta(tc protocol.ChatToolDelta, byID map[string]int) {
 	id, name := tc.ID, tc.Name
 	cur := -1
 	if id != "" {
-		if at, ok := v.byID[id]; ok {
+		if at, ok := byID[id]; ok {
 			cur = at
 		}
 	} else if len(v.calls) > 0 {
@@ -138,7 +138,7 @@ func (v *vscodeChatReader) toolDelta(tc protocol.ChatToolDelta) {
 	}
 	if id != "" {
 		v.calls[cur].ID = id
-		v.byID[id] = cur
+		byID[id] = cur
 	}
 	if name != "" {
 		v.calls[cur].Name = name
