@@ -24,7 +24,7 @@ func sameChoices(a, b []protocol.Choice) bool {
 	for i := range a {
 		x, y := a[i], b[i]
 		if x.Index != y.Index || x.Role != y.Role || x.Text != y.Text || x.Reasoning != y.Reasoning ||
-			x.Refusal != y.Refusal || x.FinishReason != y.FinishReason || !SameCalls(x.ToolCalls, y.ToolCalls) ||
+			x.Refusal != y.Refusal || x.FinishReason != y.FinishReason || !protocol.SameToolCalls(x.ToolCalls, y.ToolCalls) ||
 			!slices.EqualFunc(x.ServerTools, y.ServerTools, sameServerTool) {
 			return false
 		}
@@ -37,14 +37,4 @@ func sameChoices(a, b []protocol.Choice) bool {
 func sameServerTool(x, y protocol.ServerTool) bool {
 	x.Born, y.Born = protocol.Born{}, protocol.Born{}
 	return x == y
-}
-
-// SameCalls reports whether two lists of tool calls say the same (index,
-// id, name, arguments, form and signature), not minding the events they
-// were born at.
-func SameCalls(a, b []protocol.ToolCall) bool {
-	return slices.EqualFunc(a, b, func(x, y protocol.ToolCall) bool {
-		x.Born, y.Born = protocol.Born{}, protocol.Born{}
-		return x == y
-	})
 }

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/visible"
 )
@@ -82,7 +82,7 @@ func SessionSummary(s *session.Session) string {
 		parts = append(parts, fmt.Sprintf("tokens in %d out %d", s.TokensIn, s.TokensOut))
 	}
 	if s.Dur >= 0 {
-		parts = append(parts, inspect.FormatDuration(s.Dur))
+		parts = append(parts, units.Duration(s.Dur))
 	}
 	if s.Failed > 0 {
 		parts = append(parts, strconv.Itoa(s.Failed)+" failed")

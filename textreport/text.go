@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -92,7 +93,7 @@ func (t *Writer) Exchange(x *inspect.ExchangeReport) error {
 	t.count[sev]++
 	writeItems(bw, paint(ansiBold, "==")+" ", v)
 	meta := []string{visible.String(x.Method) + " " + visible.String(x.Origin+x.Endpoint), "model " + orDash(x.Model),
-		"status " + strconv.Itoa(x.Status), "ttfb " + inspect.FormatDuration(x.TTFB), "duration " + inspect.FormatDuration(x.Dur), plural(x.Events, "event")}
+		"status " + strconv.Itoa(x.Status), "ttfb " + units.Duration(x.TTFB), "duration " + units.Duration(x.Dur), plural(x.Events, "event")}
 	writeItems(bw, "   ", meta)
 	if x.Paired != "" && x.Paired != tape.PairedHeader {
 		writeItems(bw, "   ", []string{x.PairingText()})

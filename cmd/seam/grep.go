@@ -11,6 +11,7 @@ import (
 	"regexp"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -91,7 +92,7 @@ func runGrep(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return &usageError{cmd: "grep", msg: "pattern: " + err.Error() + " (-F searches for a fixed string)", example: ex}
 	}
-	scopes, err := inspect.ParseScopes(o.in)
+	scopes, err := query.ParseScopes(o.in)
 	if err != nil {
 		return &usageError{cmd: "grep", msg: "--in: " + err.Error(), example: "seam grep --in text,tools PATTERN captures/"}
 	}
@@ -111,7 +112,7 @@ func runGrep(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		if !where.Empty() && !where.Match(rowOf(src, x, rep)) {
 			return nil
 		}
-		ms := inspect.Search(re, x, rep, scopes)
+		ms := query.Search(re, x, rep, scopes)
 		if len(ms) == 0 {
 			return nil
 		}
@@ -159,13 +160,13 @@ func runGrep(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 
 // writeMatchJSON writes one match as a line of JSON, with the capture
 // named.
-func writeMatchJSON(w *bufio.Writer, capture string, m inspect.Match) error {
+func writeMatchJSON(w *bufio.Writer, capture string, m query.Match) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(struct {
 		Capture string `json:"capture"`
-		inspect.Match
+		query.Match
 	}{capture, m}); err != nil {
 		return fmt.Errorf("encode match: %w", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/shellquote"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/textreport"
@@ -66,7 +68,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 	}
 	if o.ex.n != 0 && o.ex.capture == "" && len(paths) > 1 {
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
-			example: "seam inspect --ex " + shellQuote(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
+			example: "seam inspect --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
 	}
 	threshold := failOn
 	if o.failOn == "" {
@@ -190,7 +192,7 @@ func summaryRow(in *input, x *inspect.ExchangeReport) []string {
 	}
 	if m := x.Metrics; m != nil {
 		if m.Gaps > 0 {
-			gapMax, stalls = inspect.FormatDuration(m.GapMax), strconv.Itoa(m.Stalls)
+			gapMax, stalls = units.Duration(m.GapMax), strconv.Itoa(m.Stalls)
 		}
 		if m.TokensPerS > 0 {
 			rate = fmt.Sprintf("%.0f", m.TokensPerS)
@@ -218,7 +220,7 @@ func summaryRow(in *input, x *inspect.ExchangeReport) []string {
 		visible.String(filepath.Base(in.path)) + "#" + strconv.Itoa(x.Ex),
 		visible.String(strings.TrimSpace(x.Method + " " + x.Origin + x.Endpoint)),
 		visible.String(orDashCmd(x.Model)), status, visible.String(orDashCmd(string(x.Outcome))),
-		inspect.FormatDuration(x.TTFB), inspect.FormatDuration(x.Dur), gapMax, stalls, rate, session, findings,
+		units.Duration(x.TTFB), units.Duration(x.Dur), gapMax, stalls, rate, session, findings,
 	}
 }
 

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/htmlreport"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/outfile"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
 )
 
@@ -106,7 +106,7 @@ func runReport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "wrote %s (%s, %s): open it in a browser\n", out, plural(len(rep.Exchanges), "exchange"), capture.Bytes(n))
+	fmt.Fprintf(e.stderr, "wrote %s (%s, %s): open it in a browser\n", out, plural(len(rep.Exchanges), "exchange"), units.Bytes(n))
 	return nil
 }
 

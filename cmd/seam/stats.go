@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/textreport"
@@ -32,7 +34,7 @@ func statsCommand() *command {
 		help: `
 Reads every capture given (a directory stands for the captures in it and
 below it) and adds up its exchanges by model and endpoint, or by what --by
-names (a comma-separated list of ` + strings.Join(inspect.StatsKeys(), ", ") + `):
+names (a comma-separated list of ` + strings.Join(query.StatsKeys(), ", ") + `):
 
   n         exchanges
   ok, fail  how the side clients received ended: complete or closed after
@@ -51,14 +53,14 @@ the values is at most. They are exact up to 4096 values per group, and
 within 0.5% past that (a histogram keeps memory bounded). The table fits
 the terminal by leaving columns out; --json has every figure
 ({"by", "stall_ns", "captures", "exchanges", "groups": [Group], "total":
-Group, and with --by session "sessions"}: the groups as inspect.StatsGroup
+Group, and with --by session "sessions"}: the groups as query.StatsGroup
 documents them). --where counts only the exchanges a filter selects (seam help where). Sessions are
 linked across the captures in the order given, a directory's in the order
 they were recorded (their headers' start times).`,
 		example: "seam stats --by model captures/",
 		flags: func(fs *flag.FlagSet) any {
 			o := &statsOptions{}
-			fs.StringVar(&o.by, "by", "model,endpoint", "group by `keys`: "+strings.Join(inspect.StatsKeys(), ", "))
+			fs.StringVar(&o.by, "by", "model,endpoint", "group by `keys`: "+strings.Join(query.StatsKeys(), ", "))
 			fs.DurationVar(&o.stall, "stall", inspect.DefaultStall, "count gaps between chunks longer than `duration` as stalls")
 			fs.StringVar(&o.where, "where", "", "count only the exchanges `filter` selects (seam help where)")
 			fs.BoolVar(&o.json, "json", false, "print the figures as JSON")
@@ -83,7 +85,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			by = append(by, k)
 		}
 	}
-	st, err := inspect.NewStats(by, o.stall)
+	st, err := query.NewStats(by, o.stall)
 	if err != nil {
 		return &usageError{cmd: "stats", msg: "--by: " + err.Error(), example: ex}
 	}
@@ -120,13 +122,13 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	}
 	if o.json {
 		return writeJSON(e.stdout, struct {
-			By        []string              `json:"by"`
-			StallNs   int64                 `json:"stall_ns"`
-			Captures  int                   `json:"captures"`
-			Exchanges int                   `json:"exchanges"`
-			Groups    []*inspect.StatsGroup `json:"groups"`
-			Total     *inspect.StatsGroup   `json:"total"`
-			Sessions  []*session.Session    `json:"sessions,omitempty"`
+			By        []string            `json:"by"`
+			StallNs   int64               `json:"stall_ns"`
+			Captures  int                 `json:"captures"`
+			Exchanges int                 `json:"exchanges"`
+			Groups    []*query.StatsGroup `json:"groups"`
+			Total     *query.StatsGroup   `json:"total"`
+			Sessions  []*session.Session  `json:"sessions,omitempty"`
 		}{by, int64(o.stall), len(paths), total.Exchanges, groups, total, ss})
 	}
 	return writeStatsText(e, by, o.stall, len(paths), groups, total, ss)
@@ -134,10 +136,10 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 
 // writeStatsText prints the figures as a table that fits the terminal,
 // then the findings by id per group.
-func writeStatsText(e *env, by []string, stall time.Duration, captures int, groups []*inspect.StatsGroup, total *inspect.StatsGroup, ss []*session.Session) error {
+func writeStatsText(e *env, by []string, stall time.Duration, captures int, groups []*query.StatsGroup, total *query.StatsGroup, ss []*session.Session) error {
 	w := e.stdout
 	fmt.Fprintf(w, "%s, %s · by %s · stalls are gaps over %s\n\n", plural(captures, "capture"), plural(total.Exchanges, "exchange"),
-		strings.Join(by, ", "), inspect.FormatDuration(int64(stall)))
+		strings.Join(by, ", "), units.Duration(int64(stall)))
 	if total.Exchanges == 0 {
 		fmt.Fprintln(w, "no exchange to count")
 		return nil
@@ -152,12 +154,12 @@ func writeStatsText(e *env, by []string, stall time.Duration, captures int, grou
 		column{head: "gap p50", right: true, drop: 7}, column{head: "gap p99", right: true, drop: 4}, column{head: "gap max", right: true},
 		column{head: "stalls", right: true}, column{head: "in", right: true, drop: 9}, column{head: "out", right: true, drop: 8},
 		column{head: "tok/s", right: true, drop: 5})
-	row := func(keys []string, g *inspect.StatsGroup) {
-		d := func(s inspect.Summary, v int64) string {
+	row := func(keys []string, g *query.StatsGroup) {
+		d := func(s query.Summary, v int64) string {
 			if s.N == 0 {
 				return "-"
 			}
-			return inspect.FormatDuration(v)
+			return units.Duration(v)
 		}
 		usage := func(n int) string {
 			if g.UsageExchanges == 0 {

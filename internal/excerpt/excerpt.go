@@ -1,6 +1,6 @@
 // Package excerpt cuts evidence out of stream bytes: a finding quotes a
-// bounded excerpt of what it saw, never a whole payload, and names what
-// a capture names (Name) only as a plain name or quoted.
+// bounded excerpt of what it saw, never a whole payload, and names a role,
+// tool or header from a capture as it is only when it looks like one.
 package excerpt
 
 import (
@@ -31,11 +31,10 @@ func Cut(s string, n int) (string, bool) {
 	return s[:n], true
 }
 
-// Name returns a name from a capture (a role, a tool name, a call id, a
-// header name) as it may stand in a finding's message or a report line:
-// unchanged when it is made of ASCII letters, digits and _.:- and no
-// longer than 64 bytes (as every real one is), else quoted and clipped
-// to 40 bytes.
+// Name returns a role, tool name, call id or header name from a capture as
+// it may stand in a message naming it: unchanged when made of letters,
+// digits and _.:- (as every real one is), else quoted and clipped to 40
+// bytes.
 func Name(s string) string {
 	if s != "" && len(s) <= 64 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == "" {
 		return s
