@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gobwas/ws"
 
+	"github.com/seam-dev/seam/internal/streamtest"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/wsframe"
 )
@@ -167,66 +167,28 @@ func (in exInput) findings(t *testing.T) []Finding {
 	return r.Exchanges[len(r.Exchanges)-1].Findings
 }
 
-// Chat Completions stream builders.
-
-func cc(delta string) string { return ccf(delta, "") }
-
-func ccf(delta, finish string) string {
-	fr := "null"
-	if finish != "" {
-		fr = strconv.Quote(finish)
-	}
-	return `data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + fr + "}]}\n\n"
-}
-
-const (
-	chatRole = `{"role":"assistant","content":""}`
-	done     = "data: [DONE]\n\n"
+// The Chat Completions and Anthropic stream builders, shared with the
+// tests of other packages.
+var (
+	cc         = streamtest.Chunk
+	ccf        = streamtest.ChunkFinish
+	chatText   = streamtest.ChatText
+	tool       = streamtest.Tool
+	chatCalls  = streamtest.ChatCalls
+	jsonString = streamtest.JSONString
+	antStream  = streamtest.Anthropic
 )
 
-// chatText is a clean Chat Completions stream whose deltas are parts.
-func chatText(parts ...string) string {
-	var b strings.Builder
-	b.WriteString(cc(chatRole))
-	for _, p := range parts {
-		b.WriteString(cc(`{"content":` + jsonString(p) + `}`))
-	}
-	b.WriteString(ccf(`{}`, "stop"))
-	b.WriteString(done)
-	return b.String()
-}
-
-// tool is a tool_calls delta for one call; empty id or name are omitted.
-func tool(index int, id, name, args string) string {
-	tc := map[string]any{"index": index, "type": "function"}
-	fn := map[string]any{"arguments": args}
-	if id != "" {
-		tc["id"] = id
-	}
-	if name != "" {
-		fn["name"] = name
-	}
-	tc["function"] = fn
-	b, _ := json.Marshal(map[string]any{"tool_calls": []any{tc}})
-	return string(b)
-}
-
-// chatCalls is a clean stream making the given calls ({id, name, args}).
-func chatCalls(calls ...[3]string) string {
-	var b strings.Builder
-	b.WriteString(cc(chatRole))
-	for i, c := range calls {
-		b.WriteString(cc(tool(i, c[0], c[1], c[2])))
-	}
-	b.WriteString(ccf(`{}`, "tool_calls"))
-	b.WriteString(done)
-	return b.String()
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+const (
+	chatRole     = streamtest.ChatRole
+	done         = streamtest.Done
+	antStart     = streamtest.AntStart
+	antTextStart = streamtest.AntTextStart
+	antTextDelta = streamtest.AntTextDelta
+	antStop0     = streamtest.AntStop0
+	antMsgDelta  = streamtest.AntMsgDelta
+	antMsgStop   = streamtest.AntMsgStop
+)
 
 // Responses stream builder: each event is {type, fields}; the SSE event
 // name is the type unless name is set, and sequence numbers count from 0.
@@ -272,30 +234,6 @@ func respOK(delta, doneText string, mods ...func([]respEv) []respEv) string {
 func setEv(i int, e respEv) func([]respEv) []respEv {
 	return func(evs []respEv) []respEv { evs[i] = e; return evs }
 }
-
-// Anthropic stream builder: events in order, named by their type unless
-// named is false.
-func antStream(named bool, datas ...string) string {
-	var b strings.Builder
-	for _, d := range datas {
-		if named {
-			var typ struct{ Type string }
-			_ = json.Unmarshal([]byte(d), &typ)
-			b.WriteString("event: " + typ.Type + "\n")
-		}
-		b.WriteString("data: " + d + "\n\n")
-	}
-	return b.String()
-}
-
-const (
-	antStart     = `{"type":"message_start","message":{"id":"msg_1","model":"claude","usage":{"input_tokens":1,"output_tokens":1}}}`
-	antTextStart = `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`
-	antTextDelta = `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`
-	antStop0     = `{"type":"content_block_stop","index":0}`
-	antMsgDelta  = `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`
-	antMsgStop   = `{"type":"message_stop"}`
-)
 
 // toolsReq declares read(path, required) and getFileTree() in its tools.
 const toolsReq = `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}],"tools":[` +

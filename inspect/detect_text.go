@@ -7,9 +7,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsonvalue"
+	"github.com/seam-dev/seam/internal/jsstring"
 	"github.com/seam-dev/seam/protocol"
-	"github.com/seam-dev/seam/shape"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -32,117 +34,152 @@ func bornAt(spans []protocol.Span, i, j int) (ev int, single bool) {
 }
 
 // runXML checks the assembled text of each side the way Obsidian Copilot's
-// XML era reads it (protocols.md §1.3, §1.9; bug classes A, G, P).
+// XML era reads it (docs/PROTOCOLS.md#obsidian-xml; bug classes A, G and P
+// of docs/GLOSSARY.md).
 func runXML(c *exCtx) {
 	for _, s := range c.textSides() {
 		ch := &s.Message.Choices[0]
-		text := ch.Text
-		if !strings.Contains(text, "use_tool") {
+		if !strings.Contains(ch.Text, "use_tool") {
 			continue
 		}
-		at := func(i, j int) (Pointer, string) {
-			ev, single := bornAt(ch.Spans, i, j)
-			where := "no single delta contains it"
-			if single {
-				where = "one delta contains it"
-			} else if first := protocol.EventAt(ch.Spans, i); first >= 0 {
-				where = "it spans events " + strconv.Itoa(first) + "–" + strconv.Itoa(ev) + "; no single delta contains it"
-			}
-			return c.sidePointer(s, ev), where
+		x := &xmlText{c: c, s: s, ch: ch, text: ch.Text}
+		x.unclosedClosers()
+		x.partialOpeners()
+		x.blocks()
+		x.params()
+	}
+}
+
+// xmlText is one side's assembled text as runXML checks it.
+type xmlText struct {
+	c    *exCtx
+	s    *SideReport
+	ch   *protocol.Choice
+	text string
+}
+
+// at returns where bytes i to j of the text were born, and says whether
+// one delta holds them.
+func (x *xmlText) at(i, j int) (Pointer, string) {
+	ev, single := bornAt(x.ch.Spans, i, j)
+	where := "no single delta contains it"
+	if single {
+		where = "one delta contains it"
+	} else if first := protocol.EventAt(x.ch.Spans, i); first >= 0 {
+		where = "it spans events " + strconv.Itoa(first) + "–" + strconv.Itoa(ev) + "; no single delta contains it"
+	}
+	return x.c.sidePointer(x.s, ev), where
+}
+
+// unclosedClosers finds "</use_tool" not followed by '>'.
+func (x *xmlText) unclosedClosers() {
+	text := x.text
+	for i := 0; ; {
+		k := strings.Index(text[i:], "</use_tool")
+		if k < 0 {
+			break
 		}
-		// </use_tool not followed by '>'.
-		for i := 0; ; {
-			k := strings.Index(text[i:], "</use_tool")
-			if k < 0 {
-				break
-			}
-			k += i
-			i = k + len("</use_tool")
-			if i < len(text) && text[i] == '>' {
-				continue
-			}
-			j := i
-			if gt := strings.IndexByte(text[i:min(len(text), i+48)], '>'); gt >= 0 {
-				j = i + gt + 1
-			} else {
-				j = min(len(text), i+16)
-			}
-			p, where := at(k, j)
-			if j == k+len("</use_tool") {
-				j = min(len(text), j+1)
-			}
-			c.emit("xml.unclosed-closer", p, text[k:j], "assembled "+string(s.Side)+" text has "+strconv.Quote(text[k:j])+": the closer runs into what follows, so Obsidian merges the calls; born at this event ("+where+")")
+		k += i
+		i = k + len("</use_tool")
+		if i < len(text) && text[i] == '>' {
+			continue
 		}
-		// <use_tool not followed by '>'.
-		for i := 0; ; {
-			k := strings.Index(text[i:], "<use_tool")
-			if k < 0 {
-				break
-			}
-			k += i
-			i = k + len("<use_tool")
-			if i < len(text) && text[i] == '>' {
-				continue
-			}
-			j := min(len(text), i+12)
-			p, where := at(k, min(len(text), i+1))
-			c.emit("xml.partial-opener", p, text[k:j], "assembled "+string(s.Side)+" text has a partial opener "+strconv.Quote(text[k:j])+" ("+where+")")
+		j := i
+		if gt := strings.IndexByte(text[i:min(len(text), i+48)], '>'); gt >= 0 {
+			j = i + gt + 1
+		} else {
+			j = min(len(text), i+16)
 		}
-		// Opener/closer nesting, duplicates, unclosed last block, tail.
-		depth, lastClose := 0, -1
-		var bodies []string
-		openAt := -1
-		for i := 0; i < len(text); {
-			o := strings.Index(text[i:], xmlOpen)
-			cl := strings.Index(text[i:], xmlClose)
-			switch {
-			case o >= 0 && (cl < 0 || o < cl):
-				pos := i + o
-				if depth > 0 {
-					p, where := at(pos, pos+len(xmlOpen))
-					c.emit("xml.nested-opener", p, excerpt.Clip(text[max(openAt, pos-40):pos+len(xmlOpen)], 80), "<use_tool> opens before the block at byte "+strconv.Itoa(openAt)+" closed ("+where+")")
-				}
-				depth, openAt = depth+1, pos
-				i = pos + len(xmlOpen)
-			case cl >= 0:
-				pos := i + cl
-				if depth > 0 {
-					body := text[openAt:pos]
-					for _, b := range bodies {
-						if b == body {
-							p, _ := at(openAt, pos+len(xmlClose))
-							c.emit("xml.duplicate-block", p, excerpt.Clip(body, 80), "the same tool block appears twice")
-							break
-						}
+		p, where := x.at(k, j)
+		if j == k+len("</use_tool") {
+			j = min(len(text), j+1)
+		}
+		x.c.emit("xml.unclosed-closer", p, text[k:j], "assembled "+string(x.s.Side)+" text has "+strconv.Quote(text[k:j])+": the closer runs into what follows, so Obsidian merges the calls; born at this event ("+where+")")
+	}
+}
+
+// partialOpeners finds "<use_tool" not followed by '>'.
+func (x *xmlText) partialOpeners() {
+	text := x.text
+	for i := 0; ; {
+		k := strings.Index(text[i:], "<use_tool")
+		if k < 0 {
+			break
+		}
+		k += i
+		i = k + len("<use_tool")
+		if i < len(text) && text[i] == '>' {
+			continue
+		}
+		j := min(len(text), i+12)
+		p, where := x.at(k, min(len(text), i+1))
+		x.c.emit("xml.partial-opener", p, text[k:j], "assembled "+string(x.s.Side)+" text has a partial opener "+strconv.Quote(text[k:j])+" ("+where+")")
+	}
+}
+
+// blocks checks how the blocks open and close: an opener inside a block,
+// the same block twice, a last block never closed, text after the last
+// block.
+func (x *xmlText) blocks() {
+	text, c := x.text, x.c
+	depth, lastClose := 0, -1
+	var bodies []string
+	openAt := -1
+	for i := 0; i < len(text); {
+		o := strings.Index(text[i:], clients.XMLOpen)
+		cl := strings.Index(text[i:], clients.XMLClose)
+		switch {
+		case o >= 0 && (cl < 0 || o < cl):
+			pos := i + o
+			if depth > 0 {
+				p, where := x.at(pos, pos+len(clients.XMLOpen))
+				c.emit("xml.nested-opener", p, excerpt.Clip(text[max(openAt, pos-40):pos+len(clients.XMLOpen)], 80), "<use_tool> opens before the block at byte "+strconv.Itoa(openAt)+" closed ("+where+")")
+			}
+			depth, openAt = depth+1, pos
+			i = pos + len(clients.XMLOpen)
+		case cl >= 0:
+			pos := i + cl
+			if depth > 0 {
+				body := text[openAt:pos]
+				for _, b := range bodies {
+					if b == body {
+						p, _ := x.at(openAt, pos+len(clients.XMLClose))
+						c.emit("xml.duplicate-block", p, excerpt.Clip(body, 80), "the same tool block appears twice")
+						break
 					}
-					bodies = append(bodies, body)
 				}
-				depth, lastClose = 0, pos+len(xmlClose)
-				i = lastClose
-			default:
-				i = len(text)
+				bodies = append(bodies, body)
 			}
+			depth, lastClose = 0, pos+len(clients.XMLClose)
+			i = lastClose
+		default:
+			i = len(text)
 		}
-		if depth > 0 {
-			p, _ := at(openAt, len(text))
-			c.emit("xml.unclosed-block", p, excerpt.Clip(text[openAt:], 80), "the last tool block is never closed: Obsidian parses it best effort and hides everything after <use_tool>")
+	}
+	if depth > 0 {
+		p, _ := x.at(openAt, len(text))
+		c.emit("xml.unclosed-block", p, excerpt.Clip(text[openAt:], 80), "the last tool block is never closed: Obsidian parses it best effort and hides everything after <use_tool>")
+	}
+	if lastClose >= 0 && depth == 0 {
+		if tail := jsstring.Trim(text[lastClose:]); tail != "" {
+			p, _ := x.at(lastClose, len(text))
+			c.emit("xml.text-after-tools", p, excerpt.Clip(tail, 80), "text after the last </use_tool>: Copilot may hang on \"Calling …\"")
 		}
-		if lastClose >= 0 && depth == 0 {
-			if tail := shape.TrimJS(text[lastClose:]); tail != "" {
-				p, _ := at(lastClose, len(text))
-				c.emit("xml.text-after-tools", p, excerpt.Clip(tail, 80), "text after the last </use_tool>: Copilot may hang on \"Calling …\"")
-			}
+	}
+}
+
+// params checks the parameters of each call as Obsidian reads it: all
+// in one <args>, or one never closed.
+func (x *xmlText) params() {
+	for _, call := range x.c.xmlCallsOf(x.s, x.ch) {
+		if _, ok := call.Args["args"]; ok {
+			p, _ := x.at(call.Start, call.End)
+			x.c.emit("xml.args-param", p, excerpt.Clip(x.text[call.Start:call.End], 100), "tool "+call.Name+" gets its arguments in <args>: Obsidian reads {\"args\": …}, not the parameters")
 		}
-		for _, call := range c.xmlCallsOf(s, ch) {
-			if _, ok := call.Args["args"]; ok {
-				p, _ := at(call.Start, call.End)
-				c.emit("xml.args-param", p, excerpt.Clip(text[call.Start:call.End], 100), "tool "+call.Name+" gets its arguments in <args>: Obsidian reads {\"args\": …}, not the parameters")
-			}
-			body := text[call.Start:call.End]
-			for _, tag := range unclosedTags(body) {
-				p, _ := at(call.Start, call.End)
-				c.emit("xml.unclosed-param", p, "<"+tag+">", "parameter <"+tag+"> of "+call.Name+" is never closed: Obsidian drops it")
-			}
+		body := x.text[call.Start:call.End]
+		for _, tag := range unclosedTags(body) {
+			p, _ := x.at(call.Start, call.End)
+			x.c.emit("xml.unclosed-param", p, "<"+tag+">", "parameter <"+tag+"> of "+call.Name+" is never closed: Obsidian drops it")
 		}
 	}
 }
@@ -212,13 +249,13 @@ func runDuplicateCalls(c *exCtx) {
 		}
 		decoded := make([]args, len(calls))
 		for i := range calls {
-			decoded[i].v, decoded[i].ok = decodeJSON(calls[i].Arguments)
+			decoded[i].v, decoded[i].ok = jsonvalue.Decode(calls[i].Arguments)
 		}
 		same := func(i, j int) bool {
 			if calls[i].Arguments == calls[j].Arguments {
 				return true
 			}
-			return decoded[i].ok && decoded[j].ok && jsonEqual(decoded[i].v, decoded[j].v, false)
+			return decoded[i].ok && decoded[j].ok && jsonvalue.Equal(decoded[i].v, decoded[j].v, false)
 		}
 		for j := 1; j < len(calls); j++ {
 			for i := range j {
@@ -269,42 +306,44 @@ func boundaryDedupe(c *exCtx, up, cl *SideReport) {
 	}
 }
 
-// runRequestLint checks the captured request's message history (seeds/003).
+// runRequestLint checks the captured request's message history: tool
+// results with no call before them, a user prompt sent again beside a
+// result, results answering no call.
 func runRequestLint(c *exCtx) {
 	if c.req == nil {
 		return
 	}
-	msgs := c.req.messages
+	msgs := c.req.Messages
 	ids := map[string]bool{}
 	for i, m := range msgs {
-		for _, tc := range m.toolCalls {
+		for _, tc := range m.ToolCalls {
 			if tc.ID != "" {
 				ids[tc.ID] = true
 			}
 		}
-		if m.role != "tool" {
+		if m.Role != "tool" {
 			continue
 		}
 		prev := i - 1
-		for prev >= 0 && msgs[prev].role == "tool" {
+		for prev >= 0 && msgs[prev].Role == "tool" {
 			prev--
 		}
 		p := c.reqPointer()
-		if prev < 0 || msgs[prev].role != "assistant" || len(msgs[prev].toolCalls) == 0 {
+		if prev < 0 || msgs[prev].Role != "assistant" || len(msgs[prev].ToolCalls) == 0 {
 			before := "nothing"
 			if prev >= 0 {
-				before = "a " + msgs[prev].role + " message"
+				before = "a " + msgs[prev].Role + " message"
 			}
-			c.emit("req.orphan-tool-result", p, "message "+strconv.Itoa(i)+": tool result "+m.toolCallID+" after "+before,
+			c.emit("req.orphan-tool-result", p, "message "+strconv.Itoa(i)+": tool result "+m.ToolCallID+" after "+before,
 				"tool result with no preceding assistant tool_calls: the model cannot tell what it answers (blank continuation)")
-			if prev >= 0 && msgs[prev].role == "user" {
-				c.emit("req.resent-user-prompt", p, "message "+strconv.Itoa(prev)+": "+strconv.Quote(excerpt.Clip(msgs[prev].text, 60)),
+			if prev >= 0 && msgs[prev].Role == "user" {
+				c.emit("req.resent-user-prompt", p, "message "+strconv.Itoa(prev)+": "+strconv.Quote(excerpt.Clip(msgs[prev].Text, 60)),
 					"the user prompt is sent again right before the tool result instead of the assistant's tool call")
 			}
 			continue
 		}
-		if m.toolCallID != "" && !ids[m.toolCallID] {
-			c.emit("req.unknown-tool-call-id", p, "message "+strconv.Itoa(i)+": tool_call_id "+m.toolCallID, "tool result id matches no tool call in the request")
+		if m.ToolCallID != "" && !ids[m.ToolCallID] {
+			c.emit("req.unknown-tool-call-id", p, "message "+strconv.Itoa(i)+": tool_call_id "+m.ToolCallID, "tool result id matches no tool call in the request")
 		}
 	}
 }
@@ -321,12 +360,12 @@ type callToCheck struct {
 // history) against the tools the request declares, in its tools field or in
 // Obsidian's XML catalogue.
 func runSchema(c *exCtx) {
-	if c.req == nil || len(c.req.tools) == 0 {
+	if c.req == nil || len(c.req.Tools) == 0 {
 		return
 	}
 	var calls []callToCheck
 	addText := func(text, where string, p Pointer) {
-		for _, x := range ParseXMLToolCalls(text) {
+		for _, x := range clients.ParseXMLToolCalls(text) {
 			calls = append(calls, callToCheck{name: x.Name, keys: x.Keys, where: where, p: p})
 		}
 	}
@@ -349,22 +388,22 @@ func runSchema(c *exCtx) {
 			addJSON(tc, "response tool call", c.sidePointer(v, -1))
 		}
 	}
-	for i, m := range c.req.messages {
-		if m.role != "assistant" {
+	for i, m := range c.req.Messages {
+		if m.Role != "assistant" {
 			continue
 		}
-		addText(m.text, "request message "+strconv.Itoa(i), c.reqPointer())
-		for _, tc := range m.toolCalls {
+		addText(m.Text, "request message "+strconv.Itoa(i), c.reqPointer())
+		for _, tc := range m.ToolCalls {
 			addJSON(tc, "request message "+strconv.Itoa(i), c.reqPointer())
 		}
 	}
 	for _, k := range calls {
-		ts := c.req.tools[k.name]
+		ts := c.req.Tools[k.name]
 		if ts == nil {
 			c.emit("schema.unknown-tool", k.p, k.name, k.where+": tool "+k.name+" is not declared by the request")
 			continue
 		}
-		if ts.void {
+		if ts.Void {
 			if len(k.keys) > 0 {
 				c.emit("schema.void-args", k.p, k.name+" given "+strings.Join(k.keys, ", "), k.where+": "+k.name+" takes no parameters but gets "+strings.Join(k.keys, ", ")+": validation fails silently (\"Tool executed but returned no result\")")
 			}
@@ -373,12 +412,12 @@ func runSchema(c *exCtx) {
 		have := map[string]bool{}
 		for _, key := range k.keys {
 			have[key] = true
-			if _, ok := ts.params[key]; !ok {
+			if _, ok := ts.Params[key]; !ok {
 				c.emit("schema.unknown-param", k.p, k.name+"."+key, k.where+": "+k.name+" has no parameter "+key)
 			}
 		}
 		var missing []string
-		for name, req := range ts.params {
+		for name, req := range ts.Params {
 			if req && !have[name] {
 				missing = append(missing, name)
 			}

@@ -1,11 +1,13 @@
 // Package inspect turns a capture into an answer: it has each side's chunks
 // parsed and assembled by package protocol (events mapped back to chunk,
-// byte offset and time; one assembly per provider protocol), emulates what
-// real clients end up with (VS Code Copilot Chat, Obsidian Copilot's XML
-// era, openai-node, openai-python, the Anthropic SDKs: each exchange by the
-// clients that read its protocol), diffs streamed against final and
-// upstream against client, and runs a registry of detectors. It returns data; WriteText and
-// WriteJSON render it to an io.Writer.
+// byte offset and time; one assembly per provider protocol), has package
+// clients emulate what real clients end up with (VS Code Copilot Chat,
+// Obsidian Copilot's XML era, openai-node, openai-python, the Anthropic
+// SDKs: each exchange by the clients that read its protocol) and says
+// where they disagree, diffs streamed against final and upstream against
+// client, links each exchange into its session (package session), and
+// runs a registry of detectors. It returns data; WriteJSON renders it as
+// the JSON below, package textreport as terminal text.
 //
 // # JSON schema (version 1, SchemaVersion)
 //

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -51,3 +52,10 @@ func withoutBorn(tc protocol.ToolCall) protocol.ToolCall {
 	tc.Born = protocol.Born{}
 	return tc
 }
+
+// WriteText writes a report as text. The text report is package
+// textreport's, which imports inspect, so the tests of this package
+// cannot import it: those that read the text a report makes call
+// WriteText, which textreport_test.go, an external test file of this
+// package, sets to textreport.Write before any test runs.
+var WriteText func(w io.Writer, r *Report, color bool) error

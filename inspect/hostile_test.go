@@ -8,8 +8,10 @@ import (
 
 	"github.com/gobwas/ws"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/visible/visibletest"
 )
 
@@ -32,7 +34,7 @@ func TestHostileText(t *testing.T) {
 	}
 	for _, color := range []bool{false, true} {
 		var b bytes.Buffer
-		if err := inspect.WriteText(&b, rep, color); err != nil {
+		if err := textreport.Write(&b, rep, color); err != nil {
 			t.Fatal(err)
 		}
 		check("text report", b.String())
@@ -47,9 +49,9 @@ func TestHostileText(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("JSON report", j.String())
-	for _, cl := range inspect.Clients() {
+	for _, cl := range clients.All() {
 		var b bytes.Buffer
-		if err := inspect.WriteClient(&b, rep, cl); err != nil {
+		if err := textreport.WriteClient(&b, rep, cl); err != nil {
 			t.Fatal(err)
 		}
 		check("client "+cl, b.String())
@@ -57,7 +59,7 @@ func TestHostileText(t *testing.T) {
 	for _, x := range rep.Exchanges {
 		for _, d := range x.Diffs {
 			var b bytes.Buffer
-			if err := inspect.WriteDiff(&b, d, true); err != nil {
+			if err := textreport.WriteDiff(&b, d, true); err != nil {
 				t.Fatal(err)
 			}
 			check("diff "+d.Kind, b.String())
@@ -99,7 +101,7 @@ func TestHostileWebSocket(t *testing.T) {
 	rep := inspect.Inspect(&tape.Capture{Name: "ws.ndjson", Exchanges: []*tape.Exchange{x}}, inspect.Options{})
 	for _, color := range []bool{false, true} {
 		var b bytes.Buffer
-		if err := inspect.WriteText(&b, rep, color); err != nil {
+		if err := textreport.Write(&b, rep, color); err != nil {
 			t.Fatal(err)
 		}
 		if err := visibletest.Check(b.String()); err != nil {

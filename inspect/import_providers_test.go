@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
@@ -136,7 +137,7 @@ func TestImportProviderFiles(t *testing.T) {
 				}
 				// OpenAI's and Anthropic's clients are not emulated on
 				// the other families: their SDK's answer is the spec one.
-				if p := pf.proto[i]; p != protocol.Chat && p != protocol.Unknown && (len(x.Clients) != 1 || x.Clients[0].Client != ClientSpec) {
+				if p := pf.proto[i]; p != protocol.Chat && p != protocol.Unknown && (len(x.Clients) != 1 || x.Clients[0].Client != clients.Spec) {
 					t.Errorf("exchange %d: %d client emulations on %s", x.Ex, len(x.Clients), p)
 				}
 				var serious []string

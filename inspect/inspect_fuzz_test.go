@@ -8,6 +8,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 )
 
 // fuzzExchange builds a capture of one exchange from fuzzed parts: the
@@ -59,7 +60,7 @@ func FuzzInspect(f *testing.F) {
 	f.Fuzz(func(t *testing.T, url, reqBody, ct, ce string, body []byte, split, clientCut uint16) {
 		c := fuzzExchange(url, reqBody, ct, ce, body, split, clientCut)
 		rep := inspect.Inspect(c, inspect.Options{})
-		if err := inspect.WriteText(io.Discard, rep, true); err != nil {
+		if err := textreport.Write(io.Discard, rep, true); err != nil {
 			t.Fatal(err)
 		}
 		if err := inspect.WriteJSON(io.Discard, rep); err != nil {
@@ -67,7 +68,7 @@ func FuzzInspect(f *testing.F) {
 		}
 		for i, er := range rep.Exchanges {
 			if d := inspect.DiffExchangeReports(er, er); d != nil {
-				inspect.WriteDiff(io.Discard, inspect.ShortenDiff(d, 3, 2), false)
+				textreport.WriteDiff(io.Discard, textreport.ShortenDiff(d, 3, 2), false)
 			}
 			query.Search(re, c.Exchanges[i], er, query.Scopes())
 			stats, _ := query.NewStats(nil, 0)

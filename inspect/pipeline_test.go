@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/seam-dev/seam/fixtures"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -52,7 +53,7 @@ func nextOf(c *tape.Capture) func() (*tape.Exchange, error) {
 }
 
 // rendered writes reports and sessions as the text and the JSON reports.
-func rendered(t *testing.T, name string, reps []*ExchangeReport, ss []*Session) string {
+func rendered(t *testing.T, name string, reps []*ExchangeReport, ss []*session.Session) string {
 	t.Helper()
 	r := &Report{Schema: SchemaVersion, Capture: name, Exchanges: reps, Sessions: ss}
 	var b bytes.Buffer

@@ -8,9 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/request"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/sergi/go-diff/diffmatchpatch"
 	"github.com/tidwall/gjson"
@@ -33,7 +36,7 @@ type Options struct {
 	Stall time.Duration
 	// Sessions links the exchanges into sessions across calls (see
 	// Sessions); Inspect makes one of its own when it is nil.
-	Sessions *Sessions
+	Sessions *session.Linker
 	// AssembleOnly parses and assembles each side, computes the metrics
 	// and links sessions, and stops there: no client emulation, no diffs,
 	// no other detector. For search and statistics that read no finding.
@@ -58,7 +61,7 @@ type Report struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Sessions are the sessions the exchanges form, with their totals,
 	// when Inspect linked them itself (Options.Sessions nil).
-	Sessions []*Session `json:"sessions,omitempty"`
+	Sessions []*session.Session `json:"sessions,omitempty"`
 }
 
 // ExchangeReport is everything inspect says about one exchange.
@@ -88,7 +91,7 @@ type ExchangeReport struct {
 	Sides  []*SideReport `json:"sides"`
 	// Clients holds what each emulated client ends up with, from the side
 	// clients received.
-	Clients []ClientResult `json:"clients,omitempty"`
+	Clients []clients.Result `json:"clients,omitempty"`
 	// Disagreements lists the fields on which the clients differ.
 	Disagreements []Disagreement `json:"disagreements,omitempty"`
 	// Findings are sorted by severity, most serious first, then by position.
@@ -112,10 +115,10 @@ type ExchangeReport struct {
 	Metrics *Metrics `json:"metrics,omitempty"`
 	// Session says which session the exchange belongs to and what it
 	// extends; nil for a request without a message history.
-	Session *SessionRef `json:"session,omitempty"`
+	Session *session.Ref `json:"session,omitempty"`
 
 	// req is the request as parsed, for Search.
-	req *requestInfo
+	req *request.Request
 }
 
 // SideReport is one side of an exchange.
@@ -208,7 +211,7 @@ func InspectContext(ctx context.Context, c *tape.Capture, opts Options) (*Report
 	}
 	own := opts.Sessions == nil
 	if own {
-		opts.Sessions = NewSessions()
+		opts.Sessions = session.NewLinker()
 	}
 	in := &Inspector{c: c, opts: opts}
 	for _, x := range c.Exchanges {
@@ -230,7 +233,7 @@ func InspectContext(ctx context.Context, c *tape.Capture, opts Options) (*Report
 type exCtx struct {
 	x     *tape.Exchange
 	rep   *ExchangeReport
-	req   *requestInfo
+	req   *request.Request
 	sides map[tape.Side]*SideReport
 	// view is the side clients received.
 	view *SideReport
@@ -248,7 +251,7 @@ type exCtx struct {
 	// calls holds the tool calls of each side's choices and xmlCalls the
 	// <use_tool> blocks of their texts, each read once.
 	calls    map[callsKey][]sideCall
-	xmlCalls map[callsKey][]XMLToolCall
+	xmlCalls map[callsKey][]clients.XMLToolCall
 	// started is the capture's start time (zero when unknown), for
 	// sessions.
 	started time.Time
@@ -284,8 +287,8 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 			rep.Origin = tape.BaseURL(&c.Header, x.Request)
 		}
 		reqT = x.Request.T
-		ctx.req = parseRequest(x.Request.Body)
-		rep.Model, rep.req = cmp.Or(ctx.req.model, protocol.ModelFromURL(x.Request.URL)), ctx.req
+		ctx.req = request.Parse(x.Request.Body)
+		rep.Model, rep.req = cmp.Or(ctx.req.Model, protocol.ModelFromURL(x.Request.URL)), ctx.req
 	}
 	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest, ctx.req)
 	if x.UpstreamRequest != nil {
@@ -337,7 +340,7 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 		}
 		if !opts.AssembleOnly {
 			rep.Clients = emulateClients(v)
-			rep.Disagreements = disagreements(rep.Clients, rep.Protocol, ctx.req.nativeTools())
+			rep.Disagreements = disagreements(rep.Clients, rep.Protocol, ctx.req.NativeTools())
 		}
 		rep.Metrics = v.Metrics
 		if up := ctx.sides[tape.Upstream]; v.Message.Usage == nil && up != nil && up.Message.Usage != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsonvalue"
+	"github.com/seam-dev/seam/request"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -143,39 +145,39 @@ func orNone(s string) string {
 // diffRequests compares the client's request, a as parsed, with the one
 // the proxy under test sent upstream, or returns nil when either was not
 // recorded.
-func diffRequests(client, upstream *tape.Request, a *requestInfo) *RequestDiff {
+func diffRequests(client, upstream *tape.Request, a *request.Request) *RequestDiff {
 	if client == nil || upstream == nil {
 		return nil
 	}
 	d := &RequestDiff{Identical: bytes.Equal(client.Body, upstream.Body) && client.URL == upstream.URL}
 	if d.Identical {
-		d.ClientMessages, d.UpstreamMessages = len(a.messages), len(a.messages)
+		d.ClientMessages, d.UpstreamMessages = len(a.Messages), len(a.Messages)
 		return d
 	}
 	if pa, pb := pathOf(client.URL), pathOf(upstream.URL); pa != pb {
 		d.URL = &Change{Client: pa, Upstream: pb}
 	}
-	b := parseRequest(upstream.Body)
-	if a.model != b.model {
-		d.Model = &Change{Client: a.model, Upstream: b.model}
+	b := request.Parse(upstream.Body)
+	if a.Model != b.Model {
+		d.Model = &Change{Client: a.Model, Upstream: b.Model}
 	}
 	d.Params = diffParams(client.Body, upstream.Body)
-	for _, name := range sortedToolNames(a.tools) {
-		tb, ok := b.tools[name]
+	for _, name := range sortedToolNames(a.Tools) {
+		tb, ok := b.Tools[name]
 		switch {
 		case !ok:
 			d.ToolsRemoved = append(d.ToolsRemoved, name)
-		case !sameJSONText(a.tools[name].schema, tb.schema):
+		case !jsonvalue.SameText(a.Tools[name].Schema, tb.Schema):
 			d.ToolsChanged = append(d.ToolsChanged, name)
 		}
 	}
-	for _, name := range sortedToolNames(b.tools) {
-		if _, ok := a.tools[name]; !ok {
+	for _, name := range sortedToolNames(b.Tools) {
+		if _, ok := a.Tools[name]; !ok {
 			d.ToolsAdded = append(d.ToolsAdded, name)
 		}
 	}
-	d.ClientMessages, d.UpstreamMessages = len(a.messages), len(b.messages)
-	d.Messages, d.Rewritten = diffMessages(a.messages, b.messages)
+	d.ClientMessages, d.UpstreamMessages = len(a.Messages), len(b.Messages)
+	d.Messages, d.Rewritten = diffMessages(a.Messages, b.Messages)
 	return d
 }
 
@@ -184,7 +186,7 @@ func pathOf(url string) string {
 	return p
 }
 
-func sortedToolNames(m map[string]*toolSchema) []string { return slices.Sorted(maps.Keys(m)) }
+func sortedToolNames(m map[string]*request.Tool) []string { return slices.Sorted(maps.Keys(m)) }
 
 // requestBodyKeys are the top-level request fields diffRequests compares
 // as messages, tools or model rather than as parameters.
@@ -208,7 +210,7 @@ func diffParams(a, b []byte) []ParamChange {
 	var out []ParamChange
 	for _, k := range names {
 		va, vb := pa[k], pb[k]
-		if sameJSONText(va, vb) {
+		if jsonvalue.SameText(va, vb) {
 			continue
 		}
 		out = append(out, ParamChange{Name: k, Client: excerpt.Clip(va, 120), Upstream: excerpt.Clip(vb, 120)})
@@ -241,7 +243,7 @@ const maxAlign = 1 << 20
 // counterpart next to an upstream one with none is a changed message;
 // others are removed or added. The history is rewritten when a client
 // message was changed, removed or moved.
-func diffMessages(a, b []reqMsg) ([]MessageChange, bool) {
+func diffMessages(a, b []request.Message) ([]MessageChange, bool) {
 	n, m := len(a), len(b)
 	eq := func(i, j int) bool { return sameMessage(&a[i], &b[j]) }
 	var pairs [][2]int // matched (i, j), in order
@@ -285,16 +287,16 @@ func diffMessages(a, b []reqMsg) ([]MessageChange, bool) {
 		k := 0
 		for ; i0+k < i1 && j0+k < j1; k++ {
 			i, j := i0+k, j0+k
-			out = append(out, MessageChange{Op: "changed", ClientIndex: i, UpstreamIndex: j, ClientRole: a[i].role, UpstreamRole: b[j].role,
+			out = append(out, MessageChange{Op: "changed", ClientIndex: i, UpstreamIndex: j, ClientRole: a[i].Role, UpstreamRole: b[j].Role,
 				Client: messageExcerpt(&a[i]), Upstream: messageExcerpt(&b[j])})
 			rewritten = true
 		}
 		for i := i0 + k; i < i1; i++ {
-			out = append(out, MessageChange{Op: "removed", ClientIndex: i, UpstreamIndex: -1, ClientRole: a[i].role, Client: messageExcerpt(&a[i])})
+			out = append(out, MessageChange{Op: "removed", ClientIndex: i, UpstreamIndex: -1, ClientRole: a[i].Role, Client: messageExcerpt(&a[i])})
 			rewritten = true
 		}
 		for j := j0 + k; j < j1; j++ {
-			out = append(out, MessageChange{Op: "added", ClientIndex: -1, UpstreamIndex: j, UpstreamRole: b[j].role, Upstream: messageExcerpt(&b[j])})
+			out = append(out, MessageChange{Op: "added", ClientIndex: -1, UpstreamIndex: j, UpstreamRole: b[j].Role, Upstream: messageExcerpt(&b[j])})
 		}
 	}
 	pi, pj := 0, 0
@@ -308,13 +310,13 @@ func diffMessages(a, b []reqMsg) ([]MessageChange, bool) {
 
 // sameMessage compares two normalized request messages: role, text, tool
 // calls (arguments as JSON values) and the call a tool result answers.
-func sameMessage(x, y *reqMsg) bool {
-	if x.role != y.role || x.text != y.text || x.toolCallID != y.toolCallID || len(x.toolCalls) != len(y.toolCalls) {
+func sameMessage(x, y *request.Message) bool {
+	if x.Role != y.Role || x.Text != y.Text || x.ToolCallID != y.ToolCallID || len(x.ToolCalls) != len(y.ToolCalls) {
 		return false
 	}
-	for k := range x.toolCalls {
-		p, q := &x.toolCalls[k], &y.toolCalls[k]
-		if p.ID != q.ID || p.Name != q.Name || !sameJSONText(p.Arguments, q.Arguments) {
+	for k := range x.ToolCalls {
+		p, q := &x.ToolCalls[k], &y.ToolCalls[k]
+		if p.ID != q.ID || p.Name != q.Name || !jsonvalue.SameText(p.Arguments, q.Arguments) {
 			return false
 		}
 	}
@@ -322,16 +324,16 @@ func sameMessage(x, y *reqMsg) bool {
 }
 
 // messageExcerpt renders a request message in a few words.
-func messageExcerpt(m *reqMsg) string {
+func messageExcerpt(m *request.Message) string {
 	var parts []string
-	if m.text != "" {
-		parts = append(parts, strconv.Quote(excerpt.Clip(m.text, 60)))
+	if m.Text != "" {
+		parts = append(parts, strconv.Quote(excerpt.Clip(m.Text, 60)))
 	}
-	for _, tc := range m.toolCalls {
+	for _, tc := range m.ToolCalls {
 		parts = append(parts, "call "+tc.Name+"("+excerpt.Clip(tc.Arguments, 40)+")")
 	}
-	if m.toolCallID != "" {
-		parts = append(parts, "result for "+m.toolCallID)
+	if m.ToolCallID != "" {
+		parts = append(parts, "result for "+m.ToolCallID)
 	}
 	if len(parts) == 0 {
 		return "(empty)"

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seam-dev/seam/request"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -14,7 +15,7 @@ func req(body string) *tape.Request {
 // diffLegs is diffRequests of two legs, the client's parsed as Inspect
 // parses it.
 func diffLegs(client, upstream *tape.Request) *RequestDiff {
-	return diffRequests(client, upstream, parseRequest(client.Body))
+	return diffRequests(client, upstream, request.Parse(client.Body))
 }
 
 // TestDiffRequestsHistory: the message alignment says which client turn

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -76,7 +77,7 @@ func TestSessionAcrossCaptures(t *testing.T) {
 		t.Run(proto, func(t *testing.T) {
 			l := newLoop(proto, "fix the failing test")
 			a, b := runLoop(l, 1, 3), runLoop(l, 1, 3)
-			ss := NewSessions()
+			ss := session.NewLinker()
 			ra := Inspect(loopCapture("dir/a.ndjson", a...), Options{Sessions: ss})
 			rb := Inspect(loopCapture("dir/b.ndjson", b...), Options{Sessions: ss})
 			if ra.Sessions != nil || rb.Sessions != nil {
@@ -86,13 +87,13 @@ func TestSessionAcrossCaptures(t *testing.T) {
 				t.Fatalf("%d sessions, want 1", n)
 			}
 			first := rb.Exchanges[0].Session
-			if first.Turn != 4 || first.Parent == nil || *first.Parent != (ExchangeRef{"dir/a.ndjson", 3}) {
+			if first.Turn != 4 || first.Parent == nil || *first.Parent != (session.ExchangeRef{Capture: "dir/a.ndjson", Ex: 3}) {
 				t.Errorf("b#1: %+v", first)
 			}
-			if got := ss.Of(ExchangeRef{"dir/b.ndjson", 3}); got == nil || got.Turn != 6 || got.Parent == nil || *got.Parent != (ExchangeRef{"dir/b.ndjson", 2}) {
+			if got := ss.Of(session.ExchangeRef{Capture: "dir/b.ndjson", Ex: 3}); got == nil || got.Turn != 6 || got.Parent == nil || *got.Parent != (session.ExchangeRef{Capture: "dir/b.ndjson", Ex: 2}) {
 				t.Errorf("b#3: %+v", got)
 			}
-			if s := ss.List()[0]; s.Turns != 6 || s.ToolCalls != 5 || len(s.Exchanges) != 6 || s.Exchanges[3] != (ExchangeRef{"dir/b.ndjson", 1}) {
+			if s := ss.List()[0]; s.Turns != 6 || s.ToolCalls != 5 || len(s.Exchanges) != 6 || s.Exchanges[3] != (session.ExchangeRef{Capture: "dir/b.ndjson", Ex: 1}) {
 				t.Errorf("session %+v", s)
 			}
 		})
@@ -214,7 +215,7 @@ func TestSessionBranches(t *testing.T) {
 	if s0.Turns != 5 || s0.Failed != 1 {
 		t.Errorf("first session %+v", s0)
 	}
-	ref := func(ex int) *SessionRef { return rep.Exchanges[ex-1].Session }
+	ref := func(ex int) *session.Ref { return rep.Exchanges[ex-1].Session }
 	if p := ref(3).Parent; p == nil || p.Ex != 1 {
 		t.Errorf("branch parent %+v", p)
 	}
@@ -237,7 +238,7 @@ func TestSessionBranches(t *testing.T) {
 func TestSessionRelink(t *testing.T) {
 	l := newLoop("chat", "fix the failing test")
 	xs := runLoop(l, 1, 2)
-	ss := NewSessions()
+	ss := session.NewLinker()
 	open := *xs[1]
 	open.Upstream = tape.SideData{Response: xs[1].Upstream.Response, Chunks: xs[1].Upstream.Chunks[:1]}
 	Inspect(loopCapture("loop.ndjson", xs[0], &open), Options{Sessions: ss})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -34,7 +35,7 @@ type Inspector struct {
 func NewInspector(name string, h tape.Header, opts Options) *Inspector {
 	in := &Inspector{c: &tape.Capture{Name: name, Header: h}, opts: opts}
 	if opts.Sessions == nil {
-		in.opts.Sessions, in.own = NewSessions(), true
+		in.opts.Sessions, in.own = session.NewLinker(), true
 	}
 	return in
 }
@@ -42,7 +43,7 @@ func NewInspector(name string, h tape.Header, opts Options) *Inspector {
 // Sessions returns the sessions the exchanges inspected so far form, as
 // Inspect reports them, when the Inspector links them itself; nil when
 // they are linked by the caller's Options.Sessions.
-func (in *Inspector) Sessions() []*Session {
+func (in *Inspector) Sessions() []*session.Session {
 	if !in.own {
 		return nil
 	}
@@ -103,12 +104,12 @@ type JSONWriter struct {
 	capture  string
 	n        int
 	err      error
-	sessions []*Session
+	sessions []*session.Session
 }
 
 // SetSessions gives the sessions Close writes after the warnings, as
 // WriteJSON writes Report.Sessions.
-func (j *JSONWriter) SetSessions(ss []*Session) { j.sessions = ss }
+func (j *JSONWriter) SetSessions(ss []*session.Session) { j.sessions = ss }
 
 // NewJSONWriter returns a JSONWriter for the capture named capture.
 func NewJSONWriter(w io.Writer, capture string) *JSONWriter {
@@ -186,4 +187,18 @@ func marshalIndent(v any, prefix string) ([]byte, error) {
 		return nil, fmt.Errorf("encode report: %w", err)
 	}
 	return b, nil
+}
+
+// WriteJSON writes r as one indented JSON document (schema in doc.go),
+// with the characters a terminal would act on written as \u escapes
+// (visible.JSON).
+func WriteJSON(w io.Writer, r *Report) error {
+	jw := NewJSONWriter(w, r.Capture)
+	jw.SetSessions(r.Sessions)
+	for _, x := range r.Exchanges {
+		if err := jw.Exchange(x); err != nil {
+			return err
+		}
+	}
+	return jw.Close(r.Warnings)
 }

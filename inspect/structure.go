@@ -7,7 +7,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsonvalue"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
@@ -49,7 +51,7 @@ func (c *sideCall) value(loose bool) (any, bool) {
 		return map[string]any{}, true
 	}
 	if !c.decoded {
-		c.val, c.valOK = decodeJSON(c.args)
+		c.val, c.valOK = jsonvalue.Decode(c.args)
 		c.decoded = true
 	}
 	return c.val, c.valOK
@@ -74,8 +76,8 @@ func (c *exCtx) callsOf(s *SideReport, ch *protocol.Choice) []sideCall {
 // side s as Obsidian reads them (ParseXMLToolCalls), parsing the text once
 // per exchange: the structural comparison, the XML detectors and the
 // schema checks all read them.
-func (c *exCtx) xmlCallsOf(s *SideReport, ch *protocol.Choice) []XMLToolCall {
-	if !strings.Contains(ch.Text, xmlOpen) {
+func (c *exCtx) xmlCallsOf(s *SideReport, ch *protocol.Choice) []clients.XMLToolCall {
+	if !strings.Contains(ch.Text, clients.XMLOpen) {
 		return nil
 	}
 	key := callsKey{s.Side, ch.Index}
@@ -83,9 +85,9 @@ func (c *exCtx) xmlCallsOf(s *SideReport, ch *protocol.Choice) []XMLToolCall {
 		return calls
 	}
 	if c.xmlCalls == nil {
-		c.xmlCalls = map[callsKey][]XMLToolCall{}
+		c.xmlCalls = map[callsKey][]clients.XMLToolCall{}
 	}
-	calls := ParseXMLToolCalls(ch.Text)
+	calls := clients.ParseXMLToolCalls(ch.Text)
 	c.xmlCalls[key] = calls
 	return calls
 }
@@ -98,18 +100,18 @@ type callsKey struct {
 
 // callsOf returns the tool calls of a choice: its structured calls, then
 // xml, the <use_tool> blocks of its text.
-func callsOf(ch *protocol.Choice, xml []XMLToolCall) []sideCall {
+func callsOf(ch *protocol.Choice, xml []clients.XMLToolCall) []sideCall {
 	var out []sideCall
 	for _, tc := range ch.ToolCalls {
 		args := tc.Arguments
 		if tc.Custom {
 			// Free-form input: the XML carrying it names it <input>.
-			args = marshalArgs(map[string]any{"input": args})
+			args = jsonvalue.Encode(map[string]any{"input": args})
 		}
 		out = append(out, sideCall{name: tc.Name, id: tc.ID, args: args, first: tc.Born.First(), last: tc.Born.Last()})
 	}
 	for _, x := range xml {
-		out = append(out, sideCall{name: x.Name, args: marshalArgs(x.Args), xml: true, start: x.Start, end: x.End,
+		out = append(out, sideCall{name: x.Name, args: x.Arguments(), xml: true, start: x.Start, end: x.End,
 			first: protocol.EventAt(ch.Spans, x.Start), last: protocol.EventAt(ch.Spans, max(x.End-1, x.Start)),
 			val: x.Args, valOK: true, decoded: true})
 	}
@@ -215,7 +217,7 @@ func argsEqual(x, y *sideCall) bool {
 	if !okA || !okB {
 		return false // the strings differ and one is not JSON
 	}
-	return jsonEqual(va, vb, loose)
+	return jsonvalue.Equal(va, vb, loose)
 }
 
 // structCtx holds what the structural comparison of one exchange needs.
@@ -463,10 +465,10 @@ func argsEvidence(a, b *sideCall) string {
 		switch {
 		case !ok:
 			removed = append(removed, k)
-		case !jsonEqual(oa[k], w, loose):
+		case !jsonvalue.Equal(oa[k], w, loose):
 			changed = append(changed, k)
 			if first == "" {
-				ja, jb := encodeJSON(oa[k]), encodeJSON(w)
+				ja, jb := jsonvalue.Encode(oa[k]), jsonvalue.Encode(w)
 				first = k + ": upstream " + clipFrom(ja, jb) + " / client " + clipFrom(jb, ja)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/fixtures"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -101,7 +102,7 @@ func TestPassthroughHasNoStructuralFinding(t *testing.T) {
 				t.Fatalf("%s: %d sides assembled", name, len(r.Exchanges[0].Sides))
 			}
 			for _, ch := range r.Exchanges[0].Sides[1].Message.Choices {
-				calls += len(ch.ToolCalls) + len(ParseXMLToolCalls(ch.Text))
+				calls += len(ch.ToolCalls) + len(clients.ParseXMLToolCalls(ch.Text))
 			}
 			for _, f := range r.Exchanges[0].Findings {
 				if strings.HasPrefix(f.ID, "diff.") {

@@ -7,6 +7,7 @@ import (
 	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
 )
 
 // Severity ranks a finding. The zero value is Info.
@@ -120,4 +121,12 @@ func eventPointer(s *protocol.Side, ex int, side tape.Side, i int) Pointer {
 	}
 	e := s.Events[i]
 	return Pointer{Ex: ex, Side: side, Event: i, Chunk: e.Chunk, Off: e.Off, T: e.T}
+}
+
+// orDash draws s (from a capture) for the terminal, or "-" when empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return visible.String(s)
 }

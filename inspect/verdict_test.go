@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
@@ -34,7 +35,7 @@ func inspectOne(t *testing.T, in exInput) *ExchangeReport {
 }
 
 // clientOf returns client name's result in x.
-func clientOf(t *testing.T, x *ExchangeReport, name string) ClientResult {
+func clientOf(t *testing.T, x *ExchangeReport, name string) clients.Result {
 	t.Helper()
 	for _, c := range x.Clients {
 		if c.Client == name {
@@ -42,7 +43,7 @@ func clientOf(t *testing.T, x *ExchangeReport, name string) ClientResult {
 		}
 	}
 	t.Fatalf("no %s result among %+v", name, x.Clients)
-	return ClientResult{}
+	return clients.Result{}
 }
 
 // worstFindings lists the findings of at least severity min, as "id".
@@ -83,7 +84,7 @@ func TestHostileToolIndex(t *testing.T) {
 		// The choice index is 0 throughout: "index":1 is the second call's.
 		body := strings.ReplaceAll(string(real), `"index":1,`, `"index":`+index+`,`)
 		x := inspectOne(t, exInput{up: body, client: body})
-		node := clientOf(t, x, ClientOpenAINode)
+		node := clientOf(t, x, clients.OpenAINode)
 		if want := "OpenAIError: Chat completion stream contains an invalid tool call index: " + index; node.Error != want {
 			t.Errorf("index %s: openai-node error %q, want %q", index, node.Error, want)
 		}
@@ -133,7 +134,7 @@ func TestHostileChoiceIndexes(t *testing.T) {
 	if n := len(x.Sides[0].Message.Choices); n != 3000 {
 		t.Errorf("%d choices, want 3000", n)
 	}
-	if node := clientOf(t, x, ClientOpenAINode); node.Error != "OpenAIError: Chat completion stream contains an invalid choice index: 1333333" {
+	if node := clientOf(t, x, clients.OpenAINode); node.Error != "OpenAIError: Chat completion stream contains an invalid choice index: 1333333" {
 		t.Errorf("openai-node error %q", node.Error)
 	}
 }
@@ -173,7 +174,7 @@ func TestInBandErrorChunk(t *testing.T) {
 	t.Parallel()
 	body := withEvent(round3(t, "activeagent-openrouter-gemini-tools-stream.2.sse"), 2, openRouterError)
 	x := inspectOne(t, exInput{up: body, client: body})
-	for _, name := range []string{ClientOpenAINode, ClientOpenAIPython} {
+	for _, name := range []string{clients.OpenAINode, clients.OpenAIPython} {
 		c := clientOf(t, x, name)
 		if c.Error != "APIError: Token limit reached" || c.FinishReason != "" || c.Text != "It" {
 			t.Errorf("%s: error %q, finish %q, text %q; want the APIError after \"It\" and no finish", name, c.Error, c.FinishReason, c.Text)
@@ -188,13 +189,13 @@ func TestInBandErrorChunk(t *testing.T) {
 	// The same payload under "event: error" (Groq's way) throws too; an
 	// "error": null does not.
 	named := withEvent(round3(t, "activeagent-openrouter-gemini-tools-stream.2.sse"), 2, "event: error\n"+openRouterError)
-	if c := clientOf(t, inspectOne(t, exInput{client: named}), ClientOpenAINode); c.Error != "APIError: Token limit reached" {
+	if c := clientOf(t, inspectOne(t, exInput{client: named}), clients.OpenAINode); c.Error != "APIError: Token limit reached" {
 		t.Errorf("event: error: openai-node error %q", c.Error)
 	}
 	null := strings.Replace(openRouterError, `{"message":"Token limit reached","code":"token_limit"}`, "null", 1)
 	null = strings.Replace(null, `"length"`, `null`, 1)
 	calm := inspectOne(t, exInput{client: withEvent(round3(t, "activeagent-openrouter-gemini-tools-stream.2.sse"), 2, null)})
-	if c := clientOf(t, calm, ClientOpenAINode); c.Error != "" {
+	if c := clientOf(t, calm, clients.OpenAINode); c.Error != "" {
 		t.Errorf(`"error": null: openai-node error %q`, c.Error)
 	}
 }
@@ -222,7 +223,7 @@ func TestTrailingDoneAfterTerminal(t *testing.T) {
 			t.Errorf("%s: no stream.trailing-done", tc.url)
 		}
 		if tc.url == "/v1/responses" {
-			for _, name := range []string{ClientOpenAINode, ClientOpenAIPython} {
+			for _, name := range []string{clients.OpenAINode, clients.OpenAIPython} {
 				if c := clientOf(t, x, name); c.Error != "" || c.FinishReason != "completed" {
 					t.Errorf("%s: %s error %q finish %q", tc.url, name, c.Error, c.FinishReason)
 				}
@@ -255,7 +256,7 @@ func TestChatWithoutDone(t *testing.T) {
 	if !hasFinding(x, "chat.no-done") {
 		t.Errorf("no chat.no-done among %v", worstFindings(x, Info))
 	}
-	for _, name := range []string{ClientOpenAINode, ClientOpenAIPython} {
+	for _, name := range []string{clients.OpenAINode, clients.OpenAIPython} {
 		if c := clientOf(t, x, name); c.Error != "" || c.FinishReason != "stop" {
 			t.Errorf("%s: error %q finish %q", name, c.Error, c.FinishReason)
 		}

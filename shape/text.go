@@ -11,7 +11,7 @@ const (
 )
 
 // choiceState is the per-choice state of the textual transforms, modelled on
-// the original engine (shaping-engine.md §3.0). Offsets are byte offsets into
+// the original shaping proxy's (docs/GLOSSARY.md). Offsets are byte offsets into
 // emitted (the original used UTF-16 indices; the logic is the same on valid
 // UTF-8 because every token it looks for is ASCII).
 type choiceState struct {
@@ -298,17 +298,4 @@ func (c *choiceState) endTool(s *shaper, index int) {
 		}
 	}
 	c.appendXML(s, s.xml)
-}
-
-// TrimJS trims s as JavaScript's String.prototype.trim does (WhiteSpace and
-// LineTerminator, U+FEFF included, U+0085 not), the trim the proxies and
-// clients seam emulates apply to tool-call XML.
-func TrimJS(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		switch r {
-		case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-			return true
-		}
-		return r >= 0x2000 && r <= 0x200A
-	})
 }

@@ -1,6 +1,9 @@
 package shape
 
-import "github.com/tidwall/gjson"
+import (
+	"github.com/seam-dev/seam/internal/jsstring"
+	"github.com/tidwall/gjson"
+)
 
 // renderXML appends the Obsidian Copilot XML for one structured tool call:
 //
@@ -18,7 +21,7 @@ import "github.com/tidwall/gjson"
 // With voidArgs (the historical behaviour, bug class P) an empty object
 // renders as <args>{}</args> and empty arguments render nothing at all.
 func renderXML(dst []byte, name, args string, voidArgs bool) []byte {
-	a := TrimJS(args)
+	a := jsstring.Trim(args)
 	if a == "" && voidArgs {
 		return dst
 	}

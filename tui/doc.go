@@ -59,7 +59,7 @@
 // # Sessions and the filter
 //
 // The background inspection links the exchanges of every capture into
-// sessions with one inspect.Sessions, in the order they are badged (each
+// sessions with one session.Linker, in the order they are badged (each
 // capture's exchanges in file order); only the badge command, one at a
 // time, touches it. t groups the list session by session in turn order
 // (each session where its first row stands in the sort), space folds a

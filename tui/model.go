@@ -17,6 +17,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/query"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -76,7 +77,7 @@ type badge struct {
 	protocol string
 	// session places the exchange in its session (nil: no message
 	// history); metrics are its timing figures.
-	session *inspect.SessionRef
+	session *session.Ref
 	metrics *inspect.Metrics
 	// tools names the tool calls clients got.
 	tools []string
@@ -138,7 +139,7 @@ type model struct {
 	badging bool
 	// sessions links the exchanges into sessions as they are badged; only
 	// the badge command, one at a time, touches it.
-	sessions *inspect.Sessions
+	sessions *session.Linker
 	// badgeNext is the index in sums from which badgeCmd looks for an
 	// exchange without a current badge; every summary before it has one
 	// (or its capture has no header yet).
@@ -198,7 +199,7 @@ func newModel(ctx context.Context, o Options) (*model, error) {
 		tick:   followEvery,
 
 		regroup:  200 * time.Millisecond,
-		sessions: inspect.NewSessions(),
+		sessions: session.NewLinker(),
 	}
 	m.banner = o.Banner
 	m.st = newStyles(true)

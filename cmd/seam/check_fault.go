@@ -10,6 +10,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 )
 
 // checkFaults are the faults seam check takes: those that re-cut the
@@ -87,7 +88,7 @@ func faultChanges(a, b *inspect.ExchangeReport, names string) ([]string, error) 
 	if d := inspect.DiffExchangeReports(a, b); !d.Equal {
 		d.A, d.B = "without faults", "with "+names
 		var buf bytes.Buffer
-		if err := inspect.WriteDiff(&buf, d, false); err != nil {
+		if err := textreport.WriteDiff(&buf, d, false); err != nil {
 			return nil, err
 		}
 		lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")

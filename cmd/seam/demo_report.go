@@ -14,6 +14,7 @@ import (
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 )
 
 // printInspectSummary prints one line per exchange: what the client side
@@ -99,7 +100,7 @@ func showIncident(ctx context.Context, e *env, c *tape.Capture, path string) err
 	fmt.Fprintf(w, "\nreplayed offline with %s: %s\n", engineSummary(fixed), findingCounts(after.Exchanges[0].Findings))
 	d := inspect.DiffExchangeReports(rep.Exchanges[0], after.Exchanges[0])
 	d.A, d.B = "client text, holdback=off", "client text, holdback=on"
-	if err := inspect.WriteDiff(w, inspect.ShortenDiff(d, 3, 5), false); err != nil {
+	if err := textreport.WriteDiff(w, textreport.ShortenDiff(d, 3, 5), false); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nnext:\n  %s\n  %s\n  %s\n", e.hint("inspect", path), e.hint("replay", "--set", "holdback=on", path), e.hint("tui", path))

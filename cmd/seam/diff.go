@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/textreport"
 )
 
 type diffOptions struct {
@@ -80,7 +81,7 @@ func runDiff(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.json {
 		err = writeJSON(e.stdout, d)
 	} else {
-		err = inspect.WriteDiff(e.stdout, d, false)
+		err = textreport.WriteDiff(e.stdout, d, false)
 	}
 	if err != nil {
 		return err
@@ -174,7 +175,7 @@ func diffAll(ctx context.Context, e *env, o *diffOptions, pathA, pathB string) e
 			out.Pairs = append(out.Pairs, d)
 			return nil
 		}
-		return inspect.WriteDiff(e.stdout, d, false)
+		return textreport.WriteDiff(e.stdout, d, false)
 	}
 	// take files a report of one side: paired with the other side's
 	// exchange of the same number when it was read, else kept waiting. A

@@ -11,6 +11,7 @@ import (
 	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/shellquote"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -172,7 +173,7 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 		want = o.ex.matches
 	}
 	var caps []*tape.Capture
-	iopts := inspect.Options{AssembleOnly: !where.Uses("finding", "severity"), NoDiffs: true, Sessions: inspect.NewSessions()}
+	iopts := inspect.Options{AssembleOnly: !where.Uses("finding", "severity"), NoDiffs: true, Sessions: session.NewLinker()}
 	err = inspectSome(ctx, e, paths, "export", iopts, want, func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error {
 		if !where.Empty() && !where.Match(rowOf(in, x, rep)) {
 			return nil

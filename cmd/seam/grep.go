@@ -12,6 +12,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/query"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -104,7 +105,7 @@ func runGrep(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return err
 	}
 	color := !o.json && o.color.enabled(e, e.stdout)
-	iopts := inspect.Options{AssembleOnly: !where.Uses("finding", "severity"), NoDiffs: true, Sessions: inspect.NewSessions()}
+	iopts := inspect.Options{AssembleOnly: !where.Uses("finding", "severity"), NoDiffs: true, Sessions: session.NewLinker()}
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
 	matched := 0
 	err = inspectInputs(ctx, e, paths, "grep", iopts, func(src *input, x *tape.Exchange, rep *inspect.ExchangeReport) error {

@@ -15,9 +15,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/tui"
 )
 
@@ -50,7 +52,7 @@ Reads a capture (or a raw recording: an .sse body, JSONL payloads one per
 line, a VCR YAML cassette, an HTTP-snapshot JSON) and, for every exchange,
 assembles the message each side carries per its protocol (detected from the
 URL, Content-Type, event names and payloads), emulates how the real clients
-that read its protocol would assemble it (` + strings.Join(inspect.Clients(), ", ") + `),
+that read its protocol would assemble it (` + strings.Join(clients.All(), ", ") + `),
 diffs the streamed deltas against the final output the stream claims and the
 upstream side against the client side, and runs the corruption detectors.
 
@@ -94,7 +96,7 @@ only the exchanges a filter selects (seam help where).`,
 			fs.Var(&o.ex, "ex", "inspect only exchange `N` (CAPTURE#N among several captures)")
 			fs.StringVar(&o.where, "where", "", "inspect only the exchanges `filter` selects (seam help where)")
 			fs.BoolVar(&o.json, "json", false, "print the report as JSON")
-			fs.StringVar(&o.client, "client", "", "show what `client` would end up with: "+strings.Join(inspect.Clients(), ", "))
+			fs.StringVar(&o.client, "client", "", "show what `client` would end up with: "+strings.Join(clients.All(), ", "))
 			fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic, gemini, converse, invoke, cohere, ollama")
 			fs.StringVar(&o.failOn, "fail-on", "", "exit 1 when a finding reaches `severity` error or warn")
 			fs.BoolVar(&o.listDetectors, "list-detectors", false, "list every detector with its id, severity and what it catches")
@@ -125,8 +127,8 @@ func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			return &usageError{cmd: "inspect", msg: "--fail-on: " + err.Error(), example: "seam inspect --fail-on error FILE"}
 		}
 	}
-	if o.client != "" && !slices.Contains(inspect.Clients(), o.client) {
-		return &usageError{cmd: "inspect", msg: fmt.Sprintf("unknown --client %q (clients: %s)", o.client, strings.Join(inspect.Clients(), ", ")), example: "seam inspect --client vscode FILE"}
+	if o.client != "" && !slices.Contains(clients.All(), o.client) {
+		return &usageError{cmd: "inspect", msg: fmt.Sprintf("unknown --client %q (clients: %s)", o.client, strings.Join(clients.All(), ", ")), example: "seam inspect --client vscode FILE"}
 	}
 	o.junitStdout = e.stdout
 	if o.junit == "-" {
@@ -173,12 +175,12 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 	in := inspect.NewInspector(path, *h, opts)
 	color := o.color.enabled(e, e.stdout)
 	var jw *inspect.JSONWriter
-	var tw *inspect.TextWriter
+	var tw *textreport.Writer
 	switch {
 	case o.json:
 		jw = inspect.NewJSONWriter(e.stdout, path)
 	case o.client == "":
-		tw = inspect.NewTextWriter(e.stdout, color)
+		tw = textreport.NewWriter(e.stdout, color)
 		tw.Capture = path
 	}
 	threshold := failOn
@@ -205,7 +207,7 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 		case jw != nil:
 			err = jw.Exchange(x)
 		case o.client != "":
-			err = inspect.WriteClient(e.stdout, one, o.client)
+			err = textreport.WriteClient(e.stdout, one, o.client)
 		default:
 			err = tw.Exchange(x)
 		}

@@ -11,7 +11,9 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/internal/units"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -58,7 +60,7 @@ func (f *exFlag) matches(path string, ex int) bool {
 // with --ex the full report of one exchange, with --json one document.
 // Sessions are linked across every capture, in the order given.
 func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
-	sessions := inspect.NewSessions()
+	sessions := session.NewLinker()
 	opts.Sessions = sessions
 	where, err := parseWhere("inspect", o.where)
 	if err != nil {
@@ -127,9 +129,9 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 			return jw.Exchange(rep)
 		case o.client != "":
 			fmt.Fprintf(e.stdout, "== %s\n", visible.String(in.path))
-			return inspect.WriteClient(e.stdout, one, o.client)
+			return textreport.WriteClient(e.stdout, one, o.client)
 		case o.ex.n != 0:
-			return inspect.WriteText(e.stdout, one, color)
+			return textreport.Write(e.stdout, one, color)
 		}
 		rows.add(summaryRow(in, rep)...)
 		return nil
@@ -156,7 +158,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 			return err
 		}
 		fmt.Fprintln(e.stdout)
-		if err := inspect.WriteSessions(e.stdout, sessions.List(), color); err != nil {
+		if err := textreport.WriteSessions(e.stdout, sessions.List(), color); err != nil {
 			return err
 		}
 		fmt.Fprintln(e.stdout, "details of one exchange: seam inspect --ex CAPTURE#N; the same as JSON: --json")
@@ -231,9 +233,9 @@ func orDashCmd(s string) string {
 
 // marshalSessions encodes the sessions list at the document's second
 // level of indentation.
-func marshalSessions(ss []*inspect.Session) ([]byte, error) {
+func marshalSessions(ss []*session.Session) ([]byte, error) {
 	if ss == nil {
-		ss = []*inspect.Session{}
+		ss = []*session.Session{}
 	}
 	var b strings.Builder
 	if err := writeJSONIndent(&b, ss, "  "); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -174,7 +175,7 @@ func writeReplayDiff(w io.Writer, recorded, replayed *tape.Exchange) error {
 	fmt.Fprintf(w, "  findings, recorded → replayed: %s\n", inspect.CompareFindings(a.Exchanges[0].Findings, b.Exchanges[0].Findings))
 	d := inspect.DiffExchangeReports(a.Exchanges[0], b.Exchanges[0])
 	d.A, d.B = "recorded client", "replayed client"
-	return inspect.WriteDiff(w, d, false)
+	return textreport.WriteDiff(w, d, false)
 }
 
 // saveCapture writes c to path (or stdout for "-").

@@ -13,7 +13,9 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/query"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -95,7 +97,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	sessions := inspect.NewSessions()
+	sessions := session.NewLinker()
 	iopts := inspect.Options{NoDiffs: true, Stall: o.stall, Sessions: sessions}
 	err = inspectInputs(ctx, e, paths, "stats", iopts, func(src *input, x *tape.Exchange, rep *inspect.ExchangeReport) error {
 		if where.Empty() || where.Match(rowOf(src, x, rep)) {
@@ -107,7 +109,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return err
 	}
 	groups, total := st.Groups(), st.Total()
-	var ss []*inspect.Session
+	var ss []*session.Session
 	if slices.Contains(by, "session") {
 		for _, s := range sessions.List() {
 			for _, g := range groups {
@@ -126,7 +128,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			Exchanges int                 `json:"exchanges"`
 			Groups    []*query.StatsGroup `json:"groups"`
 			Total     *query.StatsGroup   `json:"total"`
-			Sessions  []*inspect.Session  `json:"sessions,omitempty"`
+			Sessions  []*session.Session  `json:"sessions,omitempty"`
 		}{by, int64(o.stall), len(paths), total.Exchanges, groups, total, ss})
 	}
 	return writeStatsText(e, by, o.stall, len(paths), groups, total, ss)
@@ -134,7 +136,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 
 // writeStatsText prints the figures as a table that fits the terminal,
 // then the findings by id per group.
-func writeStatsText(e *env, by []string, stall time.Duration, captures int, groups []*query.StatsGroup, total *query.StatsGroup, ss []*inspect.Session) error {
+func writeStatsText(e *env, by []string, stall time.Duration, captures int, groups []*query.StatsGroup, total *query.StatsGroup, ss []*session.Session) error {
 	w := e.stdout
 	fmt.Fprintf(w, "%s, %s · by %s · stalls are gaps over %s\n\n", plural(captures, "capture"), plural(total.Exchanges, "exchange"),
 		strings.Join(by, ", "), units.Duration(int64(stall)))
@@ -228,7 +230,7 @@ func writeStatsText(e *env, by []string, stall time.Duration, captures int, grou
 	if len(ss) > 0 {
 		fmt.Fprintln(w, "\nsessions")
 		for _, s := range ss {
-			fmt.Fprintf(w, "  %s  %s\n", s.ID, s.Summary())
+			fmt.Fprintf(w, "  %s  %s\n", s.ID, textreport.SessionSummary(s))
 		}
 	}
 	return nil

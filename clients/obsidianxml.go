@@ -1,11 +1,12 @@
-package inspect
+package clients
 
 import (
 	"encoding/json"
 	"regexp"
 	"strings"
 
-	"github.com/seam-dev/seam/shape"
+	"github.com/seam-dev/seam/internal/jsonvalue"
+	"github.com/seam-dev/seam/internal/jsstring"
 )
 
 // XMLToolCall is one tool call as Obsidian Copilot's parseXMLToolCalls
@@ -24,13 +25,24 @@ type XMLToolCall struct {
 	Closed bool `json:"closed"`
 }
 
+// Arguments returns the call's arguments as JSON with sorted keys, as a
+// structured tool call carries them.
+func (c XMLToolCall) Arguments() string {
+	if s := jsonvalue.Encode(c.Args); s != "" {
+		return s
+	}
+	return "{}"
+}
+
+// The tags that open and close a tool call block in Obsidian Copilot's
+// XML.
 const (
-	xmlOpen  = "<use_tool>"
-	xmlClose = "</use_tool>"
+	XMLOpen  = "<use_tool>"
+	XMLClose = "</use_tool>"
 )
 
 // ParseXMLToolCalls emulates Obsidian Copilot's parseXMLToolCalls
-// (protocols.md §1.3): each "<use_tool>" opens a block that runs to the
+// (docs/PROTOCOLS.md#obsidian-xml): each "<use_tool>" opens a block that runs to the
 // first "</use_tool>" or to the end of the text; the first <name> element
 // names the tool (blocks without one, or with an empty name, are skipped);
 // every other <tag>…</tag> pair (closer matched byte for byte, lazily) is a
@@ -42,17 +54,17 @@ func ParseXMLToolCalls(text string) []XMLToolCall {
 	var calls []XMLToolCall
 	pos := 0
 	for {
-		i := strings.Index(text[pos:], xmlOpen)
+		i := strings.Index(text[pos:], XMLOpen)
 		if i < 0 {
 			break
 		}
 		start := pos + i
-		bodyStart := start + len(xmlOpen)
+		bodyStart := start + len(XMLOpen)
 		end, closed := len(text), false
 		body := text[bodyStart:]
-		if j := strings.Index(body, xmlClose); j >= 0 {
+		if j := strings.Index(body, XMLClose); j >= 0 {
 			body = body[:j]
-			end, closed = bodyStart+j+len(xmlClose), true
+			end, closed = bodyStart+j+len(XMLClose), true
 		}
 		pos = end
 		ns := strings.Index(body, "<name>")
@@ -63,18 +75,18 @@ func ParseXMLToolCalls(text string) []XMLToolCall {
 		if ne < 0 {
 			continue
 		}
-		name := shape.TrimJS(body[ns+6 : ns+6+ne])
+		name := jsstring.Trim(body[ns+6 : ns+6+ne])
 		if name == "" {
 			continue
 		}
 		rest := body[:ns] + body[ns+6+ne+7:]
 		call := XMLToolCall{Name: name, Args: map[string]any{}, Start: start, End: end, Closed: closed}
 		forEachPair(rest, func(tag, inner string) {
-			key := shape.TrimJS(tag)
+			key := jsstring.Trim(tag)
 			if _, dup := call.Args[key]; !dup {
 				call.Keys = append(call.Keys, key)
 			}
-			call.Args[key] = parseParameterContent(key, shape.TrimJS(inner))
+			call.Args[key] = parseParameterContent(key, jsstring.Trim(inner))
 		})
 		calls = append(calls, call)
 		if !closed {
@@ -119,7 +131,7 @@ func forEachPair(s string, fn func(tag, inner string)) {
 var anyTag = regexp.MustCompile(`<[^>]+>`)
 
 // parseParameterContent converts a trimmed parameter value as Obsidian's
-// parseParameterContent does (protocols.md §1.3 table).
+// parseParameterContent does (docs/PROTOCOLS.md#obsidian-xml).
 func parseParameterContent(key, v string) any {
 	if v == "" {
 		if key == "chatHistory" || key == "salientTerms" {
@@ -140,7 +152,7 @@ func parseParameterContent(key, v string) any {
 		var items []any
 		forEachPair(v, func(tag, inner string) {
 			if tag == "item" {
-				items = append(items, parseParameterContent("", shape.TrimJS(inner)))
+				items = append(items, parseParameterContent("", jsstring.Trim(inner)))
 			}
 		})
 		if items != nil {
@@ -149,7 +161,7 @@ func parseParameterContent(key, v string) any {
 	}
 	obj := map[string]any{}
 	forEachPair(v, func(tag, inner string) {
-		obj[shape.TrimJS(tag)] = parseParameterContent(shape.TrimJS(tag), shape.TrimJS(inner))
+		obj[jsstring.Trim(tag)] = parseParameterContent(jsstring.Trim(tag), jsstring.Trim(inner))
 	})
 	if len(obj) == 0 {
 		return v
@@ -163,16 +175,17 @@ var (
 	manyNewlines  = regexp.MustCompile(`\n{3,}`)
 )
 
-// StripToolCallXML emulates Obsidian's stripToolCallXML (protocols.md §1.7),
-// the text the chat view shows: complete blocks removed, everything from a
-// remaining "<use_tool>" to the end removed, empty and tool_code fences
-// removed, runs of three or more newlines collapsed to two, then trimmed.
+// StripToolCallXML emulates Obsidian's stripToolCallXML
+// (docs/PROTOCOLS.md#obsidian-xml), the text the chat view shows: complete
+// blocks removed, everything from a remaining "<use_tool>" to the end
+// removed, empty and tool_code fences removed, runs of three or more
+// newlines collapsed to two, then trimmed.
 func StripToolCallXML(text string) string {
 	// Each pattern starts with a literal; skip the regexp pass when the
 	// literal is absent (the common case of plain text).
 	s := text
 	s = removeCompleteBlocks(s)
-	if i := strings.Index(s, xmlOpen); i >= 0 {
+	if i := strings.Index(s, XMLOpen); i >= 0 {
 		s = s[:i]
 	}
 	if strings.Contains(s, "```") {
@@ -182,7 +195,7 @@ func StripToolCallXML(text string) string {
 	if strings.Contains(s, "\n\n\n") {
 		s = manyNewlines.ReplaceAllString(s, "\n\n")
 	}
-	return shape.TrimJS(s)
+	return jsstring.Trim(s)
 }
 
 // removeCompleteBlocks removes every "<use_tool>...</use_tool>" block, each
@@ -191,16 +204,16 @@ func StripToolCallXML(text string) string {
 func removeCompleteBlocks(s string) string {
 	var b strings.Builder
 	for {
-		i := strings.Index(s, xmlOpen)
+		i := strings.Index(s, XMLOpen)
 		if i < 0 {
 			break
 		}
-		j := strings.Index(s[i+len(xmlOpen):], xmlClose)
+		j := strings.Index(s[i+len(XMLOpen):], XMLClose)
 		if j < 0 {
 			break
 		}
 		b.WriteString(s[:i])
-		s = s[i+len(xmlOpen)+j+len(xmlClose):]
+		s = s[i+len(XMLOpen)+j+len(XMLClose):]
 	}
 	if b.Len() == 0 {
 		return s

@@ -1,4 +1,4 @@
-package inspect
+package session
 
 import (
 	"fmt"
@@ -13,23 +13,23 @@ import (
 // sessions: stats over a gigabyte of captures would hold most of it.
 // Sixteen conversations of 2 MB prompts leave the tree holding kilobytes.
 func TestSessionsKeepNoBody(t *testing.T) {
-	ss := NewSessions()
+	lk := NewLinker()
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := range 16 {
-		l := newLoop("chat", strings.Repeat(string(rune('a'+i)), 2<<20))
-		xs := runLoop(l, 1, 2)
-		Inspect(loopCapture(fmt.Sprintf("big-%d.ndjson", i), xs...), Options{Sessions: ss, NoDiffs: true})
+		l := newChatLoop(fmt.Sprintf("big-%d.ndjson", i), strings.Repeat(string(rune('a'+i)), 2<<20))
+		lk.Link(l.step(1))
+		lk.Link(l.step(2))
 	}
 	var after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	if len(ss.List()) != 16 {
-		t.Fatalf("%d sessions", len(ss.List()))
+	if len(lk.List()) != 16 {
+		t.Fatalf("%d sessions", len(lk.List()))
 	}
 	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 8<<20 {
 		t.Errorf("the sessions of 16 conversations with 2 MB prompts hold %d MB", grown>>20)
 	}
-	runtime.KeepAlive(ss)
+	runtime.KeepAlive(lk)
 }

@@ -1,4 +1,4 @@
-package inspect
+package jsonvalue
 
 import (
 	"bytes"
@@ -10,22 +10,22 @@ import (
 	"github.com/seam-dev/seam/internal/jsontext"
 )
 
-// sameJSONText reports whether two JSON texts say the same: equal as
-// strings or, when both are one JSON value, as values (jsonEqual: key
-// order, spacing and how a number is written do not matter).
-func sameJSONText(a, b string) bool {
+// SameText reports whether two JSON texts say the same: equal as strings
+// or, when both are one JSON value, as values (Equal: key order, spacing
+// and how a number is written do not matter).
+func SameText(a, b string) bool {
 	if a == b {
 		return true
 	}
-	va, okA := decodeJSON(a)
-	vb, okB := decodeJSON(b)
-	return okA && okB && jsonEqual(va, vb, false)
+	va, okA := Decode(a)
+	vb, okB := Decode(b)
+	return okA && okB && Equal(va, vb, false)
 }
 
-// encodeJSON renders a decoded JSON value compactly, object keys sorted
-// and <, > and & as they are (they are evidence and arguments, not HTML);
-// "" when v is not one.
-func encodeJSON(v any) string {
+// Encode renders a decoded JSON value compactly, object keys sorted and
+// <, > and & as they are (they are evidence and arguments, not HTML); ""
+// when v is not one.
+func Encode(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -35,17 +35,10 @@ func encodeJSON(v any) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// marshalArgs renders parsed XML arguments as JSON with sorted keys.
-func marshalArgs(args map[string]any) string {
-	if s := encodeJSON(args); s != "" {
-		return s
-	}
-	return "{}"
-}
-
-// decodeJSON decodes one JSON value, numbers kept as written
-// (json.Number), and reports whether s is exactly one valid value.
-func decodeJSON(s string) (any, bool) {
+// Decode decodes one JSON value, numbers kept as written (json.Number),
+// and reports whether s is exactly one valid value (white space around it
+// allowed).
+func Decode(s string) (any, bool) {
 	if strings.TrimSpace(s) == "" {
 		return nil, false
 	}
@@ -61,11 +54,11 @@ func decodeJSON(s string) (any, bool) {
 	return v, true
 }
 
-// jsonEqual compares two decoded JSON values: numbers by value (1.0 equals
+// Equal compares two decoded JSON values: numbers by value (1.0 equals
 // 1), objects regardless of key order. loose compares scalars by their
 // text and null as "", as for a value read out of XML, which carries no
 // types.
-func jsonEqual(a, b any, loose bool) bool {
+func Equal(a, b any, loose bool) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -74,7 +67,7 @@ func jsonEqual(a, b any, loose bool) bool {
 		}
 		for k, v := range x {
 			w, ok := y[k]
-			if !ok || !jsonEqual(v, w, loose) {
+			if !ok || !Equal(v, w, loose) {
 				return false
 			}
 		}
@@ -85,7 +78,7 @@ func jsonEqual(a, b any, loose bool) bool {
 			return false
 		}
 		for i := range x {
-			if !jsonEqual(x[i], y[i], loose) {
+			if !Equal(x[i], y[i], loose) {
 				return false
 			}
 		}

@@ -1,4 +1,4 @@
-package inspect
+package session
 
 import (
 	"hash/fnv"
@@ -6,13 +6,15 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsonvalue"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/request"
 )
 
-// histMsg is one message of a conversation history as sessions compare
+// Message is one message of a conversation history as sessions compare
 // them: a fingerprint of what the message says, and enough to name it in a
-// finding.
-type histMsg struct {
+// Rewrite. History and Reply make them.
+type Message struct {
 	// hash fingerprints the role, the text (trimmed), each tool call (id,
 	// name, arguments as canonical JSON) and the id a tool result answers.
 	hash uint64
@@ -24,30 +26,30 @@ type histMsg struct {
 	text string
 }
 
-// historyOf returns the messages of a request's history in order. A
+// History returns the messages of a request's history in order. A
 // Responses input list counts item by item (each function call and each
 // result on its own), as its replies do: a history that leaves out a
 // result between two calls must not read as one message calling both.
-func historyOf(ri *requestInfo) []histMsg {
+func History(ri *request.Request) []Message {
 	if ri == nil {
 		return nil
 	}
-	msgs := ri.messages
-	if ri.items != nil {
-		msgs = ri.items
+	msgs := ri.Messages
+	if ri.Items != nil {
+		msgs = ri.Items
 	}
-	out := make([]histMsg, 0, len(msgs))
+	out := make([]Message, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, newHistMsg(m.role, m.text, m.toolCalls, m.toolCallID))
+		out = append(out, newMessage(m.Role, m.Text, m.ToolCalls, m.ToolCallID))
 	}
 	return out
 }
 
-// replyOf returns the assistant message a response gave (its first
+// Reply returns the assistant message a response gave (its first
 // choice), as the next request carries it back: one message, or for
 // Responses one per output item (the text, then each call). It is empty
 // when the response holds no text and no tool call.
-func replyOf(m *protocol.Message) []histMsg {
+func Reply(m *protocol.Message) []Message {
 	if m == nil || len(m.Choices) == 0 {
 		return nil
 	}
@@ -61,20 +63,20 @@ func replyOf(m *protocol.Message) []histMsg {
 		return nil
 	}
 	if m.Protocol != protocol.Responses {
-		return []histMsg{newHistMsg("assistant", ch.Text, ch.ToolCalls, "")}
+		return []Message{newMessage("assistant", ch.Text, ch.ToolCalls, "")}
 	}
-	var out []histMsg
+	var out []Message
 	if strings.TrimSpace(ch.Text) != "" {
-		out = append(out, newHistMsg("assistant", ch.Text, nil, ""))
+		out = append(out, newMessage("assistant", ch.Text, nil, ""))
 	}
 	for _, c := range ch.ToolCalls {
-		out = append(out, newHistMsg("assistant", "", []protocol.ToolCall{c}, ""))
+		out = append(out, newMessage("assistant", "", []protocol.ToolCall{c}, ""))
 	}
 	return out
 }
 
-func newHistMsg(role, text string, calls []protocol.ToolCall, callID string) histMsg {
-	role = safeName(strings.ToLower(role))
+func newMessage(role, text string, calls []protocol.ToolCall, callID string) Message {
+	role = excerpt.Name(strings.ToLower(role))
 	if role == "developer" {
 		role = "system" // the same instructions, under the name newer models use
 	}
@@ -94,14 +96,14 @@ func newHistMsg(role, text string, calls []protocol.ToolCall, callID string) his
 	w(callID)
 	// What a message keeps is cloned: a substring would keep the whole
 	// request body it was read from alive as long as the session tree.
-	m := histMsg{hash: h.Sum64(), role: strings.Clone(role), text: strings.Clone(excerpt.Clip(text, 80))}
+	m := Message{hash: h.Sum64(), role: strings.Clone(role), text: strings.Clone(excerpt.Clip(text, 80))}
 	switch {
 	case callID != "":
-		m.what = "tool result for " + safeName(callID) // a concatenation: a new string
+		m.what = "tool result for " + excerpt.Name(callID) // a concatenation: a new string
 	case len(calls) > 0:
 		names := make([]string, len(calls))
 		for i, c := range calls {
-			names[i] = safeName(c.Name)
+			names[i] = excerpt.Name(c.Name)
 		}
 		m.what = role + " message calling " + strings.Join(names, ", ")
 		if m.text == "" {
@@ -122,8 +124,8 @@ func canonicalJSON(s string) string {
 	if s == "" {
 		return "{}"
 	}
-	if v, ok := decodeJSON(s); ok {
-		return encodeJSON(v)
+	if v, ok := jsonvalue.Decode(s); ok {
+		return jsonvalue.Encode(v)
 	}
 	return s
 }
@@ -131,7 +133,7 @@ func canonicalJSON(s string) string {
 // firstTurn returns how many messages of h a request must share with an
 // earlier one to continue its conversation: the system messages and the
 // first message after them. It is len(h)+1 when h has no other message.
-func firstTurn(h []histMsg) int {
+func firstTurn(h []Message) int {
 	for i, m := range h {
 		if m.role != "system" {
 			return i + 1
@@ -140,12 +142,8 @@ func firstTurn(h []histMsg) int {
 	return len(h) + 1
 }
 
-// describe names message i of a history in a finding: "message 5 (tool
+// describe names message i of a history in a Rewrite: "message 5 (tool
 // result for call_1)".
-func (m histMsg) describe(i int) string {
+func (m Message) describe(i int) string {
 	return "message " + strconv.Itoa(i) + " (" + m.what + ")"
 }
-
-// safeName returns a role, tool name or call id from a capture as it may
-// appear in a finding's message (excerpt.Name).
-func safeName(s string) string { return excerpt.Name(s) }

@@ -1,10 +1,11 @@
-package inspect
+package textreport
 
 import (
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
@@ -18,7 +19,7 @@ const maxTimeline = 40
 
 // writeWebSocket writes a WebSocket exchange: each side's totals, the
 // message timeline and the Realtime transcript.
-func writeWebSocket(w io.Writer, x *ExchangeReport, paint func(code, s string) string) {
+func writeWebSocket(w io.Writer, x *inspect.ExchangeReport, paint func(code, s string) string) {
 	ws := x.WebSocket
 	for _, s := range x.Sides {
 		dir := "server → client"
@@ -58,7 +59,7 @@ func writeWebSocket(w io.Writer, x *ExchangeReport, paint func(code, s string) s
 		}
 		switch {
 		case m.Opcode == wsframe.Close && m.CloseCode != 0:
-			fmt.Fprintf(w, "  %s %s", CloseName(m.CloseCode), strconv.Quote(m.CloseReason))
+			fmt.Fprintf(w, "  %s %s", inspect.CloseName(m.CloseCode), strconv.Quote(m.CloseReason))
 		case m.Type != "":
 			fmt.Fprintf(w, "  %s", strconv.Quote(m.Type))
 		case m.Text != "":

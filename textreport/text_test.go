@@ -1,4 +1,4 @@
-package inspect
+package textreport
 
 import (
 	"bytes"
@@ -9,7 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/seam-dev/seam/fixtures"
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/goldenfile"
+	"github.com/seam-dev/seam/internal/streamtest"
 )
 
 // screen returns what a terminal of w columns shows of out in its first
@@ -56,11 +58,11 @@ func TestFirstScreenGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var b bytes.Buffer
-			if err := WriteText(&b, Inspect(c, Options{}), false); err != nil {
+			if err := Write(&b, inspect.Inspect(c, inspect.Options{}), false); err != nil {
 				t.Fatal(err)
 			}
 			base := strings.TrimSuffix(name, ".ndjson")
-			how := "SEAM_GEN=1 go test ./inspect -run TestFirstScreenGolden"
+			how := "SEAM_GEN=1 go test ./textreport -run TestFirstScreenGolden"
 			goldenfile.Check(t, filepath.Join("testdata", "first-screen", base+".golden"), []byte(screen(b.String(), 80, 24, false)), how)
 			goldenfile.Check(t, filepath.Join("testdata", "last-screen", base+".golden"), []byte(screen(b.String(), 80, 24, true)), how)
 		})
@@ -78,7 +80,7 @@ func TestFirstScreenSaysWhatIsWrong(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteText(&b, Inspect(c, Options{}), false); err != nil {
+	if err := Write(&b, inspect.Inspect(c, inspect.Options{}), false); err != nil {
 		t.Fatal(err)
 	}
 	rows := strings.Split(screen(b.String(), 80, 24, false), "\n")
@@ -119,7 +121,7 @@ func TestShortenDiff(t *testing.T) {
 		b.WriteString("more\n")
 	}
 	b.WriteString("end\n")
-	d := DiffTexts("test", "a", a.String(), "b", b.String())
+	d := inspect.DiffTexts("test", "a", a.String(), "b", b.String())
 	if len(d.Hunks) != 11 {
 		t.Fatalf("%d hunks, want 11", len(d.Hunks))
 	}
@@ -153,11 +155,11 @@ func TestShortenDiff(t *testing.T) {
 // empty delta shifts them).
 func TestSameMessageWhateverTheEvents(t *testing.T) {
 	t.Parallel()
-	up := chatCalls([3]string{"call_a", "read", `{"path":"a"}`})
-	client := cc(`{}`) + up
-	r := Inspect(exInput{up: up, client: client}.capture(), Options{})
+	up := streamtest.ChatCalls([3]string{"call_a", "read", `{"path":"a"}`})
+	client := streamtest.Chunk(`{}`) + up
+	r := inspect.Inspect(streamtest.Capture(up, client), inspect.Options{})
 	var b strings.Builder
-	if err := WriteText(&b, r, false); err != nil {
+	if err := Write(&b, r, false); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "the same message as upstream") {

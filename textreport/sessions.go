@@ -1,4 +1,4 @@
-package inspect
+package textreport
 
 import (
 	"bufio"
@@ -7,15 +7,18 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/internal/units"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/visible"
 )
 
-// line renders where an exchange stands in its session, for the text
-// report: "session s1a2b3c4d turn 3 · extends exchange 2 · 6 messages".
-// Exchanges of the capture named capture are named by number alone.
-func (r *SessionRef) line(capture string) string {
-	name := func(e *ExchangeRef) string {
+// sessionLine renders where an exchange stands in its session, for the
+// text report: "session s1a2b3c4d turn 3 · extends exchange 2 · 6
+// messages". Exchanges of the capture named capture are named by number
+// alone.
+func sessionLine(r *session.Ref, capture string) string {
+	name := func(e *session.ExchangeRef) string {
 		if e.Capture == capture {
 			return "exchange " + strconv.Itoa(e.Ex)
 		}
@@ -29,15 +32,15 @@ func (r *SessionRef) line(capture string) string {
 		parts = append(parts, "repeats "+name(r.Repeats))
 	}
 	if r.Continues != "" {
-		parts = append(parts, "continues response "+safeName(r.Continues)+" (not in these captures)")
+		parts = append(parts, "continues response "+excerpt.Name(r.Continues)+" (not in these captures)")
 	}
-	parts = append(parts, pluralWord(r.Messages, "message"))
+	parts = append(parts, plural(r.Messages, "message"))
 	return strings.Join(parts, " · ")
 }
 
 // WriteSessions writes the sessions of more than one turn with their
 // totals and exchanges, for the text report; nothing when there are none.
-func WriteSessions(w io.Writer, ss []*Session, color bool) error {
+func WriteSessions(w io.Writer, ss []*session.Session, color bool) error {
 	bw := bufio.NewWriter(w)
 	writeSessions(bw, ss, painter(color))
 	if err := bw.Flush(); err != nil {
@@ -46,7 +49,7 @@ func WriteSessions(w io.Writer, ss []*Session, color bool) error {
 	return nil
 }
 
-func writeSessions(w io.Writer, ss []*Session, paint func(code, s string) string) {
+func writeSessions(w io.Writer, ss []*session.Session, paint func(code, s string) string) {
 	n := 0
 	for _, s := range ss {
 		if s.Turns > 1 {
@@ -61,7 +64,7 @@ func writeSessions(w io.Writer, ss []*Session, paint func(code, s string) string
 		if s.Turns < 2 {
 			continue
 		}
-		fmt.Fprintf(w, "   %s  %s\n", s.ID, s.Summary())
+		fmt.Fprintf(w, "   %s  %s\n", s.ID, SessionSummary(s))
 		var exs []string
 		for _, e := range s.Exchanges {
 			exs = append(exs, visible.String(e.String()))
@@ -71,10 +74,10 @@ func writeSessions(w io.Writer, ss []*Session, paint func(code, s string) string
 	fmt.Fprintln(w)
 }
 
-// Summary renders the session's totals on one line: "6 turns · 5 tool
-// calls · tokens in 2100 out 210 · 1.48s · 1 rewrite".
-func (s *Session) Summary() string {
-	parts := []string{pluralWord(s.Turns, "turn"), pluralWord(s.ToolCalls, "tool call")}
+// SessionSummary renders a session's totals on one line: "6 turns · 5
+// tool calls · tokens in 2100 out 210 · 1.48s · 1 rewrite".
+func SessionSummary(s *session.Session) string {
+	parts := []string{plural(s.Turns, "turn"), plural(s.ToolCalls, "tool call")}
 	if s.UsageTurns > 0 {
 		parts = append(parts, fmt.Sprintf("tokens in %d out %d", s.TokensIn, s.TokensOut))
 	}
@@ -85,7 +88,7 @@ func (s *Session) Summary() string {
 		parts = append(parts, strconv.Itoa(s.Failed)+" failed")
 	}
 	if s.Rewrites > 0 {
-		parts = append(parts, pluralWord(s.Rewrites, "rewrite"))
+		parts = append(parts, plural(s.Rewrites, "rewrite"))
 	}
 	if len(s.Models) > 0 {
 		var ms []string

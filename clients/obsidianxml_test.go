@@ -1,4 +1,4 @@
-package inspect
+package clients
 
 import (
 	"encoding/json"
@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// TestObsidianTable reproduces protocols.md §1.4 case by case.
+// TestObsidianTable reproduces, case by case, what Obsidian Copilot's
+// parser and view make of the XML (docs/PROTOCOLS.md#obsidian-xml).
 func TestObsidianTable(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -65,5 +66,23 @@ func TestRemoveCompleteBlocksMatchesRegexp(t *testing.T) {
 		if got, want := removeCompleteBlocks(in), re.ReplaceAllString(in, ""); got != want {
 			t.Errorf("removeCompleteBlocks(%q) = %q, regexp gives %q", in, got, want)
 		}
+	}
+}
+
+// TestXMLCatalogue reads the tools of an Obsidian prompt's catalogue: a
+// tool is the tag right before a <description> followed by <parameters>;
+// its parameters are the tags in <parameters>, trimmed, each once; a tag
+// without parameters, or a description elsewhere in the prose, is no tool.
+func TestXMLCatalogue(t *testing.T) {
+	t.Parallel()
+	prompt := "You can use tools.\n<getFileTree>\n<description>List files</description>\n<parameters></parameters>\n</getFileTree>\n" +
+		"<writeToFile><description>Write</description> <parameters><path>p</path><content>c</content><path>again</path></parameters></writeToFile>\n" +
+		"<note><description>no parameters element</description></note> and a <description>stray</description> in the prose."
+	got := XMLCatalogue(prompt)
+	want := []CatalogueTool{{Name: "getFileTree"}, {Name: "writeToFile", Params: []string{"path", "content"}}}
+	b, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(b) != string(w) {
+		t.Errorf("catalogue %s, want %s", b, w)
 	}
 }

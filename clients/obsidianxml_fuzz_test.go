@@ -1,4 +1,4 @@
-package inspect
+package clients
 
 import (
 	"reflect"
@@ -26,12 +26,12 @@ func FuzzParseXMLToolCalls(f *testing.F) {
 		if !reflect.DeepEqual(calls, ParseXMLToolCalls(text)) {
 			t.Fatal("not deterministic")
 		}
-		if !strings.Contains(text, xmlOpen) && len(calls) > 0 {
+		if !strings.Contains(text, XMLOpen) && len(calls) > 0 {
 			t.Fatalf("%d calls without an opener", len(calls))
 		}
 		prev := 0 // the previous block's end: blocks never overlap
 		for _, c := range calls {
-			if c.Start < prev || c.End < c.Start || c.End > len(text) || !strings.HasPrefix(text[c.Start:], xmlOpen) {
+			if c.Start < prev || c.End < c.Start || c.End > len(text) || !strings.HasPrefix(text[c.Start:], XMLOpen) {
 				t.Fatalf("bad range %d-%d (previous end %d) in %q", c.Start, c.End, prev, text)
 			}
 			if c.Name == "" {
@@ -48,8 +48,8 @@ func FuzzParseXMLToolCalls(f *testing.F) {
 			// tag, as Obsidian's regexps would), nothing of a block is
 			// left: no complete block and no opener, and stripping again
 			// changes nothing.
-			if strings.Contains(shown, xmlOpen) {
-				t.Fatalf("%q still holds %q after stripping %q", shown, xmlOpen, text)
+			if strings.Contains(shown, XMLOpen) {
+				t.Fatalf("%q still holds %q after stripping %q", shown, XMLOpen, text)
 			}
 			if again := StripToolCallXML(shown); again != shown {
 				t.Fatalf("stripping is not idempotent: %q then %q", shown, again)

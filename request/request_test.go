@@ -1,0 +1,122 @@
+package request
+
+import (
+	"reflect"
+	"testing"
+)
+
+// roles returns each message as "role:text" with its calls and the call
+// it answers, for comparing with a literal.
+func roles(ms []Message) []string {
+	var out []string
+	for _, m := range ms {
+		s := m.Role + ":" + m.Text
+		for _, c := range m.ToolCalls {
+			s += " call " + c.ID + " " + c.Name + c.Arguments
+		}
+		if m.ToolCallID != "" {
+			s += " answers " + m.ToolCallID
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestParseConversations: the same conversation, a prompt, a call and its
+// result, reads as the same messages in the three protocols: the system
+// prompt first, the call on the assistant message, the result a tool
+// message; a Responses item list is kept item by item too.
+func TestParseConversations(t *testing.T) {
+	t.Parallel()
+	want := []string{"system:be brief", "user:list files", "assistant:Let me look. call call_1 ls{}", "tool:a.md answers call_1"}
+	for name, body := range map[string]string{
+		"chat": `{"model":"gpt","stream":true,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"list files"},` +
+			`{"role":"assistant","content":"Let me look.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"ls","arguments":"{}"}}]},` +
+			`{"role":"tool","tool_call_id":"call_1","content":"a.md"}]}`,
+		"anthropic": `{"model":"claude","stream":true,"system":"be brief","messages":[{"role":"user","content":[{"type":"text","text":"list files"}]},` +
+			`{"role":"assistant","content":[{"type":"text","text":"Let me look."},{"type":"tool_use","id":"call_1","name":"ls","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"a.md"}]}]}`,
+		"responses": `{"model":"gpt","stream":true,"instructions":"be brief","input":[{"role":"user","content":"list files"},` +
+			`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Let me look."}]},` +
+			`{"type":"function_call","call_id":"call_1","name":"ls","arguments":"{}"},{"type":"reasoning","summary":[]},` +
+			`{"type":"function_call_output","call_id":"call_1","output":"a.md"}]}`,
+	} {
+		r := Parse([]byte(body))
+		if got := roles(r.Messages); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: messages\n%q\nwant\n%q", name, got, want)
+		}
+		if !r.Stream || r.Model == "" {
+			t.Errorf("%s: model %q stream %v", name, r.Model, r.Stream)
+		}
+		if name != "responses" && r.Items != nil {
+			t.Errorf("%s: items %v", name, r.Items)
+		}
+	}
+	r := Parse([]byte(`{"instructions":"be brief","previous_response_id":"resp_1","input":[{"role":"assistant","content":"a"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}]}`))
+	if got, want := roles(r.Items), []string{"system:be brief", "assistant:a", "assistant: call c f{}"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("items %q, want %q (a call on its own)", got, want)
+	}
+	if r.PrevResponse != "resp_1" {
+		t.Errorf("previous_response_id %q", r.PrevResponse)
+	}
+}
+
+// TestParseTools: tools declared in each protocol's shape, with their
+// parameters, which are required, whether any other is allowed and their
+// schema as sent.
+func TestParseTools(t *testing.T) {
+	t.Parallel()
+	r := Parse([]byte(`{"tools":[` +
+		`{"type":"function","function":{"name":"read","parameters":{"type":"object","properties":{"path":{},"n":{}},"required":["path"],"additionalProperties":false}}},` +
+		`{"type":"function","name":"tree","parameters":{"type":"object","properties":{}}},` +
+		`{"name":"search","input_schema":{"properties":{"q":{}}}},{"type":"web_search"}]}`))
+	want := map[string]*Tool{
+		"read":   {Name: "read", Params: map[string]bool{"path": true, "n": false}, Strict: true, Source: "tools", Schema: `{"type":"object","properties":{"path":{},"n":{}},"required":["path"],"additionalProperties":false}`},
+		"tree":   {Name: "tree", Params: map[string]bool{}, Void: true, Source: "tools", Schema: `{"type":"object","properties":{}}`},
+		"search": {Name: "search", Params: map[string]bool{"q": false}, Source: "tools", Schema: `{"properties":{"q":{}}}`},
+	}
+	if !reflect.DeepEqual(r.Tools, want) {
+		t.Errorf("tools %+v", r.Tools)
+	}
+	if !r.NativeTools() || (*Request)(nil).NativeTools() {
+		t.Error("NativeTools")
+	}
+}
+
+// TestParseCatalogue: without a tools field, the tools are those of the
+// XML catalogue in the system prompt, or in the first user turn Obsidian
+// Copilot also sent it as; they are not native tools.
+func TestParseCatalogue(t *testing.T) {
+	t.Parallel()
+	catalogue := "<getFileTree><description>files</description><parameters></parameters></getFileTree>" +
+		"<localSearch><description>search</description><parameters><query>q</query><salientTerms>t</salientTerms></parameters></localSearch>"
+	want := map[string]*Tool{
+		"getFileTree": {Name: "getFileTree", Params: map[string]bool{}, Void: true, Strict: true, Source: "system-prompt"},
+		"localSearch": {Name: "localSearch", Params: map[string]bool{"query": false, "salientTerms": false}, Strict: true, Source: "system-prompt"},
+	}
+	for _, body := range []string{
+		`{"messages":[{"role":"system","content":` + quote(catalogue) + `},{"role":"user","content":"hi"}]}`,
+		`{"messages":[{"role":"user","content":` + quote("Tools: "+catalogue) + `}]}`,
+	} {
+		r := Parse([]byte(body))
+		if !reflect.DeepEqual(r.Tools, want) || r.NativeTools() {
+			t.Errorf("%s: tools %+v", body, r.Tools)
+		}
+	}
+}
+
+// TestParseNotARequest: a body that is not JSON, or not a request, reads
+// as an empty request.
+func TestParseNotARequest(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{"", "{", `[1,2]`, `"text"`} {
+		r := Parse([]byte(body))
+		if r.Model != "" || len(r.Messages) != 0 || len(r.Tools) != 0 || r.Items != nil {
+			t.Errorf("%q: %+v", body, r)
+		}
+	}
+}
+
+func quote(s string) string {
+	return `"` + s + `"`
+}
