@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/replay"
@@ -113,7 +114,7 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.update && len(o.faults) > 0 {
 		return &usageError{cmd: "check", msg: "--update writes the goldens of the replay without faults: leave --fault out", example: "seam check --update fixtures/"}
 	}
-	paths, err := captureFiles(ctx, e, fs.Args())
+	paths, err := captures.Expand(ctx, fs.Args(), e.open())
 	if err != nil {
 		return err
 	}
@@ -181,11 +182,12 @@ func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 // replay. It returns what differs, and what went wrong reading the
 // fixture or its golden.
 func checkFixture(ctx context.Context, e *env, path string, o *checkOptions) []string {
-	src, h, done, err := openExchanges(ctx, e, path, nil)
+	src, err := captures.Open(ctx, path, e.open())
 	if err != nil {
 		return []string{err.Error()}
 	}
-	defer done()
+	defer src.Close()
+	h := src.Header()
 	var problems, faulted []string
 	eng := recordedEngine(h)
 	got := golden{Engine: engineSummary(eng)}

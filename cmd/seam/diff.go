@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 )
 
@@ -113,18 +114,18 @@ type diffPairs struct {
 // reportStream inspects the exchanges of one input as they are read.
 type reportStream struct {
 	path string
-	src  exchangeSource
+	src  *captures.Source
 	in   *inspect.Inspector
 	done bool
 	n    int // exchanges read
 }
 
 func openReportStream(ctx context.Context, e *env, path string) (*reportStream, func(), error) {
-	src, h, closeSrc, err := openExchanges(ctx, e, path, nil)
+	src, err := captures.Open(ctx, path, e.open())
 	if err != nil {
 		return nil, nil, err
 	}
-	return &reportStream{path: path, src: src, in: inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true})}, closeSrc, nil
+	return &reportStream{path: path, src: src, in: inspect.NewInspector(path, *src.Header(), inspect.Options{NoDiffs: true})}, src.Close, nil
 }
 
 // next returns the next exchange's report, or nil at the end.

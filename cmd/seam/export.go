@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
@@ -93,7 +94,7 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return exportMany(ctx, e, fs.Args(), o, side)
 	}
 	if o.format == "har" {
-		c, err := openInput(ctx, e, fs.Arg(0))
+		c, err := captures.Load(ctx, fs.Arg(0), e.open())
 		if err != nil {
 			return err
 		}
@@ -158,7 +159,7 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 	if err != nil {
 		return err
 	}
-	paths, err := captureFiles(ctx, e, args)
+	paths, err := captures.Expand(ctx, args, e.open())
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -98,7 +99,7 @@ func runGrep(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	paths, err := captureFiles(ctx, e, fs.Args()[1:])
+	paths, err := captures.Expand(ctx, fs.Args()[1:], e.open())
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -78,7 +79,7 @@ it one.`,
 					return &usageError{cmd: "import", msg: "--" + f + " needs --url", example: "seam import --url /api/chat --method POST --request req.json -o captures/ chat.ndjson"}
 				}
 			}
-			c, err := openInput(ctx, e, fs.Arg(0))
+			c, err := captures.Load(ctx, fs.Arg(0), e.open())
 			if err != nil {
 				return err
 			}

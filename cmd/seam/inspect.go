@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
@@ -143,7 +144,7 @@ func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if fs.NArg() == 1 && !isDir(fs.Arg(0)) && o.where == "" && o.ex.capture == "" {
 		return inspectStream(ctx, e, fs.Arg(0), o, iopts, failOn)
 	}
-	paths, err := captureFiles(ctx, e, fs.Args())
+	paths, err := captures.Expand(ctx, fs.Args(), e.open())
 	if err != nil {
 		return err
 	}
@@ -162,11 +163,12 @@ func isDir(path string) bool {
 // the few being inspected (on every CPU), not the capture.
 func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
 	batchGC(e)
-	src, h, done, err := openExchanges(ctx, e, path, nil)
+	src, err := captures.Open(ctx, path, e.open())
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer src.Close()
+	h := src.Header()
 	// With --ex, the exchanges before the one asked for are skimmed (read
 	// and assembled), so its session and its retry detector see them.
 	seen := map[int]bool{}
@@ -229,7 +231,7 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 		warnings = append(warnings, w.Error())
 	}
 	if o.ex.n != 0 && n == 0 {
-		return noExchange(path, o.ex.n, len(seen))
+		return &captures.NoExchangeError{Path: path, Ex: o.ex.n, Have: len(seen)}
 	}
 	switch {
 	case jw != nil:

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
@@ -87,7 +88,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.output == "-" {
 		w = e.stderr
 	}
-	c, err := openInput(ctx, e, fs.Arg(0))
+	c, err := captures.Load(ctx, fs.Arg(0), e.open())
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return &usageError{cmd: "replay", msg: err.Error(), example: example}
 	}
 	if o.ex != 0 {
-		if _, err := findExchange(c, o.ex); err != nil {
+		if _, err := captures.Exchange(c, o.ex); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/htmlreport"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/outfile"
@@ -89,9 +90,14 @@ func runReport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	c, err := openReport(ctx, e, in, o.ex)
+	c, err := captures.Load(ctx, in, e.open())
 	if err != nil {
 		return err
+	}
+	if o.ex != 0 {
+		if _, err := captures.Exchange(c, o.ex); err != nil {
+			return err
+		}
 	}
 	rep, err := inspect.InspectContext(ctx, c, inspect.Options{Protocol: proto, Ex: o.ex})
 	if err != nil {

@@ -2,19 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -214,7 +212,7 @@ func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*se
 		if o.output != "" {
 			return nil, usage("--mode once records to the capture given, so -o does not apply", upEx)
 		}
-		exists, err := captureExists(ctx, args[0])
+		exists, err := captures.Exists(ctx, args[0])
 		if err != nil {
 			return nil, err
 		}
@@ -258,7 +256,7 @@ func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*se
 		}
 	}
 	if len(args) > 0 {
-		if p.caps, err = loadCaptures(ctx, e, args); err != nil {
+		if p.caps, err = captures.LoadAll(ctx, args, e.open()); err != nil {
 			return nil, err
 		}
 		if mode == replay.ModeOnce && countExchanges(p.caps) == 0 {
@@ -266,27 +264,6 @@ func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*se
 		}
 	}
 	return p, nil
-}
-
-// captureExists reports whether path holds captures for --mode once: "-"
-// (stdin), an existing file, or a directory with captures in it or below.
-func captureExists(ctx context.Context, path string) (bool, error) {
-	if path == "-" {
-		return true, nil // stdin: replay it
-	}
-	st, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("open capture: %w", err)
-	}
-	if !st.IsDir() {
-		return true, nil
-	}
-	// Quiet: loading the captures says what it skips.
-	found, err := walkCaptures(ctx, &env{stderr: io.Discard}, path)
-	return len(found) > 0, err
 }
 
 func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -89,7 +90,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	paths, err := captureFiles(ctx, e, fs.Args())
+	paths, err := captures.Expand(ctx, fs.Args(), e.open())
 	if err != nil {
 		return err
 	}
