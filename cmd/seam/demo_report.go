@@ -79,7 +79,7 @@ func showIncident(ctx context.Context, e *env, c *tape.Capture, path string) err
 			deltas = s.Events
 		}
 	}
-	fmt.Fprintf(w, "\nthe incident: the real Codex token stream of an Obsidian tool call (%d events),\nrecorded through the engine %s:\n", deltas, engineSummary(c.Header.Engine))
+	fmt.Fprintf(w, "\nthe incident: the real Codex token stream of an Obsidian tool call (%d events),\nrecorded through the engine %s:\n", deltas, shape.Summary(c.Header.Engine))
 	for _, f := range rep.Exchanges[0].Findings {
 		if f.Severity == inspect.Error {
 			fmt.Fprintf(w, "  %s %s\n    evidence %q\n    at %s\n", f.Severity, f.ID, f.Evidence, f.Pointer)
@@ -96,7 +96,7 @@ func showIncident(ctx context.Context, e *env, c *tape.Capture, path string) err
 	}
 	rx := res.ToExchange(x)
 	after := inspect.Inspect(&tape.Capture{Name: "replay", Exchanges: []*tape.Exchange{rx}}, inspect.Options{NoDiffs: true})
-	fmt.Fprintf(w, "\nreplayed offline with %s: %s\n", engineSummary(fixed), findingCounts(after.Exchanges[0].Findings))
+	fmt.Fprintf(w, "\nreplayed offline with %s: %s\n", shape.Summary(fixed), findingCounts(after.Exchanges[0].Findings))
 	d := inspect.DiffExchangeReports(rep.Exchanges[0], after.Exchanges[0])
 	d.A, d.B = "client text, holdback=off", "client text, holdback=on"
 	if err := inspect.WriteDiff(w, inspect.ShortenDiff(d, 3, 5), false); err != nil {

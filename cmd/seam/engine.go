@@ -55,18 +55,6 @@ func (f *engineFlags) resolve(base *tape.Engine) (tape.Engine, error) {
 	return shape.Resolve(eng.Profile, set)
 }
 
-// recordedEngine returns the engine a capture header records, reading the
-// profile "import" that seam import wrote before imports named passthrough
-// (an import has no client side; the engine only matters with --profile)
-// as passthrough.
-func recordedEngine(h *tape.Header) tape.Engine {
-	e := h.Engine
-	if e.Profile == "import" {
-		e.Profile = "passthrough"
-	}
-	return e
-}
-
 // isProfileFile reports whether the --profile value names a file rather
 // than a built-in profile.
 func isProfileFile(v string) bool {
@@ -98,22 +86,6 @@ func (s *setFlag) Set(v string) error {
 	}
 	(*s)[strings.TrimSpace(k)] = strings.TrimSpace(val)
 	return nil
-}
-
-// engineSummary formats an engine as "profile (switch=value, ...)" listing
-// only the switches that differ from the profile's defaults.
-func engineSummary(e tape.Engine) string {
-	def, err := shape.Resolve(e.Profile, nil)
-	var diffs []string
-	for _, k := range slices.Sorted(maps.Keys(e.Switches)) {
-		if err != nil || def.Switches[k] != e.Switches[k] {
-			diffs = append(diffs, k+"="+e.Switches[k])
-		}
-	}
-	if len(diffs) == 0 {
-		return e.Profile
-	}
-	return e.Profile + " (" + strings.Join(diffs, ", ") + ")"
 }
 
 // printSwitches documents the engine's profiles and switches.

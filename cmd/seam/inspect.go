@@ -17,6 +17,7 @@ import (
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/junit"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tui"
@@ -187,7 +188,7 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 	if o.failOn == "" {
 		threshold = inspect.Error
 	}
-	var cases []junitCase
+	var cases []junit.Case
 	reached, n := false, 0
 	pick := func(x *tape.Exchange) inspect.Pick {
 		seen[x.Ex] = true
@@ -259,13 +260,13 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 // inspectCases makes one JUnit test case per exchange, failed by the
 // findings at or above threshold (each one line: severity, id, place,
 // message).
-func inspectCases(rep *inspect.Report, threshold inspect.Severity) []junitCase {
-	cases := make([]junitCase, 0, len(rep.Exchanges))
+func inspectCases(rep *inspect.Report, threshold inspect.Severity) []junit.Case {
+	cases := make([]junit.Case, 0, len(rep.Exchanges))
 	for _, x := range rep.Exchanges {
-		c := junitCase{
+		c := junit.Case{
 			Name:      fmt.Sprintf("exchange %d %s %s", x.Ex, x.Method, x.URL),
 			Classname: "seam.inspect." + string(x.Protocol),
-			Time:      junitSeconds(time.Duration(x.Dur)),
+			Time:      junit.Seconds(time.Duration(x.Dur)),
 		}
 		var lines []string
 		for _, f := range x.Findings {
@@ -277,7 +278,7 @@ func inspectCases(rep *inspect.Report, threshold inspect.Severity) []junitCase {
 			}
 		}
 		if len(lines) > 0 {
-			c.Failure = newFailure("seam.finding", lines)
+			c.Failure = junit.NewFailure("seam.finding", lines)
 		}
 		cases = append(cases, c)
 	}
@@ -333,4 +334,15 @@ func (c colorFlag) enabled(e *env, out io.Writer) bool {
 		return false
 	}
 	return tui.IsTerminal(out)
+}
+
+// writeJUnitFile writes a JUnit report to path, or to stdout for "-".
+func writeJUnitFile(stdout io.Writer, path, suite string, cases []junit.Case, took time.Duration) error {
+	if path == "-" {
+		return junit.Write(stdout, suite, cases, took)
+	}
+	if err := junit.WriteFile(path, suite, cases, took); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/junit"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -72,7 +73,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 	}
 	color := o.color.enabled(e, e.stdout)
 	var (
-		cases   []junitCase
+		cases   []junit.Case
 		reached bool
 		found   int
 		rows    = &table{cols: summaryColumns()}

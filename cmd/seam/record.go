@@ -182,7 +182,7 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		fmt.Fprintf(e.stderr, "listening on http://%s → %s for the proxy under test: set its upstream base URL to http://%s\n",
 			legs[1].ln.Addr(), tape.RedactUpstream(up), legs[1].ln.Addr())
 	}
-	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.path, engineSummary(eng))
+	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.path, shape.Summary(eng))
 	banner := fmt.Sprintf("recording: point clients at http://%s (→ %s)", legs[0].ln.Addr(), tape.RedactUpstream(legs[0].upstream))
 	if proxy != nil {
 		banner = fmt.Sprintf("recording: clients → http://%s → proxy under test → http://%s (its upstream) → %s",
@@ -231,7 +231,7 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 	addr := leg.ln.Addr()
 	fmt.Fprintf(e.stderr, "listening on http://%s as a forward proxy: HTTPS_PROXY=http://%s HTTP_PROXY=http://%s\n", addr, addr, addr)
 	fs.announce(e.stderr, addr, o.fwd.insecure)
-	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.path, engineSummary(eng))
+	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.path, shape.Summary(eng))
 	return runRecording(ctx, e, o, r, &count, fmt.Sprintf("recording: a forward proxy, HTTPS_PROXY=http://%s", addr))
 }
 

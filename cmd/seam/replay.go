@@ -11,6 +11,7 @@ import (
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
+	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -92,7 +93,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	recorded := recordedEngine(&c.Header)
+	recorded := replay.RecordedEngine(&c.Header)
 	eng, err := o.engine.resolve(&recorded)
 	if err != nil {
 		return &usageError{cmd: "replay", msg: err.Error(), example: example}
@@ -110,7 +111,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		if len(o.faults) > 0 {
 			faults = fmt.Sprintf(" and faults %s (seed %d)", o.faults.String(), o.seed)
 		}
-		fmt.Fprintf(w, "replaying %s with engine %s%s\n", visible.String(c.Name), visible.String(engineSummary(eng)), faults)
+		fmt.Fprintf(w, "replaying %s with engine %s%s\n", visible.String(c.Name), visible.String(shape.Summary(eng)), faults)
 	}
 	for _, x := range c.Exchanges {
 		if o.ex != 0 && x.Ex != o.ex {
