@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tui"
@@ -250,7 +251,7 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (record
 	}
 	cfg := recordingConfig{
 		output: o.output, stdout: e.stdout, fsync: o.fsync,
-		server: serverOptions{allowHosts: o.allow, log: e.stderr}, redaction: red, log: e.stderr,
+		server: listen.Options{AllowHosts: o.allow, Log: e.stderr}, redaction: red, log: e.stderr,
 		onDone: func(s capture.Summary) {
 			count.Add(1)
 			if !o.quiet && !o.tui {
@@ -259,7 +260,7 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (record
 		},
 	}
 	if o.tui {
-		cfg.server.log = nil // the TUI has the terminal
+		cfg.server.Log = nil // the TUI has the terminal
 	}
 	return cfg, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -68,7 +69,7 @@ type recordingConfig struct {
 	note     func(legs []*recordLeg) string // a capture-level note, once listening; nil for none
 	legs     []*recordLeg
 	onDone   func(capture.Summary)
-	server   serverOptions // every leg's server; listen is set per leg
+	server   listen.Options // every leg's server; listen is set per leg
 	// redaction adds --redact patterns to the built-in rules; nil for none.
 	redaction *tape.Redaction
 	log       io.Writer // where write errors are reported as they happen
@@ -91,7 +92,7 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 		if l.ln, err = net.Listen("tcp", l.addr); err != nil {
 			return nil, fmt.Errorf("listen: %w", err)
 		}
-		l.ln = hintTLS(l.ln, l.ln.Addr().String(), l.forward != nil, cfg.server.log)
+		l.ln = listen.HintTLS(l.ln, l.ln.Addr().String(), l.forward != nil, cfg.server.Log)
 	}
 	if cfg.discard {
 		r.out = nopCloser{io.Discard}
@@ -143,8 +144,8 @@ func startRecording(cfg recordingConfig) (_ *recording, err error) {
 			return nil, err
 		}
 		so := cfg.server
-		so.listen, so.forward = l.addr, l.forward != nil
-		l.srv = newServer(h, so)
+		so.Listen, so.Forward = l.addr, l.forward != nil
+		l.srv = listen.NewServer(h, so)
 		l.srv.BaseContext = func(net.Listener) context.Context { return base }
 	}
 	for _, l := range r.legs {

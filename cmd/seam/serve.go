@@ -13,6 +13,7 @@ import (
 
 	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/captures"
+	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -314,7 +315,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	} else if flag := o.fwd.used(); flag != "" {
 		return &usageError{cmd: "serve", msg: flag + " applies to --forward", example: "seam serve --forward " + flag + " ... captures/"}
 	}
-	so := serverOptions{listen: o.listen, allowHosts: o.allow, log: e.stderr, forward: fwd != nil}
+	so := listen.Options{Listen: o.listen, AllowHosts: o.allow, Log: e.stderr, Forward: fwd != nil}
 	if !p.forwards {
 		return serveReplay(ctx, o.listen, replay.NewServer(p.caps, sopts), fwd, so, announce)
 	}
@@ -369,7 +370,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 
 // serveReplay answers from captures alone on addr until ctx ends, behind
 // a forward proxy when fwd is set.
-func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardSetup, so serverOptions, announce func(net.Addr, string)) error {
+func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardSetup, so listen.Options, announce func(net.Addr, string)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -387,8 +388,8 @@ func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardS
 		}()
 		h = f
 	}
-	srv := newServer(h, so)
-	ln = hintTLS(ln, ln.Addr().String(), fwd != nil, so.log)
+	srv := listen.NewServer(h, so)
+	ln = listen.HintTLS(ln, ln.Addr().String(), fwd != nil, so.Log)
 	announce(ln.Addr(), "")
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
