@@ -27,7 +27,14 @@ func checkCommand() *command {
 		name:    "check",
 		summary: "CI regression: replay fixtures, compare chunk by chunk and findings with goldens",
 		usage:   "seam check [--update] [--json] [--junit FILE] [--fault F]... DIR|CAPTURE...",
-		help: `
+		help:    checkHelp,
+		example: "seam check fixtures/",
+		new:     func() runner { return &checkOptions{} },
+	}
+}
+
+// checkHelp is the text of "seam help check".
+const checkHelp = `
 For every fixture capture, rebuilds the engine recorded in its header,
 replays the recorded upstream chunks through it and compares the produced
 client stream with the recorded one frame by frame (bytes and boundaries);
@@ -44,19 +51,14 @@ failure holds the first differing frame and the findings diff.
 
 An exchange with no client side (an imported recording) has nothing to
 compare the replayed stream with; only its findings are checked.
-` + checkFaultsHelp,
-		example: "seam check fixtures/",
-		flags: func(fs *flag.FlagSet) any {
-			o := &checkOptions{}
-			fs.BoolVar(&o.update, "update", false, "rewrite the goldens")
-			fs.BoolVar(&o.json, "json", false, "print the results as JSON")
-			fs.StringVar(&o.junit, "junit", "", "also write the results as JUnit XML to `file` (- for stdout, instead of the results)")
-			fs.Var(&o.faults, "fault", "also replay with `fault` (split-event, split-rune, coalesce, latency, stall, jitter) and check nothing changes (repeatable)")
-			fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
-			return o
-		},
-		run: runCheck,
-	}
+` + checkFaultsHelp
+
+func (o *checkOptions) flags(fs *flag.FlagSet) {
+	fs.BoolVar(&o.update, "update", false, "rewrite the goldens")
+	fs.BoolVar(&o.json, "json", false, "print the results as JSON")
+	fs.StringVar(&o.junit, "junit", "", "also write the results as JUnit XML to `file` (- for stdout, instead of the results)")
+	fs.Var(&o.faults, "fault", "also replay with `fault` (split-event, split-rune, coalesce, latency, stall, jitter) and check nothing changes (repeatable)")
+	fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
 }
 
 // errCheckFailed reports failing fixtures: exit status 1.
@@ -76,9 +78,8 @@ coalesce, latency, stall, jitter); those that change the content
 (drop-delta, truncate, status, ...) make every stream differ by design:
 see what they do with seam replay --fault.`
 
-func runCheck(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
+func (o *checkOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	batchGC(e)
-	o := opts.(*checkOptions)
 	if fs.NArg() == 0 {
 		return &usageError{cmd: "check", msg: "no fixtures given", example: "seam check fixtures/"}
 	}

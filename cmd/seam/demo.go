@@ -36,7 +36,14 @@ func demoCommand() *command {
 		name:    "demo",
 		summary: "record embedded real streams through the proxy, offline, and summarise them",
 		usage:   "seam demo [--speed N] [-o DIR]",
-		help: `
+		help:    demoHelp,
+		example: "seam demo --speed 4",
+		new:     func() runner { return &demoOptions{} },
+	}
+}
+
+// demoHelp is the text of "seam help demo".
+const demoHelp = `
 Runs seam end to end with no network and no API key. A mock upstream on
 127.0.0.1 plays real recorded streams (OpenAI Chat Completions with parallel
 tool calls, Anthropic Messages with tool use, OpenAI Responses) at their
@@ -49,20 +56,14 @@ Copilot tool call goes through the Obsidian XML engine as the shaping proxy
 ran it before its fix (holdback=off). inspect finds "</use_tool<use_tool>"
 in the assembled message, which no single delta contains, and names the
 client event where it was born; a replay with the fix switched on
-(holdback=on) shows it gone, as a diff.`,
-		example: "seam demo --speed 4",
-		flags: func(fs *flag.FlagSet) any {
-			o := &demoOptions{}
-			fs.Float64Var(&o.speed, "speed", 1, "playback speed of the recorded timing (0 sends at once)")
-			fs.StringVar(&o.output, "o", "", "`directory` for the demo's captures (default: a new temporary directory)")
-			return o
-		},
-		run: runDemo,
-	}
+(holdback=on) shows it gone, as a diff.`
+
+func (o *demoOptions) flags(fs *flag.FlagSet) {
+	fs.Float64Var(&o.speed, "speed", 1, "playback speed of the recorded timing (0 sends at once)")
+	fs.StringVar(&o.output, "o", "", "`directory` for the demo's captures (default: a new temporary directory)")
 }
 
-func runDemo(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*demoOptions)
+func (o *demoOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
 		return &usageError{cmd: "demo", msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0)), example: "seam demo"}
 	}

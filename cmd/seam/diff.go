@@ -24,7 +24,14 @@ func diffCommand() *command {
 		name:    "diff",
 		summary: "diff the assembled output of two exchanges or captures",
 		usage:   "seam diff [--ex N] [--ex-b M] A B",
-		help: `
+		help:    diffHelp,
+		example: "seam diff before.ndjson after.ndjson\n  seam diff --ex 3 --ex-b 4 capture.ndjson capture.ndjson",
+		new:     func() runner { return &diffOptions{} },
+	}
+}
+
+// diffHelp is the text of "seam help diff".
+const diffHelp = `
 Assembles the client side of exchanges in A and B (captures or raw
 recordings) and prints a text diff of the results with +/- gutters; each
 hunk says the event, chunk, byte offset and time in B where it begins.
@@ -36,22 +43,16 @@ may then be the same file with different --ex and --ex-b.
 
 --json prints one diff object with --ex, else {"pairs": [diff, …],
 "only_a": [ex, …], "only_b": [ex, …]}. --exit-code exits 1 when any pair
-differs or an exchange has no counterpart.`,
-		example: "seam diff before.ndjson after.ndjson\n  seam diff --ex 3 --ex-b 4 capture.ndjson capture.ndjson",
-		flags: func(fs *flag.FlagSet) any {
-			o := &diffOptions{}
-			fs.IntVar(&o.exA, "ex", 0, "compare only exchange `N` of A (default: every exchange)")
-			fs.IntVar(&o.exB, "ex-b", 0, "with --ex, exchange `M` of B (default: the same number as --ex)")
-			fs.BoolVar(&o.json, "json", false, "print the diffs as JSON")
-			fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the two differ, as git diff --exit-code")
-			return o
-		},
-		run: runDiff,
-	}
+differs or an exchange has no counterpart.`
+
+func (o *diffOptions) flags(fs *flag.FlagSet) {
+	fs.IntVar(&o.exA, "ex", 0, "compare only exchange `N` of A (default: every exchange)")
+	fs.IntVar(&o.exB, "ex-b", 0, "with --ex, exchange `M` of B (default: the same number as --ex)")
+	fs.BoolVar(&o.json, "json", false, "print the diffs as JSON")
+	fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the two differ, as git diff --exit-code")
 }
 
-func runDiff(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*diffOptions)
+func (o *diffOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if fs.NArg() != 2 {
 		return &usageError{cmd: "diff", msg: "want two inputs, A and B", example: "seam diff before.ndjson after.ndjson"}
 	}

@@ -29,7 +29,14 @@ func exportCommand() *command {
 		name:    "export",
 		summary: "write a capture out as HAR, a raw body per side, or a curl command",
 		usage:   "seam export --format har|sse|curl [--ex N|CAPTURE#N] [--where FILTER] [--side upstream|client] CAPTURE|DIR...",
-		help: `
+		help:    exportHelp,
+		example: "seam export --format curl --ex 2 capture.ndjson",
+		new:     func() runner { return &exportOptions{} },
+	}
+}
+
+// exportHelp is the text of "seam help export".
+const exportHelp = `
 Writes a capture in another format on stdout:
 
   har   an HTTP Archive 1.2 document, one entry per exchange, with the
@@ -52,24 +59,18 @@ Several captures, or a directory (the captures in it and below it), make
 one HAR with every exchange, each entry's comment naming its capture; sse
 and curl then want --ex CAPTURE#N. --where exports only the exchanges a
 filter selects (seam help where): a HAR of them, or, for sse and curl, the
-one it selects.`,
-		example: "seam export --format curl --ex 2 capture.ndjson",
-		flags: func(fs *flag.FlagSet) any {
-			o := &exportOptions{}
-			fs.StringVar(&o.format, "format", "", "output `format`: har, sse or curl (required)")
-			fs.Var(&o.ex, "ex", "exchange `N` for sse and curl, CAPTURE#N among several captures (default 1)")
-			fs.StringVar(&o.where, "where", "", "export only the exchanges `filter` selects (seam help where)")
-			fs.StringVar(&o.side, "side", "client", "`side` for sse: upstream or client")
-			fs.StringVar(&o.upstream, "upstream", "", "base `URL` for curl (default: the capture's upstream)")
-			fs.BoolVar(&o.wire, "wire", false, "sse: write a compressed body as sent, not decoded")
-			return o
-		},
-		run: runExport,
-	}
+one it selects.`
+
+func (o *exportOptions) flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.format, "format", "", "output `format`: har, sse or curl (required)")
+	fs.Var(&o.ex, "ex", "exchange `N` for sse and curl, CAPTURE#N among several captures (default 1)")
+	fs.StringVar(&o.where, "where", "", "export only the exchanges `filter` selects (seam help where)")
+	fs.StringVar(&o.side, "side", "client", "`side` for sse: upstream or client")
+	fs.StringVar(&o.upstream, "upstream", "", "base `URL` for curl (default: the capture's upstream)")
+	fs.BoolVar(&o.wire, "wire", false, "sse: write a compressed body as sent, not decoded")
 }
 
-func runExport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*exportOptions)
+func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	const example = "seam export --format har capture.ndjson > capture.har"
 	if fs.NArg() == 0 {
 		return &usageError{cmd: "export", msg: "want a capture or a directory of captures", example: example}

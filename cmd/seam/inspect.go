@@ -47,7 +47,14 @@ func inspectCommand() *command {
 		name:    "inspect",
 		summary: "assemble each side, diff streamed vs final and upstream vs client, find corruption",
 		usage:   "seam inspect [flags] CAPTURE|RAW|-|DIR...",
-		help: `
+		help:    inspectHelp,
+		example: "seam inspect --fail-on error captures/seam-20261122T093428Z.ndjson",
+		new:     func() runner { return &inspectOptions{} },
+	}
+}
+
+// inspectHelp is the text of "seam help inspect".
+var inspectHelp = `
 Reads a capture (or a raw recording: an .sse body, JSONL payloads one per
 line, a VCR YAML cassette, an HTTP-snapshot JSON) and, for every exchange,
 assembles the message each side carries per its protocol (detected from the
@@ -89,27 +96,21 @@ linked across the captures in the order given (a directory's in the order
 they were recorded); --ex CAPTURE#N prints one exchange's full report,
 --json one document {"schema", "captures": [report], "sessions"} whose
 reports are what inspect --json writes for each capture. --where keeps
-only the exchanges a filter selects (seam help where).`,
-		example: "seam inspect --fail-on error captures/seam-20261122T093428Z.ndjson",
-		flags: func(fs *flag.FlagSet) any {
-			o := &inspectOptions{}
-			fs.Var(&o.ex, "ex", "inspect only exchange `N` (CAPTURE#N among several captures)")
-			fs.StringVar(&o.where, "where", "", "inspect only the exchanges `filter` selects (seam help where)")
-			fs.BoolVar(&o.json, "json", false, "print the report as JSON")
-			fs.StringVar(&o.client, "client", "", "show what `client` would end up with: "+strings.Join(inspect.Clients(), ", "))
-			fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic, gemini, converse, invoke, cohere, ollama")
-			fs.StringVar(&o.failOn, "fail-on", "", "exit 1 when a finding reaches `severity` error or warn")
-			fs.BoolVar(&o.listDetectors, "list-detectors", false, "list every detector with its id, severity and what it catches")
-			fs.Var(&o.color, "color", "colour: auto, always or never (NO_COLOR turns auto off)")
-			fs.StringVar(&o.junit, "junit", "", "also write JUnit XML to `file` (- for stdout, instead of the report): one test case per exchange, failed by a finding at --fail-on (default error)")
-			return o
-		},
-		run: runInspect,
-	}
+only the exchanges a filter selects (seam help where).`
+
+func (o *inspectOptions) flags(fs *flag.FlagSet) {
+	fs.Var(&o.ex, "ex", "inspect only exchange `N` (CAPTURE#N among several captures)")
+	fs.StringVar(&o.where, "where", "", "inspect only the exchanges `filter` selects (seam help where)")
+	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
+	fs.StringVar(&o.client, "client", "", "show what `client` would end up with: "+strings.Join(inspect.Clients(), ", "))
+	fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic, gemini, converse, invoke, cohere, ollama")
+	fs.StringVar(&o.failOn, "fail-on", "", "exit 1 when a finding reaches `severity` error or warn")
+	fs.BoolVar(&o.listDetectors, "list-detectors", false, "list every detector with its id, severity and what it catches")
+	fs.Var(&o.color, "color", "colour: auto, always or never (NO_COLOR turns auto off)")
+	fs.StringVar(&o.junit, "junit", "", "also write JUnit XML to `file` (- for stdout, instead of the report): one test case per exchange, failed by a finding at --fail-on (default error)")
 }
 
-func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*inspectOptions)
+func (o *inspectOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	const ex = "seam inspect captures/seam-20261122T093428Z.ndjson"
 	if o.listDetectors {
 		return listDetectors(e.stdout)

@@ -45,7 +45,14 @@ func recordCommand() *command {
 		name:    "record",
 		summary: "run the recording proxy: point a client's base URL at it",
 		usage:   "seam record --upstream URL | --forward [--listen ADDR] [-o FILE|DIR] [flags]",
-		help: `
+		help:    recordHelp,
+		example: "seam record --upstream https://api.openai.com -o captures/",
+		new:     func() runner { return &recordOptions{} },
+	}
+}
+
+// recordHelp is the text of "seam help record".
+const recordHelp = `
 Starts a reverse proxy that forwards every request to --upstream and records
 both sides of every exchange into one capture file: the request, the bytes the
 upstream sent and the bytes the client received, each read and write with its
@@ -95,30 +102,24 @@ never follows redirects; it serves only clients on this machine unless
 --listen names another address, and then refuses to connect to loopback,
 link-local and private addresses unless --host names the host. WebSockets
 (the OpenAI Realtime API) are recorded frame by frame in both modes;
-openai-node's Realtime clients dial wss: only, so record them with --forward.`,
-		example: "seam record --upstream https://api.openai.com -o captures/",
-		flags: func(fs *flag.FlagSet) any {
-			o := &recordOptions{}
-			fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` every request is forwarded to (required)")
-			fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to listen on")
-			fs.StringVar(&o.proxy, "proxy", "", "record a proxy under test from both sides: its base `URL` (see above)")
-			fs.StringVar(&o.back, "back", "127.0.0.1:8089", "with --proxy, the `address` the proxy's upstream requests come to")
-			fs.StringVar(&o.output, "o", "", "capture `file` or directory (default ./captures/seam-<UTC time>.ndjson; a name ending in .zst is zstd-compressed; - for stdout)")
-			fs.BoolVar(&o.fsync, "fsync", false, "fsync the capture after every write (durable, slower)")
-			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per exchange")
-			fs.BoolVar(&o.tui, "tui", false, "watch exchanges arrive in the terminal UI (q stops recording)")
-			fs.Var(&o.redact, "redact", "also redact `pattern`: header:NAME, json:PATH (a.b, * any key, ** any depth) or re:REGEXP (repeatable; see Security in the README)")
-			fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
-			o.engine.register(fs, shape.DefaultProfile)
-			o.fwd.register(fs)
-			return o
-		},
-		run: runRecord,
-	}
+openai-node's Realtime clients dial wss: only, so record them with --forward.`
+
+func (o *recordOptions) flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` every request is forwarded to (required)")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to listen on")
+	fs.StringVar(&o.proxy, "proxy", "", "record a proxy under test from both sides: its base `URL` (see above)")
+	fs.StringVar(&o.back, "back", "127.0.0.1:8089", "with --proxy, the `address` the proxy's upstream requests come to")
+	fs.StringVar(&o.output, "o", "", "capture `file` or directory (default ./captures/seam-<UTC time>.ndjson; a name ending in .zst is zstd-compressed; - for stdout)")
+	fs.BoolVar(&o.fsync, "fsync", false, "fsync the capture after every write (durable, slower)")
+	fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per exchange")
+	fs.BoolVar(&o.tui, "tui", false, "watch exchanges arrive in the terminal UI (q stops recording)")
+	fs.Var(&o.redact, "redact", "also redact `pattern`: header:NAME, json:PATH (a.b, * any key, ** any depth) or re:REGEXP (repeatable; see Security in the README)")
+	fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
+	o.engine.register(fs, shape.DefaultProfile)
+	o.fwd.register(fs)
 }
 
-func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*recordOptions)
+func (o *recordOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	ex := "seam record --upstream https://api.openai.com"
 	if fs.NArg() > 0 {
 		return &usageError{cmd: "record", msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0)), example: ex}

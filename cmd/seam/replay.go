@@ -32,7 +32,14 @@ func replayCommand() *command {
 		name:    "replay",
 		summary: "feed a capture's upstream side through the shaping engine again and compare",
 		usage:   "seam replay [--profile P] [--set switch=value] [--ex N] [-o FILE] CAPTURE|RAW",
-		help: `
+		help:    replayHelp,
+		example: "seam replay --set holdback=on fixtures/incident-holdback-off.ndjson",
+		new:     func() runner { return &replayOptions{} },
+	}
+}
+
+// replayHelp is the text of "seam help replay".
+var replayHelp = `
 Rebuilds the shaping engine recorded in the capture's header (or the one
 --profile and --set describe, --set applying on top of the recorded engine),
 pushes the recorded upstream chunks through it with their recorded boundaries,
@@ -54,26 +61,20 @@ cuts the side, status answers with an error. Faults: ` + strings.Join(replay.Fau
 
 A raw upstream recording (an .sse body, JSONL payloads, a VCR cassette) has
 no engine and no client side: name a --profile to see what seam's engine
-makes of it.`,
-		example: "seam replay --set holdback=on fixtures/incident-holdback-off.ndjson",
-		flags: func(fs *flag.FlagSet) any {
-			o := &replayOptions{}
-			fs.IntVar(&o.ex, "ex", 0, "replay only exchange `N`")
-			fs.Float64Var(&o.speed, "speed", 0, "pace by the recorded times: 1 original, N faster, 0 no waiting")
-			fs.StringVar(&o.output, "o", "", "write the replayed exchanges as a capture `file` (- for stdout)")
-			fs.BoolVar(&o.raw, "raw", false, "write the produced client bytes to stdout")
-			fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the replay differs from the recording")
-			fs.Var(&o.faults, "fault", "change the upstream side first with `fault`, e.g. split-rune, stall=2s@event:40 (repeatable)")
-			fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
-			o.engine.register(fs, "the capture's engine")
-			return o
-		},
-		run: runReplay,
-	}
+makes of it.`
+
+func (o *replayOptions) flags(fs *flag.FlagSet) {
+	fs.IntVar(&o.ex, "ex", 0, "replay only exchange `N`")
+	fs.Float64Var(&o.speed, "speed", 0, "pace by the recorded times: 1 original, N faster, 0 no waiting")
+	fs.StringVar(&o.output, "o", "", "write the replayed exchanges as a capture `file` (- for stdout)")
+	fs.BoolVar(&o.raw, "raw", false, "write the produced client bytes to stdout")
+	fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the replay differs from the recording")
+	fs.Var(&o.faults, "fault", "change the upstream side first with `fault`, e.g. split-rune, stall=2s@event:40 (repeatable)")
+	fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
+	o.engine.register(fs, "the capture's engine")
 }
 
-func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*replayOptions)
+func (o *replayOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	const example = "seam replay --set holdback=on capture.ndjson"
 	if fs.NArg() != 1 {
 		return &usageError{cmd: "replay", msg: "want exactly one capture", example: example}

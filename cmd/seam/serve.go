@@ -72,7 +72,14 @@ func serveCommand() *command {
 		name:    "serve",
 		summary: "serve captures as a mock upstream, at recorded timing",
 		usage:   "seam serve [--mode M] [--upstream URL] [-o FILE|DIR] [--listen ADDR] [--speed N] [--fault F]... [CAPTURE|DIR...]",
-		help: `
+		help:    serveHelp,
+		example: "seam serve --speed 0 captures/",
+		new:     func() runner { return &serveOptions{} },
+	}
+}
+
+// serveHelp is the text of "seam help serve".
+var serveHelp = `
 Answers OpenAI- and Anthropic-style requests from recorded exchanges, with the
 upstream side of the exchange a request matches, chunk by chunk with the
 recorded boundaries and timing (scaled by --speed; 0 sends at once). Point any
@@ -138,26 +145,21 @@ Examples:
   # see how a client copes with a split UTF-8 rune and rate limiting
   seam serve --fault split-rune --fault status=429:2 captures/
   # a slow first byte and a two-second stall at event 40, nothing else waits
-  seam serve --speed 0 --fault latency=300ms --fault stall=2s@event:40 captures/`,
-		example: "seam serve --speed 0 captures/",
-		flags: func(fs *flag.FlagSet) any {
-			o := &serveOptions{}
-			fs.StringVar(&o.listen, "listen", "127.0.0.1:8081", "`address` to listen on")
-			fs.Float64Var(&o.speed, "speed", 1, "playback speed of the recorded timing (0 sends at once)")
-			fs.Var(&o.faults, "fault", "inject `fault` into every response, e.g. split-rune, drop-delta=3, status=429:2 (repeatable)")
-			fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
-			fs.StringVar(&o.mode, "mode", string(replay.ModeNone), "`mode`: none, once, new_episodes, all or passthrough (see above)")
-			fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` for the modes that forward")
-			fs.StringVar(&o.output, "o", "", "capture `file` or directory for recordings (default ./captures/seam-<UTC time>.ndjson; - for stdout)")
-			fs.Var(&o.ignore, "ignore", "also ignore the top-level request `field` when matching (repeatable)")
-			fs.BoolVar(&o.quiet, "q", false, "do not print a line per request (hit, miss, forwarded)")
-			o.fwd.register(fs)
-			fs.Var(&o.redact, "redact", "also redact `pattern` when recording, and match as the capture was recorded with it: header:NAME, json:PATH or re:REGEXP (repeatable)")
-			fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
-			return o
-		},
-		run: runServe,
-	}
+  seam serve --speed 0 --fault latency=300ms --fault stall=2s@event:40 captures/`
+
+func (o *serveOptions) flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8081", "`address` to listen on")
+	fs.Float64Var(&o.speed, "speed", 1, "playback speed of the recorded timing (0 sends at once)")
+	fs.Var(&o.faults, "fault", "inject `fault` into every response, e.g. split-rune, drop-delta=3, status=429:2 (repeatable)")
+	fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
+	fs.StringVar(&o.mode, "mode", string(replay.ModeNone), "`mode`: none, once, new_episodes, all or passthrough (see above)")
+	fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` for the modes that forward")
+	fs.StringVar(&o.output, "o", "", "capture `file` or directory for recordings (default ./captures/seam-<UTC time>.ndjson; - for stdout)")
+	fs.Var(&o.ignore, "ignore", "also ignore the top-level request `field` when matching (repeatable)")
+	fs.BoolVar(&o.quiet, "q", false, "do not print a line per request (hit, miss, forwarded)")
+	o.fwd.register(fs)
+	fs.Var(&o.redact, "redact", "also redact `pattern` when recording, and match as the capture was recorded with it: header:NAME, json:PATH or re:REGEXP (repeatable)")
+	fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
 }
 
 // listFlag collects a repeated string flag.
@@ -267,8 +269,7 @@ func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*se
 	return p, nil
 }
 
-func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*serveOptions)
+func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if o.speed < 0 {
 		return &usageError{cmd: "serve", msg: "--speed must be 0 or more", example: "seam serve --speed 1 captures/"}
 	}

@@ -28,7 +28,14 @@ func statsCommand() *command {
 		name:    "stats",
 		summary: "figures across captures: outcomes, TTFB and gap percentiles, stalls, tokens, findings",
 		usage:   "seam stats [--by KEYS] [--stall D] [--where FILTER] [--json] DIR|CAPTURE...",
-		help: `
+		help:    statsHelp,
+		example: "seam stats --by model captures/",
+		new:     func() runner { return &statsOptions{} },
+	}
+}
+
+// statsHelp is the text of "seam help stats".
+var statsHelp = `
 Reads every capture given (a directory stands for the captures in it and
 below it) and adds up its exchanges by model and endpoint, or by what --by
 names (a comma-separated list of ` + strings.Join(inspect.StatsKeys(), ", ") + `):
@@ -53,22 +60,16 @@ the terminal by leaving columns out; --json has every figure
 Group, and with --by session "sessions"}: the groups as inspect.StatsGroup
 documents them). --where counts only the exchanges a filter selects (seam help where). Sessions are
 linked across the captures in the order given, a directory's in the order
-they were recorded (their headers' start times).`,
-		example: "seam stats --by model captures/",
-		flags: func(fs *flag.FlagSet) any {
-			o := &statsOptions{}
-			fs.StringVar(&o.by, "by", "model,endpoint", "group by `keys`: "+strings.Join(inspect.StatsKeys(), ", "))
-			fs.DurationVar(&o.stall, "stall", inspect.DefaultStall, "count gaps between chunks longer than `duration` as stalls")
-			fs.StringVar(&o.where, "where", "", "count only the exchanges `filter` selects (seam help where)")
-			fs.BoolVar(&o.json, "json", false, "print the figures as JSON")
-			return o
-		},
-		run: runStats,
-	}
+they were recorded (their headers' start times).`
+
+func (o *statsOptions) flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.by, "by", "model,endpoint", "group by `keys`: "+strings.Join(inspect.StatsKeys(), ", "))
+	fs.DurationVar(&o.stall, "stall", inspect.DefaultStall, "count gaps between chunks longer than `duration` as stalls")
+	fs.StringVar(&o.where, "where", "", "count only the exchanges `filter` selects (seam help where)")
+	fs.BoolVar(&o.json, "json", false, "print the figures as JSON")
 }
 
-func runStats(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*statsOptions)
+func (o *statsOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	const ex = "seam stats --by model captures/"
 	if fs.NArg() == 0 {
 		return &usageError{cmd: "stats", msg: "no captures given", example: ex}
