@@ -56,7 +56,7 @@ func (f *exFlag) matches(path string, ex int) bool {
 // summary line per exchange, then the sessions of more than one turn;
 // with --ex the full report of one exchange, with --json one document.
 // Sessions are linked across every capture, in the order given.
-func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
+func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions, opts inspect.Options, g *findingGate) error {
 	sessions := inspect.NewSessions()
 	opts.Sessions = sessions
 	where, err := parseWhere("inspect", o.where)
@@ -67,74 +67,32 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
 			example: "seam inspect --ex " + shellQuote(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
 	}
-	threshold := failOn
-	if o.failOn == "" {
-		threshold = inspect.Error
-	}
-	color := o.color.enabled(e, e.stdout)
-	var (
-		cases   []junit.Case
-		reached bool
-		found   int
-		rows    = &table{cols: summaryColumns()}
-		jw      *inspect.JSONWriter
-		jwPath  string
-		first   = true
-	)
+	w := &manyReport{e: e, o: o, color: o.color.enabled(e, e.stdout), rows: &table{cols: summaryColumns()}, first: true}
 	if o.json {
 		fmt.Fprintf(e.stdout, "{\n  \"schema\": %d,\n  \"captures\": [\n", inspect.SchemaVersion)
-	}
-	closeCapture := func() error {
-		if jw == nil {
-			return nil
-		}
-		err := jw.Close(nil)
-		jw = nil
-		return err
 	}
 	var want func(string, int) bool
 	if o.ex.n != 0 {
 		want = o.ex.matches
 	}
+	found := 0
 	err = inspectSome(ctx, e, paths, "inspect", opts, want, func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error {
-		if o.json && in.path != jwPath {
-			if err := closeCapture(); err != nil {
-				return err
-			}
-			if !first {
-				io.WriteString(e.stdout, ",\n")
-			}
-			first, jwPath = false, in.path
-			jw = inspect.NewJSONWriter(e.stdout, in.path)
+		if err := w.capture(in.path); err != nil {
+			return err
 		}
 		if !where.Empty() && !where.Match(rowOf(in, x, rep)) {
 			return nil
 		}
 		found++
 		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: in.path, Exchanges: []*inspect.ExchangeReport{rep}}
-		if worst, ok := one.Worst(); ok && o.failOn != "" && worst >= failOn {
-			reached = true
-		}
-		if o.junit != "" {
-			for _, c := range inspectCases(one, threshold) {
-				c.Name = in.path + "#" + c.Name[len("exchange "):]
-				cases = append(cases, c)
-			}
-		}
-		switch {
-		case jw != nil:
-			return jw.Exchange(rep)
-		case o.client != "":
-			fmt.Fprintf(e.stdout, "== %s\n", visible.String(in.path))
-			return inspect.WriteClient(e.stdout, one, o.client)
-		case o.ex.n != 0:
-			return inspect.WriteText(e.stdout, one, color)
-		}
-		rows.add(summaryRow(in, rep)...)
-		return nil
+		g.add(one, func(c junit.Case) junit.Case {
+			c.Name = in.path + "#" + c.Name[len("exchange "):]
+			return c
+		})
+		return w.exchange(in, one)
 	})
 	if err == nil {
-		err = closeCapture()
+		err = w.closeCapture()
 	}
 	if err != nil {
 		return err
@@ -142,31 +100,90 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 	if o.ex.n != 0 && found == 0 && where.Empty() {
 		return fmt.Errorf("no exchange %s among the %s given", o.ex.String(), plural(len(paths), "capture"))
 	}
+	if err := w.close(len(paths), found, sessions.List()); err != nil {
+		return err
+	}
+	return g.finish("seam inspect")
+}
+
+// manyReport writes inspectMany's report: one JSON document, what
+// --client ends up with per exchange, the text of the exchange --ex
+// names, or the summary table.
+type manyReport struct {
+	e     *env
+	o     *inspectOptions
+	color bool
+	rows  *table
+	// jw writes the JSON report of the capture jwPath; first is set until
+	// one was written.
+	jw     *inspect.JSONWriter
+	jwPath string
+	first  bool
+}
+
+// capture starts, with --json, the report on the capture at path when the
+// exchanges reach a new one: every capture given has its report, with or
+// without exchanges selected.
+func (w *manyReport) capture(path string) error {
+	if !w.o.json || path == w.jwPath {
+		return nil
+	}
+	if err := w.closeCapture(); err != nil {
+		return err
+	}
+	if !w.first {
+		io.WriteString(w.e.stdout, ",\n")
+	}
+	w.first, w.jwPath = false, path
+	w.jw = inspect.NewJSONWriter(w.e.stdout, path)
+	return nil
+}
+
+func (w *manyReport) closeCapture() error {
+	if w.jw == nil {
+		return nil
+	}
+	err := w.jw.Close(nil)
+	w.jw = nil
+	return err
+}
+
+// exchange writes, or adds to the table, the report on one exchange of in.
+func (w *manyReport) exchange(in *input, one *inspect.Report) error {
 	switch {
-	case o.json:
-		b, err := marshalSessions(sessions.List())
+	case w.jw != nil:
+		return w.jw.Exchange(one.Exchanges[0])
+	case w.o.client != "":
+		fmt.Fprintf(w.e.stdout, "== %s\n", visible.String(in.path))
+		return inspect.WriteClient(w.e.stdout, one, w.o.client)
+	case w.o.ex.n != 0:
+		return inspect.WriteText(w.e.stdout, one, w.color)
+	}
+	w.rows.add(summaryRow(in, one.Exchanges[0])...)
+	return nil
+}
+
+// close ends the report: the JSON document's sessions, or the summary
+// table and the sessions of more than one turn.
+func (w *manyReport) close(captures, found int, sessions []*inspect.Session) error {
+	out := w.e.stdout
+	switch {
+	case w.o.json:
+		b, err := marshalSessions(sessions)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "\n  ],\n  \"sessions\": %s\n}\n", b)
-	case o.client == "" && o.ex.n == 0:
-		fmt.Fprintf(e.stdout, "%s, %s\n\n", plural(len(paths), "capture"), plural(found, "exchange"))
-		if err := rows.write(e.stdout, termWidth(e, e.stdout)); err != nil {
+		fmt.Fprintf(out, "\n  ],\n  \"sessions\": %s\n}\n", b)
+	case w.o.client == "" && w.o.ex.n == 0:
+		fmt.Fprintf(out, "%s, %s\n\n", plural(captures, "capture"), plural(found, "exchange"))
+		if err := w.rows.write(out, termWidth(w.e, out)); err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout)
-		if err := inspect.WriteSessions(e.stdout, sessions.List(), color); err != nil {
+		fmt.Fprintln(out)
+		if err := inspect.WriteSessions(out, sessions, w.color); err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, "details of one exchange: seam inspect --ex CAPTURE#N; the same as JSON: --json")
-	}
-	if o.junit != "" {
-		if err := writeJUnitFile(o.junitStdout, o.junit, "seam inspect", cases, 0); err != nil {
-			return err
-		}
-	}
-	if reached {
-		return errFindings
+		fmt.Fprintln(out, "details of one exchange: seam inspect --ex CAPTURE#N; the same as JSON: --json")
 	}
 	return nil
 }
