@@ -121,37 +121,15 @@ func (o *replayOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if x.Upstream.Response == nil {
-			if !o.raw {
-				fmt.Fprintf(w, "exchange %d: skipped, no upstream response was recorded\n", x.Ex)
-			}
-			continue
-		}
-		res, err := replay.Exchange(ctx, x, eng, replay.Options{Speed: o.speed, Faults: o.faults, Seed: o.seed})
+		rx, differs, err := o.replayOne(ctx, e, w, eng, x)
 		if err != nil {
 			return err
 		}
-		rx := res.ToExchange(x)
-		out.Exchanges = append(out.Exchanges, rx)
-		if o.raw {
-			if _, err := e.stdout.Write(res.Body()); err != nil {
-				return err
-			}
-			continue
+		if rx != nil {
+			out.Exchanges = append(out.Exchanges, rx)
 		}
-		// Describe's lines each go through the sanitiser (its excerpts are
-		// quoted already; a capture's bytes never reach the terminal raw).
-		desc := strings.Split(res.Describe(), "\n")
-		for i := range desc {
-			desc[i] = visible.String(desc[i])
-		}
-		fmt.Fprintf(w, "exchange %d: %s\n", x.Ex, strings.Join(desc, "\n"))
-		if res.Identical() || res.NoClient {
-			continue
-		}
-		differ++
-		if err := writeReplayDiff(w, x, rx); err != nil {
-			return err
+		if differs {
+			differ++
 		}
 	}
 	if o.output != "" {
@@ -163,6 +141,39 @@ func (o *replayOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 		return errDiffers
 	}
 	return nil
+}
+
+// replayOne replays exchange x through eng and says on w how the client
+// stream it produces compares with the recorded one (with --raw, writes
+// its bytes to stdout instead). It returns the replayed exchange (nil when
+// x has no upstream response to replay) and whether it differs.
+func (o *replayOptions) replayOne(ctx context.Context, e *env, w io.Writer, eng tape.Engine, x *tape.Exchange) (*tape.Exchange, bool, error) {
+	if x.Upstream.Response == nil {
+		if !o.raw {
+			fmt.Fprintf(w, "exchange %d: skipped, no upstream response was recorded\n", x.Ex)
+		}
+		return nil, false, nil
+	}
+	res, err := replay.Exchange(ctx, x, eng, replay.Options{Speed: o.speed, Faults: o.faults, Seed: o.seed})
+	if err != nil {
+		return nil, false, err
+	}
+	rx := res.ToExchange(x)
+	if o.raw {
+		_, err := e.stdout.Write(res.Body())
+		return rx, false, err
+	}
+	// Describe's lines each go through the sanitiser (its excerpts are
+	// quoted already; a capture's bytes never reach the terminal raw).
+	desc := strings.Split(res.Describe(), "\n")
+	for i := range desc {
+		desc[i] = visible.String(desc[i])
+	}
+	fmt.Fprintf(w, "exchange %d: %s\n", x.Ex, strings.Join(desc, "\n"))
+	if res.Identical() || res.NoClient {
+		return rx, false, nil
+	}
+	return rx, true, writeReplayDiff(w, x, rx)
 }
 
 // writeReplayDiff prints how the findings change from the recorded client

@@ -182,81 +182,32 @@ type servePlan struct {
 	recordOn bool
 }
 
+// serveExamples are the examples of usage errors per mode that forwards.
+var serveExamples = map[replay.Mode]string{
+	replay.ModeOnce:        "seam serve --mode once --upstream https://api.openai.com captures/chat.ndjson",
+	replay.ModeNewEpisodes: "seam serve --mode new_episodes --upstream https://api.openai.com captures/",
+	replay.ModeAll:         "seam serve --mode all --upstream https://api.openai.com -o captures/",
+	replay.ModePassthrough: "seam serve --mode passthrough --upstream https://api.openai.com",
+}
+
+// serveUsage is a usage error of seam serve.
+func serveUsage(msg, example string) error {
+	return &usageError{cmd: "serve", msg: msg, example: example}
+}
+
 // planServe checks the flags against the mode and loads the captures.
 func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*servePlan, error) {
 	mode, err := replay.ParseMode(o.mode)
 	if err != nil {
-		return nil, &usageError{cmd: "serve", msg: "--mode: " + err.Error(), example: "seam serve --mode new_episodes --upstream https://api.openai.com captures/"}
+		return nil, serveUsage("--mode: "+err.Error(), "seam serve --mode new_episodes --upstream https://api.openai.com captures/")
 	}
 	p := &servePlan{mode: mode}
-	upEx := map[replay.Mode]string{
-		replay.ModeOnce:        "seam serve --mode once --upstream https://api.openai.com captures/chat.ndjson",
-		replay.ModeNewEpisodes: "seam serve --mode new_episodes --upstream https://api.openai.com captures/",
-		replay.ModeAll:         "seam serve --mode all --upstream https://api.openai.com -o captures/",
-		replay.ModePassthrough: "seam serve --mode passthrough --upstream https://api.openai.com",
-	}[mode]
-	usage := func(msg, example string) error { return &usageError{cmd: "serve", msg: msg, example: example} }
-	needUpstream := false
-	switch mode {
-	case replay.ModeNone:
-		if len(args) == 0 {
-			return nil, usage("no capture given", "seam serve captures/")
-		}
-		if o.upstream != "" {
-			return nil, usage("--mode none never forwards, so --upstream does not apply; to forward what matches nothing use --mode new_episodes", "seam serve --mode new_episodes --upstream https://api.openai.com captures/")
-		}
-		if o.output != "" {
-			return nil, usage("--mode none records nothing, so -o does not apply", "seam serve captures/")
-		}
-	case replay.ModeOnce:
-		if len(args) != 1 {
-			return nil, usage("--mode once takes exactly one capture file or directory: recorded if it does not exist, replayed if it does", upEx)
-		}
-		if o.output != "" {
-			return nil, usage("--mode once records to the capture given, so -o does not apply", upEx)
-		}
-		exists, err := captures.Exists(ctx, args[0])
-		if err != nil {
-			return nil, err
-		}
-		if !exists {
-			needUpstream, p.recordOn, p.record = true, true, args[0]
-			args = nil
-		}
-	case replay.ModeNewEpisodes:
-		if len(args) == 0 {
-			return nil, usage("no capture given (--mode all records everything without one)", upEx)
-		}
-		needUpstream, p.recordOn, p.record = true, true, o.output
-	case replay.ModeAll, replay.ModePassthrough:
-		if len(args) > 0 {
-			return nil, usage(fmt.Sprintf("--mode %s replays nothing, so it takes no capture (recordings go to -o)", mode), upEx)
-		}
-		needUpstream = true
-		if mode == replay.ModeAll {
-			p.recordOn, p.record = true, o.output
-		} else if o.output != "" {
-			return nil, usage("--mode passthrough records nothing, so -o does not apply; --mode all records", upEx)
-		}
+	args, needUpstream, err := p.checkMode(ctx, o, args)
+	if err != nil {
+		return nil, err
 	}
-	p.forwards = needUpstream
-	if needUpstream && o.fwd.forward {
-		if o.upstream != "" {
-			return nil, usage("--forward sends each request to the host it names, so --upstream does not apply", "seam serve --forward --mode new_episodes captures/")
-		}
-		needUpstream = false
-	}
-	if needUpstream {
-		if o.upstream == "" {
-			what := "--mode " + string(mode)
-			if mode == replay.ModeOnce {
-				what += " with a capture that does not exist yet"
-			}
-			return nil, usage(what+" needs --upstream", upEx)
-		}
-		if p.upstream, err = parseUpstream(o.upstream); err != nil {
-			return nil, usage(err.Error(), upEx)
-		}
+	if err := p.checkUpstream(o, needUpstream); err != nil {
+		return nil, err
 	}
 	if len(args) > 0 {
 		if p.caps, err = captures.LoadAll(ctx, args, e.open()); err != nil {
@@ -267,6 +218,84 @@ func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*se
 		}
 	}
 	return p, nil
+}
+
+// checkMode checks the captures and -o against the mode and says where
+// recordings go; it returns the captures to replay (none when --mode once
+// records) and whether requests go to --upstream.
+func (p *servePlan) checkMode(ctx context.Context, o *serveOptions, args []string) (replayed []string, needUpstream bool, err error) {
+	upEx := serveExamples[p.mode]
+	switch p.mode {
+	case replay.ModeNone:
+		if len(args) == 0 {
+			return nil, false, serveUsage("no capture given", "seam serve captures/")
+		}
+		if o.upstream != "" {
+			return nil, false, serveUsage("--mode none never forwards, so --upstream does not apply; to forward what matches nothing use --mode new_episodes", "seam serve --mode new_episodes --upstream https://api.openai.com captures/")
+		}
+		if o.output != "" {
+			return nil, false, serveUsage("--mode none records nothing, so -o does not apply", "seam serve captures/")
+		}
+	case replay.ModeOnce:
+		if len(args) != 1 {
+			return nil, false, serveUsage("--mode once takes exactly one capture file or directory: recorded if it does not exist, replayed if it does", upEx)
+		}
+		if o.output != "" {
+			return nil, false, serveUsage("--mode once records to the capture given, so -o does not apply", upEx)
+		}
+		exists, err := captures.Exists(ctx, args[0])
+		if err != nil {
+			return nil, false, err
+		}
+		if !exists {
+			p.recordOn, p.record = true, args[0]
+			return nil, true, nil
+		}
+	case replay.ModeNewEpisodes:
+		if len(args) == 0 {
+			return nil, false, serveUsage("no capture given (--mode all records everything without one)", upEx)
+		}
+		needUpstream, p.recordOn, p.record = true, true, o.output
+	case replay.ModeAll, replay.ModePassthrough:
+		if len(args) > 0 {
+			return nil, false, serveUsage(fmt.Sprintf("--mode %s replays nothing, so it takes no capture (recordings go to -o)", p.mode), upEx)
+		}
+		needUpstream = true
+		if p.mode == replay.ModeAll {
+			p.recordOn, p.record = true, o.output
+		} else if o.output != "" {
+			return nil, false, serveUsage("--mode passthrough records nothing, so -o does not apply; --mode all records", upEx)
+		}
+	}
+	return args, needUpstream, nil
+}
+
+// checkUpstream checks --upstream and --forward against a mode that does
+// or does not send requests upstream.
+func (p *servePlan) checkUpstream(o *serveOptions, needUpstream bool) error {
+	upEx := serveExamples[p.mode]
+	p.forwards = needUpstream
+	if needUpstream && o.fwd.forward {
+		if o.upstream != "" {
+			return serveUsage("--forward sends each request to the host it names, so --upstream does not apply", "seam serve --forward --mode new_episodes captures/")
+		}
+		return nil
+	}
+	if !needUpstream {
+		return nil
+	}
+	if o.upstream == "" {
+		what := "--mode " + string(p.mode)
+		if p.mode == replay.ModeOnce {
+			what += " with a capture that does not exist yet"
+		}
+		return serveUsage(what+" needs --upstream", upEx)
+	}
+	var err error
+	if p.upstream, err = parseUpstream(o.upstream); err != nil {
+		return serveUsage(err.Error(), upEx)
+	}
+	return nil
 }
 
 func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
@@ -292,7 +321,27 @@ func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 			fmt.Fprintln(e.stderr, visible.String(v.String()))
 		}
 	}
-	announce := func(addr net.Addr, path string) {
+	var fwd *forwardSetup
+	if o.fwd.forward {
+		if fwd, err = o.fwd.setup(e, "serve", o.listen); err != nil {
+			return err
+		}
+		fwd.quiet = o.quiet
+	} else if flag := o.fwd.used(); flag != "" {
+		return &usageError{cmd: "serve", msg: flag + " applies to --forward", example: "seam serve --forward " + flag + " ... captures/"}
+	}
+	announce := o.announcer(e, p, fwd)
+	so := listen.Options{Listen: o.listen, AllowHosts: o.allow, Log: e.stderr, Forward: fwd != nil}
+	if !p.forwards {
+		return serveReplay(ctx, o.listen, replay.NewServer(p.caps, sopts), fwd, so, announce)
+	}
+	return o.serveForwarding(ctx, e, p, sopts, fwd, so, announce)
+}
+
+// announcer returns what says, once seam serve listens at addr (and, when
+// it records, to the capture at path), what it serves and how.
+func (o *serveOptions) announcer(e *env, p *servePlan, fwd *forwardSetup) func(addr net.Addr, path string) {
+	return func(addr net.Addr, path string) {
 		// The first line names the address: scripts and tests read it.
 		fmt.Fprintf(e.stderr, "serving %s from %s on http://%s (mode %s, speed %g)\n",
 			plural(countExchanges(p.caps), "exchange"), plural(len(p.caps), "capture"), addr, p.mode, o.speed)
@@ -300,29 +349,17 @@ func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 		if len(o.faults) > 0 {
 			fmt.Fprintf(e.stderr, "injecting faults %s (seed %d)\n", o.faults.String(), o.seed)
 		}
-	}
-	var fwd *forwardSetup
-	if o.fwd.forward {
-		if fwd, err = o.fwd.setup(e, "serve", o.listen); err != nil {
-			return err
-		}
-		fwd.quiet = o.quiet
-		inner := announce
-		announce = func(addr net.Addr, path string) {
-			inner(addr, path)
+		if fwd != nil {
 			fmt.Fprintf(e.stderr, "as a forward proxy: HTTPS_PROXY=http://%s HTTP_PROXY=http://%s\n", addr, addr)
 			fwd.announce(e.stderr, addr, o.fwd.insecure)
 		}
-	} else if flag := o.fwd.used(); flag != "" {
-		return &usageError{cmd: "serve", msg: flag + " applies to --forward", example: "seam serve --forward " + flag + " ... captures/"}
 	}
-	so := listen.Options{Listen: o.listen, AllowHosts: o.allow, Log: e.stderr, Forward: fwd != nil}
-	if !p.forwards {
-		return serveReplay(ctx, o.listen, replay.NewServer(p.caps, sopts), fwd, so, announce)
-	}
+}
 
-	// Misses go to a recording proxy like seam record's (for passthrough
-	// one whose capture goes nowhere).
+// serveForwarding answers from captures until ctx ends, sending the misses
+// to a recording proxy like seam record's (for passthrough one whose
+// capture goes nowhere).
+func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan, sopts replay.ServerOptions, fwd *forwardSetup, so listen.Options, announce func(net.Addr, string)) error {
 	eng, err := (&engineFlags{}).resolve(nil)
 	if err != nil {
 		return err
@@ -339,7 +376,7 @@ func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 	tuneGC(e)
 	r, err := startRecording(recordingConfig{
 		output: p.record, stdout: e.stdout, discard: !p.recordOn,
-		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg}, insecure: o.fwd.insecure, server: so, redaction: red, log: e.stderr,
+		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg}, insecure: o.fwd.insecure, server: so, redaction: sopts.Redaction, log: e.stderr,
 		onDone: func(s capture.Summary) {
 			count.Add(1)
 			if !o.quiet {
