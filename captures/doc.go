@@ -5,7 +5,8 @@
 // and converted (a HAR, a cassette, a raw body: see inspect.Import). It
 // reads a few MB ahead of the decoder on a goroutine of its own, hands a
 // capture over whole or exchange by exchange, and counts the bytes it
-// reads for a progress line the caller draws (Progress).
+// reads for a progress line the caller draws (Progress). Create opens
+// where a new capture goes (a file, a directory, stdout).
 //
 // It also gives the terminal UI what it needs to open a file it reads in
 // place: whether a file is compressed, a lazy decompressor, a check that a

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/fixtures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
@@ -136,11 +137,12 @@ const demoMockNote = "seam demo: the upstream is the demo's mock, which stopped 
 func recordDemo(ctx context.Context, path string, upstream *url.URL, eng tape.Engine, caps []*tape.Capture) (string, []capture.Summary, error) {
 	var mu sync.Mutex
 	var sums []capture.Summary
-	r, err := startRecording(recordingConfig{
-		output: path, upstream: upstream, engine: eng,
-		legs: []*recordLeg{{addr: "127.0.0.1:0", upstream: upstream, leg: capture.Whole}},
-		note: func([]*recordLeg) string { return demoMockNote },
-		onDone: func(s capture.Summary) {
+	r, err := capture.StartRecording(capture.RecordingOptions{
+		Create:    func() (io.WriteCloser, string, error) { return captures.Create(path, nil, time.Now()) },
+		Header:    recordHeader(upstream, eng, false),
+		Endpoints: []*capture.Endpoint{{Listen: "127.0.0.1:0", Upstream: upstream, Leg: capture.Whole}},
+		Note:      func([]*capture.Endpoint) string { return demoMockNote },
+		OnDone: func(s capture.Summary) {
 			mu.Lock()
 			sums = append(sums, s)
 			mu.Unlock()
@@ -150,7 +152,7 @@ func recordDemo(ctx context.Context, path string, upstream *url.URL, eng tape.En
 		return "", nil, err
 	}
 	client := &http.Client{}
-	base := "http://" + r.legs[0].ln.Addr().String()
+	base := "http://" + r.Endpoints()[0].Addr().String()
 	var sendErr error
 	for _, c := range caps {
 		for _, x := range c.Exchanges {
@@ -159,7 +161,7 @@ func recordDemo(ctx context.Context, path string, upstream *url.URL, eng tape.En
 			}
 		}
 	}
-	if err := r.stop(5*time.Second, io.Discard); err != nil {
+	if err := r.Stop(5*time.Second, io.Discard); err != nil {
 		return "", nil, err
 	}
 	if ctx.Err() != nil {
@@ -169,7 +171,7 @@ func recordDemo(ctx context.Context, path string, upstream *url.URL, eng tape.En
 		return "", nil, sendErr
 	}
 	sort.Slice(sums, func(i, j int) bool { return sums[i].Ex < sums[j].Ex })
-	return r.path, sums, nil
+	return r.Path(), sums, nil
 }
 
 func countExchanges(caps []*tape.Capture) int {

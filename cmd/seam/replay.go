@@ -193,7 +193,7 @@ func writeReplayDiff(w io.Writer, recorded, replayed *tape.Exchange) error {
 
 // saveCapture writes c to path (or stdout for "-").
 func saveCapture(ctx context.Context, e *env, spec string, c *tape.Capture) error {
-	out, path, err := openCapture(spec, e.stdout, time.Now())
+	out, path, err := captures.Create(spec, e.stdout, time.Now())
 	if err != nil {
 		return err
 	}

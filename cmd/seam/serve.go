@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -365,19 +366,23 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 		return err
 	}
 	var count atomic.Int64
-	leg := &recordLeg{addr: o.listen, upstream: p.upstream, leg: capture.Whole, forward: fwd,
-		handler: func(rec *capture.Recorder) http.Handler {
+	leg := &capture.Endpoint{Listen: o.listen, Upstream: p.upstream, Leg: capture.Whole,
+		Handler: func(rec *capture.Recorder) http.Handler {
 			sopts.Miss = rec
 			return replay.NewServer(p.caps, sopts)
 		}}
 	if fwd != nil {
-		leg.transport = capture.UpstreamTransport(fwd.upstream)
+		leg.Forward, leg.Transport = fwd.proxy, capture.UpstreamTransport(fwd.upstream)
+	}
+	create := e.createCapture(p.record)
+	if !p.recordOn {
+		create = func() (io.WriteCloser, string, error) { return captures.Discard(), "", nil }
 	}
 	tuneGC(e)
-	r, err := startRecording(recordingConfig{
-		output: p.record, stdout: e.stdout, discard: !p.recordOn,
-		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg}, insecure: o.fwd.insecure, server: so, redaction: sopts.Redaction, log: e.stderr,
-		onDone: func(s capture.Summary) {
+	r, err := capture.StartRecording(capture.RecordingOptions{
+		Create: create, Header: recordHeader(p.upstream, eng, o.fwd.insecure), Endpoints: []*capture.Endpoint{leg},
+		Server: so, Redaction: sopts.Redaction, Log: e.stderr,
+		OnDone: func(s capture.Summary) {
 			count.Add(1)
 			if !o.quiet {
 				fmt.Fprintln(e.stderr, s.String())
@@ -387,18 +392,18 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 	if err != nil {
 		return err
 	}
-	announce(leg.ln.Addr(), r.path)
+	announce(leg.Addr(), r.Path())
 	var runErr error
 	select {
-	case err := <-r.errs:
+	case err := <-r.Errs():
 		runErr = fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 		// ctrl-c is how a server stops: not an error.
 	}
 	// Forwarded streams get the same grace as seam record's.
-	stopErr := r.stop(shutdownGrace, e.stderr)
+	stopErr := r.Stop(shutdownGrace, e.stderr)
 	if p.recordOn {
-		r.report(e.stderr, count.Load())
+		r.Report(e.stderr, count.Load())
 	}
 	if stopErr != nil {
 		return stopErr
