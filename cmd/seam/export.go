@@ -10,6 +10,7 @@ import (
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/coding"
+	"github.com/seam-dev/seam/demo"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -122,7 +123,7 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 // demoCapture reports whether a capture with these notes was recorded by
 // seam demo, against its mock upstream, now gone.
 func demoCapture(notes []tape.Note) bool {
-	return slices.ContainsFunc(notes, func(n tape.Note) bool { return n.Text == demoMockNote })
+	return slices.ContainsFunc(notes, func(n tape.Note) bool { return n.Text == demo.MockNote })
 }
 
 // exportOne writes one exchange as an sse body or a curl command.

@@ -466,3 +466,12 @@ func describeServe(p *servePlan, path string) string {
 	}
 	return "mode none: strict replay, a request that matches nothing gets a 404"
 }
+
+// countExchanges returns how many exchanges caps hold.
+func countExchanges(caps []*tape.Capture) int {
+	n := 0
+	for _, c := range caps {
+		n += len(c.Exchanges)
+	}
+	return n
+}

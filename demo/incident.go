@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -69,8 +69,7 @@ func findingCounts(fs []inspect.Finding) string {
 
 // showIncident inspects the incident capture recorded with the pre-fix
 // engine, then replays it with holdback on and shows the difference.
-func showIncident(ctx context.Context, e *env, c *tape.Capture, path string) error {
-	w := e.stdout
+func showIncident(ctx context.Context, w io.Writer, o Options, c *tape.Capture, path string) error {
 	x := c.Exchanges[0]
 	rep := inspect.Inspect(c, inspect.Options{NoDiffs: true})
 	deltas := 0
@@ -102,6 +101,6 @@ func showIncident(ctx context.Context, e *env, c *tape.Capture, path string) err
 	if err := inspect.WriteDiff(w, inspect.ShortenDiff(d, 3, 5), false); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nnext:\n  %s\n  %s\n  %s\n", e.hint("inspect", path), e.hint("replay", "--set", "holdback=on", path), e.hint("tui", path))
+	fmt.Fprintf(w, "\nnext:\n  %s\n  %s\n  %s\n", o.Hint("inspect", path), o.Hint("replay", "--set", "holdback=on", path), o.Hint("tui", path))
 	return nil
 }
