@@ -9,12 +9,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/tui"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -324,4 +327,19 @@ func writeJSONIndent(w io.Writer, v any, prefix string) error {
 		return fmt.Errorf("write JSON: %w", err)
 	}
 	return nil
+}
+
+// termWidth returns the width a table written to out must fit: the
+// terminal's columns when out is one, else $COLUMNS when set, else 0 (no
+// limit: a pipe gets every column).
+func termWidth(e *env, out io.Writer) int {
+	if f, ok := out.(*os.File); ok && tui.IsTerminal(out) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
+			return w
+		}
+	}
+	if n, err := strconv.Atoi(e.getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 )
 
 // engineFlags are the --profile and --set flags shared by the commands that
@@ -110,34 +110,6 @@ Switches (defaults per profile: %s):
 			defs = append(defs, s.Defaults[p])
 		}
 		fmt.Fprintf(w, "  %-*s  %s\n", width, s.Name, strings.Join(defs, " / "))
-		fmt.Fprint(w, wrap(s.Doc, 78, "      "))
+		fmt.Fprint(w, textreport.Wrap(s.Doc, 78, "      "))
 	}
-}
-
-// wrap breaks text into lines of at most width columns (a longer word
-// stands alone), each starting with indent and ending in a newline.
-func wrap(text string, width int, indent string) string {
-	return wrapWords(strings.Fields(text), width, indent, indent)
-}
-
-// wrapWords joins words with spaces into lines of at most width columns
-// (no limit when 0; a longer word stands alone), the first line starting
-// with first, the others with indent, each ending in a newline.
-func wrapWords(words []string, width int, first, indent string) string {
-	var b strings.Builder
-	line, lead := first, first
-	for _, word := range words {
-		if line != lead && width > 0 && ansi.StringWidth(line)+1+ansi.StringWidth(word) > width {
-			b.WriteString(line + "\n")
-			line, lead = indent, indent
-		}
-		if line != lead {
-			line += " "
-		}
-		line += word
-	}
-	if line != lead {
-		b.WriteString(line + "\n")
-	}
-	return b.String()
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -10,13 +9,12 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/tui"
 )
 
@@ -107,7 +105,7 @@ func (o *inspectOptions) flags(fs *flag.FlagSet) {
 func (o *inspectOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	const ex = "seam inspect captures/seam-20261122T093428Z.ndjson"
 	if o.listDetectors {
-		return listDetectors(e.stdout)
+		return textreport.WriteDetectors(e.stdout)
 	}
 	if fs.NArg() == 0 {
 		return &usageError{cmd: "inspect", msg: "want a capture, a raw recording or a directory of captures", example: ex}
@@ -258,28 +256,6 @@ func (w *streamReport) close(warned []error, sessions []*inspect.Session) error 
 		return w.tw.Close()
 	}
 	return nil
-}
-
-// listDetectors prints every detector in 80 columns: its severity and id,
-// then what it finds and the bug it catches, wrapped and indented.
-func listDetectors(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "seam inspect runs these detectors on every exchange. A finding names\nits detector, its severity (error, warn or info) and where in the stream it\nwas born.\n")
-	for _, d := range inspect.Detectors() {
-		fmt.Fprintf(bw, "\n%-5s  %s\n", d.Severity, d.ID)
-		text := capitalise(d.Summary) + "."
-		if d.Catches != "" {
-			text += " Catches " + d.Catches + "."
-		}
-		fmt.Fprint(bw, wrap(text, 79, "       "))
-	}
-	return bw.Flush()
-}
-
-// capitalise returns s with its first letter in upper case.
-func capitalise(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // colorFlag is --color: auto (the default), always or never.

@@ -11,6 +11,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/junit"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -67,7 +68,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
 			example: "seam inspect --ex " + shellQuote(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
 	}
-	w := &manyReport{e: e, o: o, color: o.color.enabled(e, e.stdout), rows: &table{cols: summaryColumns()}, first: true}
+	w := &manyReport{e: e, o: o, color: o.color.enabled(e, e.stdout), rows: textreport.ExchangeTable(), first: true}
 	if o.json {
 		fmt.Fprintf(e.stdout, "{\n  \"schema\": %d,\n  \"captures\": [\n", inspect.SchemaVersion)
 	}
@@ -113,7 +114,7 @@ type manyReport struct {
 	e     *env
 	o     *inspectOptions
 	color bool
-	rows  *table
+	rows  *textreport.Table
 	// jw writes the JSON report of the capture jwPath; first is set until
 	// one was written.
 	jw     *inspect.JSONWriter
@@ -159,7 +160,7 @@ func (w *manyReport) exchange(in *input, one *inspect.Report) error {
 	case w.o.ex.n != 0:
 		return inspect.WriteText(w.e.stdout, one, w.color)
 	}
-	w.rows.add(summaryRow(in, one.Exchanges[0])...)
+	w.rows.Add(textreport.ExchangeRow(in.path, one.Exchanges[0])...)
 	return nil
 }
 
@@ -176,7 +177,7 @@ func (w *manyReport) close(captures, found int, sessions []*inspect.Session) err
 		fmt.Fprintf(out, "\n  ],\n  \"sessions\": %s\n}\n", b)
 	case w.o.client == "" && w.o.ex.n == 0:
 		fmt.Fprintf(out, "%s, %s\n\n", plural(captures, "capture"), plural(found, "exchange"))
-		if err := w.rows.write(out, termWidth(w.e, out)); err != nil {
+		if err := w.rows.Write(out, termWidth(w.e, out)); err != nil {
 			return err
 		}
 		fmt.Fprintln(out)
@@ -186,63 +187,6 @@ func (w *manyReport) close(captures, found int, sessions []*inspect.Session) err
 		fmt.Fprintln(out, "details of one exchange: seam inspect --ex CAPTURE#N; the same as JSON: --json")
 	}
 	return nil
-}
-
-// summaryColumns are the columns of inspect's summary of many captures.
-func summaryColumns() []column {
-	return []column{
-		{head: "capture#ex", shrink: true}, {head: "method endpoint", shrink: true}, {head: "model", drop: 6},
-		{head: "st", right: true}, {head: "outcome", drop: 3}, {head: "ttfb", right: true, drop: 4}, {head: "dur", right: true},
-		{head: "gap max", right: true, drop: 7}, {head: "stalls", right: true, drop: 8}, {head: "tok/s", right: true, drop: 9},
-		{head: "session", drop: 5}, {head: "findings"},
-	}
-}
-
-// summaryRow is one exchange's line in inspect's summary.
-func summaryRow(in *input, x *inspect.ExchangeReport) []string {
-	status, gapMax, stalls, rate := "-", "-", "-", "-"
-	if x.Status > 0 {
-		status = strconv.Itoa(x.Status)
-	}
-	if m := x.Metrics; m != nil {
-		if m.Gaps > 0 {
-			gapMax, stalls = inspect.FormatDuration(m.GapMax), strconv.Itoa(m.Stalls)
-		}
-		if m.TokensPerS > 0 {
-			rate = fmt.Sprintf("%.0f", m.TokensPerS)
-		}
-	}
-	session := "-"
-	if s := x.Session; s != nil {
-		session = s.ID + " " + strconv.Itoa(s.Turn)
-	}
-	var counts [3]int
-	for _, f := range x.Findings {
-		counts[min(max(int(f.Severity), 0), 2)]++
-	}
-	var badge []string
-	for sev := 2; sev >= 0; sev-- {
-		if counts[sev] > 0 {
-			badge = append(badge, "IWE"[sev:sev+1]+strconv.Itoa(counts[sev]))
-		}
-	}
-	findings := "ok"
-	if len(badge) > 0 {
-		findings = strings.Join(badge, " ") + " " + visible.String(x.Findings[0].ID)
-	}
-	return []string{
-		visible.String(filepath.Base(in.path)) + "#" + strconv.Itoa(x.Ex),
-		visible.String(strings.TrimSpace(x.Method + " " + x.Origin + x.Endpoint)),
-		visible.String(orDashCmd(x.Model)), status, visible.String(orDashCmd(string(x.Outcome))),
-		inspect.FormatDuration(x.TTFB), inspect.FormatDuration(x.Dur), gapMax, stalls, rate, session, findings,
-	}
-}
-
-func orDashCmd(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // marshalSessions encodes the sessions list at the document's second

@@ -3,17 +3,14 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
-	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
-	"github.com/seam-dev/seam/visible"
+	"github.com/seam-dev/seam/textreport"
 )
 
 type statsOptions struct {
@@ -129,107 +126,5 @@ func (o *statsOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 			Sessions  []*inspect.Session    `json:"sessions,omitempty"`
 		}{by, int64(o.stall), len(paths), total.Exchanges, groups, total, ss})
 	}
-	return writeStatsText(e, by, o.stall, len(paths), groups, total, ss)
-}
-
-// writeStatsText prints the figures as a table that fits the terminal,
-// then the findings by id per group.
-func writeStatsText(e *env, by []string, stall time.Duration, captures int, groups []*inspect.StatsGroup, total *inspect.StatsGroup, ss []*inspect.Session) error {
-	w := e.stdout
-	fmt.Fprintf(w, "%s, %s · by %s · stalls are gaps over %s\n\n", plural(captures, "capture"), plural(total.Exchanges, "exchange"),
-		strings.Join(by, ", "), inspect.FormatDuration(int64(stall)))
-	if total.Exchanges == 0 {
-		fmt.Fprintln(w, "no exchange to count")
-		return nil
-	}
-	t := &table{}
-	for _, k := range by {
-		t.cols = append(t.cols, column{head: k, shrink: true})
-	}
-	t.cols = append(t.cols,
-		column{head: "n", right: true}, column{head: "ok", right: true, drop: 3}, column{head: "fail", right: true},
-		column{head: "ttfb p50", right: true}, column{head: "ttfb p90", right: true, drop: 6}, column{head: "ttfb p99", right: true},
-		column{head: "gap p50", right: true, drop: 7}, column{head: "gap p99", right: true, drop: 4}, column{head: "gap max", right: true},
-		column{head: "stalls", right: true}, column{head: "in", right: true, drop: 9}, column{head: "out", right: true, drop: 8},
-		column{head: "tok/s", right: true, drop: 5})
-	row := func(keys []string, g *inspect.StatsGroup) {
-		d := func(s inspect.Summary, v int64) string {
-			if s.N == 0 {
-				return "-"
-			}
-			return inspect.FormatDuration(v)
-		}
-		usage := func(n int) string {
-			if g.UsageExchanges == 0 {
-				return "-"
-			}
-			return strconv.Itoa(n)
-		}
-		rate := "-"
-		if g.TokensPerS > 0 {
-			rate = fmt.Sprintf("%.1f", g.TokensPerS)
-		}
-		stalls := strconv.Itoa(g.Stalls)
-		if g.Stalls > 0 {
-			stalls += " (" + strconv.Itoa(g.StalledExchanges) + " ex)"
-		}
-		cells := append(keys, strconv.Itoa(g.Exchanges), strconv.Itoa(g.Exchanges-g.Failed), strconv.Itoa(g.Failed),
-			d(g.TTFB, g.TTFB.P50), d(g.TTFB, g.TTFB.P90), d(g.TTFB, g.TTFB.P99),
-			d(g.Gap, g.Gap.P50), d(g.Gap, g.Gap.P99), d(g.Gap, g.Gap.Max),
-			stalls, usage(g.TokensIn), usage(g.TokensOut), rate)
-		t.add(cells...)
-	}
-	for _, g := range groups {
-		var keys []string
-		for _, k := range by {
-			keys = append(keys, visible.String(g.Key[k]))
-		}
-		row(keys, g)
-	}
-	if len(groups) > 1 {
-		keys := make([]string, len(by))
-		keys[0] = "all"
-		row(keys, total)
-	}
-	if err := t.write(w, termWidth(e, w)); err != nil {
-		return err
-	}
-	var lines []string
-	for _, g := range append(groups, total) {
-		if len(g.Findings) == 0 || (g == total && len(groups) == 1) {
-			continue
-		}
-		ids := slices.SortedFunc(maps.Keys(g.Findings), func(a, b string) int {
-			if c := g.Findings[b] - g.Findings[a]; c != 0 {
-				return c
-			}
-			return strings.Compare(a, b)
-		})
-		var parts []string
-		for _, id := range ids {
-			parts = append(parts, fmt.Sprintf("%s ×%d", visible.String(id), g.Findings[id]))
-		}
-		name := "all"
-		if g != total {
-			var keys []string
-			for _, k := range by {
-				keys = append(keys, visible.String(g.Key[k]))
-			}
-			name = strings.Join(keys, " ")
-		}
-		for i := range parts[:len(parts)-1] {
-			parts[i] += ","
-		}
-		lines = append(lines, wrapWords(parts, termWidth(e, w), "  "+name+": ", "    "))
-	}
-	if len(lines) > 0 {
-		fmt.Fprintf(w, "\nfindings by id\n%s", strings.Join(lines, ""))
-	}
-	if len(ss) > 0 {
-		fmt.Fprintln(w, "\nsessions")
-		for _, s := range ss {
-			fmt.Fprintf(w, "  %s  %s\n", s.ID, s.Summary())
-		}
-	}
-	return nil
+	return textreport.WriteStats(e.stdout, termWidth(e, e.stdout), textreport.Stats{By: by, Stall: o.stall, Captures: len(paths), Groups: groups, Total: total, Sessions: ss})
 }
