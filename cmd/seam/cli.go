@@ -17,6 +17,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/tui"
 	"github.com/seam-dev/seam/visible"
 )
@@ -163,7 +164,7 @@ func run(ctx context.Context, args []string, e *env) error {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && rest[0] == "switches" {
-			printSwitches(e.stdout)
+			textreport.WriteSwitches(e.stdout)
 			return nil
 		}
 		if len(rest) > 0 && rest[0] == "where" {

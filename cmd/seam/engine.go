@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"slices"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
-	"github.com/seam-dev/seam/textreport"
 )
 
 // engineFlags are the --profile and --set flags shared by the commands that
@@ -86,30 +84,4 @@ func (s *setFlag) Set(v string) error {
 	}
 	(*s)[strings.TrimSpace(k)] = strings.TrimSpace(val)
 	return nil
-}
-
-// printSwitches documents the engine's profiles and switches.
-func printSwitches(w io.Writer) {
-	profiles := shape.Profiles()
-	fmt.Fprintf(w, `The shaping engine runs between the upstream and the client. A profile sets
-every switch; --set switch=value overrides one. A capture's header records the
-profile and every switch value, so a replay rebuilds the same engine.
-
-A profile file is key = value lines (# comments): "profile = obsidian-xml"
-to start from a built-in profile, then one "switch = value" per line.
-
-Switches (defaults per profile: %s):
-`, strings.Join(profiles, " / "))
-	width := 0
-	for _, s := range shape.Switches() {
-		width = max(width, len(s.Name))
-	}
-	for _, s := range shape.Switches() {
-		var defs []string
-		for _, p := range profiles {
-			defs = append(defs, s.Defaults[p])
-		}
-		fmt.Fprintf(w, "  %-*s  %s\n", width, s.Name, strings.Join(defs, " / "))
-		fmt.Fprint(w, textreport.Wrap(s.Doc, 78, "      "))
-	}
 }

@@ -8,12 +8,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"regexp"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -130,7 +130,7 @@ func (o *grepOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 				}
 				continue
 			}
-			writeMatch(out, loc, m, color)
+			textreport.WriteMatch(out, loc, m, color)
 		}
 		return nil
 	})
@@ -144,26 +144,6 @@ func (o *grepOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 		return errNoMatch
 	}
 	return nil
-}
-
-// writeMatch writes one match as a line: where it is (capture#ex, side,
-// place, event) and the match amid what surrounds it, the match in bold
-// red with color.
-func writeMatch(out io.Writer, loc string, m inspect.Match, color bool) {
-	place := m.Where
-	if m.Side != "" {
-		place = string(m.Side) + " " + place
-	} else {
-		place = "request " + place
-	}
-	if m.Event >= 0 {
-		place += fmt.Sprintf(" (event %d)", m.Event)
-	}
-	hit := visible.String(m.Hit)
-	if color {
-		hit = "\x1b[1;31m" + hit + "\x1b[0m"
-	}
-	fmt.Fprintf(out, "%s  %s: %s%s%s\n", loc, place, visible.String(m.Before), hit, visible.String(m.After))
 }
 
 // writeMatchJSON writes one match as a line of JSON, with the capture

@@ -109,39 +109,3 @@ func (o *importOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	}
 	return nil
 }
-
-// writeCapture writes c as a capture file: its header and the notes on the
-// capture as a whole, then each exchange's lines, one exchange after the
-// other. What reaches disk is redacted as seam record redacts
-// (tape.RedactStoredExchange): an imported cassette may hold keys in its
-// headers and bodies.
-func writeCapture(ctx context.Context, w interface{ Write([]byte) (int, error) }, c *tape.Capture) error {
-	h := c.Header
-	// The lines are written by this seam's encoder, in its format version,
-	// whatever version the capture was read from: a v1 header over chunk
-	// lines in "sse" pieces would be misread by an older seam.
-	h.V = tape.Version
-	if h.Seam == "" {
-		h.Seam = version
-	}
-	buf := tape.AppendHeader(nil, h)
-	for _, n := range c.Notes {
-		buf = tape.AppendNote(buf, n)
-	}
-	for _, x := range c.Exchanges {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		buf = tape.AppendExchange(buf, tape.RedactStoredExchange(x))
-		if len(buf) > 1<<20 {
-			if _, err := w.Write(buf); err != nil {
-				return fmt.Errorf("write capture: %w", err)
-			}
-			buf = buf[:0]
-		}
-	}
-	if _, err := w.Write(buf); err != nil {
-		return fmt.Errorf("write capture: %w", err)
-	}
-	return nil
-}

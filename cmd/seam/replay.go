@@ -197,7 +197,7 @@ func saveCapture(ctx context.Context, e *env, spec string, c *tape.Capture) erro
 	if err != nil {
 		return err
 	}
-	if err := writeCapture(ctx, out, c); err != nil {
+	if err := tape.WriteCapture(ctx, out, c, version); err != nil {
 		out.Close()
 		return err
 	}
