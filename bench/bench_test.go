@@ -7,12 +7,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/seam-dev/seam/internal/dist"
 )
 
 // reportLatency reports the p50 and p99 of samples (ns) under prefix.
 func reportLatency(b *testing.B, prefix string, samples []int64) {
-	b.ReportMetric(float64(Percentile(samples, 50)), prefix+"p50-ns")
-	b.ReportMetric(float64(Percentile(samples, 99)), prefix+"p99-ns")
+	b.ReportMetric(float64(dist.Percentile(samples, 50)), prefix+"p50-ns")
+	b.ReportMetric(float64(dist.Percentile(samples, 99)), prefix+"p99-ns")
 }
 
 // BenchmarkTTFB measures, per one-event stream, the time from sending the

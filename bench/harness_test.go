@@ -83,25 +83,3 @@ func TestHarness(t *testing.T) {
 		}
 	}
 }
-
-func TestPercentile(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		samples []int64
-		p       float64
-		want    int64
-	}{
-		{nil, 50, 0},
-		{[]int64{7}, 99, 7},
-		{[]int64{5, 1, 4, 2, 3}, 50, 3},
-		{[]int64{5, 1, 4, 2, 3}, 100, 5},
-		{[]int64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}, 90, 90},
-		{[]int64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}, 99, 100},
-		{[]int64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}, 1, 10},
-	}
-	for _, tc := range tests {
-		if got := Percentile(append([]int64(nil), tc.samples...), tc.p); got != tc.want {
-			t.Errorf("Percentile(%v, %v) = %d, want %d", tc.samples, tc.p, got, tc.want)
-		}
-	}
-}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -280,7 +281,7 @@ func (x *exchange) recordRequest(wrote *bool) {
 	if starved {
 		x.tw.Note(x.rec.now(), fmt.Sprintf(
 			"request body recorded up to %d bytes: the requests in flight held the %s seam keeps for request bodies (the whole body went upstream)",
-			kept, sizeText(x.rec.opts.MaxHeldRequestBodies)))
+			kept, units.Bytes(x.rec.opts.MaxHeldRequestBodies)))
 	}
 }
 
@@ -518,12 +519,4 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 		}
 		f(s)
 	}()
-}
-
-// sizeText writes a byte count in MiB when it is whole mebibytes.
-func sizeText(n int64) string {
-	if n >= 1<<20 && n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

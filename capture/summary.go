@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -36,33 +37,15 @@ type Summary struct {
 // with visible markers (package visible): whoever can send a request to
 // seam cannot write to the terminal it runs in.
 func (s Summary) String() string {
-	up, ttfb := fmt.Sprintf("%s/%d ev", Bytes(s.UpstreamBytes), s.UpstreamEvents), Millis(s.TTFB)
+	up, ttfb := fmt.Sprintf("%s/%d ev", units.Bytes(s.UpstreamBytes), s.UpstreamEvents), units.Duration(int64(s.TTFB))
 	if s.NoUpstream {
 		up, ttfb = "-", "-"
 	}
 	line := fmt.Sprintf("#%d %s %s %d %s  up %s  client %s/%d ev  ttfb %s  %s",
 		s.Ex, visible.String(s.Method), visible.String(s.Host+s.Path), s.Status, s.Outcome,
-		up, Bytes(s.ClientBytes), s.ClientEvents, ttfb, Millis(s.Duration))
+		up, units.Bytes(s.ClientBytes), s.ClientEvents, ttfb, units.Duration(int64(s.Duration)))
 	if s.Error != "" {
 		line += "  (" + visible.String(s.Error) + ")"
 	}
 	return line
-}
-
-// Bytes formats n as a short human size: 512 B, 7.5 KiB, 3.2 MiB.
-func Bytes(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-}
-
-// Millis formats d in milliseconds with one decimal, the resolution that
-// matters for streams.
-func Millis(d time.Duration) string {
-	return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
 }

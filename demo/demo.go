@@ -21,6 +21,7 @@ import (
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/fixtures"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -178,9 +179,9 @@ func printSummaries(w io.Writer, sums []capture.Summary) {
 	for _, s := range sums {
 		fmt.Fprintf(tw, "%d\t%s %s\t%d\t%s\t%s, %d events\t%s, %d events\t%s\t%s\n",
 			s.Ex, s.Method, s.Path, s.Status, s.Outcome,
-			capture.Bytes(s.UpstreamBytes), s.UpstreamEvents,
-			capture.Bytes(s.ClientBytes), s.ClientEvents,
-			capture.Millis(s.TTFB), capture.Millis(s.Duration))
+			units.Bytes(s.UpstreamBytes), s.UpstreamEvents,
+			units.Bytes(s.ClientBytes), s.ClientEvents,
+			units.Duration(int64(s.TTFB)), units.Duration(int64(s.Duration)))
 	}
 	tw.Flush()
 }

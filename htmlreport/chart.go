@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -107,60 +107,65 @@ type chartMarkView struct {
 	Class          string
 }
 
+// chartScale maps times (ns) and byte counts onto the plot.
+type chartScale struct {
+	origin, span, yMax int64
+}
+
+// x is the horizontal position of time t, clamped to the plot.
+func (sc chartScale) x(t int64) float64 {
+	v := float64(t-sc.origin) / float64(sc.span)
+	return plotLeft + math.Max(0, math.Min(1, v))*(plotRight-plotLeft)
+}
+
+// y is the vertical position of b bytes.
+func (sc chartScale) y(b int64) float64 {
+	return plotBottom - float64(b)/float64(sc.yMax)*(plotBottom-plotTop)
+}
+
+// chartExtent returns the time span the chart covers from origin (at
+// least 1) and the most bytes a side has; false when no side has a byte.
+func chartExtent(origin int64, sides []chartSide, marks []chartMark) (span, maxBytes int64, ok bool) {
+	t1 := origin
+	for _, s := range sides {
+		if len(s.chunks) == 0 {
+			continue
+		}
+		ok = true
+		last := s.chunks[len(s.chunks)-1]
+		t1 = max(t1, last.T, s.endT)
+		maxBytes = max(maxBytes, last.Off+int64(len(last.Data)))
+	}
+	for _, m := range marks {
+		t1 = max(t1, m.t)
+	}
+	return max(t1-origin, 1), max(maxBytes, 1), ok
+}
+
 // buildChart lays out the bytes-over-time chart of an exchange's sides:
 // times relative to origin (the request), stalls longer than stall
 // nanoseconds shaded, marks drawn as vertical lines. It returns nil when no
 // side has a byte.
 func buildChart(ex int, origin int64, sides []chartSide, marks []chartMark, stall int64) *chartView {
-	t1, maxBytes := origin, int64(0)
-	any := false
-	for _, s := range sides {
-		if len(s.chunks) == 0 {
-			continue
-		}
-		any = true
-		last := s.chunks[len(s.chunks)-1]
-		t1 = max(t1, last.T, s.endT)
-		maxBytes = max(maxBytes, last.Off+int64(len(last.Data)))
-	}
-	if !any {
+	span, maxBytes, ok := chartExtent(origin, sides, marks)
+	if !ok {
 		return nil
 	}
-	for _, m := range marks {
-		t1 = max(t1, m.t)
-	}
-	span := t1 - origin
-	if span <= 0 {
-		span = 1
-	}
-	if maxBytes <= 0 {
-		maxBytes = 1
-	}
 	// Round the byte axis up to a tick so the top line is labelled.
-	yStep := niceStep(maxBytes, 4)
-	yMax := (maxBytes + yStep - 1) / yStep * yStep
-	xStep := niceStep(span, 9)
-
-	x := func(t int64) float64 {
-		v := float64(t-origin) / float64(span)
-		return plotLeft + math.Max(0, math.Min(1, v))*(plotRight-plotLeft)
-	}
-	y := func(b int64) float64 {
-		return plotBottom - float64(b)/float64(yMax)*(plotBottom-plotTop)
-	}
-
+	yStep := niceByteStep(maxBytes, 4)
+	sc := chartScale{origin: origin, span: span, yMax: (maxBytes + yStep - 1) / yStep * yStep}
 	c := &chartView{
 		W: chartW, Title: "Bytes over time, exchange " + strconv.Itoa(ex),
 		PlotX: num(plotLeft), PlotY: num(plotTop), PlotW: num(plotRight - plotLeft), PlotH: num(plotBottom - plotTop),
 	}
 	if stall > 0 {
-		c.Threshold = formatTick(stall)
+		c.Threshold = units.Duration(stall)
 	}
 	var grid strings.Builder
-	for b := int64(0); b <= yMax; b += yStep {
-		yy := num(y(b))
+	for b := int64(0); b <= sc.yMax; b += yStep {
+		yy := num(sc.y(b))
 		grid.WriteString("M" + num(plotLeft) + " " + yy + "H" + num(plotRight))
-		c.YLabels = append(c.YLabels, chartLabel{X: num(plotLeft - 6), Y: num(y(b) + 4), Anchor: "end", Text: formatBytes(b)})
+		c.YLabels = append(c.YLabels, chartLabel{X: num(plotLeft - 6), Y: num(sc.y(b) + 4), Anchor: "end", Text: units.Bytes(b)})
 	}
 
 	laneTop := float64(plotBottom + laneGap + 4)
@@ -171,23 +176,9 @@ func buildChart(ex int, origin int64, sides []chartSide, marks []chartMark, stal
 			continue
 		}
 		class := sideClass(s.side)
-		c.Lines = append(c.Lines, chartLine{Class: "line " + class, D: stepPath(s, origin, x, y)})
+		c.Lines = append(c.Lines, chartLine{Class: "line " + class, D: stepPath(s, origin, sc.x, sc.y)})
 		c.Legend = append(c.Legend, chartKey{Class: class, Name: s.name})
-		lane := chartLane{Side: s.lane, Class: class, Y: num(laneTop), H: num(laneH), LabelY: num(laneTop + laneH - 3)}
-		lane.Ticks = tickPath(s.chunks, x, laneTop, laneTop+laneH)
-		for _, g := range stalls(s, stall) {
-			lane.StallCount++
-			if len(lane.Stalls) >= maxStalls {
-				continue
-			}
-			x0, x1 := x(g.from), x(g.to)
-			lane.Stalls = append(lane.Stalls, chartRect{
-				X: num(x0), W: num(math.Max(x1-x0, 1)), Y: num(laneTop), H: num(laneH),
-				PlotY: num(plotTop), PlotH: num(plotBottom - plotTop),
-				Title: g.title(s.name),
-			})
-		}
-		lane.Shown = len(lane.Stalls)
+		lane := sc.lane(s, class, laneTop, stall)
 		total += lane.StallCount
 		c.Lanes = append(c.Lanes, lane)
 		last := s.chunks[len(s.chunks)-1]
@@ -195,20 +186,53 @@ func buildChart(ex int, origin int64, sides []chartSide, marks []chartMark, stal
 			strconv.Itoa(len(s.chunks))+" chunks, "+plural(lane.StallCount, "stall"))
 		laneTop += laneH + laneGap
 	}
-	axisY := laneTop + 12
+	axisY, xStep := laneTop+12, niceStep(span, 9)
 	for t := int64(0); t <= span; t += xStep {
-		xx := num(x(origin + t))
+		xx := num(sc.x(origin + t))
 		grid.WriteString("M" + xx + " " + num(plotTop) + "V" + num(plotBottom))
-		c.XLabels = append(c.XLabels, chartLabel{X: xx, Y: num(axisY), Anchor: "middle", Text: formatTick(t)})
+		c.XLabels = append(c.XLabels, chartLabel{X: xx, Y: num(axisY), Anchor: "middle", Text: units.Duration(t)})
 	}
 	c.Grid = grid.String()
 	c.Stalls = plural(total, "stall")
 	c.H = int(axisY + 8)
+	c.Marks = sc.markViews(marks, sides, laneTop)
+	c.Desc = "Cumulative body bytes of each side against time since the request (" +
+		strings.Join(desc, "; ") + ")."
+	if c.Threshold != "" {
+		c.Desc += " Stalls are gaps over " + c.Threshold + "."
+	}
+	return c
+}
 
-	// Labels alternate between two rows above the plot, anchored away from
-	// the edge they are near.
+// lane lays out side s's lane at laneTop: its chunk ticks and its stalls
+// over stall, at most maxStalls of them shaded.
+func (sc chartScale) lane(s chartSide, class string, laneTop float64, stall int64) chartLane {
+	lane := chartLane{Side: s.lane, Class: class, Y: num(laneTop), H: num(laneH), LabelY: num(laneTop + laneH - 3)}
+	lane.Ticks = tickPath(s.chunks, sc.x, laneTop, laneTop+laneH)
+	for _, g := range stalls(s, stall) {
+		lane.StallCount++
+		if len(lane.Stalls) >= maxStalls {
+			continue
+		}
+		x0, x1 := sc.x(g.from), sc.x(g.to)
+		lane.Stalls = append(lane.Stalls, chartRect{
+			X: num(x0), W: num(math.Max(x1-x0, 1)), Y: num(laneTop), H: num(laneH),
+			PlotY: num(plotTop), PlotH: num(plotBottom - plotTop),
+			Title: g.title(s.name),
+		})
+	}
+	lane.Shown = len(lane.Stalls)
+	return lane
+}
+
+// markViews lays out the marks as vertical lines down to the lanes'
+// bottom (laneTop), each with a dot where its side's line stood then.
+// Labels alternate between two rows above the plot, anchored away from
+// the edge they are near.
+func (sc chartScale) markViews(marks []chartMark, sides []chartSide, laneTop float64) []chartMarkView {
+	var out []chartMarkView
 	for i, m := range marks {
-		xx := x(m.t)
+		xx := sc.x(m.t)
 		mv := chartMarkView{
 			X: num(xx), Y1: num(plotTop - 6), Y2: num(laneTop - laneGap),
 			LabelY: num(float64(plotTop - 10 - 14*(i%2))), Label: m.label, Class: "mark",
@@ -224,17 +248,12 @@ func buildChart(ex int, origin int64, sides []chartSide, marks []chartMark, stal
 		}
 		for _, s := range sides {
 			if s.side == m.side && len(s.chunks) > 0 {
-				mv.Dot, mv.DotX, mv.DotY = true, mv.X, num(y(bytesAt(s.chunks, m.t)))
+				mv.Dot, mv.DotX, mv.DotY = true, mv.X, num(sc.y(bytesAt(s.chunks, m.t)))
 			}
 		}
-		c.Marks = append(c.Marks, mv)
+		out = append(out, mv)
 	}
-	c.Desc = "Cumulative body bytes of each side against time since the request (" +
-		strings.Join(desc, "; ") + ")."
-	if c.Threshold != "" {
-		c.Desc += " Stalls are gaps over " + c.Threshold + "."
-	}
-	return c
+	return out
 }
 
 // sideClass is the CSS class that colours a side.
@@ -298,12 +317,12 @@ type gap struct {
 }
 
 func (g gap) title(side string) string {
-	d := inspect.FormatDuration(g.to - g.from)
+	d := units.Duration(g.to - g.from)
 	if g.end {
 		return side + ": no bytes for " + d + " before the stream ended"
 	}
 	return side + ": no bytes for " + d + " after chunk " + strconv.Itoa(g.after) +
-		" (t=" + inspect.FormatDuration(g.from) + ")"
+		" (t=" + units.Duration(g.from) + ")"
 }
 
 // stalls returns the gaps of a side longer than threshold: between
@@ -353,37 +372,21 @@ func niceStep(span int64, n int64) int64 {
 	}
 }
 
-// unit is a unit a quantity is shown in: its size in base units and its
-// suffix.
-type unit struct {
-	size   float64
-	suffix string
-}
-
-var (
-	timeUnits = []unit{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}}
-	byteUnits = []unit{{1e6, " MB"}, {1e3, " kB"}, {1, " B"}}
-)
-
-// inUnits renders v in the largest of units it reaches, with as many
-// decimals as it takes: 1500000000 ns is "1.5s".
-func inUnits(v int64, units []unit) string {
-	if v == 0 {
-		return "0"
-	}
-	for _, u := range units {
-		if float64(v) >= u.size {
-			return strconv.FormatFloat(float64(v)/u.size, 'f', -1, 64) + u.suffix
+// niceByteStep returns the smallest step of 1, 2 or 5 times a power of
+// ten below a thousand, times a power of 1024, that cuts span into at most
+// n parts: 500 B, 1 KiB, 20 KiB, 2 MiB, which units.Bytes writes whole.
+func niceByteStep(span int64, n int64) int64 {
+	for unit := int64(1); ; unit *= 1024 {
+		for _, m := range []int64{1, 2, 5, 10, 20, 50, 100, 200, 500} {
+			if s := m * unit; (span+s-1)/s <= n {
+				return s
+			}
+		}
+		if unit > math.MaxInt64/(1024*1024) {
+			return max(span, 1)
 		}
 	}
-	return strconv.FormatInt(v, 10)
 }
-
-// formatTick renders a time offset (ns) for the time axis.
-func formatTick(t int64) string { return inUnits(t, timeUnits) }
-
-// formatBytes renders a byte count in decimal units for the byte axis.
-func formatBytes(b int64) string { return inUnits(b, byteUnits) }
 
 // num formats a coordinate to one decimal, without a trailing ".0".
 func num(v float64) string { return string(appendCoord(nil, roundTenth(v))) }

@@ -26,10 +26,10 @@ func TestStalls(t *testing.T) {
 	if len(got) != 2 || got[0] != (gap{from: 100 * ms, to: 500 * ms, after: 1}) || got[1] != (gap{from: 550 * ms, to: 900 * ms, after: 3, end: true}) {
 		t.Fatalf("stalls over 300ms: %+v", got)
 	}
-	if title := got[0].title("client"); title != "client: no bytes for 400.0ms after chunk 1 (t=100.0ms)" {
+	if title := got[0].title("client"); title != "client: no bytes for 400ms after chunk 1 (t=100ms)" {
 		t.Errorf("title %q", title)
 	}
-	if title := got[1].title("client"); title != "client: no bytes for 350.0ms before the stream ended" {
+	if title := got[1].title("client"); title != "client: no bytes for 350ms before the stream ended" {
 		t.Errorf("title %q", title)
 	}
 	if got := stalls(s, 400*ms); len(got) != 0 {
@@ -77,10 +77,10 @@ func TestChartScale(t *testing.T) {
 	for _, l := range c.YLabels {
 		ys = append(ys, l.Text)
 	}
-	if got := strings.Join(xs, " "); got != "0 500ms 1s 1.5s 2s 2.5s 3s 3.5s 4s" {
+	if got := strings.Join(xs, " "); got != "0s 500ms 1s 1.5s 2s 2.5s 3s 3.5s 4s" {
 		t.Errorf("time axis %q", got)
 	}
-	if got := strings.Join(ys, " "); got != "0 10 B 20 B 30 B" {
+	if got := strings.Join(ys, " "); got != "0 B 10 B 20 B 30 B" {
 		t.Errorf("byte axis %q", got)
 	}
 	// 2 s of 4 s is the middle of the plot.
@@ -104,6 +104,18 @@ func TestNiceStep(t *testing.T) {
 	} {
 		if got := niceStep(c.span, c.n); got != c.want {
 			t.Errorf("niceStep(%d, %d) = %d, want %d", c.span, c.n, got, c.want)
+		}
+	}
+}
+
+// TestNiceByteStep: byte axis steps are whole binary units past 1 KiB, so
+// every label is exact.
+func TestNiceByteStep(t *testing.T) {
+	for _, c := range []struct{ span, n, want int64 }{
+		{30, 4, 10}, {900, 4, 500}, {1500, 4, 500}, {3000, 4, 1 << 10}, {55205, 4, 20 << 10}, {3 << 20, 4, 1 << 20}, {0, 4, 1},
+	} {
+		if got := niceByteStep(c.span, c.n); got != c.want {
+			t.Errorf("niceByteStep(%d, %d) = %d, want %d", c.span, c.n, got, c.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -98,7 +99,7 @@ func buildExchange(x *tape.Exchange, xr *inspect.ExchangeReport, o Options) *exV
 	ev := &exView{
 		Ex: xr.Ex, Anchor: "ex-" + strconv.Itoa(xr.Ex), Method: xr.Method, URL: xr.Origin + redactURL(xr.URL),
 		Model: xr.Model, Protocol: orDash(string(xr.Protocol)), Outcome: orDash(xr.Result()),
-		Status: xr.Status, Events: xr.Events, TTFB: inspect.FormatDuration(xr.TTFB), Dur: inspect.FormatDuration(xr.Dur),
+		Status: xr.Status, Events: xr.Events, TTFB: units.Duration(xr.TTFB), Dur: units.Duration(xr.Dur),
 		Notes: xr.Notes,
 	}
 	ev.Verdict = verdict(xr)
@@ -174,7 +175,7 @@ func findingRow(f inspect.Finding) findingView {
 		fv.Side = string(f.Pointer.Side)
 	}
 	if p := f.Pointer; p.Event >= 0 {
-		fv.Event, fv.Chunk, fv.Byte, fv.Time = strconv.Itoa(p.Event), strconv.Itoa(p.Chunk), strconv.FormatInt(p.Off, 10), inspect.FormatDuration(p.T)
+		fv.Event, fv.Chunk, fv.Byte, fv.Time = strconv.Itoa(p.Event), strconv.Itoa(p.Chunk), strconv.FormatInt(p.Off, 10), units.Duration(p.T)
 	}
 	return fv
 }
@@ -183,7 +184,7 @@ func buildSide(s *inspect.SideReport) sideView {
 	sv := sideView{
 		Side: string(s.Side), Status: s.Status, Outcome: orDash(string(s.Outcome)), Error: s.Error,
 		Bytes: commas(s.Bytes), Chunks: commas(int64(s.Chunks)), Events: commas(int64(s.Events)),
-		TTFB: inspect.FormatDuration(s.TTFB), Dur: inspect.FormatDuration(s.Dur), Stream: s.Stream,
+		TTFB: units.Duration(s.TTFB), Dur: units.Duration(s.Dur), Stream: s.Stream,
 	}
 	m := s.Message
 	if m == nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -64,7 +65,7 @@ func buildWebSocket(ws *inspect.WebSocketReport) *wsView {
 			v.More = len(ws.Messages) - maxMessages
 			break
 		}
-		mv := wsMessageView{N: i, Time: inspect.FormatDuration(m.T), Dir: "←", Opcode: m.Opcode.String(),
+		mv := wsMessageView{N: i, Time: units.Duration(m.T), Dir: "←", Opcode: m.Opcode.String(),
 			Bytes: commas(int64(m.Bytes)), Incomplete: m.Incomplete}
 		if m.Side == tape.Client {
 			mv.Dir = "→"

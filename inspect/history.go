@@ -147,11 +147,5 @@ func (m histMsg) describe(i int) string {
 }
 
 // safeName returns a role, tool name or call id from a capture as it may
-// appear in a finding's message: unchanged when made of letters, digits
-// and _.:- (as every real one is), else quoted and clipped.
-func safeName(s string) string {
-	if s != "" && len(s) <= 64 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == "" {
-		return s
-	}
-	return strconv.Quote(excerpt.Clip(s, 40))
-}
+// appear in a finding's message (excerpt.Name).
+func safeName(s string) string { return excerpt.Name(s) }

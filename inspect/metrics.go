@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/internal/dist"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
@@ -51,7 +53,8 @@ func (m *Metrics) untime() {
 func sideMetrics(chunks []tape.Chunk, u *protocol.Usage, stall time.Duration) *Metrics {
 	m := &Metrics{StallNs: int64(stall)}
 	if n := len(chunks); n > 1 {
-		d := Dist{exact: make([]int64, 0, min(n-1, exactValues+1))}
+		var d dist.Dist
+		d.Grow(n - 1)
 		for i := 1; i < n; i++ {
 			g := max(chunks[i].T-chunks[i-1].T, 0) // a time going back counts as 0
 			d.Add(g)
@@ -91,7 +94,7 @@ func stallOf(opts Options) time.Duration {
 }
 
 // Line renders the metrics on one line, as the text report and the TUI
-// show them: "gaps p50 … p99 … max … · 2 stalls over 1.00s · tokens in 120
+// show them: "gaps p50 … p99 … max … · 2 stalls over 1s · tokens in 120
 // out 40 · 85.1 tokens/s", or "" when there is nothing to say.
 func (m *Metrics) Line() string {
 	if m == nil {
@@ -99,8 +102,8 @@ func (m *Metrics) Line() string {
 	}
 	var parts []string
 	if m.Gaps > 0 {
-		parts = append(parts, "gaps p50 "+FormatDuration(m.GapP50)+" p99 "+FormatDuration(m.GapP99)+" max "+FormatDuration(m.GapMax),
-			pluralWord(m.Stalls, "stall")+" over "+FormatDuration(m.StallNs))
+		parts = append(parts, "gaps p50 "+units.Duration(m.GapP50)+" p99 "+units.Duration(m.GapP99)+" max "+units.Duration(m.GapMax),
+			pluralWord(m.Stalls, "stall")+" over "+units.Duration(m.StallNs))
 	}
 	if m.TokensIn > 0 || m.TokensOut > 0 {
 		parts = append(parts, fmt.Sprintf("tokens in %d out %d", m.TokensIn, m.TokensOut))

@@ -36,7 +36,7 @@ func TestMetrics(t *testing.T) {
 	if m := rep.Exchanges[0].Metrics; m.Stalls != 3 || m.StallNs != 2*ms {
 		t.Errorf("--stall 2ms: %+v", m)
 	}
-	if got := m.Line(); got != "gaps p50 3.0ms p99 1.50s max 1.50s · 1 stall over 1.00s · tokens in 120 out 40 · 26.5 tokens/s" {
+	if got := m.Line(); got != "gaps p50 3ms p99 1.5s max 1.5s · 1 stall over 1s · tokens in 120 out 40 · 26.5 tokens/s" {
 		t.Errorf("line %q", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -95,7 +96,7 @@ func (t *TextWriter) Exchange(x *ExchangeReport) error {
 	t.count[sev]++
 	writeItems(bw, paint(ansiBold, "==")+" ", v)
 	meta := []string{visible.String(x.Method) + " " + visible.String(x.Origin+x.Endpoint), "model " + orDash(x.Model),
-		"status " + strconv.Itoa(x.Status), "ttfb " + FormatDuration(x.TTFB), "duration " + FormatDuration(x.Dur), pluralWord(x.Events, "event")}
+		"status " + strconv.Itoa(x.Status), "ttfb " + units.Duration(x.TTFB), "duration " + units.Duration(x.Dur), pluralWord(x.Events, "event")}
 	writeItems(bw, "   ", meta)
 	if x.Paired != "" && x.Paired != tape.PairedHeader {
 		writeItems(bw, "   ", []string{x.PairingText()})

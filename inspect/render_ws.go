@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -45,7 +46,7 @@ func writeWebSocket(w io.Writer, x *ExchangeReport, paint func(code, s string) s
 		}
 		// The number is the message's in its side, as findings name it
 		// ("at upstream event 3").
-		fmt.Fprintf(w, "   %4d %9s %s %-6s %6d B", m.Index, FormatDuration(m.T), arrow, m.Opcode, m.Bytes)
+		fmt.Fprintf(w, "   %4d %9s %s %-6s %6d B", m.Index, units.Duration(m.T), arrow, m.Opcode, m.Bytes)
 		switch {
 		case m.Deflated:
 			fmt.Fprint(w, " left deflated")

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -78,7 +79,7 @@ func (s *Session) Summary() string {
 		parts = append(parts, fmt.Sprintf("tokens in %d out %d", s.TokensIn, s.TokensOut))
 	}
 	if s.Dur >= 0 {
-		parts = append(parts, FormatDuration(s.Dur))
+		parts = append(parts, units.Duration(s.Dur))
 	}
 	if s.Failed > 0 {
 		parts = append(parts, strconv.Itoa(s.Failed)+" failed")

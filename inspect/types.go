@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
@@ -87,9 +88,9 @@ func (p Pointer) String() string {
 	}
 	switch {
 	case p.Event >= 0:
-		fmt.Fprintf(&b, " event %d (chunk %d, byte %d, t=%s)", p.Event, p.Chunk, p.Off, FormatDuration(p.T))
+		fmt.Fprintf(&b, " event %d (chunk %d, byte %d, t=%s)", p.Event, p.Chunk, p.Off, units.Duration(p.T))
 	case p.Chunk >= 0:
-		fmt.Fprintf(&b, " chunk %d (byte %d, t=%s)", p.Chunk, p.Off, FormatDuration(p.T))
+		fmt.Fprintf(&b, " chunk %d (byte %d, t=%s)", p.Chunk, p.Off, units.Duration(p.T))
 	}
 	return b.String()
 }
@@ -110,23 +111,6 @@ type Finding struct {
 	Peer *Pointer `json:"peer,omitempty"`
 	// Evidence is a short excerpt of the bytes or text that prove it.
 	Evidence string `json:"evidence,omitempty"`
-}
-
-// FormatDuration renders a duration in nanoseconds compactly, as reports
-// and the TUI show it: microseconds below a millisecond, milliseconds with
-// one decimal below a second, else seconds with two; "-" when negative
-// (unknown).
-func FormatDuration(ns int64) string {
-	switch {
-	case ns < 0:
-		return "-"
-	case ns < 1e6:
-		return fmt.Sprintf("%dµs", ns/1e3)
-	case ns < 1e9:
-		return fmt.Sprintf("%.1fms", float64(ns)/1e6)
-	default:
-		return fmt.Sprintf("%.2fs", float64(ns)/1e9)
-	}
 }
 
 // eventPointer returns a pointer for event i of side s of exchange ex.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/framing"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -122,7 +123,7 @@ type Served struct {
 }
 
 // String says what happened in one line: "hit  POST /v1/chat/completions
-// → exchange 2: 200 in 1.20s, faults split-rune" or "miss POST … → 404:
+// → exchange 2: 200 in 1.2s, faults split-rune" or "miss POST … → 404:
 // why". It holds the request's path and bytes of its body: print it
 // through a terminal sanitiser.
 func (s Served) String() string {
@@ -130,11 +131,7 @@ func (s Served) String() string {
 	if s.Exchange == "" {
 		return "miss " + req + " → " + strconv.Itoa(s.Status) + ": " + s.Miss
 	}
-	d := s.Dur.Round(time.Millisecond)
-	if s.Dur < time.Millisecond {
-		d = s.Dur.Round(time.Microsecond)
-	}
-	out := fmt.Sprintf("hit  %s → %s: %d in %s", req, s.Exchange, s.Status, d)
+	out := fmt.Sprintf("hit  %s → %s: %d in %s", req, s.Exchange, s.Status, units.Duration(int64(s.Dur)))
 	if len(s.Faults) > 0 {
 		out += ", faults " + strings.Join(s.Faults, " ")
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/seam-dev/seam/internal/shellquote"
 )
 
 // WriteCurl writes a shell command that sends x's request again to base (the
@@ -37,7 +39,7 @@ func WriteCurl(w io.Writer, x *Exchange, base string) error {
 		return fmt.Errorf("exchange %d: upstream %q is not an http or https URL; name one with --upstream", x.Ex, base)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "curl -sS -N -X %s --url %s", shellQuote(r.Method), shellQuote(strings.TrimSuffix(base, "/")+r.URL))
+	fmt.Fprintf(&b, "curl -sS -N -X %s --url %s", shellquote.Quote(r.Method), shellquote.Quote(strings.TrimSuffix(base, "/")+r.URL))
 	for _, k := range slices.Sorted(maps.Keys(r.Headers)) {
 		if skipCurlHeader[k] {
 			continue
@@ -49,13 +51,13 @@ func WriteCurl(w io.Writer, x *Exchange, base string) error {
 			if v == Redacted {
 				// The name is a token, so it needs no quoting, and the
 				// variable's name is made of letters, digits and _ only.
-				fmt.Fprintf(&b, " \\\n  -H %s\"$%s\"", shellQuote(k+": "), envName(k))
+				fmt.Fprintf(&b, " \\\n  -H %s\"$%s\"", shellquote.Quote(k+": "), envName(k))
 				continue
 			}
 			if strings.ContainsAny(v, "\r\n\x00") {
 				return fmt.Errorf("exchange %d: header %s holds a line break or NUL; refusing to write it into a shell command", x.Ex, k)
 			}
-			fmt.Fprintf(&b, " \\\n  -H %s", shellQuote(k+": "+v))
+			fmt.Fprintf(&b, " \\\n  -H %s", shellquote.Quote(k+": "+v))
 		}
 	}
 	if len(r.Body) > 0 {
@@ -65,7 +67,7 @@ func WriteCurl(w io.Writer, x *Exchange, base string) error {
 		if slices.Contains(r.Body, 0) {
 			return fmt.Errorf("exchange %d: the request body holds a NUL byte, which no shell argument can carry", x.Ex)
 		}
-		fmt.Fprintf(&b, " \\\n  --data-raw %s", shellQuote(string(r.Body)))
+		fmt.Fprintf(&b, " \\\n  --data-raw %s", shellquote.Quote(string(r.Body)))
 	}
 	if r.BodyTruncated {
 		b.WriteString("\n# note: the recorded body was truncated; this request is not the original")
@@ -107,10 +109,4 @@ func validToken(s string) bool {
 		}
 	}
 	return true
-}
-
-// shellQuote quotes s for a POSIX shell: inside single quotes nothing is
-// special, and a single quote is closed, escaped and reopened.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

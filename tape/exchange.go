@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"sync/atomic"
+
+	"github.com/seam-dev/seam/internal/units"
 )
 
 // ExchangeWriter writes the lines of one exchange through a [Writer] and
@@ -214,7 +216,7 @@ func (x *ExchangeWriter) drop(t int64) {
 	if x.lossy.Swap(true) {
 		return
 	}
-	x.Note(t, fmt.Sprintf("not recorded from here on: this exchange's data (the capture writer had %s of chunks waiting for the disk; the stream itself went on)", sizeText(x.w.max)))
+	x.Note(t, fmt.Sprintf("not recorded from here on: this exchange's data (the capture writer had %s of chunks waiting for the disk; the stream itself went on)", units.Bytes(int64(x.w.max))))
 	if f := x.w.opts.OnDrop; f != nil {
 		f(x.ex)
 	}
@@ -225,7 +227,7 @@ func (x *ExchangeWriter) drop(t int64) {
 func (x *ExchangeWriter) skip(t int64, queued int) {
 	x.skipped.Store(true)
 	x.lossy.Store(true)
-	x.Note(t, fmt.Sprintf("not recorded: this exchange's data (it began while the capture writer had %s of chunks waiting for the disk, more than three quarters of the %s it holds; exchanges already under way were kept whole; the stream itself went on)", sizeText(queued), sizeText(x.w.max)))
+	x.Note(t, fmt.Sprintf("not recorded: this exchange's data (it began while the capture writer had %s of chunks waiting for the disk, more than three quarters of the %s it holds; exchanges already under way were kept whole; the stream itself went on)", units.Bytes(int64(queued)), units.Bytes(int64(x.w.max))))
 	if f := x.w.opts.OnDrop; f != nil {
 		f(x.ex)
 	}
@@ -265,15 +267,4 @@ func (x *ExchangeWriter) End(s Side, t int64, outcome Outcome, errText string) {
 func (x *ExchangeWriter) Note(t int64, text string) {
 	n := Note{Ex: x.ex, T: t, Text: text}
 	x.w.appendLine(func(b []byte) []byte { return AppendNote(b, n) }, false, lineMeta{})
-}
-
-// sizeText formats n bytes as a short size: 16 MiB, 512 KiB, 100 B.
-func sizeText(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/visible"
 )
 
 // WriteMatch writes one match of seam grep as a line: where it is (capture#ex, side,
 // place, event) and the match amid what surrounds it, the match in bold
 // red with color.
-func WriteMatch(out io.Writer, loc string, m inspect.Match, color bool) {
+func WriteMatch(out io.Writer, loc string, m query.Match, color bool) {
 	place := m.Where
 	if m.Side != "" {
 		place = string(m.Side) + " " + place

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -20,8 +22,8 @@ type Stats struct {
 	// Stall is the gap counted as a stall.
 	Stall    time.Duration
 	Captures int
-	Groups   []*inspect.StatsGroup
-	Total    *inspect.StatsGroup
+	Groups   []*query.StatsGroup
+	Total    *query.StatsGroup
 	// Sessions are those the groups name, with --by session.
 	Sessions []*inspect.Session
 }
@@ -30,7 +32,7 @@ type Stats struct {
 // limit when 0), then the findings by id per group and the sessions.
 func WriteStats(w io.Writer, width int, s Stats) error {
 	fmt.Fprintf(w, "%s, %s · by %s · stalls are gaps over %s\n\n", plural(s.Captures, "capture"), plural(s.Total.Exchanges, "exchange"),
-		strings.Join(s.By, ", "), inspect.FormatDuration(int64(s.Stall)))
+		strings.Join(s.By, ", "), units.Duration(int64(s.Stall)))
 	if s.Total.Exchanges == 0 {
 		fmt.Fprintln(w, "no exchange to count")
 		return nil
@@ -76,7 +78,7 @@ func statsTable(by []string) *Table {
 }
 
 // groupKeys are the cells naming group g.
-func groupKeys(by []string, g *inspect.StatsGroup) []string {
+func groupKeys(by []string, g *query.StatsGroup) []string {
 	var keys []string
 	for _, k := range by {
 		keys = append(keys, visible.String(g.Key[k]))
@@ -85,12 +87,12 @@ func groupKeys(by []string, g *inspect.StatsGroup) []string {
 }
 
 // statsRow is the row of group g, named by keys.
-func statsRow(keys []string, g *inspect.StatsGroup) []string {
-	d := func(s inspect.Summary, v int64) string {
+func statsRow(keys []string, g *query.StatsGroup) []string {
+	d := func(s query.Summary, v int64) string {
 		if s.N == 0 {
 			return "-"
 		}
-		return inspect.FormatDuration(v)
+		return units.Duration(v)
 	}
 	usage := func(n int) string {
 		if g.UsageExchanges == 0 {

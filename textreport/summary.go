@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -31,7 +32,7 @@ func ExchangeRow(path string, x *inspect.ExchangeReport) []string {
 	}
 	if m := x.Metrics; m != nil {
 		if m.Gaps > 0 {
-			gapMax, stalls = inspect.FormatDuration(m.GapMax), strconv.Itoa(m.Stalls)
+			gapMax, stalls = units.Duration(m.GapMax), strconv.Itoa(m.Stalls)
 		}
 		if m.TokensPerS > 0 {
 			rate = fmt.Sprintf("%.0f", m.TokensPerS)
@@ -59,7 +60,7 @@ func ExchangeRow(path string, x *inspect.ExchangeReport) []string {
 		visible.String(filepath.Base(path)) + "#" + strconv.Itoa(x.Ex),
 		visible.String(strings.TrimSpace(x.Method + " " + x.Origin + x.Endpoint)),
 		visible.String(orDash(x.Model)), status, visible.String(orDash(string(x.Outcome))),
-		inspect.FormatDuration(x.TTFB), inspect.FormatDuration(x.Dur), gapMax, stalls, rate, session, findings,
+		units.Duration(x.TTFB), units.Duration(x.Dur), gapMax, stalls, rate, session, findings,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
@@ -164,7 +165,7 @@ func assembleText(rep *inspect.ExchangeReport) *assembled {
 func hunkWhere(h *inspect.Hunk) string {
 	where := fmt.Sprintf("a byte %d, b byte %d", h.AOff, h.BOff)
 	if p := h.At; p != nil && p.Event >= 0 {
-		where = fmt.Sprintf("%s event %d · chunk %d · byte %d · t=%s", p.Side, p.Event, p.Chunk, p.Off, fmtT(p.T))
+		where = fmt.Sprintf("%s event %d · chunk %d · byte %d · t=%s", p.Side, p.Event, p.Chunk, p.Off, units.Duration(p.T))
 	}
 	if r := h.Where(); r != "" {
 		where += " · " + r

@@ -69,7 +69,7 @@
 // 200 ms while badges arrive.
 //
 // The filter (f) is inspect's filter language (seam help where). Its free
-// words and text terms search what inspect.SearchText returns of each
+// words and text terms search what query.SearchText returns of each
 // exchange (assembled text, tool calls, request messages, headers), kept
 // with the badge up to 64 KiB per exchange.
 //

@@ -8,11 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -37,7 +38,7 @@ type listState struct {
 	// filter is the filter as typed and where its parsed form (nil when
 	// empty).
 	filter  string
-	where   *inspect.Filter
+	where   *query.Filter
 	sortBy  int
 	reverse bool
 	// group lists the exchanges session by session, turn by turn; folded
@@ -187,7 +188,7 @@ func (m *model) modelOf(i int) string {
 // and applies it; a filter that does not parse is refused and the list
 // keeps its filter.
 func (m *model) setFilter(text string) error {
-	f, err := inspect.ParseFilter(text)
+	f, err := query.ParseFilter(text)
 	if err != nil {
 		return err
 	}
@@ -206,9 +207,9 @@ func (m *model) matches(i int) bool {
 
 // rowOf is what the filter reads of exchange i: the index's columns, and
 // what the background inspection found once it has.
-func (m *model) rowOf(i int) *inspect.Row {
+func (m *model) rowOf(i int) *query.Row {
 	s := &m.sums[i]
-	r := &inspect.Row{Capture: m.caps[s.file].name, Ex: s.ex, Method: s.method, URL: s.url, Model: m.modelOf(i),
+	r := &query.Row{Capture: m.caps[s.file].name, Ex: s.ex, Method: s.method, URL: s.url, Model: m.modelOf(i),
 		Status: s.status, Outcome: s.outcome, TTFB: s.ttfb(), Dur: s.dur()}
 	r.Endpoint, _, _ = strings.Cut(s.url, "?")
 	if !strings.HasPrefix(r.Endpoint, "/") {
@@ -250,231 +251,6 @@ func (m *model) rowText(i int) string {
 		filepath.Base(m.caps[s.file].name), strconv.Itoa(s.ex), s.method, s.url, m.modelOf(i),
 		strconv.Itoa(s.status), string(s.outcome), session, strings.Join(b.ids, " "),
 	}, " ")
-}
-
-// listCols are the column widths of the list; 0 leaves a column out.
-// names are the capture names as the capture column shows them.
-type listCols struct {
-	capture, ex, session, time, endpoint, model, status, outcome, ttfb, dur, events, badge, top int
-	names                                                                                       []string
-}
-
-// colCache holds the content widths of the list's columns, grown row by
-// row as rows and badges arrive (growCols), so no frame measures every row,
-// and the capture names, made again when a capture joins.
-type colCache struct {
-	// want is each column's content width (its header's at least).
-	want listCols
-	init bool
-	// caps is how many captures whole and short were made for: the
-	// capture names whole and cut to where they differ; wantShort is the
-	// width of the longest short one.
-	caps         int
-	whole, short []string
-	wantShort    int
-}
-
-// growCols widens the columns to hold row i (an index into sums) as it
-// now is. Widths never shrink: a row that got shorter leaves its column
-// as it was.
-func (m *model) growCols(i int) {
-	c := m.initCols()
-	w := &c.want
-	s := &m.sums[i]
-	w.ex = max(w.ex, len(strconv.Itoa(s.ex)))
-	w.endpoint = max(w.endpoint, cells(s.requestLine()))
-	w.outcome = max(w.outcome, len(resultLabel(s.status, s.outcome, true)))
-	m.growBadgeCols(i)
-}
-
-// growBadgeCols widens the columns that depend on row i's badge (model,
-// events, findings, top finding), when it arrives.
-func (m *model) growBadgeCols(i int) {
-	w := &m.initCols().want
-	s := &m.sums[i]
-	b := m.badges[exKey{s.file, s.ex}]
-	w.model = max(w.model, cells(m.modelOf(i)))
-	w.events = max(w.events, len(strconv.Itoa(b.events)))
-	w.badge = max(w.badge, badgeWidth(b))
-	if len(b.ids) > 0 {
-		// (What the provider said takes the room the column has, none
-		// of its own: a long message would push other columns out.)
-		w.top = max(w.top, cells(clean(b.ids[0])))
-	}
-}
-
-// topFinding is the list's top-finding column: the worst finding's id,
-// and what the provider said when it failed.
-func topFinding(b badge) string {
-	top := clean(b.ids[0])
-	if b.said != "" {
-		top += ` "` + b.said + `"`
-	}
-	return top
-}
-
-// maxColumn bounds the width a list column is measured to: wider than any
-// terminal, so that a URL of a megabyte is measured, and narrowed to fit,
-// at the cost of one this wide.
-const maxColumn = 1024
-
-// cells is the width of s as a list column measures it, at most maxColumn.
-func cells(s string) int {
-	h, _ := head(s, maxColumn)
-	return min(ansi.StringWidth(h), maxColumn)
-}
-
-// requestLine is the method and URL of an exchange as the screens show
-// them, the URL cut past what a column can show.
-func (s *exSummary) requestLine() string {
-	u, _ := head(s.url, maxColumn)
-	return strings.TrimSpace(s.method + " " + u)
-}
-
-// initCols starts the widths at the headers' widths, once.
-func (m *model) initCols() *colCache {
-	c := &m.cols
-	if !c.init {
-		c.want = listCols{ex: 1, endpoint: len("method endpoint"), model: len("model"), status: 3, outcome: len("outcome"),
-			time: 8, ttfb: 7, dur: 7, events: len("evts"), badge: len("findings"), top: len("top finding")}
-		c.init = true
-	}
-	return c
-}
-
-// measure returns the content widths of the list, the capture names made
-// again when captures were added.
-func (m *model) measure() *colCache {
-	c := m.initCols()
-	if c.caps != len(m.caps) {
-		c.caps, c.whole, c.wantShort = len(m.caps), nil, 0
-		for _, cs := range m.caps {
-			c.whole = append(c.whole, clean(captureBase(cs.name)))
-		}
-		c.short = distinguish(c.whole)
-		c.want.capture = len("capture")
-		for i := range c.whole {
-			c.want.capture = max(c.want.capture, ansi.StringWidth(c.whole[i]))
-			c.wantShort = max(c.wantShort, ansi.StringWidth(c.short[i]))
-		}
-	}
-	return c
-}
-
-// badgeWidth is the width of the findings badge badgeRuns draws.
-func badgeWidth(b badge) int {
-	n := 0
-	for sev, c := range b.counts {
-		if c > 0 {
-			n += len(strconv.Itoa(c)) + 1
-			if sev > 0 {
-				n++ // the space after E and W counts
-			}
-		}
-	}
-	return max(n, 2)
-}
-
-// captureBase is a capture's file name without its directory and the
-// .ndjson (and compressed .ndjson.zst) extension.
-func captureBase(name string) string {
-	base := filepath.Base(name)
-	base = strings.TrimSuffix(base, tape.CompressedExt)
-	return strings.TrimSuffix(base, ".ndjson")
-}
-
-// distinguish shortens names that share a long prefix to where they start
-// to differ (with a few characters before it for context, and "…" for what
-// was cut), so that captures named by their start time, such as
-// seam-20261122T093428Z and seam-20261122T093512Z, stay apart in a narrow
-// column. Names that share no long prefix are kept whole.
-func distinguish(names []string) []string {
-	out := slices.Clone(names)
-	if len(names) < 2 {
-		return out
-	}
-	pre := names[0]
-	for _, n := range names[1:] {
-		i := 0
-		for i < len(pre) && i < len(n) && pre[i] == n[i] {
-			i++
-		}
-		pre = pre[:i]
-	}
-	const context = 4
-	cut := len(pre) - context
-	for cut > 0 && !utf8.RuneStart(pre[cut]) {
-		cut--
-	}
-	if cut < 4 {
-		return out
-	}
-	for i, n := range names {
-		out[i] = "…" + n[cut:]
-	}
-	return out
-}
-
-// listColumns sizes the list's columns for width m.w: each as wide as its
-// content (measured over every row), the optional ones (time, ttfb,
-// events) left out while the rest do not fit, then the widest of the
-// flexible ones (endpoint, capture, model, top finding) narrowed in turn
-// down to their minimums; the top finding, last, takes the room left.
-// Capture names are shown whole when they fit, else from where they
-// differ.
-func (m *model) listColumns() listCols {
-	cc := m.measure()
-	c := cc.want
-	c.names = cc.whole
-	if len(m.caps) < 2 {
-		c.capture = 0
-	}
-	width := func() int {
-		n := 2 // the cursor mark
-		for _, v := range []int{c.capture, c.ex, c.session, c.time, c.endpoint, c.model, c.status, c.outcome, c.ttfb, c.dur, c.events, c.badge, c.top} {
-			if v > 0 {
-				n += v + 1
-			}
-		}
-		return n - 1
-	}
-	// Whole capture names first; their distinguishing part when that is
-	// all that fits.
-	if c.capture > 0 && width() > m.w && cc.wantShort < c.capture {
-		c.capture, c.names = max(cc.wantShort, len("capture")), cc.short
-	}
-	if m.list.group {
-		// Session ids are s and 8 hex digits: "▾ s1a2b3c4d ×12".
-		c.session = 15
-	}
-	for _, opt := range []*int{&c.time, &c.ttfb, &c.events} {
-		if width() <= m.w {
-			break
-		}
-		*opt = 0
-	}
-	flex := []struct {
-		w   *int
-		min int
-	}{{&c.endpoint, 12}, {&c.top, 8}, {&c.model, 8}, {&c.capture, 8}, {&c.session, 11}}
-	for over := width() - m.w; over > 0; over-- {
-		var widest *int
-		for _, f := range flex {
-			if *f.w > f.min && (widest == nil || *f.w > *widest) {
-				widest = f.w
-			}
-		}
-		if widest == nil {
-			break // the terminal is narrower than the minimums: render cuts
-		}
-		*widest--
-	}
-	if slack := m.w - width(); slack > 0 && c.top > 0 {
-		// The top finding is the last column: the room left is its own,
-		// for what the provider said when it failed.
-		c.top += slack
-	}
-	return c
 }
 
 // resultLabel says how an exchange ended, for the list: "failed" for an
@@ -602,9 +378,9 @@ func (m *model) listRow(idx int, c listCols, selected bool) string {
 		sty(fit(resultLabel(s.status, s.outcome, c.outcome > 10), c.outcome)+sep, stStyle),
 	)
 	if c.ttfb > 0 {
-		runs = append(runs, txt(fit(inspect.FormatDuration(s.ttfb()), c.ttfb)+sep))
+		runs = append(runs, txt(fit(units.Duration(s.ttfb()), c.ttfb)+sep))
 	}
-	runs = append(runs, txt(fit(inspect.FormatDuration(s.dur()), c.dur)+sep))
+	runs = append(runs, txt(fit(units.Duration(s.dur()), c.dur)+sep))
 	if c.events > 0 {
 		runs = append(runs, txt(fit(evts, c.events)+sep))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -496,11 +497,11 @@ func badgeOf(rev int, capt *tape.Capture, rep *inspect.Report) badge {
 	// for when the request names none: cleaned.
 	b.events, b.model, b.session, b.metrics, b.protocol = x.Events, strings.Clone(clean(x.Model)), x.Session, x.Metrics, string(x.Protocol)
 	b.said = strings.Clone(clean(excerpt.Clip(x.Error, maxBadgeSaid)))
-	for _, name := range inspect.RowOf("", time.Time{}, 0, x, nil).Tools {
+	for _, name := range query.RowOf("", time.Time{}, 0, x, nil).Tools {
 		b.tools = append(b.tools, strings.Clone(name))
 	}
 	if len(capt.Exchanges) > 0 {
-		text := inspect.SearchText(capt.Exchanges[0], x)
+		text := query.SearchText(capt.Exchanges[0], x)
 		if len(text) > maxBadgeText {
 			text = strings.ToValidUTF8(text[:maxBadgeText], "")
 		}

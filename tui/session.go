@@ -10,7 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 )
 
 // sessionView is the session screen: one session's turns in order, each
@@ -168,7 +168,7 @@ func (m *model) sessionLines() (lines [][]run, first []int) {
 			stStyle = st.failText
 		}
 		runs = append(runs, txt(s.requestLine()+"  "), sty(resultLabel(s.status, s.outcome, false), stStyle),
-			sty("  ttfb "+inspect.FormatDuration(s.ttfb())+"  dur "+inspect.FormatDuration(s.dur()), st.dim))
+			sty("  ttfb "+units.Duration(s.ttfb())+"  dur "+units.Duration(s.dur()), st.dim))
 		if len(b.tools) > 0 {
 			runs = append(runs, txt("  tools "+clean(strings.Join(b.tools, ", "))))
 		}
@@ -230,7 +230,7 @@ func (m *model) sessionTotals() string {
 		parts = append(parts, fmt.Sprintf("tokens in %d out %d", in, out))
 	}
 	if !start.IsZero() && !end.IsZero() {
-		parts = append(parts, inspect.FormatDuration(int64(end.Sub(start))))
+		parts = append(parts, units.Duration(int64(end.Sub(start))))
 	}
 	if rewrites > 0 {
 		parts = append(parts, plural(rewrites, "rewrite"))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -96,7 +97,7 @@ func (m *model) requestDoc() doc {
 	if req == nil || rv == nil {
 		return staticDoc{newLine(sty("no request was recorded for this exchange", st.dim))}
 	}
-	out = append(out, newLine(sty(clean(req.Method+" "+requestURL(req)), st.header), sty(fmt.Sprintf("   t=%s  %d bytes", fmtT(req.T), len(req.Body)), st.dim)))
+	out = append(out, newLine(sty(clean(req.Method+" "+requestURL(req)), st.header), sty(fmt.Sprintf("   t=%s  %d bytes", units.Duration(req.T), len(req.Body)), st.dim)))
 	if req.BodyTruncated {
 		out = append(out, newLine(sty("body truncated by the recorder", st.notice)))
 	}
@@ -198,14 +199,14 @@ func (m *model) rawDoc() doc {
 		}
 		e := evs[t.idx]
 		data = sliceBody(chunks, e.Off, e.End)
-		head = fmt.Sprintf("%s event %d · type %s · chunks %d–%d · bytes %d–%d · t=%s%s", t.side, t.idx, cmp.Or(clean(e.Name), "message (default)"), e.Chunk, e.EndChunk, e.Off, e.End, fmtT(e.T), decoded)
+		head = fmt.Sprintf("%s event %d · type %s · chunks %d–%d · bytes %d–%d · t=%s%s", t.side, t.idx, cmp.Or(clean(e.Name), "message (default)"), e.Chunk, e.EndChunk, e.Off, e.End, units.Duration(e.T), decoded)
 	} else {
 		if t.idx >= len(chunks) {
 			return staticDoc{newLine(sty(fmt.Sprintf("no %s chunks", t.side), st.dim))}
 		}
 		c := chunks[t.idx]
 		data = c.Data
-		head = fmt.Sprintf("%s chunk %d of %d · off %d · %d bytes · t=%s%s", t.side, t.idx, len(chunks), c.Off, len(c.Data), fmtT(c.T), decoded)
+		head = fmt.Sprintf("%s chunk %d of %d · off %d · %d bytes · t=%s%s", t.side, t.idx, len(chunks), c.Off, len(c.Data), units.Duration(c.T), decoded)
 	}
 	out := staticDoc{newLine(sty(head, st.header)), newLine(sty("␍ CR  ␊ LF  ⇥ tab  ␛ ESC  · trailing space  ⟨U+…⟩ hidden  ⟨\\xNN⟩ not UTF-8", st.dim))}
 	// Long lines wrap: raw bytes are never cut off.

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -259,24 +258,4 @@ func fit(s string, width int) string {
 		s = ansi.Truncate(s, width-1, "") + "…"
 	}
 	return padRight(s, width)
-}
-
-// fmtT renders a capture time (ns since start) as seconds with millis.
-func fmtT(ns int64) string {
-	if ns < 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.3fs", float64(ns)/1e9)
-}
-
-// fmtBytes renders a byte count compactly.
-func fmtBytes(n int64) string {
-	switch {
-	case n < 10_000:
-		return fmt.Sprintf("%dB", n)
-	case n < 10_000_000:
-		return fmt.Sprintf("%dkB", n/1000)
-	default:
-		return fmt.Sprintf("%dMB", n/1_000_000)
-	}
 }

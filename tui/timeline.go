@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -49,7 +50,7 @@ func (t *timelineDoc) line(i int) docLine {
 	}
 	dt := "-"
 	if r.dt >= 0 {
-		dt = "+" + inspect.FormatDuration(r.dt)
+		dt = "+" + units.Duration(r.dt)
 	}
 	var runs []run
 	if flagged {
@@ -58,7 +59,7 @@ func (t *timelineDoc) line(i int) docLine {
 		runs = append(runs, txt(flag))
 	}
 	runs = append(runs,
-		sty(side, sideSt), txt(" "+fit(id, 6)+" "+fit(fmtT(r.t), 9)+" "+fit(dt, 8)+" "+fit(fmtBytes(int64(r.n)), 6)+" "),
+		sty(side, sideSt), txt(" "+fit(id, 6)+" "+fit(units.Duration(r.t), 9)+" "+fit(dt, 8)+" "+fit(units.Bytes(int64(r.n)), 8)+" "),
 	)
 	runs = append(runs, sty(fit(r.kind, 14), st.dim), txt(" "))
 	if r.mark != "" {

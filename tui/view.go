@@ -7,7 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -127,7 +127,7 @@ func (m *model) detailView() []string {
 		stStyle = st.failText
 	}
 	title = append(title, sty(fmt.Sprintf("  %d %s", s.status, resultLabel(s.status, s.outcome, true)), stStyle),
-		sty(fmt.Sprintf("  ttfb %s  dur %s", inspect.FormatDuration(s.ttfb()), inspect.FormatDuration(s.dur())), st.dim))
+		sty(fmt.Sprintf("  ttfb %s  dur %s", units.Duration(s.ttfb()), units.Duration(s.dur())), st.dim))
 	lines := []string{paint(title, m.w, "", st.match)}
 
 	var tabs []string

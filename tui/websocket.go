@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/wsframe"
 )
@@ -117,10 +118,10 @@ func (v *exView) wsRawHead(t rawTarget) string {
 		if len(notes) > 0 {
 			head += " · " + strings.Join(notes, ", ")
 		}
-		return head + " · t=" + fmtT(m.T)
+		return head + " · t=" + units.Duration(m.T)
 	}
 	c := v.chunks[t.side][t.idx]
-	head := fmt.Sprintf("%s chunk %d of %d · off %d · %d bytes · t=%s", t.side, t.idx, len(v.chunks[t.side]), c.Off, len(c.Data), fmtT(c.T))
+	head := fmt.Sprintf("%s chunk %d of %d · off %d · %d bytes · t=%s", t.side, t.idx, len(v.chunks[t.side]), c.Off, len(c.Data), units.Duration(c.T))
 	var s wsframe.Splitter
 	var h *wsframe.Header
 	s.Feed(c.Data, func(p wsframe.Piece) {
@@ -162,7 +163,7 @@ func (m *model) buildSession() *diffDoc {
 	}
 	for _, s := range v.rep.Sides {
 		line := []run{sty(fmt.Sprintf("   %-15s ", wsDirection(s.Side)), sideStyle(st, s.Side)),
-			txt(fmt.Sprintf("%s, %s, %s", plural(s.Chunks, "frame"), plural(s.Events, "message"), fmtBytes(s.Bytes)))}
+			txt(fmt.Sprintf("%s, %s, %s", plural(s.Chunks, "frame"), plural(s.Events, "message"), units.Bytes(s.Bytes)))}
 		if s.Outcome != "" {
 			line = append(line, txt(" · "+clean(string(s.Outcome))))
 		}
@@ -217,7 +218,7 @@ func (m *model) buildSession() *diffDoc {
 			}
 		}
 		if rt.InputAudioBytes+rt.OutputAudioBytes > 0 {
-			out = append(out, newLine(sty(fmt.Sprintf("   audio: %s in, %s out", fmtBytes(int64(rt.InputAudioBytes)), fmtBytes(int64(rt.OutputAudioBytes))), st.dim)))
+			out = append(out, newLine(sty(fmt.Sprintf("   audio: %s in, %s out", units.Bytes(int64(rt.InputAudioBytes)), units.Bytes(int64(rt.OutputAudioBytes))), st.dim)))
 		}
 		for _, e := range rt.Errors {
 			out = append(out, newLine(append([]run{sty("   error ", st.failText), txt(clean(strings.TrimSpace(e.Type+" "+e.Code)) + ": ")}, visibleRuns(e.Message, txt(""), st.marker, true)...)...))

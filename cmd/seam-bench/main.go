@@ -46,6 +46,8 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/bench"
+	"github.com/seam-dev/seam/internal/dist"
+	"github.com/seam-dev/seam/internal/units"
 )
 
 type options struct {
@@ -185,26 +187,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	defer up.Close()
 
-	paths := []path{{name: "direct"}}
-	seamPath := func(name, ext string) path {
-		return path{name: name, start: func(upstream string, i int) (*proxy, error) {
-			capture := filepath.Join(dir, fmt.Sprintf("run%d%s", i, ext))
-			p, err := bench.StartSeamRecord(bin, upstream, capture)
-			if err != nil {
-				return nil, err
-			}
-			return &proxy{url: p.URL, pid: p.Pid(), stop: p.Stop, capture: capture}, nil
-		}}
-	}
-	if o.plain {
-		paths = append(paths, seamPath("seam record", ".ndjson"))
-	}
-	if o.zst {
-		paths = append(paths, seamPath("seam record .zst", ".ndjson.zst"))
-	}
-	for _, p := range o.peers {
-		paths = append(paths, path{name: p.name, start: func(upstream string, _ int) (*proxy, error) { return startPeer(p, upstream) }})
-	}
+	paths := benchPaths(o, dir, bin)
 	fmt.Fprintf(out, "seam-bench: %d content events of ~260 B per stream, gap 0, %s per run; client, upstream and proxy on this machine (%d CPUs, load average %s at the start)\n\n",
 		o.events, o.duration, runtime.NumCPU(), loadAverage())
 
@@ -239,18 +222,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			if p.start == nil {
 				direct = res
 			}
-			p50, p99 := bench.Percentile(res.TTFB, 50), bench.Percentile(res.TTFB, 99)
-			row := []string{strconv.Itoa(n), p.name, fmt.Sprintf("%.0f", res.PerSecond()), ratio(res.PerSecond(), direct.PerSecond()),
-				ms(p50), ms(p99), ratio(float64(p99), float64(bench.Percentile(direct.TTFB, 99)))}
-			harness := perStream(res.harnessCPU, res.Streams)
-			if p.start == nil {
-				row = append(row, "—", fmt.Sprintf("%.0f µs", float64(harness)/1e3), "—", "—", "—")
-			} else {
-				proxyCPU := perStream(time.Duration(ps.Cores*float64(res.Elapsed)), res.Streams)
-				row = append(row, fmt.Sprintf("%.2f", ps.Cores), fmt.Sprintf("%.0f+%.0f µs", float64(harness)/1e3, float64(proxyCPU)/1e3),
-					mb(ps.PeakRSS), mb(ps.FirstHalf)+"→"+mb(ps.LastHalf), capRatio(check, res.Bytes))
-			}
-			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+			fmt.Fprintln(tw, strings.Join(throughputRow(n, p, res, direct, ps, check), "\t")+"\t")
 			if res.Errors > 0 {
 				fmt.Fprintf(os.Stderr, "%d streams through %s: %d failed: %v\n", n, p.name, res.Errors, res.Err)
 			}
@@ -317,6 +289,49 @@ func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clo
 	return res, ps, check, ctx.Err()
 }
 
+// benchPaths lists the paths a run compares: direct, then seam record
+// plain and compressed (as o asks, with the seam binary bin, writing its
+// captures in dir), then the peers.
+func benchPaths(o options, dir, bin string) []path {
+	paths := []path{{name: "direct"}}
+	seamPath := func(name, ext string) path {
+		return path{name: name, start: func(upstream string, i int) (*proxy, error) {
+			capture := filepath.Join(dir, fmt.Sprintf("run%d%s", i, ext))
+			p, err := bench.StartSeamRecord(bin, upstream, capture)
+			if err != nil {
+				return nil, err
+			}
+			return &proxy{url: p.URL, pid: p.Pid(), stop: p.Stop, capture: capture}, nil
+		}}
+	}
+	if o.plain {
+		paths = append(paths, seamPath("seam record", ".ndjson"))
+	}
+	if o.zst {
+		paths = append(paths, seamPath("seam record .zst", ".ndjson.zst"))
+	}
+	for _, p := range o.peers {
+		paths = append(paths, path{name: p.name, start: func(upstream string, _ int) (*proxy, error) { return startPeer(p, upstream) }})
+	}
+	return paths
+}
+
+// throughputRow is the table's row for n streams through p: throughput,
+// time to first byte and (for a proxy) its CPU, memory and capture size,
+// each against direct's where it compares.
+func throughputRow(n int, p path, res, direct runResult, ps bench.ProcSummary, check *bench.CaptureCheck) []string {
+	p50, p99 := dist.Percentile(res.TTFB, 50), dist.Percentile(res.TTFB, 99)
+	row := []string{strconv.Itoa(n), p.name, fmt.Sprintf("%.0f", res.PerSecond()), ratio(res.PerSecond(), direct.PerSecond()),
+		units.Duration(p50), units.Duration(p99), ratio(float64(p99), float64(dist.Percentile(direct.TTFB, 99)))}
+	harness := perStream(res.harnessCPU, res.Streams)
+	if p.start == nil {
+		return append(row, "—", units.Duration(harness), "—", "—", "—")
+	}
+	proxyCPU := perStream(time.Duration(ps.Cores*float64(res.Elapsed)), res.Streams)
+	return append(row, fmt.Sprintf("%.2f", ps.Cores), units.Duration(harness)+"+"+units.Duration(proxyCPU),
+		units.Bytes(ps.PeakRSS), units.Bytes(ps.FirstHalf)+"→"+units.Bytes(ps.LastHalf), capRatio(check, res.Bytes))
+}
+
 // delayRun sends one stream at a time with an event every o.gap through
 // each path and prints the delay each proxy adds per event.
 func delayRun(ctx context.Context, o options, up *bench.Upstream, clock bench.Clock, paths []path, run *int, out io.Writer) error {
@@ -330,12 +345,12 @@ func delayRun(ctx context.Context, o options, up *bench.Upstream, clock bench.Cl
 		if err != nil {
 			return fmt.Errorf("paced stream through %s: %w", p.name, err)
 		}
-		p50, p99 := bench.Percentile(res.Latency, 50), bench.Percentile(res.Latency, 99)
-		row := []string{p.name, strconv.Itoa(len(res.Latency)), us(p50), us(p99), "—", "—"}
+		p50, p99 := dist.Percentile(res.Latency, 50), dist.Percentile(res.Latency, 99)
+		row := []string{p.name, strconv.Itoa(len(res.Latency)), units.Duration(p50), units.Duration(p99), "—", "—"}
 		if p.start == nil {
 			direct = res.Latency
 		} else {
-			row[4], row[5] = us(p50-bench.Percentile(direct, 50)), us(p99-bench.Percentile(direct, 99))
+			row[4], row[5] = added(p50-dist.Percentile(direct, 50)), added(p99-dist.Percentile(direct, 99))
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
@@ -398,11 +413,14 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2f×", a/b)
 }
 
-func ms(ns int64) string { return fmt.Sprintf("%.1f ms", float64(ns)/1e6) }
-
-func us(ns int64) string { return fmt.Sprintf("%.1f µs", float64(ns)/1e3) }
-
-func mb(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/1e6) }
+// added formats the delay a proxy adds, negative when the direct path was
+// slower (noise): "37µs", "-4µs".
+func added(ns int64) string {
+	if ns < 0 {
+		return "-" + units.Duration(-ns)
+	}
+	return units.Duration(ns)
+}
 
 func capRatio(c *bench.CaptureCheck, wire int64) string {
 	if c == nil || wire == 0 {

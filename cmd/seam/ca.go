@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/tlsca"
 )
 
@@ -158,9 +159,9 @@ func guideReplacer(ca *tlsca.Authority) *strings.Replacer {
 		"$NAME", cert.Subject.CommonName,
 		"$SHA", ca.Fingerprint(),
 		"$UNTIL", cert.NotAfter.Format("2006-01-02"),
-		"$CERT", shellQuote(ca.CertPath()),
-		"$SYSTEM", shellQuote(bundle),
-		"$BUNDLE", shellQuote(strings.TrimSuffix(ca.CertPath(), ".pem")+"-bundle.pem"),
+		"$CERT", shellquote.Word(ca.CertPath()),
+		"$SYSTEM", shellquote.Word(bundle),
+		"$BUNDLE", shellquote.Word(strings.TrimSuffix(ca.CertPath(), ".pem")+"-bundle.pem"),
 	)
 }
 

@@ -16,7 +16,8 @@ import (
 	"syscall"
 
 	"github.com/charmbracelet/x/term"
-	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/shellquote"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/tui"
 	"github.com/seam-dev/seam/visible"
@@ -43,7 +44,7 @@ func (e *env) hint(args ...string) string {
 		self = "seam"
 	}
 	for _, a := range args {
-		self += " " + shellQuote(a)
+		self += " " + shellquote.Word(a)
 	}
 	return self
 }
@@ -55,15 +56,6 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
-}
-
-// shellQuote returns s as one word for a POSIX shell: unchanged when it is
-// made of characters no shell treats specially, else in single quotes.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,:/=@+%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // command is one seam subcommand.
@@ -168,7 +160,7 @@ func run(ctx context.Context, args []string, e *env) error {
 			return nil
 		}
 		if len(rest) > 0 && rest[0] == "where" {
-			fmt.Fprint(e.stdout, inspect.FilterHelp())
+			fmt.Fprint(e.stdout, query.FilterHelp())
 			return nil
 		}
 		if len(rest) > 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/demo"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -167,7 +168,7 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 	}
 	if o.format != "har" && o.ex.n != 0 && o.ex.capture == "" && len(paths) > 1 {
 		return &usageError{cmd: "export", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
-			example: "seam export --format " + o.format + " --ex " + shellQuote(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
+			example: "seam export --format " + o.format + " --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
 	}
 	var want func(string, int) bool
 	if o.ex.n != 0 {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/tlsca"
 )
 
@@ -189,7 +190,7 @@ func (s *forwardSetup) announce(w io.Writer, addr net.Addr, insecure bool) {
 		fmt.Fprintf(w, "created seam's CA: %s\n", s.ca.CertPath())
 	}
 	fmt.Fprintf(w, "clients must trust %s: run \"seam ca\" for how (e.g. NODE_EXTRA_CA_CERTS=%s HTTPS_PROXY=http://%s node app.js)\n",
-		s.ca.CertPath(), shellQuote(s.ca.CertPath()), addr)
+		s.ca.CertPath(), shellquote.Word(s.ca.CertPath()), addr)
 	warnExpiry(w, s.ca, time.Now())
 	if insecure {
 		fmt.Fprintln(w, "warning: --insecure: upstream certificates are NOT verified (the capture header says so)")

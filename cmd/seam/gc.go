@@ -18,8 +18,12 @@ const batchGCPercent = 400
 // GOMEMLIMIT says otherwise: five times the live heap is cheap for the few
 // MB an ordinary exchange holds, not for an exchange of hundreds of MB (a
 // huge body, a long recording), whose heap the collector then keeps near
-// this limit instead of at five times its size.
-const batchMemoryLimit = 512 << 20
+// this limit instead of at five times its size. It is below the 256 MB
+// seam promises a reading command stays within on hostile input (the caps
+// bound what is live; the limit bounds what the collector lets pile up when
+// other work starves it of CPU: a deflate bomb's 95 MB peak grew to 344 MB
+// on a loaded machine with a limit of 512 MiB).
+const batchMemoryLimit = 224 << 20
 
 // batchGC sets the garbage collector's target for a command that reads
 // captures through, when the user has not set GOGC, and with it the soft

@@ -12,6 +12,7 @@ import (
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/visible"
@@ -93,7 +94,7 @@ func (o *grepOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if err != nil {
 		return &usageError{cmd: "grep", msg: "pattern: " + err.Error() + " (-F searches for a fixed string)", example: ex}
 	}
-	scopes, err := inspect.ParseScopes(o.in)
+	scopes, err := query.ParseScopes(o.in)
 	if err != nil {
 		return &usageError{cmd: "grep", msg: "--in: " + err.Error(), example: "seam grep --in text,tools PATTERN captures/"}
 	}
@@ -113,7 +114,7 @@ func (o *grepOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 		if !where.Empty() && !where.Match(rowOf(src, x, rep)) {
 			return nil
 		}
-		ms := inspect.Search(re, x, rep, scopes)
+		ms := query.Search(re, x, rep, scopes)
 		if len(ms) == 0 {
 			return nil
 		}
@@ -148,13 +149,13 @@ func (o *grepOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 
 // writeMatchJSON writes one match as a line of JSON, with the capture
 // named.
-func writeMatchJSON(w *bufio.Writer, capture string, m inspect.Match) error {
+func writeMatchJSON(w *bufio.Writer, capture string, m query.Match) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(struct {
 		Capture string `json:"capture"`
-		inspect.Match
+		query.Match
 	}{capture, m}); err != nil {
 		return fmt.Errorf("encode match: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tui"
 	"github.com/seam-dev/seam/visible"
@@ -131,9 +133,9 @@ func (p *progress) show() {
 		return
 	}
 	p.last, p.shown = time.Now(), true
-	line := fmt.Sprintf("%s: %s", p.label, formatBytes(p.read.Load()))
+	line := fmt.Sprintf("%s: %s", p.label, units.Bytes(p.read.Load()))
 	if p.total > 0 {
-		line += fmt.Sprintf(" of %s (%d%%)", formatBytes(p.total), p.read.Load()*100/p.total)
+		line += fmt.Sprintf(" of %s (%d%%)", units.Bytes(p.total), p.read.Load()*100/p.total)
 	}
 	if p.files > 1 {
 		line += fmt.Sprintf(" · capture %d of %d", p.cur+1, p.files)
@@ -148,31 +150,18 @@ func (p *progress) done() {
 	}
 }
 
-// formatBytes renders a size as "412 MB" (decimal units).
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.0f MB", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.0f kB", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
 // rowOf is what a --where filter reads of an inspected exchange.
-func rowOf(src *input, x *tape.Exchange, rep *inspect.ExchangeReport) *inspect.Row {
+func rowOf(src *input, x *tape.Exchange, rep *inspect.ExchangeReport) *query.Row {
 	var reqT int64
 	if x.Request != nil {
 		reqT = x.Request.T
 	}
-	return inspect.RowOf(src.path, src.header.Started, reqT, rep, func() string { return inspect.SearchText(x, rep) })
+	return query.RowOf(src.path, src.header.Started, reqT, rep, func() string { return query.SearchText(x, rep) })
 }
 
 // parseWhere parses --where for command cmd; a mistake is a usage error.
-func parseWhere(cmd, expr string) (*inspect.Filter, error) {
-	f, err := inspect.ParseFilter(expr)
+func parseWhere(cmd, expr string) (*query.Filter, error) {
+	f, err := query.ParseFilter(expr)
 	if err != nil {
 		return nil, &usageError{cmd: cmd, msg: "--where: " + err.Error(), example: "seam " + cmd + " --where 'model=gpt-5* outcome!=complete' captures/"}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/junit"
+	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/visible"
@@ -66,7 +67,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 	}
 	if o.ex.n != 0 && o.ex.capture == "" && len(paths) > 1 {
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
-			example: "seam inspect --ex " + shellQuote(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
+			example: "seam inspect --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
 	}
 	w := &manyReport{e: e, o: o, color: o.color.enabled(e, e.stdout), rows: textreport.ExchangeTable(), first: true}
 	if o.json {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/seam-dev/seam/internal/shellquote"
 )
 
 // interruptBackstop is how long a command may go on after the first
@@ -83,5 +85,5 @@ func selfCommand() string {
 	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
 		return "go run ./cmd/seam"
 	}
-	return shellQuote(exe)
+	return shellquote.Word(exe)
 }

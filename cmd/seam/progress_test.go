@@ -42,7 +42,7 @@ func TestProgress(t *testing.T) {
 	p.File(1)
 	p.done()
 	got := out.String()
-	if !strings.Contains(got, "\r\x1b[Kstats: 3 MB of 4 MB (75%) · capture 2 of 2") || !strings.HasSuffix(got, "\r\x1b[K") {
+	if !strings.Contains(got, "\r\x1b[Kstats: 2.9 MiB of 3.8 MiB (75%) · capture 2 of 2") || !strings.HasSuffix(got, "\r\x1b[K") {
 		t.Errorf("progress %q", got)
 	}
 }

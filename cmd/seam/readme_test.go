@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/seam-dev/seam/internal/shellquote"
 )
 
 // readmeSkips are the commands of README.md's sh blocks that the newcomer
@@ -76,9 +77,9 @@ func readmeWalk(ts *testscript.TestScript, neg bool, args []string) {
 			path = append(path, dir) // not this test binary's directory, nor any with a seam
 		}
 	}
-	fmt.Fprintf(&b, "export PATH=%s\n", shellQuote(strings.Join(path, string(os.PathListSeparator))))
+	fmt.Fprintf(&b, "export PATH=%s\n", shellquote.Word(strings.Join(path, string(os.PathListSeparator))))
 	fmt.Fprintf(&b, "export GOPATH=%s GOCACHE=%s GOMODCACHE=%s GOFLAGS=%s CGO_ENABLED=%s GOPROXY=off GOSUMDB=off GOTOOLCHAIN=local\nunset GOBIN\n",
-		shellQuote(gopath), shellQuote(env["GOCACHE"]), shellQuote(env["GOMODCACHE"]), shellQuote(env["GOFLAGS"]), shellQuote(env["CGO_ENABLED"]))
+		shellquote.Word(gopath), shellquote.Word(env["GOCACHE"]), shellquote.Word(env["GOMODCACHE"]), shellquote.Word(env["GOFLAGS"]), shellquote.Word(env["CGO_ENABLED"]))
 	b.WriteString("walk_fail() { printf 'README command %s failed (exit %s): %s\\n' \"$1\" \"$2\" \"$3\" >&2; exit 1; }\n")
 	used := make([]bool, len(readmeSkips))
 	ran, seamChecked := 0, false
@@ -97,12 +98,12 @@ next:
 			// The seam the README installed answers, nothing else.
 			seamChecked = true
 			fmt.Fprintf(&b, "[ \"$(command -v seam)\" = %s ] || walk_fail %d 0 \"seam on PATH is $(command -v seam), not the one go install built\"\n",
-				shellQuote(filepath.Join(gopath, "bin", "seam")), n)
+				shellquote.Word(filepath.Join(gopath, "bin", "seam")), n)
 		}
 		ran++
 		fmt.Fprintf(ts.Stdout(), "run %d: %s\n", n, c)
 		fmt.Fprintf(&b, "printf '%%s\\n' %s\n%s\nwalk_status=$?; [ $walk_status -eq 0 ] || walk_fail %d $walk_status %s\n",
-			shellQuote("$ "+c), c, n, shellQuote(c))
+			shellquote.Word("$ "+c), c, n, shellquote.Word(c))
 	}
 	for k, u := range used {
 		if !u {

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/htmlreport"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/outfile"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
 )
 
@@ -113,7 +113,7 @@ func (o *reportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "wrote %s (%s, %s): open it in a browser\n", out, plural(len(rep.Exchanges), "exchange"), capture.Bytes(n))
+	fmt.Fprintf(e.stderr, "wrote %s (%s, %s): open it in a browser\n", out, plural(len(rep.Exchanges), "exchange"), units.Bytes(n))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/textreport"
 )
@@ -35,7 +36,7 @@ func statsCommand() *command {
 var statsHelp = `
 Reads every capture given (a directory stands for the captures in it and
 below it) and adds up its exchanges by model and endpoint, or by what --by
-names (a comma-separated list of ` + strings.Join(inspect.StatsKeys(), ", ") + `):
+names (a comma-separated list of ` + strings.Join(query.StatsKeys(), ", ") + `):
 
   n         exchanges
   ok, fail  how the side clients received ended: complete or closed after
@@ -54,13 +55,13 @@ the values is at most. They are exact up to 4096 values per group, and
 within 0.5% past that (a histogram keeps memory bounded). The table fits
 the terminal by leaving columns out; --json has every figure
 ({"by", "stall_ns", "captures", "exchanges", "groups": [Group], "total":
-Group, and with --by session "sessions"}: the groups as inspect.StatsGroup
+Group, and with --by session "sessions"}: the groups as query.StatsGroup
 documents them). --where counts only the exchanges a filter selects (seam help where). Sessions are
 linked across the captures in the order given, a directory's in the order
 they were recorded (their headers' start times).`
 
 func (o *statsOptions) flags(fs *flag.FlagSet) {
-	fs.StringVar(&o.by, "by", "model,endpoint", "group by `keys`: "+strings.Join(inspect.StatsKeys(), ", "))
+	fs.StringVar(&o.by, "by", "model,endpoint", "group by `keys`: "+strings.Join(query.StatsKeys(), ", "))
 	fs.DurationVar(&o.stall, "stall", inspect.DefaultStall, "count gaps between chunks longer than `duration` as stalls")
 	fs.StringVar(&o.where, "where", "", "count only the exchanges `filter` selects (seam help where)")
 	fs.BoolVar(&o.json, "json", false, "print the figures as JSON")
@@ -80,7 +81,7 @@ func (o *statsOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 			by = append(by, k)
 		}
 	}
-	st, err := inspect.NewStats(by, o.stall)
+	st, err := query.NewStats(by, o.stall)
 	if err != nil {
 		return &usageError{cmd: "stats", msg: "--by: " + err.Error(), example: ex}
 	}
@@ -117,13 +118,13 @@ func (o *statsOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 	}
 	if o.json {
 		return writeJSON(e.stdout, struct {
-			By        []string              `json:"by"`
-			StallNs   int64                 `json:"stall_ns"`
-			Captures  int                   `json:"captures"`
-			Exchanges int                   `json:"exchanges"`
-			Groups    []*inspect.StatsGroup `json:"groups"`
-			Total     *inspect.StatsGroup   `json:"total"`
-			Sessions  []*inspect.Session    `json:"sessions,omitempty"`
+			By        []string            `json:"by"`
+			StallNs   int64               `json:"stall_ns"`
+			Captures  int                 `json:"captures"`
+			Exchanges int                 `json:"exchanges"`
+			Groups    []*query.StatsGroup `json:"groups"`
+			Total     *query.StatsGroup   `json:"total"`
+			Sessions  []*inspect.Session  `json:"sessions,omitempty"`
 		}{by, int64(o.stall), len(paths), total.Exchanges, groups, total, ss})
 	}
 	return textreport.WriteStats(e.stdout, termWidth(e, e.stdout), textreport.Stats{By: by, Stall: o.stall, Captures: len(paths), Groups: groups, Total: total, Sessions: ss})

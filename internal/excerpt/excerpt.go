@@ -1,8 +1,13 @@
 // Package excerpt cuts evidence out of stream bytes: a finding quotes a
-// bounded excerpt of what it saw, never a whole payload.
+// bounded excerpt of what it saw, never a whole payload, and names a role,
+// tool or header from a capture as it is only when it looks like one.
 package excerpt
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
 
 // Clip shortens s to at most n bytes, cut on a rune boundary, and marks
 // the cut with "…".
@@ -24,4 +29,15 @@ func Cut(s string, n int) (string, bool) {
 		n--
 	}
 	return s[:n], true
+}
+
+// Name returns a role, tool name, call id or header name from a capture as
+// it may stand in a message naming it: unchanged when made of letters,
+// digits and _.:- (as every real one is), else quoted and clipped to 40
+// bytes.
+func Name(s string) string {
+	if s != "" && len(s) <= 64 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == "" {
+		return s
+	}
+	return strconv.Quote(Clip(s, 40))
 }

@@ -1,4 +1,4 @@
-package inspect
+package query
 
 import (
 	"cmp"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/dist"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -21,7 +23,7 @@ func StatsKeys() []string {
 // and gaps between chunks as percentiles, stalls, tokens, tokens per
 // second and findings by id. Percentiles are nearest-rank, over the side
 // clients received, exact up to 4096 values per group and within 0.5%
-// past them (Dist). It is not safe for concurrent use.
+// past them (dist.Dist). It is not safe for concurrent use.
 type Stats struct {
 	by     []string
 	stall  time.Duration
@@ -30,7 +32,7 @@ type Stats struct {
 }
 
 // NewStats returns Stats grouping by the given keys (of StatsKeys) and
-// counting gaps longer than stall (0: DefaultStall) as stalls.
+// counting gaps longer than stall (0: inspect.DefaultStall) as stalls.
 func NewStats(by []string, stall time.Duration) (*Stats, error) {
 	for _, k := range by {
 		if !slices.Contains(StatsKeys(), k) {
@@ -38,7 +40,7 @@ func NewStats(by []string, stall time.Duration) (*Stats, error) {
 		}
 	}
 	if stall <= 0 {
-		stall = DefaultStall
+		stall = inspect.DefaultStall
 	}
 	return &Stats{by: by, stall: stall, groups: map[string]*StatsGroup{}, total: newGroup(nil)}, nil
 }
@@ -78,7 +80,7 @@ type StatsGroup struct {
 	// Findings counts the findings by detector id.
 	Findings map[string]int `json:"findings"`
 
-	ttfb, gap      Dist
+	ttfb, gap      dist.Dist
 	rateOut, rateT int64
 }
 
@@ -98,7 +100,7 @@ func newGroup(key map[string]string) *StatsGroup {
 
 // Add counts one inspected exchange x of the capture named capture, whose
 // header is h, and its report rep.
-func (s *Stats) Add(capture string, h *tape.Header, x *tape.Exchange, rep *ExchangeReport) {
+func (s *Stats) Add(capture string, h *tape.Header, x *tape.Exchange, rep *inspect.ExchangeReport) {
 	key := make(map[string]string, len(s.by))
 	var id strings.Builder
 	for _, k := range s.by {
@@ -121,7 +123,7 @@ func (s *Stats) Add(capture string, h *tape.Header, x *tape.Exchange, rep *Excha
 	}
 }
 
-func (g *StatsGroup) add(rep *ExchangeReport, chunks []tape.Chunk, stall time.Duration) {
+func (g *StatsGroup) add(rep *inspect.ExchangeReport, chunks []tape.Chunk, stall time.Duration) {
 	g.Exchanges++
 	g.StallNs = int64(stall)
 	out := string(rep.Outcome)
@@ -172,7 +174,7 @@ func (g *StatsGroup) add(rep *ExchangeReport, chunks []tape.Chunk, stall time.Du
 
 // finish computes the summaries.
 func (g *StatsGroup) finish() {
-	sum := func(d *Dist) Summary {
+	sum := func(d *dist.Dist) Summary {
 		return Summary{N: d.Count(), P50: d.Percentile(50), P90: d.Percentile(90), P99: d.Percentile(99), Max: d.Max()}
 	}
 	g.TTFB, g.Gap = sum(&g.ttfb), sum(&g.gap)
@@ -210,7 +212,7 @@ func (s *Stats) Total() *StatsGroup {
 }
 
 // statsValue is an exchange's value of a grouping key.
-func statsValue(k, capture string, h *tape.Header, x *tape.Exchange, rep *ExchangeReport) string {
+func statsValue(k, capture string, h *tape.Header, x *tape.Exchange, rep *inspect.ExchangeReport) string {
 	v := ""
 	switch k {
 	case "model":
@@ -242,8 +244,9 @@ func statsValue(k, capture string, h *tape.Header, x *tape.Exchange, rep *Exchan
 	return v
 }
 
-// viewSide returns the side clients received, as Inspect chooses it: the
-// client side when it was recorded with bytes, else the upstream side.
+// viewSide returns the side clients received, as inspect.Inspect chooses
+// it: the client side when it was recorded with bytes, else the upstream
+// side.
 func viewSide(x *tape.Exchange) *tape.SideData {
 	c := &x.Client
 	if len(c.Chunks) == 0 && (x.Upstream.Response != nil || len(x.Upstream.Chunks) > 0) {

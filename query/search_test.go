@@ -1,4 +1,4 @@
-package inspect
+package query
 
 import (
 	"regexp"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/seam-dev/seam/fixtures"
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -17,9 +18,9 @@ func TestSearchIncident(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := Inspect(c, Options{NoDiffs: true})
+	rep := inspect.Inspect(c, inspect.Options{NoDiffs: true})
 	x := rep.Exchanges[0]
-	var want Finding
+	var want inspect.Finding
 	for _, f := range x.Findings {
 		if f.ID == "xml.unclosed-closer" {
 			want = f
@@ -46,11 +47,14 @@ func TestSearchIncident(t *testing.T) {
 // TestSearchScopes: tool names and arguments, request messages and
 // headers are searched, each match naming its place; scopes narrow it.
 func TestSearchScopes(t *testing.T) {
-	l := newLoop("chat", "please read the config")
-	xs := runLoop(l, 1, 2)
-	xs[1].Request.Headers = tape.Headers{"user-agent": {"agent/1.0 (config reader)"}}
-	rep := Inspect(loopCapture("s.ndjson", xs...), Options{AssembleOnly: true})
-	ms := Search(regexp.MustCompile(`(?i)config|f2\.go`), xs[1], rep.Exchanges[1], nil)
+	req := `{"model":"m-chat","stream":true,"messages":[{"role":"system","content":"You are a coding agent. Use the tools."},` +
+		`{"role":"user","content":"please read the config"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"f1.go\"}"}}]},` +
+		`{"role":"tool","tool_call_id":"call_1","content":"package f1"}]}`
+	x := chatExchange(2, req, nil, toolCallEvents("m-chat", `{"path":"f2.go"}`, 200, 20)...)
+	x.Request.Headers = tape.Headers{"user-agent": {"agent/1.0 (config reader)"}}
+	rep := inspect.Inspect(capture("s.ndjson", x), inspect.Options{AssembleOnly: true}).Exchanges[0]
+	ms := Search(regexp.MustCompile(`(?i)config|f2\.go`), x, rep, nil)
 	var got []string
 	for _, m := range ms {
 		got = append(got, string(m.Scope)+"|"+string(m.Side)+"|"+m.Where+"|"+m.Before+"["+m.Hit+"]"+m.After)
@@ -63,7 +67,7 @@ func TestSearchScopes(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("matches:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if ms := Search(regexp.MustCompile(`config`), xs[1], rep.Exchanges[1], []Scope{ScopeHeaders}); len(ms) != 1 || ms[0].Scope != ScopeHeaders {
+	if ms := Search(regexp.MustCompile(`config`), x, rep, []Scope{ScopeHeaders}); len(ms) != 1 || ms[0].Scope != ScopeHeaders {
 		t.Errorf("headers only: %+v", ms)
 	}
 	if _, err := ParseScopes("text,body"); err == nil || !strings.Contains(err.Error(), `unknown scope "body"`) {

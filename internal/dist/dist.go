@@ -1,4 +1,4 @@
-package inspect
+package dist
 
 import (
 	"math"
@@ -60,6 +60,15 @@ func (d *Dist) Count() int { return d.n }
 // Max is the largest value, 0 when empty.
 func (d *Dist) Max() int64 { return d.max }
 
+// Grow makes room for n more values without allocating again while they
+// are held exactly (a caller that knows how many values come, say the
+// gaps between a side's chunks).
+func (d *Dist) Grow(n int) {
+	if d.hist == nil && n > 0 {
+		d.exact = slices.Grow(d.exact, min(n, exactValues+1-len(d.exact)))
+	}
+}
+
 // Percentile returns the nearest-rank p-th percentile (0 < p ≤ 100): the
 // smallest value such that at least p% of the values are at most it. It is
 // 0 for an empty Dist.
@@ -67,17 +76,16 @@ func (d *Dist) Percentile(p float64) int64 {
 	if d.n == 0 {
 		return 0
 	}
-	rank := max(int(math.Ceil(p/100*float64(d.n))), 1)
-	rank = min(rank, d.n)
-	if rank == d.n {
-		return d.max
-	}
+	rank := rankOf(p, d.n)
 	if d.hist == nil {
 		if !d.sorted {
 			slices.Sort(d.exact)
 			d.sorted = true
 		}
 		return d.exact[rank-1]
+	}
+	if rank == d.n {
+		return d.max
 	}
 	keys := make([]int, 0, len(d.hist))
 	for b := range d.hist {
@@ -110,4 +118,24 @@ func bucketValue(b int) int64 {
 	}
 	lo := math.Pow(histBase, float64(b-1))
 	return int64(math.Round(lo * math.Sqrt(histBase)))
+}
+
+// Percentile returns the nearest-rank p-th percentile (0 < p ≤ 100) of
+// samples, sorting them in place when they are not sorted; 0 for no
+// samples. It is exact, for samples held whole; Dist answers by the same
+// rule in bounded memory.
+func Percentile(samples []int64, p float64) int64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	if !slices.IsSorted(samples) {
+		slices.Sort(samples)
+	}
+	return samples[rankOf(p, len(samples))-1]
+}
+
+// rankOf is the nearest rank of the p-th percentile among n values, from 1
+// to n.
+func rankOf(p float64, n int) int {
+	return min(max(int(math.Ceil(p/100*float64(n))), 1), n)
 }

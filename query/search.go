@@ -1,4 +1,4 @@
-package inspect
+package query
 
 import (
 	"maps"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
@@ -85,12 +87,28 @@ type place struct {
 // of the scopes: the assembled text and tool calls of the side clients got
 // and of the other side when it differs, the request's messages, then the
 // headers.
-func places(x *tape.Exchange, rep *ExchangeReport, want []Scope) []place {
+func places(x *tape.Exchange, rep *inspect.ExchangeReport, want []Scope) []place {
 	in := func(s Scope) bool { return len(want) == 0 || slices.Contains(want, s) }
 	var out []place
+	if in(ScopeText) || in(ScopeTools) {
+		out = messagePlaces(out, rep, in(ScopeText), in(ScopeTools))
+	}
+	if in(ScopeRequest) {
+		out = requestPlaces(out, x, rep)
+	}
+	if in(ScopeHeaders) {
+		out = headerPlaces(out, x)
+	}
+	return out
+}
+
+// messagePlaces appends the texts (when text is set) and the tool calls
+// (when tools is) of each choice of the side clients received, then of
+// each choice of the other side that says something else.
+func messagePlaces(out []place, rep *inspect.ExchangeReport, text, tools bool) []place {
 	sides := slices.Clone(rep.Sides)
 	// The side clients received first; the other only where it differs.
-	slices.SortStableFunc(sides, func(a, b *SideReport) int {
+	slices.SortStableFunc(sides, func(a, b *inspect.SideReport) int {
 		if a.Side == b.Side {
 			return 0
 		}
@@ -111,60 +129,71 @@ func places(x *tape.Exchange, rep *ExchangeReport, want []Scope) []place {
 			}
 			dup := slices.ContainsFunc(seen, func(o protocol.Choice) bool {
 				return o.Index == ch.Index && o.Text == ch.Text && o.Reasoning == ch.Reasoning && o.Refusal == ch.Refusal &&
-					sameCalls(o.ToolCalls, ch.ToolCalls)
+					protocol.SameToolCalls(o.ToolCalls, ch.ToolCalls)
 			})
 			seen = append(seen, ch)
 			if dup {
 				continue
 			}
-			if in(ScopeText) {
-				out = append(out, place{ScopeText, s.Side, prefix + "text", ch.Text, ch.Spans})
-				if ch.Reasoning != "" {
-					out = append(out, place{scope: ScopeText, side: s.Side, where: prefix + "reasoning", text: ch.Reasoning})
-				}
-				if ch.Refusal != "" {
-					out = append(out, place{scope: ScopeText, side: s.Side, where: prefix + "refusal", text: ch.Refusal})
-				}
+			if text {
+				out = textPlaces(out, s.Side, prefix, ch)
 			}
-			if in(ScopeTools) {
+			if tools {
 				for _, tc := range ch.ToolCalls {
 					w := prefix + "tool " + strconv.Itoa(tc.Index) + " "
 					out = append(out, place{scope: ScopeTools, side: s.Side, where: w + "name", text: tc.Name},
-						place{scope: ScopeTools, side: s.Side, where: w + safeName(tc.Name) + " arguments", text: tc.Arguments})
+						place{scope: ScopeTools, side: s.Side, where: w + excerpt.Name(tc.Name) + " arguments", text: tc.Arguments})
 				}
 			}
 		}
 	}
-	if in(ScopeRequest) && x.Request != nil {
-		ri := rep.req
-		if ri == nil {
-			ri = parseRequest(x.Request.Body)
+	return out
+}
+
+// textPlaces appends a choice's text, with the spans that map it to
+// events, and its reasoning and refusal when it has them.
+func textPlaces(out []place, side tape.Side, prefix string, ch protocol.Choice) []place {
+	out = append(out, place{ScopeText, side, prefix + "text", ch.Text, ch.Spans})
+	if ch.Reasoning != "" {
+		out = append(out, place{scope: ScopeText, side: side, where: prefix + "reasoning", text: ch.Reasoning})
+	}
+	if ch.Refusal != "" {
+		out = append(out, place{scope: ScopeText, side: side, where: prefix + "refusal", text: ch.Refusal})
+	}
+	return out
+}
+
+// requestPlaces appends the text and the tool calls of each message of
+// the request.
+func requestPlaces(out []place, x *tape.Exchange, rep *inspect.ExchangeReport) []place {
+	for i, m := range inspect.RequestMessages(x, rep) {
+		w := "message " + strconv.Itoa(i) + " (" + excerpt.Name(m.Role) + ")"
+		if m.Text != "" {
+			out = append(out, place{scope: ScopeRequest, where: w, text: m.Text})
 		}
-		for i, m := range ri.messages {
-			w := "message " + strconv.Itoa(i) + " (" + safeName(m.role) + ")"
-			if m.text != "" {
-				out = append(out, place{scope: ScopeRequest, where: w, text: m.text})
-			}
-			for _, tc := range m.toolCalls {
-				out = append(out, place{scope: ScopeRequest, where: w + " tool call", text: tc.Name + " " + tc.Arguments})
+		for _, tc := range m.ToolCalls {
+			out = append(out, place{scope: ScopeRequest, where: w + " tool call", text: tc.Name + " " + tc.Arguments})
+		}
+	}
+	return out
+}
+
+// headerPlaces appends the request's headers, then the upstream's and the
+// client's response headers, each "name: value", names in order.
+func headerPlaces(out []place, x *tape.Exchange) []place {
+	header := func(side tape.Side, h tape.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(h)) {
+			for _, v := range h[k] {
+				out = append(out, place{scope: ScopeHeaders, side: side, where: "header " + excerpt.Name(k), text: k + ": " + v})
 			}
 		}
 	}
-	if in(ScopeHeaders) {
-		header := func(side tape.Side, h tape.Headers) {
-			for _, k := range slices.Sorted(maps.Keys(h)) {
-				for _, v := range h[k] {
-					out = append(out, place{scope: ScopeHeaders, side: side, where: "header " + safeName(k), text: k + ": " + v})
-				}
-			}
-		}
-		if x.Request != nil {
-			header("", x.Request.Headers)
-		}
-		for _, s := range []tape.Side{tape.Upstream, tape.Client} {
-			if r := x.Side(s).Response; r != nil {
-				header(s, r.Headers)
-			}
+	if x.Request != nil {
+		header("", x.Request.Headers)
+	}
+	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
+		if r := x.Side(s).Response; r != nil {
+			header(s, r.Headers)
 		}
 	}
 	return out
@@ -172,7 +201,7 @@ func places(x *tape.Exchange, rep *ExchangeReport, want []Scope) []place {
 
 // SearchText returns everything a search looks in, joined by line breaks:
 // the haystack of a filter's text terms and free words.
-func SearchText(x *tape.Exchange, rep *ExchangeReport) string {
+func SearchText(x *tape.Exchange, rep *inspect.ExchangeReport) string {
 	var b strings.Builder
 	for _, p := range places(x, rep, nil) {
 		b.WriteString(p.text)
@@ -187,7 +216,7 @@ const maxMatches = 20
 
 // Search returns where re matches in the scopes of an inspected exchange
 // (all of them when scopes is empty), at most 20 matches per place.
-func Search(re *regexp.Regexp, x *tape.Exchange, rep *ExchangeReport, scopes []Scope) []Match {
+func Search(re *regexp.Regexp, x *tape.Exchange, rep *inspect.ExchangeReport, scopes []Scope) []Match {
 	var out []Match
 	for _, p := range places(x, rep, scopes) {
 		for _, loc := range re.FindAllStringIndex(p.text, maxMatches) {

@@ -1,4 +1,4 @@
-package inspect
+package dist
 
 import (
 	"math"
@@ -47,5 +47,52 @@ func TestDistExactThenBounded(t *testing.T) {
 	var empty Dist
 	if empty.Percentile(50) != 0 || empty.Max() != 0 {
 		t.Error("empty Dist is not 0")
+	}
+}
+
+// TestPercentile: the nearest rank of samples held whole, sorted in place
+// when they are not.
+func TestPercentile(t *testing.T) {
+	tests := []struct {
+		samples []int64
+		p       float64
+		want    int64
+	}{
+		{nil, 50, 0},
+		{[]int64{7}, 99, 7},
+		{[]int64{5, 1, 4, 2, 3}, 50, 3},
+		{[]int64{5, 1, 4, 2, 3}, 100, 5},
+		{[]int64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}, 90, 90},
+		{[]int64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}, 99, 100},
+		{[]int64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}, 1, 10},
+	}
+	for _, tc := range tests {
+		if got := Percentile(slices.Clone(tc.samples), tc.p); got != tc.want {
+			t.Errorf("Percentile(%v, %v) = %d, want %d", tc.samples, tc.p, got, tc.want)
+		}
+	}
+}
+
+// TestGrow: a Dist grown for the values to come adds them without
+// allocating, and answers as one that was not grown.
+func TestGrow(t *testing.T) {
+	var grown, plain Dist
+	allocs := testing.AllocsPerRun(1, func() {
+		grown = Dist{}
+		grown.Grow(1000)
+		for i := range 1000 {
+			grown.Add(int64(i * 7 % 1000))
+		}
+	})
+	if allocs > 1 {
+		t.Errorf("%v allocations, want 1", allocs)
+	}
+	for i := range 1000 {
+		plain.Add(int64(i * 7 % 1000))
+	}
+	for _, p := range []float64{1, 50, 99, 100} {
+		if g, w := grown.Percentile(p), plain.Percentile(p); g != w {
+			t.Errorf("p%g: grown %d, plain %d", p, g, w)
+		}
 	}
 }
