@@ -97,7 +97,7 @@ func TestFind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := src.Find(1, o)
+	x, err := src.Find(1)
 	src.Close()
 	if err != nil || x.Ex != 1 || len(x.Notes) != 1 || x.Notes[0].Text != "late" || x.Client.End == nil {
 		t.Fatalf("Find(1) = %+v, %v", x, err)
@@ -110,7 +110,7 @@ func TestFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	_, err = src.Find(7, Options{})
+	_, err = src.Find(7)
 	var nx *NoExchangeError
 	if !errors.As(err, &nx) || err.Error() != path+" has no exchange 7 (it has 2)" {
 		t.Errorf("Find(7): %v", err)

@@ -53,6 +53,7 @@ func Size(paths []string) int64 {
 // an imported recording is held whole (it was converted in memory).
 type Source struct {
 	path   string
+	o      Options
 	header *tape.Header
 	next   exchangeSource
 	close  func()
@@ -74,7 +75,7 @@ func Open(ctx context.Context, path string, o Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Source{path: path, close: done}
+	s := &Source{path: path, o: o, close: done}
 	if capture {
 		s.next = tape.NewExchangeReader(br, path)
 	} else {
@@ -115,9 +116,9 @@ func (s *Source) Close() { s.close() }
 
 // Find reads the source to its end gathering only exchange n's lines (a
 // continuation joined to it, see tape.Exchange.Merge), and returns it; an
-// input without it is a *NoExchangeError. o.Warn hears the warnings once
-// the input is read.
-func (s *Source) Find(n int, o Options) (*tape.Exchange, error) {
+// input without it is a *NoExchangeError. Options.Warn hears the warnings
+// once the input is read.
+func (s *Source) Find(n int) (*tape.Exchange, error) {
 	seen := map[int]bool{}
 	s.Only(func(ex int) bool {
 		seen[ex] = true
@@ -139,7 +140,7 @@ func (s *Source) Find(n int, o Options) (*tape.Exchange, error) {
 		// Lines of the exchange that came after it was complete.
 		found.Merge(x)
 	}
-	warn(o, s.Warnings())
+	warn(s.o, s.Warnings())
 	if found == nil {
 		return nil, &NoExchangeError{Path: s.path, Ex: n, Have: len(seen)}
 	}

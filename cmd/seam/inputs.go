@@ -171,13 +171,12 @@ func parseWhere(cmd, expr string) (*query.Filter, error) {
 // oneExchange reads exchange n of the input at path, gathering only its
 // lines, and returns it with the capture's header and notes.
 func oneExchange(ctx context.Context, e *env, path string, n int) (*tape.Header, *tape.Exchange, []tape.Note, error) {
-	o := e.open()
-	src, err := captures.Open(ctx, path, o)
+	src, err := captures.Open(ctx, path, e.open())
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	defer src.Close()
-	x, err := src.Find(n, o)
+	x, err := src.Find(n)
 	if err != nil {
 		return nil, nil, nil, err
 	}
