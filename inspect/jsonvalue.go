@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"math/big"
-	"strconv"
 	"strings"
+
+	"github.com/seam-dev/seam/internal/jsontext"
 )
 
 // sameJSONText reports whether two JSON texts say the same: equal as
@@ -92,7 +93,7 @@ func jsonEqual(a, b any, loose bool) bool {
 	}
 	if x, ok := a.(json.Number); ok {
 		if y, ok := b.(json.Number); ok {
-			if same, ok := sameNumber(x, y); ok {
+			if same, ok := jsontext.SameNumber(string(x), string(y)); ok {
 				return same
 			}
 		}
@@ -128,69 +129,6 @@ func number(v any) (*big.Rat, bool) {
 	}
 	r, ok := new(big.Rat).SetString(s)
 	return r, ok
-}
-
-// sameNumber compares two JSON numbers as written (json.Number) by value
-// (1.0 equals 1 and 1e2 equals 100), in time linear in their text: a
-// hostile exponent (1e999999) costs big.Rat a number of ~400 KB and 20 ms
-// to build. ok is false when either is not a valid JSON number.
-func sameNumber(a, b json.Number) (same, ok bool) {
-	na, okA := decimalOf(string(a))
-	nb, okB := decimalOf(string(b))
-	if !okA || !okB {
-		return false, false
-	}
-	return na == nb, true
-}
-
-// decimal is a JSON number in one form per value: sign, significant
-// digits (no leading or trailing zeros) and the power of ten they are
-// multiplied by; zero is the zero decimal, whatever its sign.
-type decimal struct {
-	neg    bool
-	digits string
-	exp    int64
-}
-
-// decimalOf reads a JSON number (RFC 8259 §6) into its decimal form.
-func decimalOf(s string) (decimal, bool) {
-	var d decimal
-	if strings.HasPrefix(s, "-") {
-		d.neg, s = true, s[1:]
-	}
-	mant, exp, hasExp := s, "", false
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		mant, exp, hasExp = s[:i], s[i+1:], true
-	}
-	intPart, frac, _ := strings.Cut(mant, ".")
-	if intPart == "" || !allDigits(intPart) || !allDigits(frac) || len(intPart) > 1 && intPart[0] == '0' {
-		return decimal{}, false
-	}
-	if hasExp {
-		e, err := strconv.ParseInt(exp, 10, 32)
-		if err != nil {
-			return decimal{}, false
-		}
-		d.exp = e
-	}
-	digits := strings.TrimLeft(intPart+frac, "0")
-	d.exp -= int64(len(frac))
-	trimmed := strings.TrimRight(digits, "0")
-	d.exp += int64(len(digits) - len(trimmed))
-	if d.digits = trimmed; d.digits == "" {
-		return decimal{}, true
-	}
-	return d, true
-}
-
-// allDigits reports whether s holds ASCII digits alone ("" does).
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // scalarText renders a JSON scalar as the text an XML element would hold.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -123,7 +124,7 @@ func (j *JSONWriter) Exchange(x *ExchangeReport) error {
 		j.write([]byte(",\n"))
 	}
 	j.n++
-	b, err := encodeIndented(x, "    ", "  ")
+	b, err := marshalIndent(x, "    ")
 	if err != nil {
 		return err
 	}
@@ -176,7 +177,13 @@ func (j *JSONWriter) write(b []byte) {
 	}
 }
 
-// marshalIndent encodes v as WriteJSON's encoder does, at the given prefix.
+// marshalIndent encodes v as WriteJSON's encoder does, at the given prefix:
+// as a json.Encoder with SetEscapeHTML(false) and SetIndent(prefix, "  ")
+// does, without the trailing newline.
 func marshalIndent(v any, prefix string) ([]byte, error) {
-	return encodeIndented(v, prefix, "  ")
+	b, err := jsontext.EncodeIndent(v, prefix, "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode report: %w", err)
+	}
+	return b, nil
 }

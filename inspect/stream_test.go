@@ -115,3 +115,33 @@ func TestFindingsCapped(t *testing.T) {
 		t.Errorf("%d stream.after-terminal findings, summary %q", n, summary)
 	}
 }
+
+// indentedByEncoder is what marshalIndent must match: a json.Encoder's
+// indented output, without its trailing newline.
+func indentedByEncoder(t testing.TB, v any, prefix, indent string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, indent)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// TestMarshalIndentSameAsEncoder: marshalIndent writes every fixture's
+// report (and its sessions) exactly as json.Encoder's indentation does.
+func TestMarshalIndentSameAsEncoder(t *testing.T) {
+	for _, c := range pipelineCaptures(t) {
+		rep := Inspect(c, Options{})
+		for _, v := range []any{rep, rep.Exchanges, rep.Sessions, c.Name} {
+			got, err := marshalIndent(v, "    ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := indentedByEncoder(t, v, "    ", "  "); !bytes.Equal(got, want) {
+				t.Fatalf("%s: %s", c.Name, firstDiff(string(want), string(got)))
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -225,7 +226,7 @@ func anthropicUsage(u gjson.Result) *Usage {
 		return nil
 	}
 	var f [4]gjson.Result
-	getFields(u, []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}, f[:])
+	jsontext.GetFields(u, []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}, f[:])
 	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int()), CacheRead: int(f[2].Int()), CacheCreation: int(f[3].Int())}
 }
 
@@ -236,7 +237,7 @@ func converseUsage(u gjson.Result) *Usage {
 		return nil
 	}
 	var f [5]gjson.Result
-	getFields(u, []string{"inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens"}, f[:])
+	jsontext.GetFields(u, []string{"inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens"}, f[:])
 	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int()), Total: int(f[2].Int()), CacheRead: int(f[3].Int()), CacheCreation: int(f[4].Int())}
 }
 
@@ -248,7 +249,7 @@ func cohereUsage(u gjson.Result) *Usage {
 		return nil
 	}
 	var f [2]gjson.Result
-	getFields(t, []string{"input_tokens", "output_tokens"}, f[:])
+	jsontext.GetFields(t, []string{"input_tokens", "output_tokens"}, f[:])
 	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int())}
 }
 

@@ -356,15 +356,15 @@ func invokeFamily(inner []Event) int {
 // names a ConverseStream event, and its raw value (name "" when it does
 // not); ok is false when data is not a JSON object.
 func converseMember(data string) (name, payload string, ok bool) {
-	sc := jscan{s: data}
-	if !sc.open('{') {
+	sc := scanOf(data)
+	if !sc.Open('{') {
 		return "", "", false
 	}
-	for k := range sc.members() {
+	for k := range sc.Members() {
 		if FromEventName(k) != BedrockConverse {
 			break // the event's name is its first member
 		}
-		return k, string(sc.raw()), true
+		return k, string(sc.rawJSON()), true
 	}
 	return "", "", true
 }
@@ -513,91 +513,91 @@ const (
 // whether it is valid JSON.
 func decodeConverse(data string, ev *converseEvent) bool {
 	*ev = converseEvent{}
-	sc := jscan{s: data}
-	for k := range sc.object() {
+	sc := scanOf(data)
+	for k := range sc.Object() {
 		switch k {
 		case "contentBlockIndex":
-			ev.index = int(sc.int())
+			ev.index = int(sc.Int())
 		case "role":
-			ev.role = sc.str()
+			ev.role = sc.Str()
 		case "stopReason":
-			ev.stopReason = sc.str()
+			ev.stopReason = sc.Str()
 		case "usage":
-			ev.usage = sc.raw()
+			ev.usage = sc.rawJSON()
 		case "start":
-			for k := range sc.object() {
-				if k != "toolUse" && k != "toolResult" || !sc.open('{') {
-					sc.skip()
+			for k := range sc.Object() {
+				if k != "toolUse" && k != "toolResult" || !sc.Open('{') {
+					sc.Skip()
 					continue
 				}
 				ev.toolStart, ev.resultStart = k == "toolUse", k == "toolResult"
-				for k := range sc.members() {
+				for k := range sc.Members() {
 					switch k {
 					case "toolUseId":
-						ev.toolID = sc.str()
+						ev.toolID = sc.Str()
 					case "name":
-						ev.toolName = sc.str()
+						ev.toolName = sc.Str()
 					case "type":
-						ev.toolType = sc.str()
+						ev.toolType = sc.Str()
 					case "status":
-						ev.toolStatus = sc.str()
+						ev.toolStatus = sc.Str()
 					default:
-						sc.skip()
+						sc.Skip()
 					}
 				}
 			}
 		case "delta":
-			for k := range sc.object() {
+			for k := range sc.Object() {
 				switch k {
 				case "text":
-					ev.delta, ev.text = deltaText, sc.str()
+					ev.delta, ev.text = deltaText, sc.Str()
 				case "toolResult":
 					ev.delta = deltaToolResult
-					sc.skip()
+					sc.Skip()
 				case "toolUse", "reasoningContent":
-					if !sc.open('{') {
-						sc.skip()
+					if !sc.Open('{') {
+						sc.Skip()
 						break
 					}
 					ev.delta = deltaToolUse
 					if k == "reasoningContent" {
 						ev.delta = deltaReasoning
 					}
-					for k := range sc.members() {
+					for k := range sc.Members() {
 						switch k {
 						case "input", "text":
-							ev.text = sc.str()
+							ev.text = sc.Str()
 						case "signature":
-							ev.signature = sc.str()
+							ev.signature = sc.Str()
 						default:
-							sc.skip()
+							sc.Skip()
 						}
 					}
 				default:
-					sc.skip()
+					sc.Skip()
 				}
 			}
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
-	return sc.end()
+	return sc.End()
 }
 
 // chunkBytes returns the "bytes" string of an Invoke chunk payload, the
 // model's event in base64 (it has no escapes).
 func chunkBytes(data string) (string, bool) {
-	sc := jscan{s: data}
-	if !sc.open('{') {
+	sc := scanOf(data)
+	if !sc.Open('{') {
 		return "", false
 	}
-	for k := range sc.members() {
+	for k := range sc.Members() {
 		if k != "bytes" {
-			sc.skip()
+			sc.Skip()
 			continue
 		}
-		v := sc.val()
-		return v.str, v.k == jString
+		v := sc.Value()
+		return v.Str, Kind(v.Kind) == jString
 	}
 	return "", false
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/tidwall/gjson"
 )
 
@@ -215,72 +216,72 @@ type cohereEvent struct {
 // reports whether it is valid JSON.
 func decodeCohere(data string, ev *cohereEvent) bool {
 	*ev = cohereEvent{}
-	sc := jscan{s: data}
-	for k := range sc.object() {
+	sc := scanOf(data)
+	for k := range sc.Object() {
 		switch k {
 		case "type":
-			ev.typ = sc.str()
+			ev.typ = sc.Str()
 		case "id":
-			ev.id = sc.str()
+			ev.id = sc.Str()
 		case "index":
-			ev.index = int(sc.int())
+			ev.index = int(sc.Int())
 		case "delta":
-			for k := range sc.object() {
+			for k := range sc.Object() {
 				switch k {
 				case "message":
 					decodeCohereMessage(&sc, ev)
 				case "finish_reason":
-					ev.finish = sc.str()
+					ev.finish = sc.Str()
 				case "usage":
-					ev.usage = sc.raw()
+					ev.usage = sc.rawJSON()
 				case "error":
-					ev.errv = sc.raw()
+					ev.errv = sc.rawJSON()
 				default:
-					sc.skip()
+					sc.Skip()
 				}
 			}
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
-	return sc.end()
+	return sc.End()
 }
 
 // decodeCohereMessage reads delta.message: role, content, tool_plan and
 // tool_calls (one object, or the first element of a list).
 func decodeCohereMessage(sc *jscan, ev *cohereEvent) {
-	for k := range sc.object() {
+	for k := range sc.Object() {
 		switch k {
 		case "role":
-			ev.role = sc.str()
+			ev.role = sc.Str()
 		case "tool_plan":
-			ev.plan = sc.str()
+			ev.plan = sc.Str()
 		case "content":
-			for k := range sc.object() {
+			for k := range sc.Object() {
 				switch k {
 				case "type":
-					ev.contentType = sc.str()
+					ev.contentType = sc.Str()
 				case "text":
-					ev.text = sc.str()
+					ev.text = sc.Str()
 				case "thinking":
-					ev.thinking, ev.hasThinking = sc.str(), true
+					ev.thinking, ev.hasThinking = sc.Str(), true
 				default:
-					sc.skip()
+					sc.Skip()
 				}
 			}
 		case "tool_calls":
-			call := sc.raw()
+			call := sc.rawJSON()
 			r := call.Result()
 			if r.IsArray() {
 				r = r.Get("0")
 			}
 			var f [3]gjson.Result
-			getFields(r, []string{"id", "function"}, f[:2])
+			jsontext.GetFields(r, []string{"id", "function"}, f[:2])
 			ev.callID = f[0].String()
-			getFields(f[1], []string{"name", "arguments"}, f[:2])
+			jsontext.GetFields(f[1], []string{"name", "arguments"}, f[:2])
 			ev.callName, ev.args = f[0].String(), f[1].String()
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
 }

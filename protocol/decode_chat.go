@@ -174,35 +174,35 @@ func (s *ChatSide) decodeChunk(c *ChatChunk, data string) {
 		return
 	}
 	d0, t0 := len(s.deltas), len(s.tools)
-	sc := jscan{s: data}
+	sc := scanOf(data)
 	v := c
 	v.d0 = int32(s.nd + d0)
-	if sc.open('{') {
-		for k := range sc.members() {
+	if sc.Open('{') {
+		for k := range sc.Members() {
 			switch k {
 			case "id":
-				v.ID = sc.str()
+				v.ID = sc.Str()
 			case "model":
-				v.Model = sc.str()
+				v.Model = sc.Str()
 			case "error":
 				v.Err = sc.jv()
 			case "usage":
 				v.Usage = sc.jv()
 			case "object":
-				v.Object = sc.str()
+				v.Object = sc.Str()
 			case "x_groq":
 				v.Groq = sc.jv()
 			case "choices":
-				v.ChoicesArray = sc.peek() == '['
+				v.ChoicesArray = sc.Peek() == '['
 				v.Choices = s.decodeChoices(&sc)
 			default:
-				sc.skip()
+				sc.Skip()
 			}
 		}
 	} else {
-		sc.skip()
+		sc.Skip()
 	}
-	if !sc.end() {
+	if !sc.End() {
 		s.deltas, s.tools = s.deltas[:d0], s.tools[:t0]
 		*c = ChatChunk{}
 		return
@@ -216,24 +216,24 @@ func (s *ChatSide) decodeChunk(c *ChatChunk, data string) {
 // returns its kind.
 func (s *ChatSide) decodeChoices(sc *jscan) Kind {
 	n := 0
-	switch sc.peek() {
+	switch sc.Peek() {
 	case '[':
-		sc.i++
-		for sc.elem(&n) {
+		sc.Open('[')
+		for sc.Elem(&n) {
 			s.deltas = append(s.deltas, ChatDelta{})
 			s.decodeDelta(sc, &s.deltas[len(s.deltas)-1])
 		}
 	case '{':
-		sc.i++
-		for range sc.members() {
+		sc.Open('{')
+		for range sc.Members() {
 			s.deltas = append(s.deltas, ChatDelta{})
 			s.decodeDelta(sc, &s.deltas[len(s.deltas)-1])
 		}
 	default:
-		v := sc.val()
+		v := sc.Value()
 		t := int32(s.nt + len(s.tools))
 		s.deltas = append(s.deltas, ChatDelta{t0: t, t1: t})
-		return v.k
+		return Kind(v.Kind)
 	}
 	return jJSON
 }
@@ -241,27 +241,27 @@ func (s *ChatSide) decodeChoices(sc *jscan) Kind {
 // decodeDelta reads one element of "choices".
 func (s *ChatSide) decodeDelta(sc *jscan, d *ChatDelta) {
 	t0 := len(s.tools)
-	if sc.open('{') {
-		for k := range sc.members() {
+	if sc.Open('{') {
+		for k := range sc.Members() {
 			switch k {
 			case "index":
-				d.Index = int(sc.int())
+				d.Index = int(sc.Int())
 			case "finish_reason":
-				d.FinishReason = sc.str()
+				d.FinishReason = sc.Str()
 			case "delta":
-				start := jsWS(sc.s, sc.i)
-				if sc.open('{') {
+				start := sc.Mark()
+				if sc.Open('{') {
 					s.decodeDeltaFields(sc, d, t0)
 				} else {
-					sc.skip()
+					sc.Skip()
 				}
-				d.Delta = sc.s[start:sc.i]
+				d.Delta = sc.Since(start)
 			default:
-				sc.skip()
+				sc.Skip()
 			}
 		}
 	} else {
-		sc.skip()
+		sc.Skip()
 	}
 	d.t0, d.t1 = int32(s.nt+t0), int32(s.nt+len(s.tools))
 }
@@ -269,10 +269,10 @@ func (s *ChatSide) decodeDelta(sc *jscan, d *ChatDelta) {
 // decodeDeltaFields reads the members of a choice's "delta" object. The
 // tools of the last "tool_calls" array seen win, as in a ForEach pass.
 func (s *ChatSide) decodeDeltaFields(sc *jscan, d *ChatDelta, t0 int) {
-	for k := range sc.members() {
+	for k := range sc.Members() {
 		switch k {
 		case "role":
-			d.Role = sc.str()
+			d.Role = sc.Str()
 		case "content":
 			d.set(dContent, sc.jv())
 		case "reasoning_content":
@@ -285,19 +285,19 @@ func (s *ChatSide) decodeDeltaFields(sc *jscan, d *ChatDelta, t0 int) {
 			d.ReasoningDetails = sc.jv()
 		case "cot_summary", "reasoning_text", "thinking":
 			d.VSCodeReasoning = true
-			sc.skip()
+			sc.Skip()
 		case "tool_calls":
-			if !sc.open('[') {
-				d.ToolCalls = Shape{k: sc.val().k}
+			if !sc.Open('[') {
+				d.ToolCalls = Shape{k: Kind(sc.Value().Kind)}
 				break
 			}
 			s.tools = s.tools[:t0]
-			for m := 0; sc.elem(&m); {
+			for m := 0; sc.Elem(&m); {
 				s.tools = append(s.tools, decodeTool(sc))
 			}
 			d.ToolCalls = Shape{k: jJSON, arr: true}
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
 }
@@ -305,36 +305,36 @@ func (s *ChatSide) decodeDeltaFields(sc *jscan, d *ChatDelta, t0 int) {
 // decodeTool reads one element of "tool_calls".
 func decodeTool(sc *jscan) ChatToolDelta {
 	var t ChatToolDelta
-	start := jsWS(sc.s, sc.i)
-	if sc.open('{') {
-		for k := range sc.members() {
+	start := sc.Mark()
+	if sc.Open('{') {
+		for k := range sc.Members() {
 			switch k {
 			case "index":
-				t.Index, t.HasIndex = int(sc.int()), true
+				t.Index, t.HasIndex = int(sc.Int()), true
 			case "id":
-				t.ID = sc.str()
+				t.ID = sc.Str()
 			case "function":
-				if !sc.open('{') {
-					sc.skip()
+				if !sc.Open('{') {
+					sc.Skip()
 					break
 				}
-				for k := range sc.members() {
+				for k := range sc.Members() {
 					switch k {
 					case "name":
-						t.Name = sc.str()
+						t.Name = sc.Str()
 					case "arguments":
 						t.Args = sc.jv()
 					default:
-						sc.skip()
+						sc.Skip()
 					}
 				}
 			default:
-				sc.skip()
+				sc.Skip()
 			}
 		}
 	} else {
-		sc.skip()
+		sc.Skip()
 	}
-	t.Raw = sc.s[start:sc.i]
+	t.Raw = sc.Since(start)
 	return t
 }

@@ -51,57 +51,57 @@ func decodeObjEvent(o *ObjEvent, data string) {
 	if IsDone(data) {
 		return
 	}
-	sc := jscan{s: data}
+	sc := scanOf(data)
 	var v ObjEvent
-	if sc.open('{') {
-		for k := range sc.members() {
+	if sc.Open('{') {
+		for k := range sc.Members() {
 			switch k {
 			case "type":
-				v.Type = sc.str()
+				v.Type = sc.Str()
 			case "index":
-				v.Index = int(sc.int())
+				v.Index = int(sc.Int())
 			case "output_index":
-				v.OutputIndex = int(sc.int())
+				v.OutputIndex = int(sc.Int())
 			case "content_index":
-				v.ContentIndex, v.HasContentIndex = int(sc.int()), true
+				v.ContentIndex, v.HasContentIndex = int(sc.Int()), true
 			case "item_id":
-				v.ItemID = sc.str()
+				v.ItemID = sc.Str()
 			case "sequence_number":
-				v.Seq, v.HasSeq = sc.int(), true
+				v.Seq, v.HasSeq = sc.Int(), true
 			case "delta":
-				off := jsWS(sc.s, sc.i)
-				if !sc.open('{') {
-					v.Delta = sc.raw()
+				off := sc.Mark()
+				if !sc.Open('{') {
+					v.Delta = sc.rawJSON()
 					break
 				}
 				decodeObjDelta(&sc, &v)
-				v.Delta = RawJSON(sc.s[off:sc.i])
+				v.Delta = RawJSON(sc.Since(off))
 			case "item":
-				v.Item = sc.raw()
+				v.Item = sc.rawJSON()
 			case "response":
-				v.Response = sc.raw()
+				v.Response = sc.rawJSON()
 			case "error":
-				v.Err = sc.raw()
+				v.Err = sc.rawJSON()
 			case "content_block":
-				v.ContentBlock = sc.raw()
+				v.ContentBlock = sc.rawJSON()
 			case "message":
-				v.Message = sc.raw()
+				v.Message = sc.rawJSON()
 			case "usage":
-				v.Usage = sc.raw()
+				v.Usage = sc.rawJSON()
 			case "text":
-				v.Text = sc.raw()
+				v.Text = sc.rawJSON()
 			case "arguments":
-				v.Arguments = sc.raw()
+				v.Arguments = sc.rawJSON()
 			case "refusal":
-				v.Refusal = sc.raw()
+				v.Refusal = sc.rawJSON()
 			default:
-				sc.skip()
+				sc.Skip()
 			}
 		}
 	} else {
-		sc.skip()
+		sc.Skip()
 	}
-	if !sc.end() {
+	if !sc.End() {
 		return
 	}
 	v.Valid = true
@@ -110,18 +110,18 @@ func decodeObjEvent(o *ObjEvent, data string) {
 
 // decodeObjDelta reads the members of an object "delta".
 func decodeObjDelta(sc *jscan, o *ObjEvent) {
-	for k := range sc.members() {
+	for k := range sc.Members() {
 		switch k {
 		case "type":
-			o.DeltaType = sc.str()
+			o.DeltaType = sc.Str()
 		case "text":
-			o.DeltaText = sc.str()
+			o.DeltaText = sc.Str()
 		case "thinking":
-			o.DeltaThinking = sc.str()
+			o.DeltaThinking = sc.Str()
 		case "partial_json":
-			o.DeltaPartial = sc.str()
+			o.DeltaPartial = sc.Str()
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
 }

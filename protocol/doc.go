@@ -11,7 +11,8 @@
 // # Decoding
 //
 // Every event payload is decoded once per side, in one pass per JSON level
-// (a single-pass scanner that validates as it reads), into small records:
+// (the single-pass reader of internal/jsontext, which validates as it
+// reads), into small records:
 // ChatSide for Chat Completions, ObjEvent for the typed-event protocols. The
 // assembler, inspect's client emulators and its detectors all read these
 // records instead of re-parsing the payload with path lookups. Strings are

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -207,16 +208,16 @@ func decodeGemini(data string, ge *gemEvent) bool {
 	cands, parts := ge.cands[:0], ge.parts[:0]
 	*ge = gemEvent{}
 	defer func() { ge.cands, ge.parts = cands, parts }()
-	sc := jscan{s: data}
-	for k := range sc.object() {
+	sc := scanOf(data)
+	for k := range sc.Object() {
 		switch k {
 		case "candidates":
 			ge.hasCands = true
-			if !sc.open('[') {
-				sc.skip()
+			if !sc.Open('[') {
+				sc.Skip()
 				break
 			}
-			for n := 0; sc.elem(&n); {
+			for n := 0; sc.Elem(&n); {
 				var c gemCand
 				c.p0 = len(parts)
 				parts = decodeCandidate(&sc, &c, parts)
@@ -224,21 +225,21 @@ func decodeGemini(data string, ge *gemEvent) bool {
 				cands = append(cands, c)
 			}
 		case "promptFeedback":
-			pf := sc.raw()
+			pf := sc.rawJSON()
 			ge.blockReason = pf.Get("blockReason").String()
 		case "usageMetadata":
-			ge.usage = sc.raw()
+			ge.usage = sc.rawJSON()
 		case "modelVersion":
-			ge.model = sc.str()
+			ge.model = sc.Str()
 		case "responseId":
-			ge.id = sc.str()
+			ge.id = sc.Str()
 		case "error":
-			ge.errv = sc.raw()
+			ge.errv = sc.rawJSON()
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
-	return sc.end()
+	return sc.End()
 }
 
 // gemPart is one decoded Part: its text (a substring of the event data),
@@ -262,31 +263,31 @@ type gemCand struct {
 // decodeCandidate reads one element of "candidates" into c, appending its
 // parts to parts.
 func decodeCandidate(sc *jscan, c *gemCand, parts []gemPart) []gemPart {
-	for k := range sc.object() {
+	for k := range sc.Object() {
 		switch k {
 		case "index":
-			c.index = int(sc.int())
+			c.index = int(sc.Int())
 		case "content":
-			for k := range sc.object() {
+			for k := range sc.Object() {
 				switch k {
 				case "role":
-					c.role = sc.str()
+					c.role = sc.Str()
 				case "parts":
-					if !sc.open('[') {
-						sc.skip()
+					if !sc.Open('[') {
+						sc.Skip()
 						break
 					}
-					for n := 0; sc.elem(&n); {
+					for n := 0; sc.Elem(&n); {
 						parts = append(parts, decodePart(sc))
 					}
 				default:
-					sc.skip()
+					sc.Skip()
 				}
 			}
 		case "finishReason":
-			c.finish = sc.str()
+			c.finish = sc.Str()
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
 	return parts
@@ -295,18 +296,18 @@ func decodeCandidate(sc *jscan, c *gemCand, parts []gemPart) []gemPart {
 // decodePart reads one Part of a candidate's content.
 func decodePart(sc *jscan) gemPart {
 	var p gemPart
-	for k := range sc.object() {
+	for k := range sc.Object() {
 		switch k {
 		case "text":
-			p.text, p.hasText = sc.str(), true
+			p.text, p.hasText = sc.Str(), true
 		case "thought":
-			p.thought = sc.truth()
+			p.thought = sc.True()
 		case "thoughtSignature":
-			p.sig = sc.str()
+			p.sig = sc.Str()
 		case "functionCall":
-			p.call = sc.raw()
+			p.call = sc.rawJSON()
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
 	return p
@@ -334,7 +335,7 @@ func (c *gemCandidate) add(p *gemPart, a *Assembly, ev int) {
 func (c *gemCandidate) addCall(call RawJSON, sig string, a *Assembly, ev int) {
 	r := call.Result()
 	var f [5]gjson.Result
-	getFields(r, []string{"id", "name", "args", "partialArgs", "willContinue"}, f[:])
+	jsontext.GetFields(r, []string{"id", "name", "args", "partialArgs", "willContinue"}, f[:])
 	p := c.partial
 	if p == nil || f[1].String() != "" && f[1].String() != c.calls[p.call].Name {
 		args := f[2].Raw

@@ -94,45 +94,45 @@ type ollamaEvent struct {
 // valid JSON.
 func decodeOllama(data string, ev *ollamaEvent) bool {
 	*ev = ollamaEvent{}
-	sc := jscan{s: data}
-	for k := range sc.object() {
+	sc := scanOf(data)
+	for k := range sc.Object() {
 		switch k {
 		case "model":
-			ev.model = sc.str()
+			ev.model = sc.Str()
 		case "message":
-			for k := range sc.object() {
+			for k := range sc.Object() {
 				switch k {
 				case "role":
-					ev.role = sc.str()
+					ev.role = sc.Str()
 				case "content":
-					ev.content = sc.str()
+					ev.content = sc.Str()
 				case "thinking":
-					ev.thinking = sc.str()
+					ev.thinking = sc.Str()
 				case "tool_calls":
-					ev.calls = sc.raw()
+					ev.calls = sc.rawJSON()
 				default:
-					sc.skip()
+					sc.Skip()
 				}
 			}
 		case "response":
-			ev.content = sc.str()
+			ev.content = sc.Str()
 		case "thinking":
-			ev.thinking = sc.str()
+			ev.thinking = sc.Str()
 		case "tool_calls":
-			ev.calls = sc.raw()
+			ev.calls = sc.rawJSON()
 		case "done":
-			ev.done = sc.truth()
+			ev.done = sc.True()
 		case "done_reason":
-			ev.doneReason = sc.str()
+			ev.doneReason = sc.Str()
 		case "prompt_eval_count":
-			ev.in, ev.hasCounts = int(sc.int()), true
+			ev.in, ev.hasCounts = int(sc.Int()), true
 		case "eval_count":
-			ev.out, ev.hasCounts = int(sc.int()), true
+			ev.out, ev.hasCounts = int(sc.Int()), true
 		case "error":
-			ev.errv = sc.raw()
+			ev.errv = sc.rawJSON()
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
-	return sc.end()
+	return sc.End()
 }

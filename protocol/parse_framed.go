@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/framing"
+	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -185,7 +186,7 @@ func bareStart(gap string, at int) int {
 // jsonValueEnd returns the end of the JSON object or array starting at i
 // when one is complete and valid there, else -1.
 func jsonValueEnd(s string, i int) int {
-	end, _, _, ok := jsSkip(s, i)
+	end, _, ok := jsontext.ScanValue(s, i, 0)
 	if !ok {
 		return -1
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/tidwall/gjson"
 )
 
@@ -135,7 +136,7 @@ func eventProtocol[S ~string | ~[]byte](name, messageType string, data S) Protoc
 	if p := FromEventName(name); p != Unknown {
 		return p
 	}
-	if i := jsWS(data, 0); i < len(data) && (data[i] == '{' || data[i] == '[') {
+	if i := jsontext.SkipSpace(data, 0); i < len(data) && (data[i] == '{' || data[i] == '[') {
 		return FromPayload(string(data))
 	}
 	return Unknown
@@ -218,7 +219,7 @@ func FromPayload(data string) Protocol {
 	}
 	r := gjson.Parse(data)
 	var f [9]gjson.Result
-	getFields(r, []string{"type", "object", "content", "choices", "candidates", "promptFeedback", "done", "bytes", "usageMetadata"}, f[:])
+	jsontext.GetFields(r, []string{"type", "object", "content", "choices", "candidates", "promptFeedback", "done", "bytes", "usageMetadata"}, f[:])
 	typ, obj := f[0].String(), f[1].String()
 	switch {
 	case strings.HasPrefix(obj, "chat.completion"):

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/tidwall/gjson"
 )
 
@@ -132,7 +133,7 @@ func assembleResponses(se *Side) *Assembly {
 			it := item(oi)
 			it.added = true
 			var f [4]gjson.Result
-			getFields(r.Item.Result(), []string{"type", "id", "call_id", "name"}, f[:])
+			jsontext.GetFields(r.Item.Result(), []string{"type", "id", "call_id", "name"}, f[:])
 			it.typ = f[0].String()
 			it.id = f[1].String()
 			it.callID = f[2].String()
@@ -191,7 +192,7 @@ func assembleResponses(se *Side) *Assembly {
 			it.final = r.Item
 			compareItem(a, i, it, r.Item.Result())
 			var f [3]gjson.Result
-			getFields(r.Item.Result(), []string{"type", "name", "call_id"}, f[:])
+			jsontext.GetFields(r.Item.Result(), []string{"type", "name", "call_id"}, f[:])
 			if it.typ == "" {
 				it.typ = f[0].String()
 			}
@@ -291,7 +292,7 @@ func assembleResponses(se *Side) *Assembly {
 // response.completed output) against the item assembled from deltas.
 func compareItem(a *Assembly, ev int, it *respItem, o gjson.Result) {
 	var f [3]gjson.Result
-	getFields(o, []string{"type", "arguments", "content"}, f[:])
+	jsontext.GetFields(o, []string{"type", "arguments", "content"}, f[:])
 	content := f[2]
 	switch f[0].String() {
 	case "function_call":
@@ -325,7 +326,7 @@ func compareItem(a *Assembly, ev int, it *respItem, o gjson.Result) {
 // ResponsesFinal builds a Message from a Responses response object.
 func ResponsesFinal(r gjson.Result) *Message {
 	var f [7]gjson.Result
-	getFields(r, []string{"id", "model", "status", "error", "incomplete_details", "output", "usage"}, f[:])
+	jsontext.GetFields(r, []string{"id", "model", "status", "error", "incomplete_details", "output", "usage"}, f[:])
 	m := &Message{Protocol: Responses, ID: f[0].String(), Model: f[1].String(), Status: f[2].String()}
 	if e := f[3]; e.IsObject() {
 		m.Error = ErrorText(e)
@@ -395,7 +396,7 @@ var serverToolItems = map[string]string{
 // call's arguments) and its status.
 func serverToolItem(index int, o gjson.Result) ServerTool {
 	var f [10]gjson.Result
-	getFields(o, []string{"type", "id", "status", "action", "queries", "code", "name", "arguments", "server_label", "error"}, f[:])
+	jsontext.GetFields(o, []string{"type", "id", "status", "action", "queries", "code", "name", "arguments", "server_label", "error"}, f[:])
 	st := ServerTool{Index: index, ID: f[1].String(), Name: serverToolItems[f[0].String()], Result: f[2].String()}
 	switch f[0].String() {
 	case "web_search_call":

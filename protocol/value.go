@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/tidwall/gjson"
 )
 
@@ -17,13 +18,14 @@ type Value struct {
 // Kind is the kind of a Value; the zero value is an absent value.
 type Kind uint8
 
+// The kinds are jsontext's, which the decoders read.
 const (
-	jAbsent Kind = iota
-	jNull
-	jBool
-	jNumber
-	jString
-	jJSON // object or array
+	jAbsent = Kind(jsontext.Absent)
+	jNull   = Kind(jsontext.Null)
+	jBool   = Kind(jsontext.Bool)
+	jNumber = Kind(jsontext.Number)
+	jString = Kind(jsontext.String)
+	jJSON   = Kind(jsontext.Container) // object or array
 )
 
 // Exists reports whether the value is present.

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/seam-dev/seam/framing"
+	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/tidwall/gjson"
 )
 
@@ -252,8 +253,8 @@ func memberIs(data, key, val []byte) bool {
 			return false
 		}
 		i += k + len(key)
-		v := jsWS(data, i)
-		if v < len(data) && data[v] == ':' && bytes.HasPrefix(data[jsWS(data, v+1):], val) {
+		v := jsontext.SkipSpace(data, i)
+		if v < len(data) && data[v] == ':' && bytes.HasPrefix(data[jsontext.SkipSpace(data, v+1):], val) {
 			return true
 		}
 	}
@@ -326,11 +327,11 @@ func stringMember(data, key []byte) ([]byte, bool) {
 	if k < 0 {
 		return nil, false
 	}
-	i := jsWS(data, k+len(key))
+	i := jsontext.SkipSpace(data, k+len(key))
 	if i >= len(data) || data[i] != ':' {
 		return nil, false
 	}
-	i = jsWS(data, i+1)
+	i = jsontext.SkipSpace(data, i+1)
 	if i >= len(data) || data[i] != '"' {
 		return nil, false
 	}

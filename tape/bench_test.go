@@ -169,6 +169,55 @@ func benchDecode(b *testing.B, capture func() (head, block []byte)) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(chunks), "ns/chunk")
 }
 
+// BenchmarkChunkLine is the comparison behind parseChunkFast
+// (chunkparse.go): the chunk lines of the captures BenchmarkDecode reads,
+// each decoded by the fast path and by the encoding/json decoder the
+// Decoder falls back to (decodeKind), which reads every line the fast path
+// reads the same way (FuzzDecode).
+func BenchmarkChunkLine(b *testing.B) {
+	formats := []struct {
+		name    string
+		capture func() (head, block []byte)
+	}{
+		{"v1", syntheticCapture},
+		{"v2", func() ([]byte, []byte) { h, blk := passthroughCapture(); return h, asV2(blk) }},
+		{"v3", passthroughCapture},
+	}
+	for _, f := range formats {
+		_, block := f.capture()
+		var lines [][]byte
+		size := 0
+		for line := range bytes.SplitSeq(block, []byte("\n")) {
+			if bytes.HasPrefix(line, []byte(`{"type":"chunk"`)) {
+				lines = append(lines, line)
+				size += len(line)
+			}
+		}
+		b.Run("format="+f.name+"/decoder=fast", func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, line := range lines {
+					if _, ok := parseChunkFast(line); !ok {
+						b.Fatalf("the fast path does not read %s", line)
+					}
+				}
+			}
+		})
+		b.Run("format="+f.name+"/decoder=encoding-json", func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, line := range lines {
+					if _, err := decodeKind(KindChunk, line); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkAppendChunk(b *testing.B) {
 	for _, tc := range []struct {
 		name string

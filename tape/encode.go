@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/seam-dev/seam/internal/jsontext"
 )
 
 // Line types, as written in the "type" field of every line.
@@ -168,6 +170,12 @@ func appendChunkData(dst, b []byte) []byte {
 	return append(dst, ']')
 }
 
+// maxRawDepth bounds the nesting of a JSON value a chunk line holds as it is
+// (an "sse" piece). Events of LLM APIs nest a handful of levels; the bound
+// keeps every line readable by parsers with a depth limit (jq, Python's json,
+// Go's encoding/json all allow far more), and the check allocation-free.
+const maxRawDepth = 64
+
 // ssePrefix starts the line of an event an "sse" piece holds.
 const ssePrefix = "data: "
 
@@ -191,7 +199,7 @@ func nextEvent(b []byte, i int) (start, end int) {
 			}
 			if nl > 1 && nl+1 < len(v) && v[nl+1] == '\n' && isOpen(v[0]) && isClose(v[nl-1]) &&
 				bytes.IndexByte(v[:nl], '\r') < 0 {
-				if e, ok := scanJSON(v[:nl], 0); ok && e == nl {
+				if e, _, ok := jsontext.ScanValue(v[:nl], 0, maxRawDepth); ok && e == nl {
 					return i, i + len(ssePrefix) + nl + 2
 				}
 			}

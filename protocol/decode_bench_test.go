@@ -7,10 +7,11 @@ import (
 	"github.com/seam-dev/seam/tape"
 )
 
-// The benchmarks that justify jscan.go, a hand-written single-pass JSON
-// scanner beside gjson: each decodes the event payloads of the recorded
-// streams once with the scanner and once with the gjson reference decoders
-// it replaced (decode_ref_test.go), which decode_test.go checks it against.
+// The benchmarks that justify protocol's decoding through jsontext's
+// Scanner, a hand-written single-pass JSON reader beside gjson: each
+// decodes the event payloads of the recorded streams once with the scanner
+// and once with the gjson reference decoders it replaced
+// (decode_ref_test.go), which decode_test.go checks it against.
 // Measured on 2 cores, 2026-11-24 (go test ./protocol -run XXX -bench
 // Decode -count 3): Chat chunks 850–910 MB/s with the scanner against
 // 290–320 MB/s with gjson's Valid + ForEach (about 2.9 times as fast);
