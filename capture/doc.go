@@ -54,6 +54,12 @@
 // recorder_shutdown: the servers cancel their requests with [ErrShutdown]
 // as the cause.
 //
+// A [Recording] runs the proxy as seam record does: one [Endpoint] per
+// listener (one, or two around a proxy under test), each serving a
+// Recorder through package listen's server, all writing one capture; it
+// stops by letting streams in flight finish for a grace period, then
+// cutting them as recorder_shutdown.
+//
 // In a sandwich ([Front] and [Back] legs around a proxy under test) each
 // request the proxy sends upstream is paired with the client's by the
 // [ExchangeHeader], or by its content when the proxy drops the header

@@ -3,6 +3,8 @@ package shape
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -294,4 +296,21 @@ func ParseSet(args []string) (map[string]string, error) {
 		m[k] = c
 	}
 	return m, nil
+}
+
+// Summary formats an engine as "profile (switch=value, ...)", listing only
+// the switches whose values differ from the profile's defaults (all of
+// them for a profile it does not know).
+func Summary(e tape.Engine) string {
+	def, err := Resolve(e.Profile, nil)
+	var diffs []string
+	for _, k := range slices.Sorted(maps.Keys(e.Switches)) {
+		if err != nil || def.Switches[k] != e.Switches[k] {
+			diffs = append(diffs, k+"="+e.Switches[k])
+		}
+	}
+	if len(diffs) == 0 {
+		return e.Profile
+	}
+	return e.Profile + " (" + strings.Join(diffs, ", ") + ")"
 }

@@ -279,3 +279,29 @@ func (g *gatherer) open() []*gathering {
 	slices.SortFunc(out, func(a, b *gathering) int { return a.firstLine - b.firstLine })
 	return out
 }
+
+// Merge joins a continuation, more (the lines of x's exchange an
+// [ExchangeReader] read after it had handed x over), to x, as [Read]
+// gathers them: a request, response or end x lacks is taken from more,
+// and chunks, notes and anomalies are appended. It returns x.
+func (x *Exchange) Merge(more *Exchange) *Exchange {
+	if x.Request == nil {
+		x.Request = more.Request
+	}
+	if x.UpstreamRequest == nil {
+		x.UpstreamRequest = more.UpstreamRequest
+	}
+	for _, s := range []Side{Upstream, Client} {
+		a, b := x.Side(s), more.Side(s)
+		if a.Response == nil {
+			a.Response = b.Response
+		}
+		a.Chunks = append(a.Chunks, b.Chunks...)
+		if a.End == nil {
+			a.End = b.End
+		}
+	}
+	x.Notes = append(x.Notes, more.Notes...)
+	x.Anomalies = append(x.Anomalies, more.Anomalies...)
+	return x
+}

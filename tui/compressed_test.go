@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/seam-dev/seam/captures"
 )
 
 // zstdBytes compresses b as one zstd stream.
@@ -61,7 +62,7 @@ func TestFollowCompressedCapture(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := &model{ctx: ctx}
-	c := m.newFileCap(path, f, nil, 0, true, isCompressedFile(path, f))
+	c := m.newFileCap(path, f, nil, 0, true, captures.IsCompressed(path, f))
 	if c.stream == nil || c.file != nil {
 		t.Fatal("a compressed capture is not read as a stream")
 	}

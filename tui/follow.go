@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -48,25 +49,9 @@ type openedFile struct {
 	path string
 	f    *os.File
 	info os.FileInfo
-	// compressed is isCompressedFile's answer, read in the command.
+	// compressed is captures.IsCompressed's answer, read in the command.
 	compressed bool
 	err        error
-}
-
-// captureNames returns the names of the *.ndjson and *.ndjson.zst files
-// among a directory's entries, sorted. Directories are skipped.
-func captureNames(ents []fs.DirEntry) []string {
-	var names []string
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		if tape.HasCaptureExt(e.Name()) {
-			names = append(names, e.Name())
-		}
-	}
-	slices.Sort(names)
-	return names
 }
 
 // listCmd lists followed directory i in a command: one readdir, nothing
@@ -83,7 +68,7 @@ func (m *model) listCmd(i int) tea.Cmd {
 		if err != nil {
 			return dirMsg{dir: i, err: fmt.Errorf("list %s: %w", path, err)}
 		}
-		return dirMsg{dir: i, names: captureNames(ents)}
+		return dirMsg{dir: i, names: captures.Names(ents)}
 	}
 }
 
@@ -128,7 +113,7 @@ func (m *model) onDir(msg dirMsg) tea.Cmd {
 				if of.info, of.err = of.f.Stat(); of.err != nil {
 					of.f.Close()
 				} else {
-					of.compressed = isCompressedFile(of.path, of.f)
+					of.compressed = captures.IsCompressed(of.path, of.f)
 				}
 			}
 			if of.err != nil {

@@ -1,13 +1,13 @@
 package tui
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -166,7 +166,7 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 	if ix.header == nil {
 		// The first line must be a header this seam reads; otherwise none
 		// of the file is listed.
-		h, err := decodeHeader(line, ix.name)
+		h, err := captures.DecodeHeader(line, ix.name)
 		if err != nil {
 			ix.refused = err
 			return nil
@@ -327,56 +327,6 @@ func chunkSideT(rest []byte) (tape.Side, int64) {
 	}
 	r := gjson.GetManyBytes(rest, "side", "t")
 	return tape.Side(r[0].String()), r[1].Int()
-}
-
-// maxHeaderLine bounds how much of a file checkHeader reads to find its
-// header line.
-const maxHeaderLine = 1 << 20
-
-// checkHeader reads the first line of capture file r (named name; zstd
-// compressed or not) and returns why it is not a capture this seam reads:
-// empty, a first line that is not a capture header, or a format version it
-// refuses; nil when it is.
-func checkHeader(r io.ReaderAt, name string) error {
-	var src io.Reader = io.NewSectionReader(r, 0, maxHeaderLine)
-	head := make([]byte, 4)
-	if n, _ := r.ReadAt(head, 0); tape.IsCompressed(head[:n]) {
-		u, err := tape.Uncompress(io.NewSectionReader(r, 0, 1<<62))
-		if err != nil {
-			return fmt.Errorf("read %s: %w", name, err)
-		}
-		src = io.LimitReader(u, maxHeaderLine)
-	}
-	br := bufio.NewReader(src)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			if err != nil && err != io.EOF {
-				return fmt.Errorf("read %s: %w", name, err)
-			}
-			if err == io.EOF && len(line) >= maxHeaderLine {
-				return fmt.Errorf("%s:1: not a capture: the first line is longer than %d bytes", name, maxHeaderLine)
-			}
-			_, err := decodeHeader(line, name)
-			return err
-		}
-		if err == io.EOF {
-			return fmt.Errorf("%s: empty capture: no \"capture\" header line", name)
-		}
-		if err != nil {
-			return fmt.Errorf("read %s: %w", name, err)
-		}
-	}
-}
-
-// decodeHeader decodes a header line with the tape decoder, so version
-// checks and migrations apply.
-func decodeHeader(line []byte, name string) (*tape.Header, error) {
-	d := tape.NewDecoder(bytes.NewReader(append(bytes.Clone(line), '\n')), name)
-	if _, err := d.Next(); err != nil {
-		return nil, err
-	}
-	return d.Header(), nil
 }
 
 // loadExchange reads the lines of one exchange (and the capture header) from

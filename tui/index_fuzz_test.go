@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/seam-dev/seam/captures"
 )
 
 // FuzzIndex scans any bytes as a capture file, as the TUI does before it
@@ -38,6 +40,6 @@ func FuzzIndex(f *testing.F) {
 		for _, s := range whole.order {
 			loadExchange(bytes.NewReader(in), "fuzz.ndjson", whole.hdr, s.lines)
 		}
-		checkHeader(bytes.NewReader(in), "fuzz.ndjson")
+		captures.CheckHeader(bytes.NewReader(in), "fuzz.ndjson")
 	})
 }

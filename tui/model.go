@@ -14,6 +14,7 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/query"
@@ -237,7 +238,7 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 		if !follow {
 			// A capture that is not one this seam reads is refused before
 			// anything is listed; a followed one may not be written yet.
-			if err := checkHeader(f, p); err != nil {
+			if err := captures.CheckHeader(f, p); err != nil {
 				f.Close()
 				return err
 			}
@@ -246,7 +247,7 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 		if follow && err == nil {
 			info = st // its identity, for files appearing in followed directories
 		}
-		m.caps = append(m.caps, m.newFileCap(p, f, info, arg, follow, isCompressedFile(p, f)))
+		m.caps = append(m.caps, m.newFileCap(p, f, info, arg, follow, captures.IsCompressed(p, f)))
 		return nil
 	}
 	ents, err := f.ReadDir(-1)
@@ -254,7 +255,7 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 	if err != nil {
 		return fmt.Errorf("list %s: %w", p, err)
 	}
-	names := captureNames(ents)
+	names := captures.Names(ents)
 	if len(names) == 0 && !follow {
 		return fmt.Errorf("%s: no *.ndjson captures (or *.ndjson.zst) in this directory", p)
 	}
@@ -275,7 +276,7 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 		}
 		opened++
 		if !follow {
-			if err := checkHeader(f, path); err != nil {
+			if err := captures.CheckHeader(f, path); err != nil {
 				f.Close()
 				return err
 			}
@@ -284,7 +285,7 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 		if follow {
 			info, _ = f.Stat() // nil on error: only renames go unnoticed
 		}
-		m.caps = append(m.caps, m.newFileCap(path, f, info, arg, follow, isCompressedFile(path, f)))
+		m.caps = append(m.caps, m.newFileCap(path, f, info, arg, follow, captures.IsCompressed(path, f)))
 		d.seen[n] = true
 	}
 	if opened == 0 && !follow {
@@ -294,6 +295,23 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 		m.dirs = append(m.dirs, d)
 	}
 	return nil
+}
+
+// newFileCap returns the source of the capture file f (opened from path).
+// A plain capture is read in place with ReadAt, lazily; a compressed one
+// (captures.IsCompressed, which reads the file and so is called where I/O
+// may be done, never in Update) is decompressed as a stream into memory,
+// and when followed, read on as it grows.
+func (m *model) newFileCap(path string, f *os.File, info os.FileInfo, arg int, follow, compressed bool) *capState {
+	ix := newIndexer(path, len(m.caps))
+	if !compressed {
+		return &capState{name: path, file: f, info: info, arg: arg, follow: follow, ix: ix}
+	}
+	var src io.Reader = f
+	if follow {
+		src = captures.Tail(m.ctx, f, followEvery)
+	}
+	return &capState{name: path, zfile: f, stream: captures.Uncompressed(src), info: info, arg: arg, follow: follow, ix: ix}
 }
 
 // close releases the open files.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -284,19 +285,20 @@ func TestBadProxySandwich(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sandwich.ndjson")
 	var sums []capture.Summary
 	done := make(chan struct{}, 64)
-	rec, err := startRecording(recordingConfig{
-		output: out, upstream: apiURL, engine: tape.Engine{Profile: shape.ProfileExternal},
-		legs: []*recordLeg{
-			{addr: "127.0.0.1:0", upstream: proxyURL, leg: capture.Front},
-			{addr: "127.0.0.1:0", upstream: apiURL, leg: capture.Back},
+	rec, err := capture.StartRecording(capture.RecordingOptions{
+		Create: func() (io.WriteCloser, string, error) { return captures.Create(out, nil, time.Now()) },
+		Header: recordHeader(apiURL, tape.Engine{Profile: shape.ProfileExternal}, false),
+		Endpoints: []*capture.Endpoint{
+			{Listen: "127.0.0.1:0", Upstream: proxyURL, Leg: capture.Front},
+			{Listen: "127.0.0.1:0", Upstream: apiURL, Leg: capture.Back},
 		},
-		onDone: func(s capture.Summary) { sums = append(sums, s); done <- struct{}{} },
+		OnDone: func(s capture.Summary) { sums = append(sums, s); done <- struct{}{} },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	backAddr.Store(rec.legs[1].ln.Addr().String())
-	front := "http://" + rec.legs[0].ln.Addr().String()
+	backAddr.Store(rec.Endpoints()[1].Addr().String())
+	front := "http://" + rec.Endpoints()[0].Addr().String()
 
 	chatDrop := `"tool_calls":[{"index":1,"id"`
 	cases := []struct {
@@ -361,7 +363,7 @@ func TestBadProxySandwich(t *testing.T) {
 			t.Fatalf("%s: the exchange was never reported", tc.name)
 		}
 	}
-	if err := rec.stop(time.Second, io.Discard); err != nil {
+	if err := rec.Stop(time.Second, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(out)

@@ -25,7 +25,14 @@ func caCommand() *command {
 		name:    "ca",
 		summary: "show seam's CA for --forward and how to make clients trust it",
 		usage:   "seam ca [--path | --pem | --rotate] [--ca-dir DIR]",
-		help: `
+		help:    caHelp,
+		example: "seam ca",
+		new:     func() runner { return &caOptions{} },
+	}
+}
+
+// caHelp is the text of "seam help ca".
+const caHelp = `
 seam record --forward decrypts the connections it records with certificates
 signed by seam's own certificate authority, so the client must trust that CA.
 "seam ca" creates the CA on first use (in $SEAM_CA_DIR, else the seam
@@ -44,22 +51,16 @@ when it expires within 30 days. "seam ca --rotate" then makes a new CA in
 its place (the old certificate and key are moved aside in the same
 directory, not deleted) and says, per client, what must trust the new one.
 It also replaces a CA that expired or was damaged. Trust the CA
-only where you record; to start over, delete both files and run "seam ca".`,
-		example: "seam ca",
-		flags: func(fs *flag.FlagSet) any {
-			o := &caOptions{}
-			fs.StringVar(&o.dir, "ca-dir", "", "`directory` of seam's CA (default $SEAM_CA_DIR, else the user config directory's seam/)")
-			fs.BoolVar(&o.path, "path", false, "print only the certificate's path (for NODE_EXTRA_CA_CERTS=$(seam ca --path))")
-			fs.BoolVar(&o.pem, "pem", false, "print only the certificate, in PEM")
-			fs.BoolVar(&o.rotate, "rotate", false, "replace the CA with a new one (the old files are moved aside) and say what clients must trust again")
-			return o
-		},
-		run: runCA,
-	}
+only where you record; to start over, delete both files and run "seam ca".`
+
+func (o *caOptions) flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.dir, "ca-dir", "", "`directory` of seam's CA (default $SEAM_CA_DIR, else the user config directory's seam/)")
+	fs.BoolVar(&o.path, "path", false, "print only the certificate's path (for NODE_EXTRA_CA_CERTS=$(seam ca --path))")
+	fs.BoolVar(&o.pem, "pem", false, "print only the certificate, in PEM")
+	fs.BoolVar(&o.rotate, "rotate", false, "replace the CA with a new one (the old files are moved aside) and say what clients must trust again")
 }
 
-func runCA(_ context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*caOptions)
+func (o *caOptions) run(_ context.Context, e *env, fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
 		return &usageError{cmd: "ca", msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0)), example: "seam ca"}
 	}

@@ -9,13 +9,17 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/query"
+	"github.com/seam-dev/seam/textreport"
+	"github.com/seam-dev/seam/tui"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -61,8 +65,18 @@ type command struct {
 	usage   string // synopsis, e.g. "seam record --upstream URL [flags]"
 	help    string // paragraphs after the synopsis, before the flags
 	example string // the "try:" hint printed with usage errors
-	flags   func(fs *flag.FlagSet) any
-	run     func(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error
+	// new returns the command's options, empty, for its flags to fill.
+	new func() runner
+}
+
+// runner is a command's options (a struct per command, inspectOptions
+// for seam inspect) and what the command does with them.
+type runner interface {
+	// flags registers the command's flags on fs, filling the options.
+	flags(fs *flag.FlagSet)
+	// run carries out the command, fs holding the arguments left after
+	// the flags.
+	run(ctx context.Context, e *env, fs *flag.FlagSet) error
 }
 
 // commands lists every subcommand, in the order "seam help" shows them.
@@ -142,7 +156,7 @@ func run(ctx context.Context, args []string, e *env) error {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && rest[0] == "switches" {
-			printSwitches(e.stdout)
+			textreport.WriteSwitches(e.stdout)
 			return nil
 		}
 		if len(rest) > 0 && rest[0] == "where" {
@@ -168,10 +182,8 @@ func run(ctx context.Context, args []string, e *env) error {
 	}
 	fs := flag.NewFlagSet("seam "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var opts any
-	if c.flags != nil {
-		opts = c.flags(fs)
-	}
+	r := c.new()
+	r.flags(fs)
 	if err := parseInterspersed(fs, rest); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(e.stdout, c)
@@ -179,7 +191,7 @@ func run(ctx context.Context, args []string, e *env) error {
 		}
 		return &usageError{cmd: c.name, msg: err.Error(), example: c.example}
 	}
-	err := c.run(ctx, e, fs, opts)
+	err := r.run(ctx, e, fs)
 	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return errInterrupted
 	}
@@ -243,11 +255,11 @@ or stdout.
 
 func printCommandHelp(w io.Writer, c *command) {
 	fmt.Fprintf(w, "Usage: %s\n\n%s\n", c.usage, strings.TrimSpace(c.help))
-	if c.flags == nil {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	c.new().flags(fs)
+	if !hasFlags(fs) {
 		return
 	}
-	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-	c.flags(fs)
 	var lines []string
 	fs.VisitAll(func(f *flag.Flag) {
 		dash := "--"
@@ -270,6 +282,13 @@ func printCommandHelp(w io.Writer, c *command) {
 	if c.example != "" {
 		fmt.Fprintf(w, "\nExample:\n  %s\n", c.example)
 	}
+}
+
+// hasFlags reports whether any flag is defined on fs.
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
 }
 
 // isSet reports whether the flag name was given on the command line (not
@@ -301,4 +320,19 @@ func writeJSONIndent(w io.Writer, v any, prefix string) error {
 		return fmt.Errorf("write JSON: %w", err)
 	}
 	return nil
+}
+
+// termWidth returns the width a table written to out must fit: the
+// terminal's columns when out is one, else $COLUMNS when set, else 0 (no
+// limit: a pipe gets every column).
+func termWidth(e *env, out io.Writer) int {
+	if f, ok := out.(*os.File); ok && tui.IsTerminal(out) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
+			return w
+		}
+	}
+	if n, err := strconv.Atoi(e.getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }

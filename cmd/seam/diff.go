@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/textreport"
 )
@@ -24,7 +25,14 @@ func diffCommand() *command {
 		name:    "diff",
 		summary: "diff the assembled output of two exchanges or captures",
 		usage:   "seam diff [--ex N] [--ex-b M] A B",
-		help: `
+		help:    diffHelp,
+		example: "seam diff before.ndjson after.ndjson\n  seam diff --ex 3 --ex-b 4 capture.ndjson capture.ndjson",
+		new:     func() runner { return &diffOptions{} },
+	}
+}
+
+// diffHelp is the text of "seam help diff".
+const diffHelp = `
 Assembles the client side of exchanges in A and B (captures or raw
 recordings) and prints a text diff of the results with +/- gutters; each
 hunk says the event, chunk, byte offset and time in B where it begins.
@@ -36,22 +44,16 @@ may then be the same file with different --ex and --ex-b.
 
 --json prints one diff object with --ex, else {"pairs": [diff, …],
 "only_a": [ex, …], "only_b": [ex, …]}. --exit-code exits 1 when any pair
-differs or an exchange has no counterpart.`,
-		example: "seam diff before.ndjson after.ndjson\n  seam diff --ex 3 --ex-b 4 capture.ndjson capture.ndjson",
-		flags: func(fs *flag.FlagSet) any {
-			o := &diffOptions{}
-			fs.IntVar(&o.exA, "ex", 0, "compare only exchange `N` of A (default: every exchange)")
-			fs.IntVar(&o.exB, "ex-b", 0, "with --ex, exchange `M` of B (default: the same number as --ex)")
-			fs.BoolVar(&o.json, "json", false, "print the diffs as JSON")
-			fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the two differ, as git diff --exit-code")
-			return o
-		},
-		run: runDiff,
-	}
+differs or an exchange has no counterpart.`
+
+func (o *diffOptions) flags(fs *flag.FlagSet) {
+	fs.IntVar(&o.exA, "ex", 0, "compare only exchange `N` of A (default: every exchange)")
+	fs.IntVar(&o.exB, "ex-b", 0, "with --ex, exchange `M` of B (default: the same number as --ex)")
+	fs.BoolVar(&o.json, "json", false, "print the diffs as JSON")
+	fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the two differ, as git diff --exit-code")
 }
 
-func runDiff(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*diffOptions)
+func (o *diffOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if fs.NArg() != 2 {
 		return &usageError{cmd: "diff", msg: "want two inputs, A and B", example: "seam diff before.ndjson after.ndjson"}
 	}
@@ -114,18 +116,18 @@ type diffPairs struct {
 // reportStream inspects the exchanges of one input as they are read.
 type reportStream struct {
 	path string
-	src  exchangeSource
+	src  *captures.Source
 	in   *inspect.Inspector
 	done bool
 	n    int // exchanges read
 }
 
 func openReportStream(ctx context.Context, e *env, path string) (*reportStream, func(), error) {
-	src, h, closeSrc, err := openExchanges(ctx, e, path, nil)
+	src, err := captures.Open(ctx, path, e.open())
 	if err != nil {
 		return nil, nil, err
 	}
-	return &reportStream{path: path, src: src, in: inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true})}, closeSrc, nil
+	return &reportStream{path: path, src: src, in: inspect.NewInspector(path, *src.Header(), inspect.Options{NoDiffs: true})}, src.Close, nil
 }
 
 // next returns the next exchange's report, or nil at the end.
@@ -160,43 +162,8 @@ func diffAll(ctx context.Context, e *env, o *diffOptions, pathA, pathB string) e
 		return err
 	}
 	defer closeB()
-	out := diffPairs{Pairs: []*inspect.Diff{}}
-	waitA, waitB := map[int]*inspect.ExchangeReport{}, map[int]*inspect.ExchangeReport{}
-	compared := map[int]bool{}
-	var order []string
-	differ := false
-	pair := func(x, y *inspect.ExchangeReport) error {
-		d := inspect.DiffExchangeReports(x, y)
-		d.A, d.B = pathA+"#"+strconv.Itoa(x.Ex), pathB+"#"+strconv.Itoa(y.Ex)
-		differ = differ || !d.Equal
-		compared[x.Ex] = true
-		order = append(order, strconv.Itoa(x.Ex))
-		if o.json {
-			out.Pairs = append(out.Pairs, d)
-			return nil
-		}
-		return textreport.WriteDiff(e.stdout, d, false)
-	}
-	// take files a report of one side: paired with the other side's
-	// exchange of the same number when it was read, else kept waiting. A
-	// continuation of an exchange already compared is not compared again.
-	take := func(r *inspect.ExchangeReport, wait, other map[int]*inspect.ExchangeReport, aSide bool) error {
-		if r == nil || compared[r.Ex] {
-			return nil
-		}
-		y, ok := other[r.Ex]
-		if !ok {
-			if _, dup := wait[r.Ex]; !dup {
-				wait[r.Ex] = r
-			}
-			return nil
-		}
-		delete(other, r.Ex)
-		if aSide {
-			return pair(r, y)
-		}
-		return pair(y, r)
-	}
+	d := &diffRun{e: e, o: o, pathA: pathA, pathB: pathB, out: diffPairs{Pairs: []*inspect.Diff{}}}
+	p := &numberPairs{waitA: map[int]*inspect.ExchangeReport{}, waitB: map[int]*inspect.ExchangeReport{}, compared: map[int]bool{}, pair: d.pair}
 	for !a.done || !b.done {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -205,30 +172,94 @@ func diffAll(ctx context.Context, e *env, o *diffOptions, pathA, pathB string) e
 		if err != nil {
 			return err
 		}
-		if err := take(ra, waitA, waitB, true); err != nil {
+		if err := p.take(ra, true); err != nil {
 			return err
 		}
 		rb, err := b.next()
 		if err != nil {
 			return err
 		}
-		if err := take(rb, waitB, waitA, false); err != nil {
+		if err := p.take(rb, false); err != nil {
 			return err
 		}
 	}
 	printWarnings(e, a.src.Warnings())
 	printWarnings(e, b.src.Warnings())
-	out.OnlyA, out.OnlyB = sortedKeys(waitA), sortedKeys(waitB)
-	differ = differ || len(out.OnlyA)+len(out.OnlyB) > 0
-	if o.json {
-		err = writeJSON(e.stdout, out)
+	d.out.OnlyA, d.out.OnlyB = sortedKeys(p.waitA), sortedKeys(p.waitB)
+	return d.finish(a.n, b.n)
+}
+
+// numberPairs pairs the exchange reports of two inputs by number as they
+// are read, each kept waiting until its counterpart comes.
+type numberPairs struct {
+	waitA, waitB map[int]*inspect.ExchangeReport
+	compared     map[int]bool
+	pair         func(a, b *inspect.ExchangeReport) error
+}
+
+// take files a report of side A (aSide) or B: paired with the other
+// side's exchange of the same number when it was read, else kept waiting.
+// A continuation of an exchange already compared is not compared again.
+func (p *numberPairs) take(r *inspect.ExchangeReport, aSide bool) error {
+	if r == nil || p.compared[r.Ex] {
+		return nil
+	}
+	wait, other := p.waitA, p.waitB
+	if !aSide {
+		wait, other = other, wait
+	}
+	y, ok := other[r.Ex]
+	if !ok {
+		if _, dup := wait[r.Ex]; !dup {
+			wait[r.Ex] = r
+		}
+		return nil
+	}
+	delete(other, r.Ex)
+	p.compared[r.Ex] = true
+	if aSide {
+		return p.pair(r, y)
+	}
+	return p.pair(y, r)
+}
+
+// diffRun writes the diffs of seam diff over every exchange pair.
+type diffRun struct {
+	e            *env
+	o            *diffOptions
+	pathA, pathB string
+	out          diffPairs
+	order        []string // the exchanges compared, in order
+	differ       bool
+}
+
+// pair diffs exchange x of A with y of B.
+func (d *diffRun) pair(x, y *inspect.ExchangeReport) error {
+	diff := inspect.DiffExchangeReports(x, y)
+	diff.A, diff.B = d.pathA+"#"+strconv.Itoa(x.Ex), d.pathB+"#"+strconv.Itoa(y.Ex)
+	d.differ = d.differ || !diff.Equal
+	d.order = append(d.order, strconv.Itoa(x.Ex))
+	if d.o.json {
+		d.out.Pairs = append(d.out.Pairs, diff)
+		return nil
+	}
+	return textreport.WriteDiff(d.e.stdout, diff, false)
+}
+
+// finish writes the JSON document, or the line saying what was compared,
+// A having na exchanges and B nb.
+func (d *diffRun) finish(na, nb int) error {
+	differ := d.differ || len(d.out.OnlyA)+len(d.out.OnlyB) > 0
+	var err error
+	if d.o.json {
+		err = writeJSON(d.e.stdout, d.out)
 	} else {
-		err = writeDiffSummary(e, out, order, a.n, b.n)
+		err = writeDiffSummary(d.e, d.out, d.order, na, nb)
 	}
 	if err != nil {
 		return err
 	}
-	if o.exitCode && differ {
+	if d.o.exitCode && differ {
 		return errDiffers
 	}
 	return nil

@@ -182,7 +182,7 @@ func TestExportCompressed(t *testing.T) {
 	c.Exchanges = []*tape.Exchange{x}
 	path := filepath.Join(t.TempDir(), "gz.ndjson")
 	f, _ := os.Create(path)
-	if err := writeCapture(context.Background(), f, c); err != nil {
+	if err := tape.WriteCapture(context.Background(), f, c, version); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

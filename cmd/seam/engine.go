@@ -3,13 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 )
@@ -55,18 +53,6 @@ func (f *engineFlags) resolve(base *tape.Engine) (tape.Engine, error) {
 	return shape.Resolve(eng.Profile, set)
 }
 
-// recordedEngine returns the engine a capture header records, reading the
-// profile "import" that seam import wrote before imports named passthrough
-// (an import has no client side; the engine only matters with --profile)
-// as passthrough.
-func recordedEngine(h *tape.Header) tape.Engine {
-	e := h.Engine
-	if e.Profile == "import" {
-		e.Profile = "passthrough"
-	}
-	return e
-}
-
 // isProfileFile reports whether the --profile value names a file rather
 // than a built-in profile.
 func isProfileFile(v string) bool {
@@ -98,74 +84,4 @@ func (s *setFlag) Set(v string) error {
 	}
 	(*s)[strings.TrimSpace(k)] = strings.TrimSpace(val)
 	return nil
-}
-
-// engineSummary formats an engine as "profile (switch=value, ...)" listing
-// only the switches that differ from the profile's defaults.
-func engineSummary(e tape.Engine) string {
-	def, err := shape.Resolve(e.Profile, nil)
-	var diffs []string
-	for _, k := range slices.Sorted(maps.Keys(e.Switches)) {
-		if err != nil || def.Switches[k] != e.Switches[k] {
-			diffs = append(diffs, k+"="+e.Switches[k])
-		}
-	}
-	if len(diffs) == 0 {
-		return e.Profile
-	}
-	return e.Profile + " (" + strings.Join(diffs, ", ") + ")"
-}
-
-// printSwitches documents the engine's profiles and switches.
-func printSwitches(w io.Writer) {
-	profiles := shape.Profiles()
-	fmt.Fprintf(w, `The shaping engine runs between the upstream and the client. A profile sets
-every switch; --set switch=value overrides one. A capture's header records the
-profile and every switch value, so a replay rebuilds the same engine.
-
-A profile file is key = value lines (# comments): "profile = obsidian-xml"
-to start from a built-in profile, then one "switch = value" per line.
-
-Switches (defaults per profile: %s):
-`, strings.Join(profiles, " / "))
-	width := 0
-	for _, s := range shape.Switches() {
-		width = max(width, len(s.Name))
-	}
-	for _, s := range shape.Switches() {
-		var defs []string
-		for _, p := range profiles {
-			defs = append(defs, s.Defaults[p])
-		}
-		fmt.Fprintf(w, "  %-*s  %s\n", width, s.Name, strings.Join(defs, " / "))
-		fmt.Fprint(w, wrap(s.Doc, 78, "      "))
-	}
-}
-
-// wrap breaks text into lines of at most width columns (a longer word
-// stands alone), each starting with indent and ending in a newline.
-func wrap(text string, width int, indent string) string {
-	return wrapWords(strings.Fields(text), width, indent, indent)
-}
-
-// wrapWords joins words with spaces into lines of at most width columns
-// (no limit when 0; a longer word stands alone), the first line starting
-// with first, the others with indent, each ending in a newline.
-func wrapWords(words []string, width int, first, indent string) string {
-	var b strings.Builder
-	line, lead := first, first
-	for _, word := range words {
-		if line != lead && width > 0 && ansi.StringWidth(line)+1+ansi.StringWidth(word) > width {
-			b.WriteString(line + "\n")
-			line, lead = indent, indent
-		}
-		if line != lead {
-			line += " "
-		}
-		line += word
-	}
-	if line != lead {
-		b.WriteString(line + "\n")
-	}
-	return b.String()
 }

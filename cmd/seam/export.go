@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/coding"
+	"github.com/seam-dev/seam/demo"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/session"
@@ -30,7 +32,14 @@ func exportCommand() *command {
 		name:    "export",
 		summary: "write a capture out as HAR, a raw body per side, or a curl command",
 		usage:   "seam export --format har|sse|curl [--ex N|CAPTURE#N] [--where FILTER] [--side upstream|client] CAPTURE|DIR...",
-		help: `
+		help:    exportHelp,
+		example: "seam export --format curl --ex 2 capture.ndjson",
+		new:     func() runner { return &exportOptions{} },
+	}
+}
+
+// exportHelp is the text of "seam help export".
+const exportHelp = `
 Writes a capture in another format on stdout:
 
   har   an HTTP Archive 1.2 document, one entry per exchange, with the
@@ -53,24 +62,18 @@ Several captures, or a directory (the captures in it and below it), make
 one HAR with every exchange, each entry's comment naming its capture; sse
 and curl then want --ex CAPTURE#N. --where exports only the exchanges a
 filter selects (seam help where): a HAR of them, or, for sse and curl, the
-one it selects.`,
-		example: "seam export --format curl --ex 2 capture.ndjson",
-		flags: func(fs *flag.FlagSet) any {
-			o := &exportOptions{}
-			fs.StringVar(&o.format, "format", "", "output `format`: har, sse or curl (required)")
-			fs.Var(&o.ex, "ex", "exchange `N` for sse and curl, CAPTURE#N among several captures (default 1)")
-			fs.StringVar(&o.where, "where", "", "export only the exchanges `filter` selects (seam help where)")
-			fs.StringVar(&o.side, "side", "client", "`side` for sse: upstream or client")
-			fs.StringVar(&o.upstream, "upstream", "", "base `URL` for curl (default: the capture's upstream)")
-			fs.BoolVar(&o.wire, "wire", false, "sse: write a compressed body as sent, not decoded")
-			return o
-		},
-		run: runExport,
-	}
+one it selects.`
+
+func (o *exportOptions) flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.format, "format", "", "output `format`: har, sse or curl (required)")
+	fs.Var(&o.ex, "ex", "exchange `N` for sse and curl, CAPTURE#N among several captures (default 1)")
+	fs.StringVar(&o.where, "where", "", "export only the exchanges `filter` selects (seam help where)")
+	fs.StringVar(&o.side, "side", "client", "`side` for sse: upstream or client")
+	fs.StringVar(&o.upstream, "upstream", "", "base `URL` for curl (default: the capture's upstream)")
+	fs.BoolVar(&o.wire, "wire", false, "sse: write a compressed body as sent, not decoded")
 }
 
-func runExport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*exportOptions)
+func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	const example = "seam export --format har capture.ndjson > capture.har"
 	if fs.NArg() == 0 {
 		return &usageError{cmd: "export", msg: "want a capture or a directory of captures", example: example}
@@ -95,7 +98,7 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return exportMany(ctx, e, fs.Args(), o, side)
 	}
 	if o.format == "har" {
-		c, err := openInput(ctx, e, fs.Arg(0))
+		c, err := captures.Load(ctx, fs.Arg(0), e.open())
 		if err != nil {
 			return err
 		}
@@ -122,7 +125,7 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 // demoCapture reports whether a capture with these notes was recorded by
 // seam demo, against its mock upstream, now gone.
 func demoCapture(notes []tape.Note) bool {
-	return slices.ContainsFunc(notes, func(n tape.Note) bool { return n.Text == demoMockNote })
+	return slices.ContainsFunc(notes, func(n tape.Note) bool { return n.Text == demo.MockNote })
 }
 
 // exportOne writes one exchange as an sse body or a curl command.
@@ -160,7 +163,7 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 	if err != nil {
 		return err
 	}
-	paths, err := captureFiles(ctx, e, args)
+	paths, err := captures.Expand(ctx, args, e.open())
 	if err != nil {
 		return err
 	}

@@ -37,3 +37,13 @@ func batchGC(e *env) {
 		}
 	}
 }
+
+// tuneGC has the garbage collector keep the heap within half again its live
+// size (GOGC=50) while recording, unless the user set GOGC or GOMEMLIMIT: a
+// proxy holding many streams allocates little per chunk, so collecting
+// more often costs little, and memory is what it runs short of.
+func tuneGC(e *env) {
+	if e.getenv("GOGC") == "" && e.getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(50)
+	}
+}

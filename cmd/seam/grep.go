@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -35,7 +37,14 @@ func grepCommand() *command {
 		name:    "grep",
 		summary: "search captures: assembled text, tool calls, request messages, headers",
 		usage:   "seam grep [-i] [-F] [--in SCOPES] [--where FILTER] [-l] [--json] PATTERN DIR|CAPTURE...",
-		help: `
+		help:    grepHelp,
+		example: "seam grep -i 'use_tool<' captures/",
+		new:     func() runner { return &grepOptions{} },
+	}
+}
+
+// grepHelp is the text of "seam help grep".
+const grepHelp = `
 Searches every exchange of the captures given (a directory stands for the
 captures in it and below it) for PATTERN, a regular expression (RE2 syntax;
 -F for a fixed string, -i to ignore case), in what each exchange means
@@ -58,25 +67,19 @@ carries the whole history, so a message matches again in every later turn
 of its session.
 
 Exit status: 0 when something matched, 1 when nothing did, 2 for a usage
-error.`,
-		example: "seam grep -i 'use_tool<' captures/",
-		flags: func(fs *flag.FlagSet) any {
-			o := &grepOptions{}
-			fs.BoolVar(&o.ignoreCase, "i", false, "ignore case")
-			fs.BoolVar(&o.fixed, "F", false, "PATTERN is a fixed string, not a regular expression")
-			fs.StringVar(&o.in, "in", "text,tools,request,headers", "search only these `scopes`: text, tools, request, headers")
-			fs.StringVar(&o.where, "where", "", "search only the exchanges `filter` selects (seam help where)")
-			fs.BoolVar(&o.list, "l", false, "print each matching exchange once (capture#ex)")
-			fs.BoolVar(&o.json, "json", false, "print one JSON object per match, one per line")
-			fs.Var(&o.color, "color", "colour: auto, always or never (NO_COLOR turns auto off)")
-			return o
-		},
-		run: runGrep,
-	}
+error.`
+
+func (o *grepOptions) flags(fs *flag.FlagSet) {
+	fs.BoolVar(&o.ignoreCase, "i", false, "ignore case")
+	fs.BoolVar(&o.fixed, "F", false, "PATTERN is a fixed string, not a regular expression")
+	fs.StringVar(&o.in, "in", "text,tools,request,headers", "search only these `scopes`: text, tools, request, headers")
+	fs.StringVar(&o.where, "where", "", "search only the exchanges `filter` selects (seam help where)")
+	fs.BoolVar(&o.list, "l", false, "print each matching exchange once (capture#ex)")
+	fs.BoolVar(&o.json, "json", false, "print one JSON object per match, one per line")
+	fs.Var(&o.color, "color", "colour: auto, always or never (NO_COLOR turns auto off)")
 }
 
-func runGrep(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*grepOptions)
+func (o *grepOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	const ex = "seam grep -i 'use_tool<' captures/"
 	if fs.NArg() < 2 {
 		return &usageError{cmd: "grep", msg: "want a pattern and at least one capture or directory", example: ex}
@@ -100,7 +103,7 @@ func runGrep(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	paths, err := captureFiles(ctx, e, fs.Args()[1:])
+	paths, err := captures.Expand(ctx, fs.Args()[1:], e.open())
 	if err != nil {
 		return err
 	}
@@ -129,20 +132,7 @@ func runGrep(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 				}
 				continue
 			}
-			place := m.Where
-			if m.Side != "" {
-				place = string(m.Side) + " " + place
-			} else {
-				place = "request " + place
-			}
-			if m.Event >= 0 {
-				place += fmt.Sprintf(" (event %d)", m.Event)
-			}
-			hit := visible.String(m.Hit)
-			if color {
-				hit = "\x1b[1;31m" + hit + "\x1b[0m"
-			}
-			fmt.Fprintf(out, "%s  %s: %s%s%s\n", loc, place, visible.String(m.Before), hit, visible.String(m.After))
+			textreport.WriteMatch(out, loc, m, color)
 		}
 		return nil
 	})

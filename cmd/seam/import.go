@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -21,7 +22,14 @@ func importCommand() *command {
 		name:    "import",
 		summary: "turn another tool's recording (a body, JSONL, HAR, VCR cassette, httprr, nock, snapshot JSON) into a capture",
 		usage:   "seam import [-o FILE|DIR|-] [--url PATH [--method M] [--request FILE]] RAW",
-		help: `
+		help:    importHelp,
+		example: "seam import -o captures/ tests/cassettes/stream.yaml",
+		new:     func() runner { return &importOptions{} },
+	}
+}
+
+// importHelp is the text of "seam help import".
+const importHelp = `
 Converts a recording made by another tool into a seam capture, so every seam
 command can read it. The format is told by parsing the content:
 
@@ -58,86 +66,46 @@ engine is passthrough: replay and check read it as it is, and replay
 
 A raw body has no request, so seam serve cannot match it: --url (with
 --method, and --request naming a file that holds the request body) gives
-it one.`,
-		example: "seam import -o captures/ tests/cassettes/stream.yaml",
-		flags: func(fs *flag.FlagSet) any {
-			o := &importOptions{}
-			fs.StringVar(&o.output, "o", "-", "capture `file` or directory to write (- for stdout)")
-			fs.StringVar(&o.url, "url", "", "request `path` (and query) for exchanges recorded without a request, e.g. a raw body")
-			fs.StringVar(&o.method, "method", "POST", "request `method` with --url")
-			fs.StringVar(&o.request, "request", "", "`file` holding the request body, with --url")
-			return o
-		},
-		run: func(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-			o := opts.(*importOptions)
-			if fs.NArg() != 1 {
-				return &usageError{cmd: "import", msg: "want exactly one recording to import", example: "seam import -o captures/ stream.sse"}
-			}
-			for _, f := range []string{"request", "method"} {
-				if o.url == "" && isSet(fs, f) {
-					return &usageError{cmd: "import", msg: "--" + f + " needs --url", example: "seam import --url /api/chat --method POST --request req.json -o captures/ chat.ndjson"}
-				}
-			}
-			c, err := openInput(ctx, e, fs.Arg(0))
-			if err != nil {
-				return err
-			}
-			if o.url != "" {
-				var body []byte
-				if o.request != "" {
-					if body, err = os.ReadFile(o.request); err != nil {
-						return fmt.Errorf("read request body: %w", err)
-					}
-				}
-				for _, x := range c.Exchanges {
-					if x.Request == nil {
-						x.Request = &tape.Request{Ex: x.Ex, Method: o.method, URL: o.url, Body: body, Headers: tape.Headers{}}
-					}
-				}
-			}
-			if err := saveCapture(ctx, e, o.output, c); err != nil {
-				return err
-			}
-			if o.output != "-" {
-				fmt.Fprintf(e.stderr, "imported %s\n", plural(len(c.Exchanges), "exchange"))
-			}
-			return nil
-		},
-	}
+it one.`
+
+func (o *importOptions) flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.output, "o", "-", "capture `file` or directory to write (- for stdout)")
+	fs.StringVar(&o.url, "url", "", "request `path` (and query) for exchanges recorded without a request, e.g. a raw body")
+	fs.StringVar(&o.method, "method", "POST", "request `method` with --url")
+	fs.StringVar(&o.request, "request", "", "`file` holding the request body, with --url")
 }
 
-// writeCapture writes c as a capture file: its header and the notes on the
-// capture as a whole, then each exchange's lines, one exchange after the
-// other. What reaches disk is redacted as seam record redacts
-// (tape.RedactStoredExchange): an imported cassette may hold keys in its
-// headers and bodies.
-func writeCapture(ctx context.Context, w interface{ Write([]byte) (int, error) }, c *tape.Capture) error {
-	h := c.Header
-	// The lines are written by this seam's encoder, in its format version,
-	// whatever version the capture was read from: a v1 header over chunk
-	// lines in "sse" pieces would be misread by an older seam.
-	h.V = tape.Version
-	if h.Seam == "" {
-		h.Seam = version
+func (o *importOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
+	if fs.NArg() != 1 {
+		return &usageError{cmd: "import", msg: "want exactly one recording to import", example: "seam import -o captures/ stream.sse"}
 	}
-	buf := tape.AppendHeader(nil, h)
-	for _, n := range c.Notes {
-		buf = tape.AppendNote(buf, n)
-	}
-	for _, x := range c.Exchanges {
-		if err := ctx.Err(); err != nil {
-			return err
+	for _, f := range []string{"request", "method"} {
+		if o.url == "" && isSet(fs, f) {
+			return &usageError{cmd: "import", msg: "--" + f + " needs --url", example: "seam import --url /api/chat --method POST --request req.json -o captures/ chat.ndjson"}
 		}
-		buf = tape.AppendExchange(buf, tape.RedactStoredExchange(x))
-		if len(buf) > 1<<20 {
-			if _, err := w.Write(buf); err != nil {
-				return fmt.Errorf("write capture: %w", err)
+	}
+	c, err := captures.Load(ctx, fs.Arg(0), e.open())
+	if err != nil {
+		return err
+	}
+	if o.url != "" {
+		var body []byte
+		if o.request != "" {
+			if body, err = os.ReadFile(o.request); err != nil {
+				return fmt.Errorf("read request body: %w", err)
 			}
-			buf = buf[:0]
+		}
+		for _, x := range c.Exchanges {
+			if x.Request == nil {
+				x.Request = &tape.Request{Ex: x.Ex, Method: o.method, URL: o.url, Body: body, Headers: tape.Headers{}}
+			}
 		}
 	}
-	if _, err := w.Write(buf); err != nil {
-		return fmt.Errorf("write capture: %w", err)
+	if err := saveCapture(ctx, e, o.output, c); err != nil {
+		return err
+	}
+	if o.output != "-" {
+		fmt.Fprintf(e.stderr, "imported %s\n", plural(len(c.Exchanges), "exchange"))
 	}
 	return nil
 }

@@ -1,19 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/query"
@@ -22,96 +15,22 @@ import (
 	"github.com/seam-dev/seam/visible"
 )
 
-// walkCaptures returns the captures in dir and its subdirectories: the
-// files named as captures are (tape.HasCaptureExt: *.ndjson, *.ndjson.zst)
-// whose first line is a capture header. Other files, such as the raw
-// Ollama bodies a fixtures directory keeps beside its captures, are left
-// out; name one on the command line to read it as a raw recording. They
-// come in the order they were recorded (their headers' start times, the
-// name breaking ties), so sessions link earlier turns first whatever the
-// subdirectories; captures without a start time (imports) come after, by
-// name. Only regular files are read (symbolic links to them included): a
-// named pipe, a device or a socket with a capture's name is skipped with a
-// note on stderr, since opening one can wait forever.
-func walkCaptures(ctx context.Context, e *env, dir string) ([]string, error) {
-	type found struct {
-		path    string
-		started time.Time
+// open is how seam's commands open inputs: "-" reads stdin, and what a
+// directory walk skips and the problems a reader skipped are said on
+// stderr.
+func (e *env) open() captures.Options {
+	return captures.Options{
+		Stdin: e.stdin,
+		Note:  func(msg string) { fmt.Fprintf(e.stderr, "seam: note: %s\n", msg) },
+		Warn:  func(w error) { printWarnings(e, []error{w}) },
 	}
-	var all []found
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("list %s: %w", path, err)
-		}
-		if d.IsDir() || !tape.HasCaptureExt(d.Name()) {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		h, err := captureHeader(path)
-		if errors.Is(err, tape.ErrNotRegular) {
-			fmt.Fprintf(e.stderr, "seam: note: skipped %s (name it as an argument to read it)\n", visible.String(err.Error()))
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if h != nil {
-			all = append(all, found{path, h.Started})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(all, func(a, b found) int {
-		switch {
-		case a.started.IsZero() != b.started.IsZero():
-			if a.started.IsZero() {
-				return 1
-			}
-			return -1
-		case !a.started.Equal(b.started):
-			return a.started.Compare(b.started)
-		}
-		return strings.Compare(a.path, b.path)
-	})
-	paths := make([]string, len(all))
-	for i, f := range all {
-		paths[i] = f.path
-	}
-	return paths, nil
 }
 
-// captureHeader reads the header of the capture at path (decompressing a
-// zstd one), or returns nil when the file does not start like a capture. A
-// path that is not a regular file is an error wrapping tape.ErrNotRegular.
-func captureHeader(path string) (*tape.Header, error) {
-	f, err := tape.OpenRegular(path)
-	if err != nil {
-		return nil, pathError(err)
+// printWarnings prints a capture's skipped problems on stderr.
+func printWarnings(e *env, ws []error) {
+	for _, w := range ws {
+		fmt.Fprintf(e.stderr, "warning: %s\n", visible.String(w.Error()))
 	}
-	defer f.Close()
-	r, err := tape.Uncompress(f)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	head, err := br.Peek(64)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, tape.ErrCutShort) {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if !isCapture(head) {
-		return nil, nil
-	}
-	h, err := tape.NewExchangeReader(br, path).Header()
-	if err != nil {
-		// Listed all the same, without a time: reading it says what is
-		// wrong with it.
-		return &tape.Header{}, nil
-	}
-	return h, nil
 }
 
 // input names the capture an exchange came from: its path and header.
@@ -139,7 +58,7 @@ func inspectSome(ctx context.Context, e *env, paths []string, label string, opts
 	p := newProgress(e, label, paths)
 	defer p.done()
 	for i, path := range paths {
-		p.file(i)
+		p.File(i)
 		if err := inspectInput(ctx, e, path, p, opts, want, fn); err != nil {
 			return err
 		}
@@ -148,13 +67,15 @@ func inspectSome(ctx context.Context, e *env, paths []string, label string, opts
 }
 
 func inspectInput(ctx context.Context, e *env, path string, p *progress, opts inspect.Options, want func(path string, ex int) bool, fn func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error) error {
-	src, h, done, err := openExchanges(ctx, e, path, p)
+	o := e.open()
+	o.Progress = p
+	src, err := captures.Open(ctx, path, o)
 	if err != nil {
 		return err
 	}
-	defer done()
-	in := &input{path: path, header: *h}
-	ins := inspect.NewInspector(path, *h, opts)
+	defer src.Close()
+	in := &input{path: path, header: *src.Header()}
+	ins := inspect.NewInspector(path, *src.Header(), opts)
 	pick := func(x *tape.Exchange) inspect.Pick {
 		if want != nil && !want(path, x.Ex) {
 			return inspect.PickSkim
@@ -171,21 +92,10 @@ func inspectInput(ctx context.Context, e *env, path string, p *progress, opts in
 	return nil
 }
 
-// countingReader counts the bytes read through it into a progress.
-type countingReader struct {
-	r io.Reader
-	p *progress
-}
-
-func (c *countingReader) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.p.add(int64(n))
-	return n, err
-}
-
 // progress says on stderr how far a long run over many inputs has got, on
 // a terminal only: a line rewritten in place at most four times a second,
-// from one second in, and cleared at the end.
+// from one second in, and cleared at the end. It is the captures.Progress
+// of the inputs read.
 type progress struct {
 	e      *env
 	label  string
@@ -201,26 +111,17 @@ type progress struct {
 }
 
 func newProgress(e *env, label string, paths []string) *progress {
-	p := &progress{e: e, label: label, files: len(paths), start: time.Now(), on: tui.IsTerminal(e.stderr)}
-	for _, path := range paths {
-		if st, err := os.Stat(path); err == nil && path != "-" {
-			p.total += st.Size()
-		}
-	}
-	return p
+	return &progress{e: e, label: label, files: len(paths), total: captures.Size(paths), start: time.Now(), on: tui.IsTerminal(e.stderr)}
 }
 
-// file says the run started on input i.
-func (p *progress) file(i int) {
+// File says the run started on input i.
+func (p *progress) File(i int) {
 	p.cur = i
 	p.show()
 }
 
-// add counts n bytes read.
-func (p *progress) add(n int64) {
-	if p == nil {
-		return
-	}
+// Read counts n bytes read.
+func (p *progress) Read(n int64) {
 	if v := p.read.Add(n); p.on && v-p.tickAt > 1<<20 {
 		p.tickAt = v
 		p.show()
@@ -265,4 +166,19 @@ func parseWhere(cmd, expr string) (*query.Filter, error) {
 		return nil, &usageError{cmd: cmd, msg: "--where: " + err.Error(), example: "seam " + cmd + " --where 'model=gpt-5* outcome!=complete' captures/"}
 	}
 	return f, nil
+}
+
+// oneExchange reads exchange n of the input at path, gathering only its
+// lines, and returns it with the capture's header and notes.
+func oneExchange(ctx context.Context, e *env, path string, n int) (*tape.Header, *tape.Exchange, []tape.Note, error) {
+	src, err := captures.Open(ctx, path, e.open())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer src.Close()
+	x, err := src.Find(n)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return src.Header(), x, src.Notes(), nil
 }

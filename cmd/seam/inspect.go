@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -9,15 +8,13 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/tui"
@@ -33,9 +30,6 @@ type inspectOptions struct {
 	listDetectors bool
 	color         colorFlag
 	junit         string
-	// junitStdout is where --junit - writes: stdout, which the report then
-	// leaves to it.
-	junitStdout io.Writer
 }
 
 // errFindings reports that --fail-on was reached: exit status 1, the report
@@ -47,7 +41,14 @@ func inspectCommand() *command {
 		name:    "inspect",
 		summary: "assemble each side, diff streamed vs final and upstream vs client, find corruption",
 		usage:   "seam inspect [flags] CAPTURE|RAW|-|DIR...",
-		help: `
+		help:    inspectHelp,
+		example: "seam inspect --fail-on error captures/seam-20261122T093428Z.ndjson",
+		new:     func() runner { return &inspectOptions{} },
+	}
+}
+
+// inspectHelp is the text of "seam help inspect".
+var inspectHelp = `
 Reads a capture (or a raw recording: an .sse body, JSONL payloads one per
 line, a VCR YAML cassette, an HTTP-snapshot JSON) and, for every exchange,
 assembles the message each side carries per its protocol (detected from the
@@ -89,30 +90,24 @@ linked across the captures in the order given (a directory's in the order
 they were recorded); --ex CAPTURE#N prints one exchange's full report,
 --json one document {"schema", "captures": [report], "sessions"} whose
 reports are what inspect --json writes for each capture. --where keeps
-only the exchanges a filter selects (seam help where).`,
-		example: "seam inspect --fail-on error captures/seam-20261122T093428Z.ndjson",
-		flags: func(fs *flag.FlagSet) any {
-			o := &inspectOptions{}
-			fs.Var(&o.ex, "ex", "inspect only exchange `N` (CAPTURE#N among several captures)")
-			fs.StringVar(&o.where, "where", "", "inspect only the exchanges `filter` selects (seam help where)")
-			fs.BoolVar(&o.json, "json", false, "print the report as JSON")
-			fs.StringVar(&o.client, "client", "", "show what `client` would end up with: "+strings.Join(clients.All(), ", "))
-			fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic, gemini, converse, invoke, cohere, ollama")
-			fs.StringVar(&o.failOn, "fail-on", "", "exit 1 when a finding reaches `severity` error or warn")
-			fs.BoolVar(&o.listDetectors, "list-detectors", false, "list every detector with its id, severity and what it catches")
-			fs.Var(&o.color, "color", "colour: auto, always or never (NO_COLOR turns auto off)")
-			fs.StringVar(&o.junit, "junit", "", "also write JUnit XML to `file` (- for stdout, instead of the report): one test case per exchange, failed by a finding at --fail-on (default error)")
-			return o
-		},
-		run: runInspect,
-	}
+only the exchanges a filter selects (seam help where).`
+
+func (o *inspectOptions) flags(fs *flag.FlagSet) {
+	fs.Var(&o.ex, "ex", "inspect only exchange `N` (CAPTURE#N among several captures)")
+	fs.StringVar(&o.where, "where", "", "inspect only the exchanges `filter` selects (seam help where)")
+	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
+	fs.StringVar(&o.client, "client", "", "show what `client` would end up with: "+strings.Join(clients.All(), ", "))
+	fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic, gemini, converse, invoke, cohere, ollama")
+	fs.StringVar(&o.failOn, "fail-on", "", "exit 1 when a finding reaches `severity` error or warn")
+	fs.BoolVar(&o.listDetectors, "list-detectors", false, "list every detector with its id, severity and what it catches")
+	fs.Var(&o.color, "color", "colour: auto, always or never (NO_COLOR turns auto off)")
+	fs.StringVar(&o.junit, "junit", "", "also write JUnit XML to `file` (- for stdout, instead of the report): one test case per exchange, failed by a finding at --fail-on (default error)")
 }
 
-func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*inspectOptions)
+func (o *inspectOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	const ex = "seam inspect captures/seam-20261122T093428Z.ndjson"
 	if o.listDetectors {
-		return listDetectors(e.stdout)
+		return textreport.WriteDetectors(e.stdout)
 	}
 	if fs.NArg() == 0 {
 		return &usageError{cmd: "inspect", msg: "want a capture, a raw recording or a directory of captures", example: ex}
@@ -121,16 +116,16 @@ func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return &usageError{cmd: "inspect", msg: err.Error(), example: "seam inspect --protocol chat body.sse"}
 	}
-	var failOn inspect.Severity
+	g := &findingGate{o: o, stdout: e.stdout, threshold: inspect.Error}
 	if o.failOn != "" {
-		if failOn, err = inspect.ParseSeverity(o.failOn); err != nil {
+		if g.failOn, err = inspect.ParseSeverity(o.failOn); err != nil {
 			return &usageError{cmd: "inspect", msg: "--fail-on: " + err.Error(), example: "seam inspect --fail-on error FILE"}
 		}
+		g.threshold = g.failOn
 	}
 	if o.client != "" && !slices.Contains(clients.All(), o.client) {
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("unknown --client %q (clients: %s)", o.client, strings.Join(clients.All(), ", ")), example: "seam inspect --client vscode FILE"}
 	}
-	o.junitStdout = e.stdout
 	if o.junit == "-" {
 		if o.json {
 			return &usageError{cmd: "inspect", msg: "--json and --junit - both want stdout", example: "seam inspect --json --junit report.xml captures/"}
@@ -143,13 +138,13 @@ func runInspect(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	}
 	iopts := inspect.Options{Protocol: proto}
 	if fs.NArg() == 1 && !isDir(fs.Arg(0)) && o.where == "" && o.ex.capture == "" {
-		return inspectStream(ctx, e, fs.Arg(0), o, iopts, failOn)
+		return inspectStream(ctx, e, fs.Arg(0), o, iopts, g)
 	}
-	paths, err := captureFiles(ctx, e, fs.Args())
+	paths, err := captures.Expand(ctx, fs.Args(), e.open())
 	if err != nil {
 		return err
 	}
-	return inspectMany(ctx, e, paths, o, iopts, failOn)
+	return inspectMany(ctx, e, paths, o, iopts, g)
 }
 
 // isDir reports whether path names a directory.
@@ -162,148 +157,107 @@ func isDir(path string) bool {
 // each exchange's report as soon as it and those before it are inspected,
 // so memory holds the exchanges in progress at one point of the file and
 // the few being inspected (on every CPU), not the capture.
-func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
+func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, opts inspect.Options, g *findingGate) error {
 	batchGC(e)
-	src, h, done, err := openExchanges(ctx, e, path, nil)
+	src, err := captures.Open(ctx, path, e.open())
 	if err != nil {
 		return err
 	}
-	defer done()
-	// With --ex, the exchanges before the one asked for are skimmed (read
-	// and assembled), so its session and its retry detector see them.
-	seen := map[int]bool{}
-	in := inspect.NewInspector(path, *h, opts)
-	color := o.color.enabled(e, e.stdout)
-	var jw *inspect.JSONWriter
-	var tw *textreport.Writer
-	switch {
-	case o.json:
-		jw = inspect.NewJSONWriter(e.stdout, path)
-	case o.client == "":
-		tw = textreport.NewWriter(e.stdout, color)
-		tw.Capture = path
-	}
-	threshold := failOn
-	if o.failOn == "" {
-		threshold = inspect.Error
-	}
-	var cases []junitCase
-	reached, n := false, 0
-	pick := func(x *tape.Exchange) inspect.Pick {
-		seen[x.Ex] = true
-		switch {
-		case o.ex.n == 0 || x.Ex == o.ex.n:
-			n++
-			return inspect.PickReport
-		case n == 0:
-			return inspect.PickSkim
-		}
-		return inspect.PickDrop
-	}
-	err = in.Run(ctx, src.Next, pick, func(_ *tape.Exchange, x *inspect.ExchangeReport) error {
+	defer src.Close()
+	in := inspect.NewInspector(path, *src.Header(), opts)
+	w := newStreamReport(e, o, path)
+	p := &exPicker{n: o.ex.n, seen: map[int]bool{}}
+	err = in.Run(ctx, src.Next, p.pick, func(_ *tape.Exchange, x *inspect.ExchangeReport) error {
 		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: path, Exchanges: []*inspect.ExchangeReport{x}}
-		var err error
-		switch {
-		case jw != nil:
-			err = jw.Exchange(x)
-		case o.client != "":
-			err = textreport.WriteClient(e.stdout, one, o.client)
-		default:
-			err = tw.Exchange(x)
-		}
-		if err != nil {
+		if err := w.exchange(one); err != nil {
 			return err
 		}
-		if worst, ok := one.Worst(); ok && o.failOn != "" && worst >= failOn {
-			reached = true
-		}
-		if o.junit != "" {
-			cases = append(cases, inspectCases(one, threshold)...)
-		}
+		g.add(one, nil)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	var warnings []string
 	printWarnings(e, src.Warnings())
-	for _, w := range src.Warnings() {
-		warnings = append(warnings, w.Error())
+	if o.ex.n != 0 && p.picked == 0 {
+		return &captures.NoExchangeError{Path: path, Ex: o.ex.n, Have: len(p.seen)}
 	}
-	if o.ex.n != 0 && n == 0 {
-		return noExchange(path, o.ex.n, len(seen))
-	}
-	switch {
-	case jw != nil:
-		jw.SetSessions(in.Sessions())
-		err = jw.Close(warnings)
-	case tw != nil:
-		tw.Warnings(warnings)
-		tw.Sessions(in.Sessions())
-		err = tw.Close()
-	}
-	if err != nil {
+	if err := w.close(src.Warnings(), in.Sessions()); err != nil {
 		return err
 	}
-	if o.junit != "" {
-		if err := writeJUnitFile(o.junitStdout, o.junit, "seam inspect "+path, cases, 0); err != nil {
-			return err
-		}
+	return g.finish("seam inspect " + path)
+}
+
+// exPicker picks what inspectStream reports: every exchange, or with --ex
+// the one asked for, the exchanges before it skimmed (read and
+// assembled, so its session and its retry detector see them) and those
+// after it dropped.
+type exPicker struct {
+	n      int // --ex, 0 for every exchange
+	seen   map[int]bool
+	picked int
+}
+
+func (p *exPicker) pick(x *tape.Exchange) inspect.Pick {
+	p.seen[x.Ex] = true
+	switch {
+	case p.n == 0 || x.Ex == p.n:
+		p.picked++
+		return inspect.PickReport
+	case p.picked == 0:
+		return inspect.PickSkim
 	}
-	if reached {
-		return errFindings
+	return inspect.PickDrop
+}
+
+// streamReport writes inspectStream's report: JSON, what --client ends up
+// with, or text.
+type streamReport struct {
+	e      *env
+	client string
+	jw     *inspect.JSONWriter
+	tw     *textreport.Writer
+}
+
+func newStreamReport(e *env, o *inspectOptions, path string) *streamReport {
+	w := &streamReport{e: e, client: o.client}
+	switch {
+	case o.json:
+		w.jw = inspect.NewJSONWriter(e.stdout, path)
+	case o.client == "":
+		w.tw = textreport.NewWriter(e.stdout, o.color.enabled(e, e.stdout))
+		w.tw.Capture = path
+	}
+	return w
+}
+
+// exchange writes the report on one exchange.
+func (w *streamReport) exchange(one *inspect.Report) error {
+	switch {
+	case w.jw != nil:
+		return w.jw.Exchange(one.Exchanges[0])
+	case w.client != "":
+		return textreport.WriteClient(w.e.stdout, one, w.client)
+	}
+	return w.tw.Exchange(one.Exchanges[0])
+}
+
+// close ends the report with the capture's warnings and sessions.
+func (w *streamReport) close(warned []error, sessions []*session.Session) error {
+	var warnings []string
+	for _, err := range warned {
+		warnings = append(warnings, err.Error())
+	}
+	switch {
+	case w.jw != nil:
+		w.jw.SetSessions(sessions)
+		return w.jw.Close(warnings)
+	case w.tw != nil:
+		w.tw.Warnings(warnings)
+		w.tw.Sessions(sessions)
+		return w.tw.Close()
 	}
 	return nil
-}
-
-// inspectCases makes one JUnit test case per exchange, failed by the
-// findings at or above threshold (each one line: severity, id, place,
-// message).
-func inspectCases(rep *inspect.Report, threshold inspect.Severity) []junitCase {
-	cases := make([]junitCase, 0, len(rep.Exchanges))
-	for _, x := range rep.Exchanges {
-		c := junitCase{
-			Name:      fmt.Sprintf("exchange %d %s %s", x.Ex, x.Method, x.URL),
-			Classname: "seam.inspect." + string(x.Protocol),
-			Time:      junitSeconds(time.Duration(x.Dur)),
-		}
-		var lines []string
-		for _, f := range x.Findings {
-			if f.Severity >= threshold {
-				lines = append(lines, fmt.Sprintf("%s %s at %s: %s", f.Severity, f.ID, f.Pointer, f.Message))
-				if f.Evidence != "" {
-					lines = append(lines, "  evidence "+strconv.Quote(f.Evidence))
-				}
-			}
-		}
-		if len(lines) > 0 {
-			c.Failure = newFailure("seam.finding", lines)
-		}
-		cases = append(cases, c)
-	}
-	return cases
-}
-
-// listDetectors prints every detector in 80 columns: its severity and id,
-// then what it finds and the bug it catches, wrapped and indented.
-func listDetectors(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "seam inspect runs these detectors on every exchange. A finding names\nits detector, its severity (error, warn or info) and where in the stream it\nwas born.\n")
-	for _, d := range inspect.Detectors() {
-		fmt.Fprintf(bw, "\n%-5s  %s\n", d.Severity, d.ID)
-		text := capitalise(d.Summary) + "."
-		if d.Catches != "" {
-			text += " Catches " + d.Catches + "."
-		}
-		fmt.Fprint(bw, wrap(text, 79, "       "))
-	}
-	return bw.Flush()
-}
-
-// capitalise returns s with its first letter in upper case.
-func capitalise(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // colorFlag is --color: auto (the default), always or never.

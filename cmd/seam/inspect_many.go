@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/junit"
 	"github.com/seam-dev/seam/internal/shellquote"
-	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/textreport"
@@ -59,7 +59,7 @@ func (f *exFlag) matches(path string, ex int) bool {
 // summary line per exchange, then the sessions of more than one turn;
 // with --ex the full report of one exchange, with --json one document.
 // Sessions are linked across every capture, in the order given.
-func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions, opts inspect.Options, failOn inspect.Severity) error {
+func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions, opts inspect.Options, g *findingGate) error {
 	sessions := session.NewLinker()
 	opts.Sessions = sessions
 	where, err := parseWhere("inspect", o.where)
@@ -70,74 +70,32 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
 			example: "seam inspect --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
 	}
-	threshold := failOn
-	if o.failOn == "" {
-		threshold = inspect.Error
-	}
-	color := o.color.enabled(e, e.stdout)
-	var (
-		cases   []junitCase
-		reached bool
-		found   int
-		rows    = &table{cols: summaryColumns()}
-		jw      *inspect.JSONWriter
-		jwPath  string
-		first   = true
-	)
+	w := &manyReport{e: e, o: o, color: o.color.enabled(e, e.stdout), rows: textreport.ExchangeTable(), first: true}
 	if o.json {
 		fmt.Fprintf(e.stdout, "{\n  \"schema\": %d,\n  \"captures\": [\n", inspect.SchemaVersion)
-	}
-	closeCapture := func() error {
-		if jw == nil {
-			return nil
-		}
-		err := jw.Close(nil)
-		jw = nil
-		return err
 	}
 	var want func(string, int) bool
 	if o.ex.n != 0 {
 		want = o.ex.matches
 	}
+	found := 0
 	err = inspectSome(ctx, e, paths, "inspect", opts, want, func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error {
-		if o.json && in.path != jwPath {
-			if err := closeCapture(); err != nil {
-				return err
-			}
-			if !first {
-				io.WriteString(e.stdout, ",\n")
-			}
-			first, jwPath = false, in.path
-			jw = inspect.NewJSONWriter(e.stdout, in.path)
+		if err := w.capture(in.path); err != nil {
+			return err
 		}
 		if !where.Empty() && !where.Match(rowOf(in, x, rep)) {
 			return nil
 		}
 		found++
 		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: in.path, Exchanges: []*inspect.ExchangeReport{rep}}
-		if worst, ok := one.Worst(); ok && o.failOn != "" && worst >= failOn {
-			reached = true
-		}
-		if o.junit != "" {
-			for _, c := range inspectCases(one, threshold) {
-				c.Name = in.path + "#" + c.Name[len("exchange "):]
-				cases = append(cases, c)
-			}
-		}
-		switch {
-		case jw != nil:
-			return jw.Exchange(rep)
-		case o.client != "":
-			fmt.Fprintf(e.stdout, "== %s\n", visible.String(in.path))
-			return textreport.WriteClient(e.stdout, one, o.client)
-		case o.ex.n != 0:
-			return textreport.Write(e.stdout, one, color)
-		}
-		rows.add(summaryRow(in, rep)...)
-		return nil
+		g.add(one, func(c junit.Case) junit.Case {
+			c.Name = in.path + "#" + c.Name[len("exchange "):]
+			return c
+		})
+		return w.exchange(in, one)
 	})
 	if err == nil {
-		err = closeCapture()
+		err = w.closeCapture()
 	}
 	if err != nil {
 		return err
@@ -145,90 +103,92 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 	if o.ex.n != 0 && found == 0 && where.Empty() {
 		return fmt.Errorf("no exchange %s among the %s given", o.ex.String(), plural(len(paths), "capture"))
 	}
-	switch {
-	case o.json:
-		b, err := marshalSessions(sessions.List())
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "\n  ],\n  \"sessions\": %s\n}\n", b)
-	case o.client == "" && o.ex.n == 0:
-		fmt.Fprintf(e.stdout, "%s, %s\n\n", plural(len(paths), "capture"), plural(found, "exchange"))
-		if err := rows.write(e.stdout, termWidth(e, e.stdout)); err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout)
-		if err := textreport.WriteSessions(e.stdout, sessions.List(), color); err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, "details of one exchange: seam inspect --ex CAPTURE#N; the same as JSON: --json")
+	if err := w.close(len(paths), found, sessions.List()); err != nil {
+		return err
 	}
-	if o.junit != "" {
-		if err := writeJUnitFile(o.junitStdout, o.junit, "seam inspect", cases, 0); err != nil {
-			return err
-		}
+	return g.finish("seam inspect")
+}
+
+// manyReport writes inspectMany's report: one JSON document, what
+// --client ends up with per exchange, the text of the exchange --ex
+// names, or the summary table.
+type manyReport struct {
+	e     *env
+	o     *inspectOptions
+	color bool
+	rows  *textreport.Table
+	// jw writes the JSON report of the capture jwPath; first is set until
+	// one was written.
+	jw     *inspect.JSONWriter
+	jwPath string
+	first  bool
+}
+
+// capture starts, with --json, the report on the capture at path when the
+// exchanges reach a new one: every capture given has its report, with or
+// without exchanges selected.
+func (w *manyReport) capture(path string) error {
+	if !w.o.json || path == w.jwPath {
+		return nil
 	}
-	if reached {
-		return errFindings
+	if err := w.closeCapture(); err != nil {
+		return err
 	}
+	if !w.first {
+		io.WriteString(w.e.stdout, ",\n")
+	}
+	w.first, w.jwPath = false, path
+	w.jw = inspect.NewJSONWriter(w.e.stdout, path)
 	return nil
 }
 
-// summaryColumns are the columns of inspect's summary of many captures.
-func summaryColumns() []column {
-	return []column{
-		{head: "capture#ex", shrink: true}, {head: "method endpoint", shrink: true}, {head: "model", drop: 6},
-		{head: "st", right: true}, {head: "outcome", drop: 3}, {head: "ttfb", right: true, drop: 4}, {head: "dur", right: true},
-		{head: "gap max", right: true, drop: 7}, {head: "stalls", right: true, drop: 8}, {head: "tok/s", right: true, drop: 9},
-		{head: "session", drop: 5}, {head: "findings"},
+func (w *manyReport) closeCapture() error {
+	if w.jw == nil {
+		return nil
 	}
+	err := w.jw.Close(nil)
+	w.jw = nil
+	return err
 }
 
-// summaryRow is one exchange's line in inspect's summary.
-func summaryRow(in *input, x *inspect.ExchangeReport) []string {
-	status, gapMax, stalls, rate := "-", "-", "-", "-"
-	if x.Status > 0 {
-		status = strconv.Itoa(x.Status)
+// exchange writes, or adds to the table, the report on one exchange of in.
+func (w *manyReport) exchange(in *input, one *inspect.Report) error {
+	switch {
+	case w.jw != nil:
+		return w.jw.Exchange(one.Exchanges[0])
+	case w.o.client != "":
+		fmt.Fprintf(w.e.stdout, "== %s\n", visible.String(in.path))
+		return textreport.WriteClient(w.e.stdout, one, w.o.client)
+	case w.o.ex.n != 0:
+		return textreport.Write(w.e.stdout, one, w.color)
 	}
-	if m := x.Metrics; m != nil {
-		if m.Gaps > 0 {
-			gapMax, stalls = units.Duration(m.GapMax), strconv.Itoa(m.Stalls)
-		}
-		if m.TokensPerS > 0 {
-			rate = fmt.Sprintf("%.0f", m.TokensPerS)
-		}
-	}
-	session := "-"
-	if s := x.Session; s != nil {
-		session = s.ID + " " + strconv.Itoa(s.Turn)
-	}
-	var counts [3]int
-	for _, f := range x.Findings {
-		counts[min(max(int(f.Severity), 0), 2)]++
-	}
-	var badge []string
-	for sev := 2; sev >= 0; sev-- {
-		if counts[sev] > 0 {
-			badge = append(badge, "IWE"[sev:sev+1]+strconv.Itoa(counts[sev]))
-		}
-	}
-	findings := "ok"
-	if len(badge) > 0 {
-		findings = strings.Join(badge, " ") + " " + visible.String(x.Findings[0].ID)
-	}
-	return []string{
-		visible.String(filepath.Base(in.path)) + "#" + strconv.Itoa(x.Ex),
-		visible.String(strings.TrimSpace(x.Method + " " + x.Origin + x.Endpoint)),
-		visible.String(orDashCmd(x.Model)), status, visible.String(orDashCmd(string(x.Outcome))),
-		units.Duration(x.TTFB), units.Duration(x.Dur), gapMax, stalls, rate, session, findings,
-	}
+	w.rows.Add(textreport.ExchangeRow(in.path, one.Exchanges[0])...)
+	return nil
 }
 
-func orDashCmd(s string) string {
-	if s == "" {
-		return "-"
+// close ends the report: the JSON document's sessions, or the summary
+// table and the sessions of more than one turn.
+func (w *manyReport) close(captures, found int, sessions []*session.Session) error {
+	out := w.e.stdout
+	switch {
+	case w.o.json:
+		b, err := marshalSessions(sessions)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\n  ],\n  \"sessions\": %s\n}\n", b)
+	case w.o.client == "" && w.o.ex.n == 0:
+		fmt.Fprintf(out, "%s, %s\n\n", plural(captures, "capture"), plural(found, "exchange"))
+		if err := w.rows.Write(out, termWidth(w.e, out)); err != nil {
+			return err
+		}
+		fmt.Fprintln(out)
+		if err := textreport.WriteSessions(out, sessions, w.color); err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "details of one exchange: seam inspect --ex CAPTURE#N; the same as JSON: --json")
 	}
-	return s
+	return nil
 }
 
 // marshalSessions encodes the sessions list at the document's second

@@ -196,13 +196,21 @@ func TestSecondSignal(t *testing.T) {
 	cmd.Process.Signal(os.Interrupt)
 	time.Sleep(2 * signalEcho)
 	cmd.Process.Signal(os.Interrupt)
-	if !exited(cmd, 3*time.Second) {
+	// stderr is read to its end (seam exiting closes it) before Wait, which
+	// closes the pipe: waiting first could lose what seam said.
+	var s string
+	select {
+	case s = <-said:
+	case <-time.After(3 * time.Second):
 		t.Fatal("seam still running 3 s after a second ctrl-c")
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 130 {
-		t.Fatalf("after a second ctrl-c: exit %d, want 130; stderr:\n%s", code, <-said)
+	if !exited(cmd, 3*time.Second) {
+		t.Fatal("seam closed its stderr but did not exit")
 	}
-	if s := <-said; !strings.Contains(s, "interrupted again") {
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("after a second ctrl-c: exit %d, want 130; stderr:\n%s", code, s)
+	}
+	if !strings.Contains(s, "interrupted again") {
 		t.Errorf("stderr %q does not say why seam stopped", s)
 	}
 }

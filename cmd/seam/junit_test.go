@@ -11,6 +11,7 @@ import (
 
 	"github.com/seam-dev/seam/fixtures"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/junit"
 )
 
 // The JUnit schema shape CI systems read (the Ant / Jenkins / GitLab one):
@@ -83,13 +84,13 @@ func validJUnit(t *testing.T, doc []byte) schemaSuites {
 }
 
 func TestJUnitShape(t *testing.T) {
-	cases := []junitCase{
-		{Name: "fixtures/ok.ndjson", Classname: "seam.check", Time: junitSeconds(1500 * time.Microsecond)},
+	cases := []junit.Case{
+		{Name: "fixtures/ok.ndjson", Classname: "seam.check", Time: junit.Seconds(1500 * time.Microsecond)},
 		{Name: "fixtures/bad\x1b]52;c;x\x07.ndjson", Classname: "seam.check", Time: "0.000",
-			Failure: newFailure("seam.check", []string{"exchange 1: replay differs at frame 3", "- error x.y client event 2: <a & \"b\">"})},
+			Failure: junit.NewFailure("seam.check", []string{"exchange 1: replay differs at frame 3", "- error x.y client event 2: <a & \"b\">"})},
 	}
 	var b bytes.Buffer
-	if err := writeJUnit(&b, "seam check", cases, time.Second); err != nil {
+	if err := junit.Write(&b, "seam check", cases, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	s := validJUnit(t, b.Bytes())
@@ -110,7 +111,7 @@ func TestInspectJUnit(t *testing.T) {
 	}
 	var b bytes.Buffer
 	rep := inspect.Inspect(c, inspect.Options{})
-	if err := writeJUnit(&b, "seam inspect", inspectCases(rep, inspect.Error), 0); err != nil {
+	if err := junit.Write(&b, "seam inspect", inspectCases(rep, inspect.Error), 0); err != nil {
 		t.Fatal(err)
 	}
 	s := validJUnit(t, b.Bytes())
@@ -158,10 +159,10 @@ func TestJUnitBidi(t *testing.T) {
 	if _, err := seamOutput("check", "--junit", out, dir); err != nil {
 		t.Fatal(err)
 	}
-	cases := []junitCase{{Name: "a\u202eb", Classname: "seam\u200b.check", Time: "0.000",
-		Failure: newFailure("seam.check", []string{"evidence \u2066x\u2069 \x1b[31m", "more \u202e"})}}
+	cases := []junit.Case{{Name: "a\u202eb", Classname: "seam\u200b.check", Time: "0.000",
+		Failure: junit.NewFailure("seam.check", []string{"evidence \u2066x\u2069 \x1b[31m", "more \u202e"})}}
 	var b bytes.Buffer
-	if err := writeJUnit(&b, "seam check", cases, 0); err != nil {
+	if err := junit.Write(&b, "seam check", cases, 0); err != nil {
 		t.Fatal(err)
 	}
 	written, err := os.ReadFile(out)

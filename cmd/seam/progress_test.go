@@ -28,18 +28,18 @@ func TestProgress(t *testing.T) {
 	if p.on {
 		t.Fatal("progress on a buffer, not a terminal")
 	}
-	p.add(3_000_000)
+	p.Read(3_000_000)
 	p.done()
 	if out.Len() != 0 {
 		t.Fatalf("said %q off a terminal", out.String())
 	}
 	p.on = true // as on a terminal
-	p.file(0)
+	p.File(0)
 	if out.Len() != 0 {
 		t.Fatalf("said %q in the first second", out.String())
 	}
 	p.start = time.Now().Add(-2 * time.Second)
-	p.file(1)
+	p.File(1)
 	p.done()
 	got := out.String()
 	if !strings.Contains(got, "\r\x1b[Kstats: 2.9 MiB of 3.8 MiB (75%) · capture 2 of 2") || !strings.HasSuffix(got, "\r\x1b[K") {

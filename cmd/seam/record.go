@@ -2,20 +2,18 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/captures"
+	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tui"
@@ -44,7 +42,14 @@ func recordCommand() *command {
 		name:    "record",
 		summary: "run the recording proxy: point a client's base URL at it",
 		usage:   "seam record --upstream URL | --forward [--listen ADDR] [-o FILE|DIR] [flags]",
-		help: `
+		help:    recordHelp,
+		example: "seam record --upstream https://api.openai.com -o captures/",
+		new:     func() runner { return &recordOptions{} },
+	}
+}
+
+// recordHelp is the text of "seam help record".
+const recordHelp = `
 Starts a reverse proxy that forwards every request to --upstream and records
 both sides of every exchange into one capture file: the request, the bytes the
 upstream sent and the bytes the client received, each read and write with its
@@ -94,30 +99,24 @@ never follows redirects; it serves only clients on this machine unless
 --listen names another address, and then refuses to connect to loopback,
 link-local and private addresses unless --host names the host. WebSockets
 (the OpenAI Realtime API) are recorded frame by frame in both modes;
-openai-node's Realtime clients dial wss: only, so record them with --forward.`,
-		example: "seam record --upstream https://api.openai.com -o captures/",
-		flags: func(fs *flag.FlagSet) any {
-			o := &recordOptions{}
-			fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` every request is forwarded to (required)")
-			fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to listen on")
-			fs.StringVar(&o.proxy, "proxy", "", "record a proxy under test from both sides: its base `URL` (see above)")
-			fs.StringVar(&o.back, "back", "127.0.0.1:8089", "with --proxy, the `address` the proxy's upstream requests come to")
-			fs.StringVar(&o.output, "o", "", "capture `file` or directory (default ./captures/seam-<UTC time>.ndjson; a name ending in .zst is zstd-compressed; - for stdout)")
-			fs.BoolVar(&o.fsync, "fsync", false, "fsync the capture after every write (durable, slower)")
-			fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per exchange")
-			fs.BoolVar(&o.tui, "tui", false, "watch exchanges arrive in the terminal UI (q stops recording)")
-			fs.Var(&o.redact, "redact", "also redact `pattern`: header:NAME, json:PATH (a.b, * any key, ** any depth) or re:REGEXP (repeatable; see Security in the README)")
-			fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
-			o.engine.register(fs, shape.DefaultProfile)
-			o.fwd.register(fs)
-			return o
-		},
-		run: runRecord,
-	}
+openai-node's Realtime clients dial wss: only, so record them with --forward.`
+
+func (o *recordOptions) flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` every request is forwarded to (required)")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to listen on")
+	fs.StringVar(&o.proxy, "proxy", "", "record a proxy under test from both sides: its base `URL` (see above)")
+	fs.StringVar(&o.back, "back", "127.0.0.1:8089", "with --proxy, the `address` the proxy's upstream requests come to")
+	fs.StringVar(&o.output, "o", "", "capture `file` or directory (default ./captures/seam-<UTC time>.ndjson; a name ending in .zst is zstd-compressed; - for stdout)")
+	fs.BoolVar(&o.fsync, "fsync", false, "fsync the capture after every write (durable, slower)")
+	fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per exchange")
+	fs.BoolVar(&o.tui, "tui", false, "watch exchanges arrive in the terminal UI (q stops recording)")
+	fs.Var(&o.redact, "redact", "also redact `pattern`: header:NAME, json:PATH (a.b, * any key, ** any depth) or re:REGEXP (repeatable; see Security in the README)")
+	fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
+	o.engine.register(fs, shape.DefaultProfile)
+	o.fwd.register(fs)
 }
 
-func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*recordOptions)
+func (o *recordOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	ex := "seam record --upstream https://api.openai.com"
 	if fs.NArg() > 0 {
 		return &usageError{cmd: "record", msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0)), example: ex}
@@ -158,35 +157,35 @@ func runRecord(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 
 	// The listeners: one for clients, and in a sandwich a second one for the
 	// proxy under test to send its upstream requests to.
-	legs := []*recordLeg{{addr: o.listen, upstream: up, leg: capture.Whole}}
+	legs := []*capture.Endpoint{{Listen: o.listen, Upstream: up, Leg: capture.Whole}}
 	if proxy != nil {
-		legs = []*recordLeg{
-			{addr: o.listen, upstream: proxy, leg: capture.Front},
-			{addr: o.back, upstream: up, leg: capture.Back},
+		legs = []*capture.Endpoint{
+			{Listen: o.listen, Upstream: proxy, Leg: capture.Front},
+			{Listen: o.back, Upstream: up, Leg: capture.Back},
 		}
 	}
-	cfg.upstream, cfg.engine, cfg.legs = up, eng, legs
+	cfg.Header, cfg.Endpoints = recordHeader(up, eng, false), legs
 	if proxy != nil {
-		cfg.note = func(legs []*recordLeg) string {
+		cfg.Note = func(legs []*capture.Endpoint) string {
 			return fmt.Sprintf("sandwich: clients → seam http://%s → proxy under test %s → seam http://%s → %s",
-				legs[0].ln.Addr(), tape.RedactUpstream(proxy), legs[1].ln.Addr(), tape.RedactUpstream(up))
+				legs[0].Addr(), tape.RedactUpstream(proxy), legs[1].Addr(), tape.RedactUpstream(up))
 		}
 	}
 	tuneGC(e)
-	r, err := startRecording(cfg)
+	r, err := capture.StartRecording(cfg)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "listening on http://%s → %s\n", legs[0].ln.Addr(), tape.RedactUpstream(legs[0].upstream))
+	fmt.Fprintf(e.stderr, "listening on http://%s → %s\n", legs[0].Addr(), tape.RedactUpstream(legs[0].Upstream))
 	if proxy != nil {
 		fmt.Fprintf(e.stderr, "listening on http://%s → %s for the proxy under test: set its upstream base URL to http://%s\n",
-			legs[1].ln.Addr(), tape.RedactUpstream(up), legs[1].ln.Addr())
+			legs[1].Addr(), tape.RedactUpstream(up), legs[1].Addr())
 	}
-	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.path, engineSummary(eng))
-	banner := fmt.Sprintf("recording: point clients at http://%s (→ %s)", legs[0].ln.Addr(), tape.RedactUpstream(legs[0].upstream))
+	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.Path(), shape.Summary(eng))
+	banner := fmt.Sprintf("recording: point clients at http://%s (→ %s)", legs[0].Addr(), tape.RedactUpstream(legs[0].Upstream))
 	if proxy != nil {
 		banner = fmt.Sprintf("recording: clients → http://%s → proxy under test → http://%s (its upstream) → %s",
-			legs[0].ln.Addr(), legs[1].ln.Addr(), tape.RedactUpstream(up))
+			legs[0].Addr(), legs[1].Addr(), tape.RedactUpstream(up))
 	}
 	return runRecording(ctx, e, o, r, &count, banner)
 }
@@ -214,24 +213,24 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 		return err
 	}
 	fs.quiet = o.quiet || o.tui
-	leg := &recordLeg{addr: o.listen, leg: capture.Whole, forward: fs,
-		transport: capture.UpstreamTransport(fs.upstream)}
-	cfg.engine, cfg.insecure, cfg.legs = eng, o.fwd.insecure, []*recordLeg{leg}
-	cfg.note = func([]*recordLeg) string {
+	leg := &capture.Endpoint{Listen: o.listen, Leg: capture.Whole, Forward: fs.proxy,
+		Transport: capture.UpstreamTransport(fs.upstream)}
+	cfg.Header, cfg.Endpoints = recordHeader(nil, eng, o.fwd.insecure), []*capture.Endpoint{leg}
+	cfg.Note = func([]*capture.Endpoint) string {
 		if fs.intercept.All() {
 			return "forward proxy: intercepting every host"
 		}
 		return "forward proxy: intercepting " + strings.Join(fs.intercept.Hosts(), ", ")
 	}
 	tuneGC(e)
-	r, err := startRecording(cfg)
+	r, err := capture.StartRecording(cfg)
 	if err != nil {
 		return err
 	}
-	addr := leg.ln.Addr()
+	addr := leg.Addr()
 	fmt.Fprintf(e.stderr, "listening on http://%s as a forward proxy: HTTPS_PROXY=http://%s HTTP_PROXY=http://%s\n", addr, addr, addr)
 	fs.announce(e.stderr, addr, o.fwd.insecure)
-	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.path, engineSummary(eng))
+	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.Path(), shape.Summary(eng))
 	return runRecording(ctx, e, o, r, &count, fmt.Sprintf("recording: a forward proxy, HTTPS_PROXY=http://%s", addr))
 }
 
@@ -240,18 +239,18 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 // errors): where the capture goes, the --redact patterns, the Host check
 // with --allow-host, where errors are said, and the line per exchange
 // unless -q or --tui, each exchange counted into count.
-func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (recordingConfig, error) {
+func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (capture.RecordingOptions, error) {
 	red, err := tape.ParseRedaction(o.redact)
 	if err != nil {
-		return recordingConfig{}, &usageError{cmd: "record", msg: err.Error(), example: "seam record " + mode + " --redact json:metadata.user_id --redact 're:acct-[0-9]+'"}
+		return capture.RecordingOptions{}, &usageError{cmd: "record", msg: err.Error(), example: "seam record " + mode + " --redact json:metadata.user_id --redact 're:acct-[0-9]+'"}
 	}
 	if o.tui && (o.output == "-" || !tui.IsTerminal(e.stdout)) {
-		return recordingConfig{}, &usageError{cmd: "record", msg: "--tui needs a terminal on stdout and a capture file (not -o -)", example: "seam record --tui " + mode}
+		return capture.RecordingOptions{}, &usageError{cmd: "record", msg: "--tui needs a terminal on stdout and a capture file (not -o -)", example: "seam record --tui " + mode}
 	}
-	cfg := recordingConfig{
-		output: o.output, stdout: e.stdout, fsync: o.fsync,
-		server: serverOptions{allowHosts: o.allow, log: e.stderr}, redaction: red, log: e.stderr,
-		onDone: func(s capture.Summary) {
+	cfg := capture.RecordingOptions{
+		Create: e.createCapture(o.output), Fsync: o.fsync,
+		Server: listen.Options{AllowHosts: o.allow, Log: e.stderr}, Redaction: red, Log: e.stderr,
+		OnDone: func(s capture.Summary) {
 			count.Add(1)
 			if !o.quiet && !o.tui {
 				fmt.Fprintln(e.stderr, s.String())
@@ -259,7 +258,7 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (record
 		},
 	}
 	if o.tui {
-		cfg.server.log = nil // the TUI has the terminal
+		cfg.Server.Log = nil // the TUI has the terminal
 	}
 	return cfg, nil
 }
@@ -267,8 +266,8 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (record
 // runRecording runs a started recording until ctrl-c, a server failure or
 // the TUI quitting, then stops it. banner says where clients go, for the
 // TUI's header.
-func runRecording(ctx context.Context, e *env, o *recordOptions, r *recording, count *atomic.Int64, banner string) error {
-	path := r.path
+func runRecording(ctx context.Context, e *env, o *recordOptions, r *capture.Recording, count *atomic.Int64, banner string) error {
+	path := r.Path()
 	var runErr error
 	var tuiDone chan error // nil without --tui: never ready
 	tuiCtx, stopTUI := context.WithCancel(ctx)
@@ -290,7 +289,7 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *recording, c
 		}()
 	}
 	select {
-	case err := <-r.errs:
+	case err := <-r.Errs():
 		runErr = fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 		// ctrl-c is how a recording ends: not an error.
@@ -305,8 +304,8 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *recording, c
 		stopTUI() // give the terminal back before printing
 		<-tuiDone
 	}
-	stopErr := r.stop(shutdownGrace, e.stderr)
-	r.report(e.stderr, count.Load())
+	stopErr := r.Stop(shutdownGrace, e.stderr)
+	r.Report(e.stderr, count.Load())
 	if stopErr != nil {
 		return stopErr // a capture that lost exchanges fails the run, interrupted or not
 	}
@@ -325,51 +324,19 @@ func parseUpstream(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-func newHeader(start time.Time, up *url.URL, eng tape.Engine) tape.Header {
-	var id [8]byte
-	rand.Read(id[:])
-	h := tape.Header{
-		V: tape.Version, Seam: version, ID: hex.EncodeToString(id[:]),
-		Started: start.UTC(), Engine: eng,
-	}
+// recordHeader is the header of a recording's capture: seam's version,
+// the engine, the upstream (redacted; nil in forward mode) and whether
+// upstream certificates went unverified.
+func recordHeader(up *url.URL, eng tape.Engine, insecure bool) tape.Header {
+	h := tape.Header{Seam: version, Engine: eng, Insecure: insecure}
 	if up != nil {
 		h.Upstream = tape.RedactUpstream(up)
 	}
 	return h
 }
 
-// openCapture opens where a new capture goes. spec is a file, a directory
-// (existing, or ending in a slash), "-" for stdout, or "" for the default
-// ./captures/ directory. It never overwrites an existing file.
-func openCapture(spec string, stdout io.Writer, now time.Time) (io.WriteCloser, string, error) {
-	if spec == "-" {
-		return nopCloser{stdout}, "stdout", nil
-	}
-	name := "seam-" + now.UTC().Format("20060102T150405Z") + ".ndjson"
-	path := spec
-	switch {
-	case spec == "":
-		path = filepath.Join("captures", name)
-	case strings.HasSuffix(spec, "/") || strings.HasSuffix(spec, string(os.PathSeparator)):
-		path = filepath.Join(spec, name)
-	default:
-		if st, err := os.Stat(spec); err == nil && st.IsDir() {
-			path = filepath.Join(spec, name)
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, "", fmt.Errorf("create capture directory: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		return nil, "", fmt.Errorf("capture %s already exists; choose another -o", path)
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("create capture: %w", err)
-	}
-	return f, path, nil
+// createCapture returns what opens the capture spec names (see
+// captures.Create) when a recording starts.
+func (e *env) createCapture(spec string) func() (io.WriteCloser, string, error) {
+	return func() (io.WriteCloser, string, error) { return captures.Create(spec, e.stdout, time.Now()) }
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
+	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/visible"
@@ -31,7 +33,14 @@ func replayCommand() *command {
 		name:    "replay",
 		summary: "feed a capture's upstream side through the shaping engine again and compare",
 		usage:   "seam replay [--profile P] [--set switch=value] [--ex N] [-o FILE] CAPTURE|RAW",
-		help: `
+		help:    replayHelp,
+		example: "seam replay --set holdback=on fixtures/incident-holdback-off.ndjson",
+		new:     func() runner { return &replayOptions{} },
+	}
+}
+
+// replayHelp is the text of "seam help replay".
+var replayHelp = `
 Rebuilds the shaping engine recorded in the capture's header (or the one
 --profile and --set describe, --set applying on top of the recorded engine),
 pushes the recorded upstream chunks through it with their recorded boundaries,
@@ -53,26 +62,20 @@ cuts the side, status answers with an error. Faults: ` + strings.Join(replay.Fau
 
 A raw upstream recording (an .sse body, JSONL payloads, a VCR cassette) has
 no engine and no client side: name a --profile to see what seam's engine
-makes of it.`,
-		example: "seam replay --set holdback=on fixtures/incident-holdback-off.ndjson",
-		flags: func(fs *flag.FlagSet) any {
-			o := &replayOptions{}
-			fs.IntVar(&o.ex, "ex", 0, "replay only exchange `N`")
-			fs.Float64Var(&o.speed, "speed", 0, "pace by the recorded times: 1 original, N faster, 0 no waiting")
-			fs.StringVar(&o.output, "o", "", "write the replayed exchanges as a capture `file` (- for stdout)")
-			fs.BoolVar(&o.raw, "raw", false, "write the produced client bytes to stdout")
-			fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the replay differs from the recording")
-			fs.Var(&o.faults, "fault", "change the upstream side first with `fault`, e.g. split-rune, stall=2s@event:40 (repeatable)")
-			fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
-			o.engine.register(fs, "the capture's engine")
-			return o
-		},
-		run: runReplay,
-	}
+makes of it.`
+
+func (o *replayOptions) flags(fs *flag.FlagSet) {
+	fs.IntVar(&o.ex, "ex", 0, "replay only exchange `N`")
+	fs.Float64Var(&o.speed, "speed", 0, "pace by the recorded times: 1 original, N faster, 0 no waiting")
+	fs.StringVar(&o.output, "o", "", "write the replayed exchanges as a capture `file` (- for stdout)")
+	fs.BoolVar(&o.raw, "raw", false, "write the produced client bytes to stdout")
+	fs.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when the replay differs from the recording")
+	fs.Var(&o.faults, "fault", "change the upstream side first with `fault`, e.g. split-rune, stall=2s@event:40 (repeatable)")
+	fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
+	o.engine.register(fs, "the capture's engine")
 }
 
-func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*replayOptions)
+func (o *replayOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	const example = "seam replay --set holdback=on capture.ndjson"
 	if fs.NArg() != 1 {
 		return &usageError{cmd: "replay", msg: "want exactly one capture", example: example}
@@ -88,17 +91,17 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if o.output == "-" {
 		w = e.stderr
 	}
-	c, err := openInput(ctx, e, fs.Arg(0))
+	c, err := captures.Load(ctx, fs.Arg(0), e.open())
 	if err != nil {
 		return err
 	}
-	recorded := recordedEngine(&c.Header)
+	recorded := replay.RecordedEngine(&c.Header)
 	eng, err := o.engine.resolve(&recorded)
 	if err != nil {
 		return &usageError{cmd: "replay", msg: err.Error(), example: example}
 	}
 	if o.ex != 0 {
-		if _, err := findExchange(c, o.ex); err != nil {
+		if _, err := captures.Exchange(c, o.ex); err != nil {
 			return err
 		}
 	}
@@ -110,7 +113,7 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		if len(o.faults) > 0 {
 			faults = fmt.Sprintf(" and faults %s (seed %d)", o.faults.String(), o.seed)
 		}
-		fmt.Fprintf(w, "replaying %s with engine %s%s\n", visible.String(c.Name), visible.String(engineSummary(eng)), faults)
+		fmt.Fprintf(w, "replaying %s with engine %s%s\n", visible.String(c.Name), visible.String(shape.Summary(eng)), faults)
 	}
 	for _, x := range c.Exchanges {
 		if o.ex != 0 && x.Ex != o.ex {
@@ -119,37 +122,15 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if x.Upstream.Response == nil {
-			if !o.raw {
-				fmt.Fprintf(w, "exchange %d: skipped, no upstream response was recorded\n", x.Ex)
-			}
-			continue
-		}
-		res, err := replay.Exchange(ctx, x, eng, replay.Options{Speed: o.speed, Faults: o.faults, Seed: o.seed})
+		rx, differs, err := o.replayOne(ctx, e, w, eng, x)
 		if err != nil {
 			return err
 		}
-		rx := res.ToExchange(x)
-		out.Exchanges = append(out.Exchanges, rx)
-		if o.raw {
-			if _, err := e.stdout.Write(res.Body()); err != nil {
-				return err
-			}
-			continue
+		if rx != nil {
+			out.Exchanges = append(out.Exchanges, rx)
 		}
-		// Describe's lines each go through the sanitiser (its excerpts are
-		// quoted already; a capture's bytes never reach the terminal raw).
-		desc := strings.Split(res.Describe(), "\n")
-		for i := range desc {
-			desc[i] = visible.String(desc[i])
-		}
-		fmt.Fprintf(w, "exchange %d: %s\n", x.Ex, strings.Join(desc, "\n"))
-		if res.Identical() || res.NoClient {
-			continue
-		}
-		differ++
-		if err := writeReplayDiff(w, x, rx); err != nil {
-			return err
+		if differs {
+			differ++
 		}
 	}
 	if o.output != "" {
@@ -161,6 +142,39 @@ func runReplay(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		return errDiffers
 	}
 	return nil
+}
+
+// replayOne replays exchange x through eng and says on w how the client
+// stream it produces compares with the recorded one (with --raw, writes
+// its bytes to stdout instead). It returns the replayed exchange (nil when
+// x has no upstream response to replay) and whether it differs.
+func (o *replayOptions) replayOne(ctx context.Context, e *env, w io.Writer, eng tape.Engine, x *tape.Exchange) (*tape.Exchange, bool, error) {
+	if x.Upstream.Response == nil {
+		if !o.raw {
+			fmt.Fprintf(w, "exchange %d: skipped, no upstream response was recorded\n", x.Ex)
+		}
+		return nil, false, nil
+	}
+	res, err := replay.Exchange(ctx, x, eng, replay.Options{Speed: o.speed, Faults: o.faults, Seed: o.seed})
+	if err != nil {
+		return nil, false, err
+	}
+	rx := res.ToExchange(x)
+	if o.raw {
+		_, err := e.stdout.Write(res.Body())
+		return rx, false, err
+	}
+	// Describe's lines each go through the sanitiser (its excerpts are
+	// quoted already; a capture's bytes never reach the terminal raw).
+	desc := strings.Split(res.Describe(), "\n")
+	for i := range desc {
+		desc[i] = visible.String(desc[i])
+	}
+	fmt.Fprintf(w, "exchange %d: %s\n", x.Ex, strings.Join(desc, "\n"))
+	if res.Identical() || res.NoClient {
+		return rx, false, nil
+	}
+	return rx, true, writeReplayDiff(w, x, rx)
 }
 
 // writeReplayDiff prints how the findings change from the recorded client
@@ -180,11 +194,11 @@ func writeReplayDiff(w io.Writer, recorded, replayed *tape.Exchange) error {
 
 // saveCapture writes c to path (or stdout for "-").
 func saveCapture(ctx context.Context, e *env, spec string, c *tape.Capture) error {
-	out, path, err := openCapture(spec, e.stdout, time.Now())
+	out, path, err := captures.Create(spec, e.stdout, time.Now())
 	if err != nil {
 		return err
 	}
-	if err := writeCapture(ctx, out, c); err != nil {
+	if err := tape.WriteCapture(ctx, out, c, version); err != nil {
 		out.Close()
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/htmlreport"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/outfile"
@@ -29,7 +30,14 @@ func reportCommand() *command {
 		name:    "report",
 		summary: "one HTML page to attach to a bug: verdict, findings, diffs, timing chart",
 		usage:   "seam report [--ex N] [-o FILE|DIR|-] CAPTURE|RAW",
-		help: `
+		help:    reportHelp,
+		example: "seam report fixtures/incident-holdback-off.ndjson",
+		new:     func() runner { return &reportOptions{} },
+	}
+}
+
+// reportHelp is the text of "seam help report".
+const reportHelp = `
 Inspects a capture (or a raw recording, as seam inspect reads them) and
 writes what it finds as one HTML file you can attach to a bug report or
 send to someone without seam. Per exchange it shows:
@@ -54,22 +62,16 @@ The same capture always gives the same file.
 
 By default the page is written to <capture name>.report.html in the
 current directory; -o names another file, a directory to write it in, or
-- for stdout.`,
-		example: "seam report fixtures/incident-holdback-off.ndjson",
-		flags: func(fs *flag.FlagSet) any {
-			o := &reportOptions{}
-			fs.IntVar(&o.ex, "ex", 0, "report only exchange `N`")
-			fs.StringVar(&o.output, "o", "", "HTML `file` or directory to write, - for stdout (default ./<capture name>.report.html)")
-			fs.DurationVar(&o.stall, "stall", htmlreport.DefaultStall, "shade gaps without bytes longer than `duration` as stalls (0: none)")
-			fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic, gemini, converse, invoke, cohere, ollama")
-			return o
-		},
-		run: runReport,
-	}
+- for stdout.`
+
+func (o *reportOptions) flags(fs *flag.FlagSet) {
+	fs.IntVar(&o.ex, "ex", 0, "report only exchange `N`")
+	fs.StringVar(&o.output, "o", "", "HTML `file` or directory to write, - for stdout (default ./<capture name>.report.html)")
+	fs.DurationVar(&o.stall, "stall", htmlreport.DefaultStall, "shade gaps without bytes longer than `duration` as stalls (0: none)")
+	fs.StringVar(&o.protocol, "protocol", "auto", "override protocol detection: chat, responses, anthropic, gemini, converse, invoke, cohere, ollama")
 }
 
-func runReport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*reportOptions)
+func (o *reportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	const example = "seam report -o incident.html capture.ndjson"
 	if fs.NArg() != 1 {
 		return &usageError{cmd: "report", msg: "want exactly one capture or raw recording", example: example}
@@ -89,9 +91,14 @@ func runReport(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	c, err := openReport(ctx, e, in, o.ex)
+	c, err := captures.Load(ctx, in, e.open())
 	if err != nil {
 		return err
+	}
+	if o.ex != 0 {
+		if _, err := captures.Exchange(c, o.ex); err != nil {
+			return err
+		}
 	}
 	rep, err := inspect.InspectContext(ctx, c, inspect.Options{Protocol: proto, Ex: o.ex})
 	if err != nil {

@@ -2,19 +2,19 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/captures"
+	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -73,7 +73,14 @@ func serveCommand() *command {
 		name:    "serve",
 		summary: "serve captures as a mock upstream, at recorded timing",
 		usage:   "seam serve [--mode M] [--upstream URL] [-o FILE|DIR] [--listen ADDR] [--speed N] [--fault F]... [CAPTURE|DIR...]",
-		help: `
+		help:    serveHelp,
+		example: "seam serve --speed 0 captures/",
+		new:     func() runner { return &serveOptions{} },
+	}
+}
+
+// serveHelp is the text of "seam help serve".
+var serveHelp = `
 Answers OpenAI- and Anthropic-style requests from recorded exchanges, with the
 upstream side of the exchange a request matches, chunk by chunk with the
 recorded boundaries and timing (scaled by --speed; 0 sends at once). Point any
@@ -139,26 +146,21 @@ Examples:
   # see how a client copes with a split UTF-8 rune and rate limiting
   seam serve --fault split-rune --fault status=429:2 captures/
   # a slow first byte and a two-second stall at event 40, nothing else waits
-  seam serve --speed 0 --fault latency=300ms --fault stall=2s@event:40 captures/`,
-		example: "seam serve --speed 0 captures/",
-		flags: func(fs *flag.FlagSet) any {
-			o := &serveOptions{}
-			fs.StringVar(&o.listen, "listen", "127.0.0.1:8081", "`address` to listen on")
-			fs.Float64Var(&o.speed, "speed", 1, "playback speed of the recorded timing (0 sends at once)")
-			fs.Var(&o.faults, "fault", "inject `fault` into every response, e.g. split-rune, drop-delta=3, status=429:2 (repeatable)")
-			fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
-			fs.StringVar(&o.mode, "mode", string(replay.ModeNone), "`mode`: none, once, new_episodes, all or passthrough (see above)")
-			fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` for the modes that forward")
-			fs.StringVar(&o.output, "o", "", "capture `file` or directory for recordings (default ./captures/seam-<UTC time>.ndjson; - for stdout)")
-			fs.Var(&o.ignore, "ignore", "also ignore the top-level request `field` when matching (repeatable)")
-			fs.BoolVar(&o.quiet, "q", false, "do not print a line per request (hit, miss, forwarded)")
-			o.fwd.register(fs)
-			fs.Var(&o.redact, "redact", "also redact `pattern` when recording, and match as the capture was recorded with it: header:NAME, json:PATH or re:REGEXP (repeatable)")
-			fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
-			return o
-		},
-		run: runServe,
-	}
+  seam serve --speed 0 --fault latency=300ms --fault stall=2s@event:40 captures/`
+
+func (o *serveOptions) flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8081", "`address` to listen on")
+	fs.Float64Var(&o.speed, "speed", 1, "playback speed of the recorded timing (0 sends at once)")
+	fs.Var(&o.faults, "fault", "inject `fault` into every response, e.g. split-rune, drop-delta=3, status=429:2 (repeatable)")
+	fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
+	fs.StringVar(&o.mode, "mode", string(replay.ModeNone), "`mode`: none, once, new_episodes, all or passthrough (see above)")
+	fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` for the modes that forward")
+	fs.StringVar(&o.output, "o", "", "capture `file` or directory for recordings (default ./captures/seam-<UTC time>.ndjson; - for stdout)")
+	fs.Var(&o.ignore, "ignore", "also ignore the top-level request `field` when matching (repeatable)")
+	fs.BoolVar(&o.quiet, "q", false, "do not print a line per request (hit, miss, forwarded)")
+	o.fwd.register(fs)
+	fs.Var(&o.redact, "redact", "also redact `pattern` when recording, and match as the capture was recorded with it: header:NAME, json:PATH or re:REGEXP (repeatable)")
+	fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
 }
 
 // listFlag collects a repeated string flag.
@@ -181,84 +183,35 @@ type servePlan struct {
 	recordOn bool
 }
 
+// serveExamples are the examples of usage errors per mode that forwards.
+var serveExamples = map[replay.Mode]string{
+	replay.ModeOnce:        "seam serve --mode once --upstream https://api.openai.com captures/chat.ndjson",
+	replay.ModeNewEpisodes: "seam serve --mode new_episodes --upstream https://api.openai.com captures/",
+	replay.ModeAll:         "seam serve --mode all --upstream https://api.openai.com -o captures/",
+	replay.ModePassthrough: "seam serve --mode passthrough --upstream https://api.openai.com",
+}
+
+// serveUsage is a usage error of seam serve.
+func serveUsage(msg, example string) error {
+	return &usageError{cmd: "serve", msg: msg, example: example}
+}
+
 // planServe checks the flags against the mode and loads the captures.
 func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*servePlan, error) {
 	mode, err := replay.ParseMode(o.mode)
 	if err != nil {
-		return nil, &usageError{cmd: "serve", msg: "--mode: " + err.Error(), example: "seam serve --mode new_episodes --upstream https://api.openai.com captures/"}
+		return nil, serveUsage("--mode: "+err.Error(), "seam serve --mode new_episodes --upstream https://api.openai.com captures/")
 	}
 	p := &servePlan{mode: mode}
-	upEx := map[replay.Mode]string{
-		replay.ModeOnce:        "seam serve --mode once --upstream https://api.openai.com captures/chat.ndjson",
-		replay.ModeNewEpisodes: "seam serve --mode new_episodes --upstream https://api.openai.com captures/",
-		replay.ModeAll:         "seam serve --mode all --upstream https://api.openai.com -o captures/",
-		replay.ModePassthrough: "seam serve --mode passthrough --upstream https://api.openai.com",
-	}[mode]
-	usage := func(msg, example string) error { return &usageError{cmd: "serve", msg: msg, example: example} }
-	needUpstream := false
-	switch mode {
-	case replay.ModeNone:
-		if len(args) == 0 {
-			return nil, usage("no capture given", "seam serve captures/")
-		}
-		if o.upstream != "" {
-			return nil, usage("--mode none never forwards, so --upstream does not apply; to forward what matches nothing use --mode new_episodes", "seam serve --mode new_episodes --upstream https://api.openai.com captures/")
-		}
-		if o.output != "" {
-			return nil, usage("--mode none records nothing, so -o does not apply", "seam serve captures/")
-		}
-	case replay.ModeOnce:
-		if len(args) != 1 {
-			return nil, usage("--mode once takes exactly one capture file or directory: recorded if it does not exist, replayed if it does", upEx)
-		}
-		if o.output != "" {
-			return nil, usage("--mode once records to the capture given, so -o does not apply", upEx)
-		}
-		exists, err := captureExists(ctx, args[0])
-		if err != nil {
-			return nil, err
-		}
-		if !exists {
-			needUpstream, p.recordOn, p.record = true, true, args[0]
-			args = nil
-		}
-	case replay.ModeNewEpisodes:
-		if len(args) == 0 {
-			return nil, usage("no capture given (--mode all records everything without one)", upEx)
-		}
-		needUpstream, p.recordOn, p.record = true, true, o.output
-	case replay.ModeAll, replay.ModePassthrough:
-		if len(args) > 0 {
-			return nil, usage(fmt.Sprintf("--mode %s replays nothing, so it takes no capture (recordings go to -o)", mode), upEx)
-		}
-		needUpstream = true
-		if mode == replay.ModeAll {
-			p.recordOn, p.record = true, o.output
-		} else if o.output != "" {
-			return nil, usage("--mode passthrough records nothing, so -o does not apply; --mode all records", upEx)
-		}
+	args, needUpstream, err := p.checkMode(ctx, o, args)
+	if err != nil {
+		return nil, err
 	}
-	p.forwards = needUpstream
-	if needUpstream && o.fwd.forward {
-		if o.upstream != "" {
-			return nil, usage("--forward sends each request to the host it names, so --upstream does not apply", "seam serve --forward --mode new_episodes captures/")
-		}
-		needUpstream = false
-	}
-	if needUpstream {
-		if o.upstream == "" {
-			what := "--mode " + string(mode)
-			if mode == replay.ModeOnce {
-				what += " with a capture that does not exist yet"
-			}
-			return nil, usage(what+" needs --upstream", upEx)
-		}
-		if p.upstream, err = parseUpstream(o.upstream); err != nil {
-			return nil, usage(err.Error(), upEx)
-		}
+	if err := p.checkUpstream(o, needUpstream); err != nil {
+		return nil, err
 	}
 	if len(args) > 0 {
-		if p.caps, err = loadCaptures(ctx, e, args); err != nil {
+		if p.caps, err = captures.LoadAll(ctx, args, e.open()); err != nil {
 			return nil, err
 		}
 		if mode == replay.ModeOnce && countExchanges(p.caps) == 0 {
@@ -268,29 +221,85 @@ func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*se
 	return p, nil
 }
 
-// captureExists reports whether path holds captures for --mode once: "-"
-// (stdin), an existing file, or a directory with captures in it or below.
-func captureExists(ctx context.Context, path string) (bool, error) {
-	if path == "-" {
-		return true, nil // stdin: replay it
+// checkMode checks the captures and -o against the mode and says where
+// recordings go; it returns the captures to replay (none when --mode once
+// records) and whether requests go to --upstream.
+func (p *servePlan) checkMode(ctx context.Context, o *serveOptions, args []string) (replayed []string, needUpstream bool, err error) {
+	upEx := serveExamples[p.mode]
+	switch p.mode {
+	case replay.ModeNone:
+		if len(args) == 0 {
+			return nil, false, serveUsage("no capture given", "seam serve captures/")
+		}
+		if o.upstream != "" {
+			return nil, false, serveUsage("--mode none never forwards, so --upstream does not apply; to forward what matches nothing use --mode new_episodes", "seam serve --mode new_episodes --upstream https://api.openai.com captures/")
+		}
+		if o.output != "" {
+			return nil, false, serveUsage("--mode none records nothing, so -o does not apply", "seam serve captures/")
+		}
+	case replay.ModeOnce:
+		if len(args) != 1 {
+			return nil, false, serveUsage("--mode once takes exactly one capture file or directory: recorded if it does not exist, replayed if it does", upEx)
+		}
+		if o.output != "" {
+			return nil, false, serveUsage("--mode once records to the capture given, so -o does not apply", upEx)
+		}
+		exists, err := captures.Exists(ctx, args[0])
+		if err != nil {
+			return nil, false, err
+		}
+		if !exists {
+			p.recordOn, p.record = true, args[0]
+			return nil, true, nil
+		}
+	case replay.ModeNewEpisodes:
+		if len(args) == 0 {
+			return nil, false, serveUsage("no capture given (--mode all records everything without one)", upEx)
+		}
+		needUpstream, p.recordOn, p.record = true, true, o.output
+	case replay.ModeAll, replay.ModePassthrough:
+		if len(args) > 0 {
+			return nil, false, serveUsage(fmt.Sprintf("--mode %s replays nothing, so it takes no capture (recordings go to -o)", p.mode), upEx)
+		}
+		needUpstream = true
+		if p.mode == replay.ModeAll {
+			p.recordOn, p.record = true, o.output
+		} else if o.output != "" {
+			return nil, false, serveUsage("--mode passthrough records nothing, so -o does not apply; --mode all records", upEx)
+		}
 	}
-	st, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("open capture: %w", err)
-	}
-	if !st.IsDir() {
-		return true, nil
-	}
-	// Quiet: loading the captures says what it skips.
-	found, err := walkCaptures(ctx, &env{stderr: io.Discard}, path)
-	return len(found) > 0, err
+	return args, needUpstream, nil
 }
 
-func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*serveOptions)
+// checkUpstream checks --upstream and --forward against a mode that does
+// or does not send requests upstream.
+func (p *servePlan) checkUpstream(o *serveOptions, needUpstream bool) error {
+	upEx := serveExamples[p.mode]
+	p.forwards = needUpstream
+	if needUpstream && o.fwd.forward {
+		if o.upstream != "" {
+			return serveUsage("--forward sends each request to the host it names, so --upstream does not apply", "seam serve --forward --mode new_episodes captures/")
+		}
+		return nil
+	}
+	if !needUpstream {
+		return nil
+	}
+	if o.upstream == "" {
+		what := "--mode " + string(p.mode)
+		if p.mode == replay.ModeOnce {
+			what += " with a capture that does not exist yet"
+		}
+		return serveUsage(what+" needs --upstream", upEx)
+	}
+	var err error
+	if p.upstream, err = parseUpstream(o.upstream); err != nil {
+		return serveUsage(err.Error(), upEx)
+	}
+	return nil
+}
+
+func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if o.speed < 0 {
 		return &usageError{cmd: "serve", msg: "--speed must be 0 or more", example: "seam serve --speed 1 captures/"}
 	}
@@ -313,7 +322,27 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 			fmt.Fprintln(e.stderr, visible.String(v.String()))
 		}
 	}
-	announce := func(addr net.Addr, path string) {
+	var fwd *forwardSetup
+	if o.fwd.forward {
+		if fwd, err = o.fwd.setup(e, "serve", o.listen); err != nil {
+			return err
+		}
+		fwd.quiet = o.quiet
+	} else if flag := o.fwd.used(); flag != "" {
+		return &usageError{cmd: "serve", msg: flag + " applies to --forward", example: "seam serve --forward " + flag + " ... captures/"}
+	}
+	announce := o.announcer(e, p, fwd)
+	so := listen.Options{Listen: o.listen, AllowHosts: o.allow, Log: e.stderr, Forward: fwd != nil}
+	if !p.forwards {
+		return serveReplay(ctx, o.listen, replay.NewServer(p.caps, sopts), fwd, so, announce)
+	}
+	return o.serveForwarding(ctx, e, p, sopts, fwd, so, announce)
+}
+
+// announcer returns what says, once seam serve listens at addr (and, when
+// it records, to the capture at path), what it serves and how.
+func (o *serveOptions) announcer(e *env, p *servePlan, fwd *forwardSetup) func(addr net.Addr, path string) {
+	return func(addr net.Addr, path string) {
 		// The first line names the address: scripts and tests read it.
 		fmt.Fprintf(e.stderr, "serving %s from %s on http://%s (mode %s, speed %g)\n",
 			plural(countExchanges(p.caps), "exchange"), plural(len(p.caps), "capture"), addr, p.mode, o.speed)
@@ -321,47 +350,39 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 		if len(o.faults) > 0 {
 			fmt.Fprintf(e.stderr, "injecting faults %s (seed %d)\n", o.faults.String(), o.seed)
 		}
-	}
-	var fwd *forwardSetup
-	if o.fwd.forward {
-		if fwd, err = o.fwd.setup(e, "serve", o.listen); err != nil {
-			return err
-		}
-		fwd.quiet = o.quiet
-		inner := announce
-		announce = func(addr net.Addr, path string) {
-			inner(addr, path)
+		if fwd != nil {
 			fmt.Fprintf(e.stderr, "as a forward proxy: HTTPS_PROXY=http://%s HTTP_PROXY=http://%s\n", addr, addr)
 			fwd.announce(e.stderr, addr, o.fwd.insecure)
 		}
-	} else if flag := o.fwd.used(); flag != "" {
-		return &usageError{cmd: "serve", msg: flag + " applies to --forward", example: "seam serve --forward " + flag + " ... captures/"}
 	}
-	so := serverOptions{listen: o.listen, allowHosts: o.allow, log: e.stderr, forward: fwd != nil}
-	if !p.forwards {
-		return serveReplay(ctx, o.listen, replay.NewServer(p.caps, sopts), fwd, so, announce)
-	}
+}
 
-	// Misses go to a recording proxy like seam record's (for passthrough
-	// one whose capture goes nowhere).
+// serveForwarding answers from captures until ctx ends, sending the misses
+// to a recording proxy like seam record's (for passthrough one whose
+// capture goes nowhere).
+func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan, sopts replay.ServerOptions, fwd *forwardSetup, so listen.Options, announce func(net.Addr, string)) error {
 	eng, err := (&engineFlags{}).resolve(nil)
 	if err != nil {
 		return err
 	}
 	var count atomic.Int64
-	leg := &recordLeg{addr: o.listen, upstream: p.upstream, leg: capture.Whole, forward: fwd,
-		handler: func(rec *capture.Recorder) http.Handler {
+	leg := &capture.Endpoint{Listen: o.listen, Upstream: p.upstream, Leg: capture.Whole,
+		Handler: func(rec *capture.Recorder) http.Handler {
 			sopts.Miss = rec
 			return replay.NewServer(p.caps, sopts)
 		}}
 	if fwd != nil {
-		leg.transport = capture.UpstreamTransport(fwd.upstream)
+		leg.Forward, leg.Transport = fwd.proxy, capture.UpstreamTransport(fwd.upstream)
+	}
+	create := e.createCapture(p.record)
+	if !p.recordOn {
+		create = func() (io.WriteCloser, string, error) { return captures.Discard(), "", nil }
 	}
 	tuneGC(e)
-	r, err := startRecording(recordingConfig{
-		output: p.record, stdout: e.stdout, discard: !p.recordOn,
-		upstream: p.upstream, engine: eng, legs: []*recordLeg{leg}, insecure: o.fwd.insecure, server: so, redaction: red, log: e.stderr,
-		onDone: func(s capture.Summary) {
+	r, err := capture.StartRecording(capture.RecordingOptions{
+		Create: create, Header: recordHeader(p.upstream, eng, o.fwd.insecure), Endpoints: []*capture.Endpoint{leg},
+		Server: so, Redaction: sopts.Redaction, Log: e.stderr,
+		OnDone: func(s capture.Summary) {
 			count.Add(1)
 			if !o.quiet {
 				fmt.Fprintln(e.stderr, s.String())
@@ -371,18 +392,18 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 	if err != nil {
 		return err
 	}
-	announce(leg.ln.Addr(), r.path)
+	announce(leg.Addr(), r.Path())
 	var runErr error
 	select {
-	case err := <-r.errs:
+	case err := <-r.Errs():
 		runErr = fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 		// ctrl-c is how a server stops: not an error.
 	}
 	// Forwarded streams get the same grace as seam record's.
-	stopErr := r.stop(shutdownGrace, e.stderr)
+	stopErr := r.Stop(shutdownGrace, e.stderr)
 	if p.recordOn {
-		r.report(e.stderr, count.Load())
+		r.Report(e.stderr, count.Load())
 	}
 	if stopErr != nil {
 		return stopErr
@@ -392,7 +413,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
 
 // serveReplay answers from captures alone on addr until ctx ends, behind
 // a forward proxy when fwd is set.
-func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardSetup, so serverOptions, announce func(net.Addr, string)) error {
+func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardSetup, so listen.Options, announce func(net.Addr, string)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -410,8 +431,8 @@ func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardS
 		}()
 		h = f
 	}
-	srv := newServer(h, so)
-	ln = hintTLS(ln, ln.Addr().String(), fwd != nil, so.log)
+	srv := listen.NewServer(h, so)
+	ln = listen.HintTLS(ln, ln.Addr().String(), fwd != nil, so.Log)
 	announce(ln.Addr(), "")
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -444,4 +465,13 @@ func describeServe(p *servePlan, path string) string {
 		return "mode passthrough: forwarding every request to " + up + ", recording nothing"
 	}
 	return "mode none: strict replay, a request that matches nothing gets a 404"
+}
+
+// countExchanges returns how many exchanges caps hold.
+func countExchanges(caps []*tape.Capture) int {
+	n := 0
+	for _, c := range caps {
+		n += len(c.Exchanges)
+	}
+	return n
 }

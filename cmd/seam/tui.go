@@ -18,7 +18,14 @@ func tuiCommand() *command {
 		name:    "tui",
 		summary: "browse captures in a terminal UI: diffs, timeline, findings, engine switches",
 		usage:   "seam tui [--follow] CAPTURE|DIR...",
-		help: `
+		help:    tuiHelp,
+		example: "seam tui captures/",
+		new:     func() runner { return &tuiOptions{} },
+	}
+}
+
+// tuiHelp is the text of "seam help tui".
+const tuiHelp = `
 Opens the captures (a directory stands for the *.ndjson and *.ndjson.zst files in it) in a
 terminal UI: every exchange with its status, timing and a findings badge;
 for each exchange the diffs inspect computes (streamed vs final, upstream vs
@@ -37,19 +44,13 @@ followed directory may be empty at start; the TUI then waits for captures
 in it. Without --follow a directory is read once, and must hold captures.
 
 The TUI needs a terminal on stdout; for a plain-text report use "seam
-inspect". NO_COLOR (any non-empty value) turns colour off.`,
-		example: "seam tui captures/",
-		flags: func(fs *flag.FlagSet) any {
-			o := &tuiOptions{}
-			fs.BoolVar(&o.follow, "follow", false, "tail the captures as they grow and pick up new ones in the directories given")
-			return o
-		},
-		run: runTUI,
-	}
+inspect". NO_COLOR (any non-empty value) turns colour off.`
+
+func (o *tuiOptions) flags(fs *flag.FlagSet) {
+	fs.BoolVar(&o.follow, "follow", false, "tail the captures as they grow and pick up new ones in the directories given")
 }
 
-func runTUI(ctx context.Context, e *env, fs *flag.FlagSet, opts any) error {
-	o := opts.(*tuiOptions)
+func (o *tuiOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if fs.NArg() == 0 {
 		return &usageError{cmd: "tui", msg: "no capture given", example: "seam tui captures/"}
 	}

@@ -14,15 +14,15 @@ import (
 // not a terminal.
 func runTUICommand(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	c := tuiCommand()
+	r := tuiCommand().new()
 	fs := flag.NewFlagSet("seam tui", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	opts := c.flags(fs)
+	r.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	err := c.run(context.Background(), testEnv(nil, &stdout, &stderr), fs, opts)
+	err := r.run(context.Background(), testEnv(nil, &stdout, &stderr), fs)
 	code := exitCode(err, &stderr)
 	if stdout.Len() > 0 {
 		t.Errorf("stdout got %q", stdout.String())

@@ -10,6 +10,11 @@ import (
 	"github.com/seam-dev/seam/tape"
 )
 
+// versionOptions is seam version's: it has no flags.
+type versionOptions struct{}
+
+func (versionOptions) flags(*flag.FlagSet) {}
+
 // version is seam's release version, written into every capture header.
 const version = "0.1.0-dev"
 
@@ -18,23 +23,28 @@ func versionCommand() *command {
 		name:    "version",
 		summary: "print seam's version and the capture format it writes",
 		usage:   "seam version",
-		help: `
+		help:    versionHelp,
+		example: "seam version",
+		new:     func() runner { return versionOptions{} },
+	}
+}
+
+// versionHelp is the text of "seam help version".
+const versionHelp = `
 Prints the seam version, the capture format version, the Go toolchain and,
 when the binary was built from a git checkout (go install ./cmd/seam, go
 build, go run), the commit it was built from and whether the working tree
-had uncommitted changes ("modified"). Include it in a bug report.`,
-		example: "seam version",
-		run: func(_ context.Context, e *env, fs *flag.FlagSet, _ any) error {
-			if fs.NArg() > 0 {
-				return &usageError{cmd: "version", msg: "takes no arguments", example: "seam version"}
-			}
-			fmt.Fprintf(e.stdout, "seam %s (capture format v%d, %s)\n", version, tape.Version, runtime.Version())
-			if s := buildRevision(); s != "" {
-				fmt.Fprintf(e.stdout, "built from %s\n", s)
-			}
-			return nil
-		},
+had uncommitted changes ("modified"). Include it in a bug report.`
+
+func (versionOptions) run(_ context.Context, e *env, fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return &usageError{cmd: "version", msg: "takes no arguments", example: "seam version"}
 	}
+	fmt.Fprintf(e.stdout, "seam %s (capture format v%d, %s)\n", version, tape.Version, runtime.Version())
+	if s := buildRevision(); s != "" {
+		fmt.Fprintf(e.stdout, "built from %s\n", s)
+	}
+	return nil
 }
 
 // buildRevision describes the commit the binary was built from, as the go

@@ -1,4 +1,4 @@
-package main
+package textreport
 
 import (
 	"strings"
@@ -10,16 +10,16 @@ import (
 // indent.
 func TestWrapWords(t *testing.T) {
 	items := []string{"client.disagree ×9,", "diff.tool-args-changed ×3,", "sse.unterminated-event ×2,", "xml.unclosed-closer ×1"}
-	got := wrapWords(items, 53, "  all: ", "    ")
+	got := WrapWords(items, 53, "  all: ", "    ")
 	want := "  all: client.disagree ×9, diff.tool-args-changed ×3,\n" +
 		"    sse.unterminated-event ×2, xml.unclosed-closer ×1\n"
 	if got != want {
 		t.Fatalf("wrapped\n%s\nwant\n%s", got, want)
 	}
-	if got := wrapWords(items, 0, "  ", "    "); strings.Count(got, "\n") != 1 {
+	if got := WrapWords(items, 0, "  ", "    "); strings.Count(got, "\n") != 1 {
 		t.Fatalf("width 0 wrapped: %q", got)
 	}
-	if got := wrap("a bb ccc", 5, "  "); got != "  a\n  bb\n  ccc\n" {
+	if got := Wrap("a bb ccc", 5, "  "); got != "  a\n  bb\n  ccc\n" {
 		t.Fatalf("wrap: %q", got)
 	}
 }

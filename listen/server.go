@@ -1,4 +1,4 @@
-package main
+package listen
 
 import (
 	"encoding/json"
@@ -22,41 +22,40 @@ const (
 	defaultIdleTimeout       = 60 * time.Second
 )
 
-// serverOptions configures the HTTP servers seam runs (record's legs,
-// serve).
-type serverOptions struct {
-	// listen is the address given with --listen; its host name, when it is
+// Options configures the HTTP servers seam runs (record's legs, serve).
+type Options struct {
+	// Listen is the address given with --listen; its host name, when it is
 	// one, is accepted as a Host.
-	listen string
-	// allowHosts are the extra Host names --allow-host accepts; "*"
+	Listen string
+	// AllowHosts are the extra Host names --allow-host accepts; "*"
 	// accepts any.
-	allowHosts []string
-	// forward says the server is a forward proxy: CONNECT and
+	AllowHosts []string
+	// Forward says the server is a forward proxy: CONNECT and
 	// absolute-form requests (http://host/path), which name the host they
 	// are for and which no web page can send, are not Host-checked.
-	forward bool
-	// readHeader and idle override the timeouts, for tests; zero means
+	Forward bool
+	// ReadHeader and Idle override the timeouts, for tests; zero means
 	// the default.
-	readHeader, idle time.Duration
-	// log receives one line per Host refused (the first time it is seen).
-	log io.Writer
+	ReadHeader, Idle time.Duration
+	// Log receives one line per Host refused (the first time it is seen).
+	Log io.Writer
 }
 
-// newServer returns the HTTP server for h: timeouts that never cut a
+// NewServer returns the HTTP server for h: timeouts that never cut a
 // stream, and the Host check of hostGuard. It speaks HTTP/1.1 and, but for
 // a forward proxy, HTTP/2 without TLS to a client that starts with the
 // HTTP/2 preface (h2c with prior knowledge, which the AWS SDK for
 // JavaScript uses for an http:// endpoint); a forward proxy's clients send
 // CONNECT and absolute-form requests, which are HTTP/1.1's.
-func newServer(h http.Handler, o serverOptions) *http.Server {
+func NewServer(h http.Handler, o Options) *http.Server {
 	srv := &http.Server{
 		Handler:           newHostGuard(h, o),
-		ReadHeaderTimeout: o.readHeader,
-		IdleTimeout:       o.idle,
+		ReadHeaderTimeout: o.ReadHeader,
+		IdleTimeout:       o.Idle,
 		Protocols:         new(http.Protocols),
 	}
 	srv.Protocols.SetHTTP1(true)
-	srv.Protocols.SetUnencryptedHTTP2(!o.forward)
+	srv.Protocols.SetUnencryptedHTTP2(!o.Forward)
 	if srv.ReadHeaderTimeout == 0 {
 		srv.ReadHeaderTimeout = defaultReadHeaderTimeout
 	}
@@ -85,12 +84,12 @@ type hostGuard struct {
 	refused map[string]bool // hosts already reported on log
 }
 
-func newHostGuard(next http.Handler, o serverOptions) *hostGuard {
-	g := &hostGuard{next: next, allowed: map[string]bool{}, forward: o.forward, log: o.log, refused: map[string]bool{}}
-	if host, _, err := net.SplitHostPort(o.listen); err == nil && host != "" {
+func newHostGuard(next http.Handler, o Options) *hostGuard {
+	g := &hostGuard{next: next, allowed: map[string]bool{}, forward: o.Forward, log: o.Log, refused: map[string]bool{}}
+	if host, _, err := net.SplitHostPort(o.Listen); err == nil && host != "" {
 		g.allowed[strings.ToLower(host)] = true
 	}
-	for _, h := range o.allowHosts {
+	for _, h := range o.AllowHosts {
 		if h == "*" {
 			g.any = true
 		}
@@ -179,9 +178,10 @@ type tlsHintListener struct {
 	seen map[string]bool
 }
 
-// hintTLS wraps ln, seam's plain-HTTP listener on listen; forward says it
-// is a forward proxy's.
-func hintTLS(ln net.Listener, listen string, forward bool, log io.Writer) net.Listener {
+// HintTLS wraps ln, seam's plain-HTTP listener on listen, so that it says
+// on log when a client starts a TLS handshake on it (see tlsHintListener);
+// forward says it is a forward proxy's. A nil log leaves ln as it is.
+func HintTLS(ln net.Listener, listen string, forward bool, log io.Writer) net.Listener {
 	if log == nil {
 		return ln
 	}

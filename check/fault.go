@@ -1,4 +1,4 @@
-package main
+package check
 
 import (
 	"bytes"
@@ -13,33 +13,19 @@ import (
 	"github.com/seam-dev/seam/textreport"
 )
 
-// checkFaults are the faults seam check takes: those that re-cut the
+// Faults are the faults seam check takes: those that re-cut the
 // upstream's chunks or move them in time, which must change nothing of
 // what a client assembles. The others change the stream's content by
 // design; seam replay --fault shows what they do.
-var checkFaults = []replay.FaultKind{
+var Faults = []replay.FaultKind{
 	replay.FaultSplitEvent, replay.FaultSplitRune, replay.FaultCoalesce,
 	replay.FaultLatency, replay.FaultStall, replay.FaultJitter,
 }
 
-// checkFaultsHelp is the paragraph of seam check's help on --fault.
-const checkFaultsHelp = `
---fault replays every fixture a second time with its upstream chunks
-faulted (repeat it to combine faults, applied in order; --seed picks the
-positions), as seam serve --fault would send them, and checks that the
-faults change nothing that matters: what the client assembles (its text
-and tool calls) and the findings (by id, severity and side) must be those
-of the replay without faults. Frame boundaries and event numbers may
-differ: a proxy is free to re-cut a stream, not to change it. Only the
-faults that re-cut or move the chunks apply (split-event, split-rune,
-coalesce, latency, stall, jitter); those that change the content
-(drop-delta, truncate, status, ...) make every stream differ by design:
-see what they do with seam replay --fault.`
-
-// checkFaultable refuses the faults seam check does not take.
-func checkFaultable(faults []replay.Fault) error {
+// Faultable refuses the faults seam check does not take (see Faults).
+func Faultable(faults []replay.Fault) error {
 	for _, f := range faults {
-		if !slices.Contains(checkFaults, f.Kind) {
+		if !slices.Contains(Faults, f.Kind) {
 			return fmt.Errorf("--fault %s changes the stream's content, so every replay would differ; check takes the faults that re-cut or move chunks (split-event, split-rune, coalesce, latency, stall, jitter); seam replay --fault %s shows what it does", f, f)
 		}
 	}
@@ -53,14 +39,17 @@ type faultCheck struct {
 	faults []replay.Fault
 	seed   uint64
 	names  string // the faults as --fault spells them
-	// in inspects the faulted replays, as seam check's inspector does the
+	// in inspects the faulted replays, as Fixture's inspector does the
 	// plain ones: the same exchanges in the same order.
 	in *inspect.Inspector
 }
 
 func newFaultCheck(path string, h tape.Header, eng tape.Engine, faults []replay.Fault, seed uint64) *faultCheck {
-	ff := faultFlag(faults)
-	return &faultCheck{eng: eng, faults: faults, seed: seed, names: ff.String(),
+	names := make([]string, len(faults))
+	for i, f := range faults {
+		names[i] = f.String()
+	}
+	return &faultCheck{eng: eng, faults: faults, seed: seed, names: strings.Join(names, ","),
 		in: inspect.NewInspector(path, h, inspect.Options{NoDiffs: true})}
 }
 

@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -70,8 +70,7 @@ func findingCounts(fs []inspect.Finding) string {
 
 // showIncident inspects the incident capture recorded with the pre-fix
 // engine, then replays it with holdback on and shows the difference.
-func showIncident(ctx context.Context, e *env, c *tape.Capture, path string) error {
-	w := e.stdout
+func showIncident(ctx context.Context, w io.Writer, o Options, c *tape.Capture, path string) error {
 	x := c.Exchanges[0]
 	rep := inspect.Inspect(c, inspect.Options{NoDiffs: true})
 	deltas := 0
@@ -80,7 +79,7 @@ func showIncident(ctx context.Context, e *env, c *tape.Capture, path string) err
 			deltas = s.Events
 		}
 	}
-	fmt.Fprintf(w, "\nthe incident: the real Codex token stream of an Obsidian tool call (%d events),\nrecorded through the engine %s:\n", deltas, engineSummary(c.Header.Engine))
+	fmt.Fprintf(w, "\nthe incident: the real Codex token stream of an Obsidian tool call (%d events),\nrecorded through the engine %s:\n", deltas, shape.Summary(c.Header.Engine))
 	for _, f := range rep.Exchanges[0].Findings {
 		if f.Severity == inspect.Error {
 			fmt.Fprintf(w, "  %s %s\n    evidence %q\n    at %s\n", f.Severity, f.ID, f.Evidence, f.Pointer)
@@ -97,12 +96,12 @@ func showIncident(ctx context.Context, e *env, c *tape.Capture, path string) err
 	}
 	rx := res.ToExchange(x)
 	after := inspect.Inspect(&tape.Capture{Name: "replay", Exchanges: []*tape.Exchange{rx}}, inspect.Options{NoDiffs: true})
-	fmt.Fprintf(w, "\nreplayed offline with %s: %s\n", engineSummary(fixed), findingCounts(after.Exchanges[0].Findings))
+	fmt.Fprintf(w, "\nreplayed offline with %s: %s\n", shape.Summary(fixed), findingCounts(after.Exchanges[0].Findings))
 	d := inspect.DiffExchangeReports(rep.Exchanges[0], after.Exchanges[0])
 	d.A, d.B = "client text, holdback=off", "client text, holdback=on"
 	if err := textreport.WriteDiff(w, textreport.ShortenDiff(d, 3, 5), false); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nnext:\n  %s\n  %s\n  %s\n", e.hint("inspect", path), e.hint("replay", "--set", "holdback=on", path), e.hint("tui", path))
+	fmt.Fprintf(w, "\nnext:\n  %s\n  %s\n  %s\n", o.Hint("inspect", path), o.Hint("replay", "--set", "holdback=on", path), o.Hint("tui", path))
 	return nil
 }

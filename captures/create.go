@@ -1,0 +1,53 @@
+package captures
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Create opens where a new capture goes. spec is a file, a directory
+// (existing, or ending in a slash) for seam-<UTC time>.ndjson in it, "-"
+// for stdout, or "" for the default directory ./captures/. It never
+// overwrites an existing file; a new file is made 0600 (a capture quotes
+// prompts and answers). It returns the file and its path ("stdout" for
+// "-").
+func Create(spec string, stdout io.Writer, now time.Time) (io.WriteCloser, string, error) {
+	if spec == "-" {
+		return nopCloser{stdout}, "stdout", nil
+	}
+	name := "seam-" + now.UTC().Format("20060102T150405Z") + ".ndjson"
+	path := spec
+	switch {
+	case spec == "":
+		path = filepath.Join("captures", name)
+	case strings.HasSuffix(spec, "/") || strings.HasSuffix(spec, string(os.PathSeparator)):
+		path = filepath.Join(spec, name)
+	default:
+		if st, err := os.Stat(spec); err == nil && st.IsDir() {
+			path = filepath.Join(spec, name)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, "", fmt.Errorf("create capture directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil, "", fmt.Errorf("capture %s already exists; choose another -o", path)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("create capture: %w", err)
+	}
+	return f, path, nil
+}
+
+// Discard is where a capture that goes nowhere is written.
+func Discard() io.WriteCloser { return nopCloser{io.Discard} }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -1,0 +1,20 @@
+// Package captures opens what a user points seam at: a capture file
+// (plain or zstd-compressed, named *.ndjson or *.ndjson.zst or not), a
+// directory of them (walked, regular files only), "-" for stdin, or
+// another tool's recording, told from a capture by sniffing its first line
+// and converted (a HAR, a cassette, a raw body: see inspect.Import). It
+// reads a few MB ahead of the decoder on a goroutine of its own, hands a
+// capture over whole or exchange by exchange, and counts the bytes it
+// reads for a progress line the caller draws (Progress). Create opens
+// where a new capture goes (a file, a directory, stdout).
+//
+// It also gives the terminal UI what it needs to open a file it reads in
+// place: whether a file is compressed, a lazy decompressor, a check that a
+// file starts with a capture header, the capture files of one directory,
+// and a reader that follows a file as it grows.
+//
+// It does not decode captures (package tape does), inspect them (package
+// inspect), print anything (a caller says what was skipped, through
+// Options.Note, and prints warnings) or decide what a command does with
+// them.
+package captures
