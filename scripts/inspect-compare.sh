@@ -17,7 +17,8 @@
 # as it is and once with every --protocol forced, so the assemblers meet
 # streams of the other protocols too (invalid JSON, foreign terminators,
 # events out of order); the directory as a whole is inspected once. For each
-# run the standard output, standard error and exit status are kept. Exit
+# run the standard output, standard error and exit status are kept; the runs
+# are spread over $JOBS processes (default: one per CPU). Exit
 # status: 0 when every output is identical, 1 when some differ (the diffs are
 # printed), 2 on a usage error.
 set -euo pipefail
@@ -53,27 +54,30 @@ run() {
 	"$bin" inspect --json --color never "$@" >"$out/$side/$name.out" 2>"$out/$side/$name.err" </dev/null || rc=$?
 	echo "$rc" >"$out/$side/$name.rc"
 }
+export -f run
+export out
 
+# The runs, five NUL-terminated fields each (binary, side, output name,
+# --protocol, file), spread over $JOBS processes.
+jobs=${JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 n=0
+list=$out/runs
+: >"$list"
 while IFS= read -r -d '' f; do
 	case $f in
 	*.go | *.md | */go.mod | */go.sum | *.py) continue ;;
 	esac
 	key=$(printf '%s' "$f" | tr '/' '@')
 	for p in $protocols; do
-		for side in before after; do
-			bin=$before
-			[ "$side" = after ] && bin=$after
-			run "$bin" "$side" "$key.$p" --protocol "$p" "$f"
-		done
+		printf '%s\0%s\0%s\0%s\0%s\0' "$before" before "$key.$p" "$p" "$f" >>"$list"
+		printf '%s\0%s\0%s\0%s\0%s\0' "$after" after "$key.$p" "$p" "$f" >>"$list"
 	done
 	n=$((n + 1))
 done < <(find "$dir" -type f -print0 | LC_ALL=C sort -z)
-for side in before after; do
-	bin=$before
-	[ "$side" = after ] && bin=$after
-	run "$bin" "$side" "dir" "$dir"
-done
+xargs -0 -n 5 -P "$jobs" bash -c 'run "$1" "$2" "$3" --protocol "$4" "$5"' _ <"$list"
+rm "$list"
+run "$before" before dir "$dir"
+run "$after" after dir "$dir"
 
 if diff -r "$out/before" "$out/after" >"$out/diff" 2>&1; then
 	echo "inspect-compare: $n files x $(echo $protocols | wc -w) protocol settings + the directory: identical (outputs in $out)"
