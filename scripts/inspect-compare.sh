@@ -6,10 +6,11 @@
 #
 # Usage: scripts/inspect-compare.sh BEFORE AFTER [DIR] [OUT]
 #
-#   BEFORE, AFTER  two seam binaries (build them with, for example,
-#                  `git worktree add /tmp/base main && (cd /tmp/base &&
-#                  go build -o /tmp/seam-before ./cmd/seam)` and
-#                  `go build -o /tmp/seam-after ./cmd/seam`)
+#   BEFORE, AFTER  two seam binaries, for example the base branch's and
+#                  the working tree's:
+#                    mkdir /tmp/base && git archive main | tar -x -C /tmp/base
+#                    (cd /tmp/base && go build -o /tmp/seam-before ./cmd/seam)
+#                    go build -o /tmp/seam-after ./cmd/seam
 #   DIR            the directory searched recursively (default: fixtures)
 #   OUT            where the outputs go (default: a new temporary directory)
 #
