@@ -11,9 +11,9 @@ import (
 
 // chatChoiceState is per-choice assembly state for Chat Completions.
 type chatChoiceState struct {
-	pos        int // the choice's position in Message.Choices
-	finished   int // event index of finish_reason, or -1
-	tools      map[int]int
+	pos        int         // the choice's position in Message.Choices
+	finished   int         // event index of finish_reason, or -1
+	tools      map[int]int // position in the choice's ToolCalls by tool index
 	roleEvents int
 	text       spanText
 	reasoning  [3]strings.Builder // reasoning_content, reasoning, reasoning_details text
@@ -22,6 +22,14 @@ type chatChoiceState struct {
 	args       []*strings.Builder // by position in the choice's ToolCalls
 	cumulative map[int]int
 	lastFrag   map[int]string // the previous arguments fragment per tool index
+}
+
+// opened makes the maps of the choice's tool calls, made on its first call
+// (most choices have none).
+func (c *chatChoiceState) opened() {
+	if c.tools == nil {
+		c.tools, c.cumulative, c.lastFrag = map[int]int{}, map[int]int{}, map[int]string{}
+	}
 }
 
 // chatState is the assembly state of a Chat Completions stream.
@@ -81,7 +89,7 @@ func (s *chatState) choice(i, ev int, d *ChatDelta) *chatChoiceState {
 			s.a.flag("chat.index-out-of-range", ev, excerpt.Clip(d.Delta, 120), "choice index %d is outside 0–%d: openai-node throws (\"invalid choice index\")", i, maxNodeIndex-1)
 		}
 		s.m.Choices = append(s.m.Choices, Choice{Index: i})
-		c = &chatChoiceState{pos: len(s.m.Choices) - 1, finished: -1, tools: map[int]int{}, cumulative: map[int]int{}, lastFrag: map[int]string{}}
+		c = &chatChoiceState{pos: len(s.m.Choices) - 1, finished: -1}
 		s.st[i] = c
 		s.open++
 	}
@@ -269,6 +277,7 @@ func (s *chatState) newCall(i, ti int, tc *ChatToolDelta, c *chatChoiceState, ch
 		a.flag("chat.index-not-zero", i, excerpt.Clip(tc.Raw, 120), "tool index jumps from %d to %d (a gap)", ch.ToolCalls[n-1].Index, ti)
 	}
 	pos := len(ch.ToolCalls)
+	c.opened()
 	c.tools[ti] = pos
 	ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: ti})
 	c.args = append(c.args, new(strings.Builder))
@@ -347,6 +356,7 @@ func legacyCall(ch *Choice, s *chatChoiceState, fc gjson.Result, ev int) {
 	pos, ok := s.tools[0]
 	if !ok {
 		pos = len(ch.ToolCalls)
+		s.opened()
 		s.tools[0] = pos
 		ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: 0})
 		s.args = append(s.args, new(strings.Builder))

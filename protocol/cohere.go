@@ -84,7 +84,7 @@ var cohereHandlers = handlers[cohereState, cohereEvent]{
 // API sends and the SDK stops at.
 func assembleCohere(se *Side) *Assembly {
 	a := newAssembly(Cohere)
-	s := &cohereState{a: a, m: &a.Message, blocks: map[int]*cohereBlock{}, calls: map[int]*cohereCall{}}
+	s := &cohereState{a: a, m: &a.Message, blocks: map[int]*cohereBlock{}}
 	drive(a, &cohereFamily, se.Events, s, &cohereHandlers)
 	return a
 }
@@ -142,6 +142,15 @@ func (s *cohereState) callStart(i int, e *Event, ev *cohereEvent) {
 	c := &cohereCall{id: ev.callID, name: ev.callName}
 	c.args.WriteString(ev.args)
 	c.born.Add(i)
+	s.call(idx, c)
+}
+
+// call files c as tool call idx (the map is made on the first: most
+// streams have none).
+func (s *cohereState) call(idx int, c *cohereCall) {
+	if s.calls == nil {
+		s.calls = map[int]*cohereCall{}
+	}
 	s.calls[idx] = c
 }
 
@@ -151,7 +160,7 @@ func (s *cohereState) callDelta(i int, e *Event, ev *cohereEvent) {
 	if c == nil {
 		s.a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool-call-delta for call %d, which never started", idx)
 		c = &cohereCall{}
-		s.calls[idx] = c
+		s.call(idx, c)
 	}
 	if c.ended {
 		s.a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool-call-delta for call %d after its tool-call-end", idx)
