@@ -68,7 +68,7 @@ while IFS= read -r -d '' f; do
 	case $f in
 	*.go | *.md | */go.mod | */go.sum | *.py) continue ;;
 	esac
-	key=$(printf '%s' "$f" | tr '/' '@')
+	key=$(printf '%s' "${f#./}" | tr '/' '@')
 	for p in $protocols; do
 		printf '%s\0%s\0%s\0%s\0%s\0' "$before" before "$key.$p" "$p" "$f" >>"$list"
 		printf '%s\0%s\0%s\0%s\0%s\0' "$after" after "$key.$p" "$p" "$f" >>"$list"
