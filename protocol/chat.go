@@ -100,7 +100,7 @@ func (s *chatState) choice(i, ev int, d *ChatDelta) *chatChoiceState {
 // each choice's delta.
 func (s *chatState) chunk(i int, e *Event, ck *ChatChunk) {
 	a, m := s.a, s.m
-	if strings.TrimSpace(e.Data) == `"[DONE]"` {
+	if !jsonObject(e.Data) && strings.TrimSpace(e.Data) == `"[DONE]"` {
 		a.flag("chat.bad-done", i, e.Data, "the terminator is quoted (\"[DONE]\"): clients do not recognise it")
 		return
 	}

@@ -78,7 +78,12 @@ type driver[S, V any] struct {
 // handlers if it gets through.
 func (d *driver[S, V]) event(i int, e *Event) {
 	a, f, h := d.a, d.f, d.h
-	if f.exceptions && bedrockError(a, e, i) || !d.pass(i, e) {
+	if f.exceptions && e.MessageType != "" && bedrockError(a, e, i) {
+		return
+	}
+	// pass matters only where a [DONE] may be (not in the JSON object
+	// nearly every event is) or clients stopped.
+	if (f.done != doneNone && !jsonObject(e.Data) || d.stopped || f.stops == stopAtEnd && a.Terminal >= 0) && !d.pass(i, e) {
 		return
 	}
 	v, ok := h.decode(d.s, i, e)
@@ -94,7 +99,9 @@ func (d *driver[S, V]) event(i int, e *Event) {
 		h.own(d.s, ownUntyped, i, e, typ)
 		return
 	}
-	checkName(a, f, i, e, typ, d.s, h)
+	if f.names != namesFree {
+		checkName(a, f, i, e, typ, d.s, h)
+	}
 	if f.stops != stopAtEnd && (a.Terminal >= 0 || d.trailed) {
 		late(a, f, i, e, typ, d.trailed, h.matters == nil || h.matters(v))
 	}
@@ -104,7 +111,7 @@ func (d *driver[S, V]) event(i int, e *Event) {
 	if f.trailer != "" && typ == f.trailer {
 		d.trailed = true
 	}
-	if slices.Contains(f.ends, typ) {
+	if len(f.ends) > 0 && slices.Contains(f.ends, typ) {
 		a.end(i)
 	}
 	if h.each != nil {
@@ -150,6 +157,10 @@ func (d *driver[S, V]) pass(i int, e *Event) bool {
 	}
 	return false
 }
+
+// jsonObject reports whether data starts as a JSON object does, so that it
+// is no data: [DONE] (IsDone), at the cost of one comparison.
+func jsonObject(data string) bool { return len(data) > 0 && data[0] == '{' }
 
 // opening checks event i, of type typ, against the event the stream must
 // open with.
