@@ -445,11 +445,13 @@ func chatUsage(u gjson.Result) *Usage {
 	if !u.IsObject() {
 		return nil
 	}
+	var f [5]gjson.Result
+	getFields(u, []string{"prompt_tokens", "completion_tokens", "total_tokens", "completion_tokens_details", "prompt_tokens_details"}, f[:])
 	return &Usage{
-		Input:     int(u.Get("prompt_tokens").Int()),
-		Output:    int(u.Get("completion_tokens").Int()),
-		Total:     int(u.Get("total_tokens").Int()),
-		Reasoning: int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
-		CacheRead: int(u.Get("prompt_tokens_details.cached_tokens").Int()),
+		Input:     int(f[0].Int()),
+		Output:    int(f[1].Int()),
+		Total:     int(f[2].Int()),
+		Reasoning: int(f[3].Get("reasoning_tokens").Int()),
+		CacheRead: int(f[4].Get("cached_tokens").Int()),
 	}
 }

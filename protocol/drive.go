@@ -99,7 +99,7 @@ func (d *driver[S, V]) event(i int, e *Event) {
 		h.own(d.s, ownUntyped, i, e, typ)
 		return
 	}
-	if f.names != namesFree {
+	if f.names != namesFree && (e.Name != typ || e.Name == "" || e.Name == "message") {
 		checkName(a, f, i, e, typ, d.s, h)
 	}
 	if f.stops != stopAtEnd && (a.Terminal >= 0 || d.trailed) {
