@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
-	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -157,44 +156,11 @@ func AssembleBody(p Protocol, body string) *Assembly {
 	case BedrockConverse:
 		converseBody(a, r)
 	case Chat:
-		a.Message.ID, a.Message.Model = r.Get("id").String(), r.Get("model").String()
-		choices := choiceFinder{m: &a.Message}
-		r.Get("choices").ForEach(func(_, c gjson.Result) bool {
-			ch := choices.get(int(c.Get("index").Int()))
-			m := c.Get("message")
-			ch.Role = m.Get("role").String()
-			ch.Text = m.Get("content").String()
-			ch.Refusal = m.Get("refusal").String()
-			ch.Reasoning = m.Get("reasoning_content").String() + m.Get("reasoning").String()
-			ch.FinishReason = c.Get("finish_reason").String()
-			m.Get("tool_calls").ForEach(func(k, t gjson.Result) bool {
-				ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: t.Get("id").String(),
-					Name: t.Get("function.name").String(), Arguments: t.Get("function.arguments").String()})
-				return true
-			})
-			return true
-		})
-		a.Message.Usage = chatUsage(r.Get("usage"))
+		chatBody(a, r)
 	case Responses:
 		a.Message = *ResponsesFinal(r)
 	case Anthropic:
-		a.Message.ID, a.Message.Model = r.Get("id").String(), r.Get("model").String()
-		ch := a.Message.choice(0)
-		ch.Role = "assistant"
-		r.Get("content").ForEach(func(k, b gjson.Result) bool {
-			switch b.Get("type").String() {
-			case "text":
-				ch.Text += b.Get("text").String()
-			case "thinking":
-				ch.Reasoning += b.Get("thinking").String()
-			case "tool_use":
-				ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: b.Get("id").String(),
-					Name: b.Get("name").String(), Arguments: b.Get("input").Raw})
-			}
-			return true
-		})
-		ch.FinishReason = r.Get("stop_reason").String()
-		a.Message.Usage = anthropicUsage(r.Get("usage"))
+		anthropicBody(a, r)
 	}
 	a.Message.Status = "body"
 	if a.Message.Choices == nil {
@@ -204,53 +170,6 @@ func AssembleBody(p Protocol, body string) *Assembly {
 	final.Final = nil
 	a.Message.Final = &final
 	return a
-}
-
-func chatUsage(u gjson.Result) *Usage {
-	if !u.IsObject() {
-		return nil
-	}
-	return &Usage{
-		Input:     int(u.Get("prompt_tokens").Int()),
-		Output:    int(u.Get("completion_tokens").Int()),
-		Total:     int(u.Get("total_tokens").Int()),
-		Reasoning: int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
-		CacheRead: int(u.Get("prompt_tokens_details.cached_tokens").Int()),
-	}
-}
-
-// anthropicUsage reads an Anthropic usage object (a message's, or
-// message_start's), nil when there is none.
-func anthropicUsage(u gjson.Result) *Usage {
-	if !u.IsObject() {
-		return nil
-	}
-	var f [4]gjson.Result
-	jsontext.GetFields(u, []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}, f[:])
-	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int()), CacheRead: int(f[2].Int()), CacheCreation: int(f[3].Int())}
-}
-
-// converseUsage reads a Bedrock Converse usage object (a response's, or
-// the stream's metadata event's), nil when there is none.
-func converseUsage(u gjson.Result) *Usage {
-	if !u.IsObject() {
-		return nil
-	}
-	var f [5]gjson.Result
-	jsontext.GetFields(u, []string{"inputTokens", "outputTokens", "totalTokens", "cacheReadInputTokens", "cacheWriteInputTokens"}, f[:])
-	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int()), Total: int(f[2].Int()), CacheRead: int(f[3].Int()), CacheCreation: int(f[4].Int())}
-}
-
-// cohereUsage reads a Cohere v2 usage object (a response's, or
-// message-end's), its billed units left out: nil when it has no tokens.
-func cohereUsage(u gjson.Result) *Usage {
-	t := u.Get("tokens")
-	if !t.IsObject() {
-		return nil
-	}
-	var f [2]gjson.Result
-	jsontext.GetFields(t, []string{"input_tokens", "output_tokens"}, f[:])
-	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int())}
 }
 
 // ErrorText renders an error object (or string) of any of the protocols.
@@ -275,54 +194,4 @@ func errorText(e gjson.Result, keys []string, sep string) string {
 		return excerpt.Clip(e.Raw, 200)
 	}
 	return strings.Join(parts, sep)
-}
-
-// cohereBody reads a Cohere v2 chat response (COH V2ChatResponse).
-func cohereBody(a *Assembly, r gjson.Result) {
-	a.Message.ID = r.Get("id").String()
-	ch := a.Message.choice(0)
-	msg := r.Get("message")
-	ch.Role = msg.Get("role").String()
-	ch.Reasoning = msg.Get("tool_plan").String()
-	msg.Get("content").ForEach(func(_, c gjson.Result) bool {
-		switch c.Get("type").String() {
-		case "text":
-			ch.Text += c.Get("text").String()
-		case "thinking":
-			ch.Reasoning += c.Get("thinking").String()
-		}
-		return true
-	})
-	msg.Get("tool_calls").ForEach(func(k, t gjson.Result) bool {
-		ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: t.Get("id").String(),
-			Name: t.Get("function.name").String(), Arguments: t.Get("function.arguments").String()})
-		return true
-	})
-	ch.FinishReason = r.Get("finish_reason").String()
-	a.Message.Usage = cohereUsage(r.Get("usage"))
-}
-
-// converseBody reads a Bedrock Converse response.
-func converseBody(a *Assembly, r gjson.Result) {
-	ch := a.Message.choice(0)
-	msg := r.Get("output.message")
-	ch.Role = msg.Get("role").String()
-	msg.Get("content").ForEach(func(k, c gjson.Result) bool {
-		switch {
-		case c.Get("text").Exists():
-			ch.Text += c.Get("text").String()
-		case c.Get("toolUse").Exists():
-			tu := c.Get("toolUse")
-			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: tu.Get("toolUseId").String(),
-				Name: tu.Get("name").String(), Arguments: tu.Get("input").Raw})
-		case c.Get("reasoningContent").Exists():
-			ch.Reasoning += c.Get("reasoningContent.reasoningText.text").String()
-		}
-		return true
-	})
-	ch.FinishReason = r.Get("stopReason").String()
-	a.Message.Usage = converseUsage(r.Get("usage"))
-	if m := r.Get("message").String(); m != "" && a.Message.Error == "" && len(ch.ToolCalls) == 0 && ch.Text == "" {
-		a.Message.Error = m // an AWS error body: {"message": "..."}
-	}
 }

@@ -26,7 +26,55 @@ type cohereCall struct {
 	born     Born
 }
 
-// assembleCohere follows providers.md §4 (the cohere-python SDK's
+// cohereState is the assembly state of a Cohere v2 stream.
+type cohereState struct {
+	a      *Assembly
+	m      *Message
+	blocks map[int]*cohereBlock
+	calls  map[int]*cohereCall
+	plan   strings.Builder
+	planAt Born
+	ev     cohereEvent
+}
+
+// cohereHandlers route by the payload's type (the SSE name when it has
+// none), as the SDK's union does.
+var cohereHandlers = handlers[cohereState, cohereEvent]{
+	decode: func(s *cohereState, _ int, e *Event) (*cohereEvent, bool) {
+		return &s.ev, decodeCohere(e.Data, &s.ev)
+	},
+	typeOf: func(ev *cohereEvent, e *Event) string {
+		if ev.typ == "" {
+			return e.Name
+		}
+		return ev.typ
+	},
+	own: func(s *cohereState, k own, i int, _ *Event, typ string) {
+		switch k {
+		case ownEarly:
+			s.a.flagOnce("cohere.order", i, typ, "%s before message-start", typ)
+		case ownAgain:
+			s.a.flag("cohere.order", i, "", "a second message-start in one stream")
+		}
+	},
+	on: map[string]func(*cohereState, int, *Event, *cohereEvent){
+		"message-start": func(s *cohereState, _ int, _ *Event, ev *cohereEvent) {
+			s.m.ID = ev.id
+			s.m.choice(0).Role = ev.role
+		},
+		"content-start":   (*cohereState).contentStart,
+		"content-delta":   (*cohereState).contentDelta,
+		"content-end":     (*cohereState).contentEnd,
+		"tool-plan-delta": (*cohereState).planDelta,
+		"tool-call-start": (*cohereState).callStart,
+		"tool-call-delta": (*cohereState).callDelta,
+		"tool-call-end":   (*cohereState).callEnd,
+		"message-end":     (*cohereState).messageEnd,
+	},
+	finish: (*cohereState).finish,
+}
+
+// assembleCohere follows docs/PROTOCOLS.md#cohere (the cohere-python SDK's
 // V2ChatStreamResponse union, dispatched on the payload's type): content
 // blocks by index, typed text or thinking by their content-start; the
 // tool-plan deltas joined (the plan is the model's reasoning before its
@@ -37,149 +85,136 @@ type cohereCall struct {
 // API sends and the SDK stops at.
 func assembleCohere(se *Side) *Assembly {
 	a := newAssembly(Cohere)
-	m := &a.Message
-	blocks := map[int]*cohereBlock{}
-	calls := map[int]*cohereCall{}
-	var plan strings.Builder
-	var planAt Born
-	started, sawDone := false, false
-	var ev cohereEvent
-	events := se.Events
-	for i := range events {
-		e := &events[i]
-		if IsDone(e.Data) {
-			if a.Terminal < 0 {
-				a.flag("stream.no-terminal", i, e.Data, "data: [DONE] before message-end: the SDK stops here without a finish reason")
-			}
-			sawDone = true
-			continue
-		}
-		if sawDone {
-			a.flag("stream.after-terminal", i, excerpt.Clip(e.Data, 120), "event after data: [DONE], where the Cohere SDK stops reading")
-			continue
-		}
-		if !decodeCohere(e.Data, &ev) {
-			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "event data is not valid JSON: the Cohere SDK fails on it")
-			continue
-		}
-		typ := ev.typ
-		if typ == "" {
-			typ = e.Name
-		}
-		if e.Name != "" && e.Name != "message" && e.Name != typ {
-			a.flagOnce("stream.event-name-mismatch", i, "event: "+e.Name+" / type: "+typ, "SSE event name differs from the JSON type (the SDK follows the type)")
-		}
-		if a.Terminal >= 0 {
-			a.flag("stream.after-end", i, excerpt.Clip(e.Data, 120), "%s after message-end", typ)
-		}
-		if !started && typ != "message-start" {
-			a.flagOnce("cohere.order", i, typ, "%s before message-start", typ)
-		}
-		idx := ev.index
-		switch typ {
-		case "message-start":
-			if started {
-				a.flag("cohere.order", i, "", "a second message-start in one stream")
-			}
-			started = true
-			m.ID = ev.id
-			m.choice(0).Role = ev.role
-		case "content-start":
-			if _, dup := blocks[idx]; dup {
-				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "content block %d started twice", idx)
-			}
-			b := &cohereBlock{thinking: ev.contentType == "thinking"}
-			b.text.add(ev.text, i)
-			b.text.add(ev.thinking, i)
-			b.born.Add(i)
-			blocks[idx] = b
-		case "content-delta":
-			b := blocks[idx]
-			if b == nil {
-				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "content-delta for block %d, which never started", idx)
-				b = &cohereBlock{}
-				blocks[idx] = b
-			}
-			if b.ended {
-				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "content-delta for block %d after its content-end", idx)
-			}
-			if ev.hasThinking {
-				b.thinking = true
-				b.text.add(ev.thinking, i)
-			} else {
-				b.text.add(ev.text, i)
-			}
-			b.born.Add(i)
-		case "content-end":
-			if b := blocks[idx]; b != nil {
-				b.ended = true
-			} else {
-				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "content-end for block %d, which never started", idx)
-			}
-		case "tool-plan-delta":
-			plan.WriteString(ev.plan)
-			planAt.Add(i)
-		case "tool-call-start":
-			if _, dup := calls[idx]; dup {
-				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool call %d started twice", idx)
-			}
-			c := &cohereCall{id: ev.callID, name: ev.callName}
-			c.args.WriteString(ev.args)
-			c.born.Add(i)
-			calls[idx] = c
-		case "tool-call-delta":
-			c := calls[idx]
-			if c == nil {
-				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool-call-delta for call %d, which never started", idx)
-				c = &cohereCall{}
-				calls[idx] = c
-			}
-			if c.ended {
-				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool-call-delta for call %d after its tool-call-end", idx)
-			}
-			c.args.WriteString(ev.args)
-			c.born.Add(i)
-		case "tool-call-end":
-			c := calls[idx]
-			if c == nil {
-				a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool-call-end for call %d, which never started", idx)
-				continue
-			}
-			c.ended = true
-			if js := c.args.String(); js != "" && !gjson.Valid(js) {
-				a.flag("tool.args-invalid-json", i, excerpt.Clip(js, 120), "tool call %s arguments are not valid JSON at tool-call-end", c.name)
-			}
-		case "message-end":
-			a.end(i)
-			fr := ev.finish
-			m.choice(0).FinishReason = fr
-			m.choice(0).FinishBorn.Add(i)
-			m.Status = "done"
-			if u := cohereUsage(ev.usage.Result()); u != nil {
-				m.Usage = u
-				m.UsageBorn.Add(i)
-			}
-			if ev.errv != "" && ev.errv != "null" || fr == "ERROR" || fr == "TIMEOUT" {
-				msg := ev.errv.String()
-				m.Error = strings.TrimSpace(fr + ": " + msg)
-				m.ErrorBorn.Add(i)
-				a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "message-end carries an error (finish_reason %s): %s", fr, msg)
-			}
-		}
+	s := &cohereState{a: a, m: &a.Message, blocks: map[int]*cohereBlock{}}
+	drive(a, &cohereFamily, se.Events, s, &cohereHandlers)
+	return a
+}
+
+func (s *cohereState) contentStart(i int, e *Event, ev *cohereEvent) {
+	idx := ev.index
+	if _, dup := s.blocks[idx]; dup {
+		s.a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "content block %d started twice", idx)
 	}
-	if !sawDone {
-		a.noTerminal(len(events), "no message-end: the stream was cut")
+	b := &cohereBlock{thinking: ev.contentType == "thinking"}
+	b.text.add(ev.text, i)
+	b.text.add(ev.thinking, i)
+	b.born.Add(i)
+	s.blocks[idx] = b
+}
+
+func (s *cohereState) contentDelta(i int, e *Event, ev *cohereEvent) {
+	idx := ev.index
+	b := s.blocks[idx]
+	if b == nil {
+		s.a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "content-delta for block %d, which never started", idx)
+		b = &cohereBlock{}
+		s.blocks[idx] = b
 	}
-	ch := m.choice(0)
+	if b.ended {
+		s.a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "content-delta for block %d after its content-end", idx)
+	}
+	if ev.hasThinking {
+		b.thinking = true
+		b.text.add(ev.thinking, i)
+	} else {
+		b.text.add(ev.text, i)
+	}
+	b.born.Add(i)
+}
+
+func (s *cohereState) contentEnd(i int, e *Event, ev *cohereEvent) {
+	if b := s.blocks[ev.index]; b != nil {
+		b.ended = true
+	} else {
+		s.a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "content-end for block %d, which never started", ev.index)
+	}
+}
+
+func (s *cohereState) planDelta(i int, _ *Event, ev *cohereEvent) {
+	s.plan.WriteString(ev.plan)
+	s.planAt.Add(i)
+}
+
+func (s *cohereState) callStart(i int, e *Event, ev *cohereEvent) {
+	idx := ev.index
+	if _, dup := s.calls[idx]; dup {
+		s.a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool call %d started twice", idx)
+	}
+	c := &cohereCall{id: ev.callID, name: ev.callName}
+	c.args.WriteString(ev.args)
+	c.born.Add(i)
+	s.call(idx, c)
+}
+
+// call files c as tool call idx (the map is made on the first: most
+// streams have none).
+func (s *cohereState) call(idx int, c *cohereCall) {
+	if s.calls == nil {
+		s.calls = map[int]*cohereCall{}
+	}
+	s.calls[idx] = c
+}
+
+func (s *cohereState) callDelta(i int, e *Event, ev *cohereEvent) {
+	idx := ev.index
+	c := s.calls[idx]
+	if c == nil {
+		s.a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool-call-delta for call %d, which never started", idx)
+		c = &cohereCall{}
+		s.call(idx, c)
+	}
+	if c.ended {
+		s.a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool-call-delta for call %d after its tool-call-end", idx)
+	}
+	c.args.WriteString(ev.args)
+	c.born.Add(i)
+}
+
+func (s *cohereState) callEnd(i int, e *Event, ev *cohereEvent) {
+	c := s.calls[ev.index]
+	if c == nil {
+		s.a.flag("cohere.order", i, excerpt.Clip(e.Data, 100), "tool-call-end for call %d, which never started", ev.index)
+		return
+	}
+	c.ended = true
+	if js := c.args.String(); js != "" && !gjson.Valid(js) {
+		s.a.flag("tool.args-invalid-json", i, excerpt.Clip(js, 120), "tool call %s arguments are not valid JSON at tool-call-end", c.name)
+	}
+}
+
+// messageEnd reads message-end: the finish reason, the usage and the
+// in-band error.
+func (s *cohereState) messageEnd(i int, e *Event, ev *cohereEvent) {
+	m := s.m
+	fr := ev.finish
+	m.choice(0).FinishReason = fr
+	m.choice(0).FinishBorn.Add(i)
+	m.Status = "done"
+	if u := cohereUsage(ev.usage.Result()); u != nil {
+		m.Usage = u
+		m.UsageBorn.Add(i)
+	}
+	if ev.errv != "" && ev.errv != "null" || fr == "ERROR" || fr == "TIMEOUT" {
+		msg := ev.errv.String()
+		m.Error = strings.TrimSpace(fr + ": " + msg)
+		m.ErrorBorn.Add(i)
+		s.a.flag("stream.error-event", i, excerpt.Clip(e.Data, 160), "message-end carries an error (finish_reason %s): %s", fr, msg)
+	}
+}
+
+// finish builds the message: the plan and thinking blocks as reasoning,
+// the text blocks and the tool calls in index order.
+func (s *cohereState) finish(n int) {
+	ch := s.m.choice(0)
 	if ch.Role == "" {
 		ch.Role = "assistant"
 	}
 	var text spanText
 	var reasoning strings.Builder
-	reasoning.WriteString(plan.String())
-	ch.ReasoningBorn = planAt
-	for _, k := range slices.Sorted(maps.Keys(blocks)) {
-		b := blocks[k]
+	reasoning.WriteString(s.plan.String())
+	ch.ReasoningBorn = s.planAt
+	for _, k := range slices.Sorted(maps.Keys(s.blocks)) {
+		b := s.blocks[k]
 		if b.thinking {
 			reasoning.WriteString(b.text.String())
 			ch.ReasoningBorn.join(b.born)
@@ -188,14 +223,13 @@ func assembleCohere(se *Side) *Assembly {
 		text.join(&b.text)
 	}
 	ch.Text, ch.Spans, ch.Reasoning = text.String(), text.spans, reasoning.String()
-	for _, k := range slices.Sorted(maps.Keys(calls)) {
-		c := calls[k]
+	for _, k := range slices.Sorted(maps.Keys(s.calls)) {
+		c := s.calls[k]
 		ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: c.id, Name: c.name, Arguments: c.args.String(), Born: c.born})
 		if !c.ended {
-			a.flag("tool.unclosed", len(events)-1, excerpt.Clip(c.args.String(), 80), "tool call %d (%s) never got tool-call-end: its arguments may be partial", k, c.name)
+			s.a.flag("tool.unclosed", n-1, excerpt.Clip(c.args.String(), 80), "tool call %d (%s) never got tool-call-end: its arguments may be partial", k, c.name)
 		}
 	}
-	return a
 }
 
 // cohereEvent is what one Cohere v2 event says, decoded in one pass.
@@ -284,4 +318,41 @@ func decodeCohereMessage(sc *jscan, ev *cohereEvent) {
 			sc.Skip()
 		}
 	}
+}
+
+// cohereBody reads a Cohere v2 chat response (cohere-python's V2ChatResponse).
+func cohereBody(a *Assembly, r gjson.Result) {
+	a.Message.ID = r.Get("id").String()
+	ch := a.Message.choice(0)
+	msg := r.Get("message")
+	ch.Role = msg.Get("role").String()
+	ch.Reasoning = msg.Get("tool_plan").String()
+	msg.Get("content").ForEach(func(_, c gjson.Result) bool {
+		switch c.Get("type").String() {
+		case "text":
+			ch.Text += c.Get("text").String()
+		case "thinking":
+			ch.Reasoning += c.Get("thinking").String()
+		}
+		return true
+	})
+	msg.Get("tool_calls").ForEach(func(k, t gjson.Result) bool {
+		ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: t.Get("id").String(),
+			Name: t.Get("function.name").String(), Arguments: t.Get("function.arguments").String()})
+		return true
+	})
+	ch.FinishReason = r.Get("finish_reason").String()
+	a.Message.Usage = cohereUsage(r.Get("usage"))
+}
+
+// cohereUsage reads a Cohere v2 usage object (a response's, or
+// message-end's), its billed units left out: nil when it has no tokens.
+func cohereUsage(u gjson.Result) *Usage {
+	t := u.Get("tokens")
+	if !t.IsObject() {
+		return nil
+	}
+	var f [2]gjson.Result
+	jsontext.GetFields(t, []string{"input_tokens", "output_tokens"}, f[:])
+	return &Usage{Input: int(f[0].Int()), Output: int(f[1].Int())}
 }

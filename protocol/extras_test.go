@@ -27,7 +27,7 @@ func anomalyIDs(a *Assembly) []string {
 }
 
 // TestOpenAICompatibleExtras covers the Chat Completions extras of
-// providers.md §5–§6 that no recorded stream has: Mistral's typed content
+// docs/PROTOCOLS.md#mistral that no recorded stream has: Mistral's typed content
 // parts, arguments given as an object, the reasoning channels kept apart,
 // and the in-band errors a 200 stream can carry.
 func TestOpenAICompatibleExtras(t *testing.T) {

@@ -49,8 +49,8 @@ type gemEvent struct {
 }
 
 // blockedFinish are the finish reasons with which Gemini stops an answer
-// it will not give (GPY FinishReason): a finding, not a failure of the
-// stream.
+// it will not give (google-genai's FinishReason): a finding, not a failure
+// of the stream.
 var blockedFinish = map[string]bool{
 	"SAFETY": true, "RECITATION": true, "BLOCKLIST": true, "PROHIBITED_CONTENT": true, "SPII": true,
 	"IMAGE_SAFETY": true, "IMAGE_PROHIBITED_CONTENT": true, "IMAGE_RECITATION": true, "LANGUAGE": true,
@@ -62,121 +62,141 @@ var abnormalFinish = map[string]bool{
 	"FINISH_REASON_UNSPECIFIED": true, "OTHER": true, "IMAGE_OTHER": true, "NO_IMAGE": true,
 }
 
-// assembleGemini follows providers.md §1 with the google-genai SDK's rules
-// (GPY GenerateContentResponse.text and function_calls, applied per chunk
-// and joined in order): candidates by index; text parts joined, thought
-// parts (thought: true) joined apart as reasoning; every functionCall part
-// its own call, never merged across chunks (Vertex partialArgs are joined
-// while the call says willContinue); thoughtSignature kept with its part;
-// usageMetadata taken from the last chunk that has it. The end is the first
-// chunk with a finishReason or a promptFeedback.blockReason: there is no
-// sentinel. A bare or array-wrapped {"error": …} is the in-band error.
-func assembleGemini(se *Side) *Assembly {
-	a := newAssembly(Gemini)
-	m := &a.Message
+// gemState is the assembly state of a Gemini stream.
+type gemState struct {
+	a *Assembly
+	m *Message
 	// Candidates by index in a map, in first-seen order in cands: an index
 	// is whatever the stream says, and a stream may name a new one in every
 	// chunk.
-	var cands []*gemCandidate
-	byIndex := map[int]*gemCandidate{}
-	cand := func(i int) *gemCandidate {
-		c := byIndex[i]
-		if c == nil {
-			c = &gemCandidate{index: i, finished: -1}
-			byIndex[i] = c
-			cands = append(cands, c)
+	cands       []*gemCandidate
+	byIndex     map[int]*gemCandidate
+	finishedNow []*gemCandidate // the candidates this chunk finished
+	usage       RawJSON
+	ge          gemEvent
+}
+
+// geminiHandlers: a chunk has no type; chunk reads every one. Only a chunk
+// with candidates is late after the end.
+var geminiHandlers = handlers[gemState, gemEvent]{
+	decode:  (*gemState).decode,
+	each:    (*gemState).chunk,
+	matters: func(ge *gemEvent) bool { return len(ge.cands) > 0 },
+	finish:  (*gemState).finish,
+}
+
+// assembleGemini follows docs/PROTOCOLS.md#gemini with the google-genai
+// SDK's rules (GenerateContentResponse.text and function_calls, applied
+// per chunk and joined in order): candidates by index; text parts joined,
+// thought parts (thought: true) joined apart as reasoning; every
+// functionCall part its own call, never merged across chunks (Vertex
+// partialArgs are joined while the call says willContinue);
+// thoughtSignature kept with its part; usageMetadata taken from the last
+// chunk that has it. The end is the first chunk with a finishReason or a
+// promptFeedback.blockReason: there is no sentinel. A bare or
+// array-wrapped {"error": …} is the in-band error.
+func assembleGemini(se *Side) *Assembly {
+	a := newAssembly(Gemini)
+	s := &gemState{a: a, m: &a.Message, byIndex: map[int]*gemCandidate{}}
+	drive(a, &geminiFamily, se.Events, s, &geminiHandlers)
+	return a
+}
+
+// decode decodes a chunk, unwrapping the one-element list in which the
+// JSON-array form wraps an error.
+func (s *gemState) decode(_ int, e *Event) (*gemEvent, bool) {
+	data := e.Data
+	if d := strings.TrimSpace(data); d != "" && d[0] == '[' && gjson.Valid(d) {
+		if first := gjson.Get(d, "0"); first.IsObject() {
+			data = first.Raw
 		}
-		return c
 	}
-	var finishedNow []*gemCandidate // the candidates this chunk finished
-	var usage RawJSON
-	var ge gemEvent
-	events := se.Events
-	for i := range events {
-		e := &events[i]
-		data := e.Data
-		if IsDone(data) {
-			// Not a quirk here: @google/genai hands every data: event to
-			// JSON parsing (HttpResponse.json), which throws on [DONE].
-			a.flag("stream.after-terminal", i, data, "data: [DONE] in a Gemini stream (Gemini has no sentinel): @google/genai throws parsing it as JSON")
-			continue
+	return &s.ge, decodeGemini(data, &s.ge)
+}
+
+// cand returns candidate i.
+func (s *gemState) cand(i int) *gemCandidate {
+	c := s.byIndex[i]
+	if c == nil {
+		c = &gemCandidate{index: i, finished: -1}
+		s.byIndex[i] = c
+		s.cands = append(s.cands, c)
+	}
+	return c
+}
+
+// chunk reads one chunk: its candidates' parts and finish reasons, an
+// in-band error, its usage and a prompt block, ending the stream at the
+// first finish, block or error.
+func (s *gemState) chunk(i int, e *Event, ge *gemEvent) {
+	a, m := s.a, s.m
+	s.finishedNow = s.finishedNow[:0]
+	for _, gc := range ge.cands {
+		c := s.cand(gc.index)
+		if gc.role != "" {
+			c.role = gc.role
 		}
-		// The JSON-array form wraps an error in a one-element list.
-		if d := strings.TrimSpace(data); d != "" && d[0] == '[' && gjson.Valid(d) {
-			if first := gjson.Get(d, "0"); first.IsObject() {
-				data = first.Raw
-			}
+		for k := gc.p0; k < gc.p1; k++ {
+			c.add(&ge.parts[k], a, i)
 		}
-		if !decodeGemini(data, &ge) {
-			a.flag("payload.invalid-json", i, excerpt.Clip(data, 120), "event data is not valid JSON: the Gemini SDKs fail on it")
-			continue
-		}
-		finishedNow = finishedNow[:0]
-		for _, gc := range ge.cands {
-			if a.Terminal >= 0 {
-				a.flagOnce("stream.after-end", i, excerpt.Clip(e.Data, 120), "chunk after the one carrying finishReason: the SDKs still read it, a client stopping at the finish loses it")
-			}
-			c := cand(gc.index)
-			if gc.role != "" {
-				c.role = gc.role
-			}
-			for k := gc.p0; k < gc.p1; k++ {
-				c.add(&ge.parts[k], a, i)
-			}
-			if gc.finish != "" {
-				c.finish = finishName(gc.finish)
-				c.finishAt.Add(i)
-				if c.finished < 0 {
-					c.finished = i
-					finishedNow = append(finishedNow, c)
-				}
-			}
-		}
-		if ge.errv != "" {
-			a.inBandError(i, e.Data, geminiError(ge.errv.Result()), "the stream carries an error")
-			a.end(i)
-			continue
-		}
-		if m.ID == "" {
-			m.ID = ge.id
-		}
-		if m.Model == "" {
-			m.Model = ge.model
-		}
-		if ge.usage != "" {
-			usage = ge.usage
-			m.UsageBorn = Born{}
-			m.UsageBorn.Add(i)
-		}
-		if ge.blockReason != "" {
-			m.Error = "prompt blocked (" + ge.blockReason + ")"
-			m.ErrorBorn.Add(i)
-			m.Status = "blocked"
-			a.flag("stream.blocked", i, jsonMember("blockReason", ge.blockReason), "Gemini blocked the prompt (promptFeedback.blockReason %s): there is no answer", ge.blockReason)
-			a.end(i)
-		}
-		for _, c := range finishedNow {
-			a.end(i)
-			switch {
-			case blockedFinish[c.finish]:
-				a.flag("stream.blocked", i, jsonMember("finishReason", c.finish), "candidate %d stopped with finishReason %s: the answer is cut or withheld", c.index, c.finish)
-			case abnormalFinish[c.finish]:
-				a.flag("finish.abnormal", i, jsonMember("finishReason", c.finish), "candidate %d ended with finishReason %s", c.index, c.finish)
+		if gc.finish != "" {
+			c.finish = finishName(gc.finish)
+			c.finishAt.Add(i)
+			if c.finished < 0 {
+				c.finished = i
+				s.finishedNow = append(s.finishedNow, c)
 			}
 		}
 	}
-	a.noTerminal(len(events), "no chunk with a finishReason or a promptFeedback.blockReason: the stream was cut")
+	if ge.errv != "" {
+		a.inBandError(i, e.Data, geminiError(ge.errv.Result()), "the stream carries an error")
+		a.end(i)
+		return
+	}
+	if m.ID == "" {
+		m.ID = ge.id
+	}
+	if m.Model == "" {
+		m.Model = ge.model
+	}
+	if ge.usage != "" {
+		s.usage = ge.usage
+		m.UsageBorn = Born{}
+		m.UsageBorn.Add(i)
+	}
+	if ge.blockReason != "" {
+		m.Error = "prompt blocked (" + ge.blockReason + ")"
+		m.ErrorBorn.Add(i)
+		m.Status = "blocked"
+		a.flag("stream.blocked", i, jsonMember("blockReason", ge.blockReason), "Gemini blocked the prompt (promptFeedback.blockReason %s): there is no answer", ge.blockReason)
+		a.end(i)
+	}
+	for _, c := range s.finishedNow {
+		a.end(i)
+		switch {
+		case blockedFinish[c.finish]:
+			a.flag("stream.blocked", i, jsonMember("finishReason", c.finish), "candidate %d stopped with finishReason %s: the answer is cut or withheld", c.index, c.finish)
+		case abnormalFinish[c.finish]:
+			a.flag("finish.abnormal", i, jsonMember("finishReason", c.finish), "candidate %d ended with finishReason %s", c.index, c.finish)
+		}
+	}
+}
+
+// finish builds the choices from the candidates, flagging function call
+// arguments that are not JSON.
+func (s *gemState) finish(n int) {
+	a, m := s.a, s.m
 	if m.Status == "" && a.Terminal >= 0 && m.Error == "" {
 		m.Status = "done"
 	}
-	if usage != "" {
-		u := usage.Result()
+	if s.usage != "" {
+		u := s.usage.Result()
 		m.Usage = &Usage{Input: int(u.Get("promptTokenCount").Int()), Output: int(u.Get("candidatesTokenCount").Int()),
 			Total: int(u.Get("totalTokenCount").Int()), Reasoning: int(u.Get("thoughtsTokenCount").Int()),
 			CacheRead: int(u.Get("cachedContentTokenCount").Int())}
 	}
 	choices := choiceFinder{m: m}
-	for _, c := range cands {
+	for _, c := range s.cands {
 		ch := choices.get(c.index)
 		ch.Role = c.role
 		if ch.Role == "" {
@@ -193,12 +213,11 @@ func assembleGemini(se *Side) *Assembly {
 		ch.ToolCalls = c.calls
 		for _, tc := range ch.ToolCalls {
 			if tc.Arguments != "" && !gjson.Valid(tc.Arguments) {
-				a.flag("tool.args-invalid-json", len(events)-1, excerpt.Clip(tc.Arguments, 120), "function call %s arguments are not valid JSON", tc.Name)
+				a.flag("tool.args-invalid-json", n-1, excerpt.Clip(tc.Arguments, 120), "function call %s arguments are not valid JSON", tc.Name)
 			}
 		}
 	}
 	sortChoices(m)
-	return a
 }
 
 // decodeGemini reads one GenerateContentResponse into ge in one pass,

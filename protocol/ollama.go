@@ -3,80 +3,94 @@ package protocol
 import (
 	"strings"
 
-	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/tidwall/gjson"
 )
 
-// assembleOllama follows providers.md §3 with Ollama's own non-stream
-// aggregation (OLL:server/routes.go writeChatResponse): message.content
-// (or /api/generate's response) joined in order, message.thinking joined
-// apart, every chunk's tool_calls appended whole (they are complete calls,
-// not deltas), everything else from the last chunk. The line with "done":
-// true ends the stream; an {"error": …} line is the in-band error and ends
-// it too.
+// ollamaState is the assembly state of an Ollama stream.
+type ollamaState struct {
+	a        *Assembly
+	m        *Message
+	ch       *Choice
+	text     spanText
+	thinking strings.Builder
+	ev       ollamaEvent
+}
+
+// ollamaHandlers: a line has no type; line reads every one.
+var ollamaHandlers = handlers[ollamaState, ollamaEvent]{
+	decode: func(s *ollamaState, _ int, e *Event) (*ollamaEvent, bool) {
+		return &s.ev, decodeOllama(e.Data, &s.ev)
+	},
+	each:   (*ollamaState).line,
+	finish: (*ollamaState).finish,
+}
+
+// assembleOllama follows docs/PROTOCOLS.md#ollama with Ollama's own
+// non-stream aggregation (writeChatResponse in Ollama's server/routes.go):
+// message.content (or /api/generate's response) joined in order,
+// message.thinking joined apart, every chunk's tool_calls appended whole
+// (they are complete calls, not deltas), everything else from the last
+// chunk. The line with "done": true ends the stream; an {"error": …} line
+// is the in-band error and ends it too.
 func assembleOllama(se *Side) *Assembly {
 	a := newAssembly(Ollama)
-	m := &a.Message
-	ch := m.choice(0)
-	var text spanText
-	var thinking strings.Builder
-	events := se.Events
-	var ev ollamaEvent
-	for i := range events {
-		e := &events[i]
-		if !decodeOllama(e.Data, &ev) {
-			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "line is not valid JSON: Ollama's clients fail on it")
-			continue
-		}
-		if a.Terminal >= 0 {
-			a.flag("stream.after-end", i, excerpt.Clip(e.Data, 120), "line after the done line, which ends an Ollama stream")
-		}
-		if ev.errv != "" {
-			a.inBandError(i, e.Data, ErrorText(ev.errv.Result()), "the stream carries an error")
-			a.end(i)
-			continue
-		}
-		if ev.model != "" {
-			m.Model = ev.model
-		}
-		if ev.role != "" {
-			ch.Role = ev.role
-		}
-		text.add(ev.content, i)
-		if ev.thinking != "" {
-			thinking.WriteString(ev.thinking)
-			ch.ReasoningBorn.Add(i)
-		}
-		if ev.calls != "" {
-			ev.calls.Result().ForEach(func(_, c gjson.Result) bool {
-				args := c.Get("function.arguments")
-				raw := args.Raw
-				if args.Type == gjson.String {
-					raw = args.String()
-				}
-				ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: len(ch.ToolCalls), ID: c.Get("id").String(),
-					Name: c.Get("function.name").String(), Arguments: raw})
-				ch.ToolCalls[len(ch.ToolCalls)-1].Born.Add(i)
-				return true
-			})
-		}
-		if ev.done {
-			a.end(i)
-			m.Status = "done"
-			ch.FinishReason = ev.doneReason
-			ch.FinishBorn.Add(i)
-			if ev.hasCounts {
-				m.Usage = &Usage{Input: ev.in, Output: ev.out, Total: ev.in + ev.out}
-				m.UsageBorn.Add(i)
+	s := &ollamaState{a: a, m: &a.Message}
+	s.ch = s.m.choice(0)
+	drive(a, &ollamaFamily, se.Events, s, &ollamaHandlers)
+	return a
+}
+
+// line reads one line: an error, or the model, role, text, thinking and
+// tool calls, and the done line's reason and counts.
+func (s *ollamaState) line(i int, e *Event, ev *ollamaEvent) {
+	a, m, ch := s.a, s.m, s.ch
+	if ev.errv != "" {
+		a.inBandError(i, e.Data, ErrorText(ev.errv.Result()), "the stream carries an error")
+		a.end(i)
+		return
+	}
+	if ev.model != "" {
+		m.Model = ev.model
+	}
+	if ev.role != "" {
+		ch.Role = ev.role
+	}
+	s.text.add(ev.content, i)
+	if ev.thinking != "" {
+		s.thinking.WriteString(ev.thinking)
+		ch.ReasoningBorn.Add(i)
+	}
+	if ev.calls != "" {
+		ev.calls.Result().ForEach(func(_, c gjson.Result) bool {
+			args := c.Get("function.arguments")
+			raw := args.Raw
+			if args.Type == gjson.String {
+				raw = args.String()
 			}
+			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: len(ch.ToolCalls), ID: c.Get("id").String(),
+				Name: c.Get("function.name").String(), Arguments: raw})
+			ch.ToolCalls[len(ch.ToolCalls)-1].Born.Add(i)
+			return true
+		})
+	}
+	if ev.done {
+		a.end(i)
+		m.Status = "done"
+		ch.FinishReason = ev.doneReason
+		ch.FinishBorn.Add(i)
+		if ev.hasCounts {
+			m.Usage = &Usage{Input: ev.in, Output: ev.out, Total: ev.in + ev.out}
+			m.UsageBorn.Add(i)
 		}
 	}
-	a.noTerminal(len(events), `no line with "done": true: the stream was cut`)
+}
+
+func (s *ollamaState) finish(int) {
+	ch := s.ch
 	if ch.Role == "" {
 		ch.Role = "assistant"
 	}
-	ch.Text, ch.Spans, ch.Reasoning = text.String(), text.spans, thinking.String()
-	return a
+	ch.Text, ch.Spans, ch.Reasoning = s.text.String(), s.text.spans, s.thinking.String()
 }
 
 // ollamaEvent is what one Ollama line says, decoded in one pass: /api/chat

@@ -33,31 +33,7 @@ func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
 	// a string allocated per event. The first shared bytes, the prefix the
 	// body has in common with the twin's, come from the twin's string; own
 	// holds the rest, from offset shared on.
-	shared, ci := 0, 0
-	if twin != nil {
-		tb := twin.Body
-		// While the chunks are the twin's cut at the same places, each is
-		// compared with the twin's chunk, not its copy in the body: a
-		// reader hands a pass-through client chunk over as the very
-		// memory of the upstream chunk it refers to, which compares equal
-		// without reading it.
-		inStep := len(twin.Chunks) == len(chunks)
-		for ; ci < len(chunks); ci++ {
-			d := chunks[ci].Data
-			if len(d) > len(tb)-shared {
-				break
-			}
-			if inStep && len(twin.Chunks[ci].Data) == len(d) && bytes.Equal(d, twin.Chunks[ci].Data) {
-				shared += len(d)
-				continue
-			}
-			inStep = false
-			if string(d) != tb[shared:shared+len(d)] {
-				break
-			}
-			shared += len(d)
-		}
-	}
+	shared, ci := twinPrefix(chunks, twin)
 	if shared == size && sameSplit(chunks, twin) {
 		// The same bytes in the same chunks: the same events, but for the
 		// times of this side's chunks.
@@ -95,6 +71,56 @@ func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
 		}
 		return ""
 	}
+	parseSSE(se, block)
+	if hasGap(se.Events, base, base+int64(size)) {
+		addBareJSON(se, base, func(start, end int64) string {
+			if b := block(start-base, end-base); b != "" {
+				return b
+			}
+			return bodyRange(chunks, start, end)
+		})
+	}
+	return se
+}
+
+// twinPrefix returns how many leading bytes of the body chunks carry are
+// the twin's (its Body's first bytes), and the index of the first chunk
+// not wholly among them.
+func twinPrefix(chunks []tape.Chunk, twin *Side) (shared, ci int) {
+	if twin == nil {
+		return 0, 0
+	}
+	tb := twin.Body
+	// While the chunks are the twin's cut at the same places, each is
+	// compared with the twin's chunk, not its copy in the body: a reader
+	// hands a pass-through client chunk over as the very memory of the
+	// upstream chunk it refers to, which compares equal without reading it.
+	inStep := len(twin.Chunks) == len(chunks)
+	for ; ci < len(chunks); ci++ {
+		d := chunks[ci].Data
+		if len(d) > len(tb)-shared {
+			break
+		}
+		if inStep && len(twin.Chunks[ci].Data) == len(d) && bytes.Equal(d, twin.Chunks[ci].Data) {
+			shared += len(d)
+			continue
+		}
+		inStep = false
+		if string(d) != tb[shared:shared+len(d)] {
+			break
+		}
+		shared += len(d)
+	}
+	return shared, ci
+}
+
+// parseSSE parses the side's chunks as SSE into its events, comments and
+// ignored fields; block(start, end) returns the body's bytes between two
+// offsets from the first chunk's, "" when it cannot give them as a
+// substring.
+func parseSSE(se *Side, block func(start, end int64) string) {
+	chunks := se.Chunks
+	base := chunks[0].Off
 	// Offsets only grow, so the chunk lookups walk forward from the last
 	// hit (chunkMap), one walk for the events and one for the comments.
 	var evChunk chunkMap
@@ -136,15 +162,6 @@ func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
 		p.FeedView(chunks[i].Data, emit)
 	}
 	p.CloseView(emit)
-	if hasGap(se.Events, base, base+int64(size)) {
-		addBareJSON(se, base, func(start, end int64) string {
-			if b := block(start-base, end-base); b != "" {
-				return b
-			}
-			return bodyRange(chunks, start, end)
-		})
-	}
-	return se
 }
 
 // hasGap reports whether some bytes of the body from start to end lie

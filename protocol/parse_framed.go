@@ -113,7 +113,7 @@ func (m *chunkMap) at(off int64) int {
 
 // addBareJSON finds, between and after the SSE events of se, bytes that are
 // not SSE but a bare JSON value (Gemini sends a mid-stream error as
-// pretty-printed JSON with no "data:" prefix; providers.md §1.5): an SSE
+// pretty-printed JSON with no "data:" prefix; docs/PROTOCOLS.md#gemini): an SSE
 // client never sees them, the Gemini SDKs parse them. Each becomes an event
 // marked Bare, in body order.
 func addBareJSON(se *Side, base int64, bytesAt func(start, end int64) string) {

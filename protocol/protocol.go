@@ -3,6 +3,7 @@ package protocol
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/seam-dev/seam/internal/jsontext"
@@ -38,61 +39,39 @@ const (
 )
 
 // Protocols lists the protocols this package assembles, in the order
-// --protocol help shows them.
+// --protocol help shows them (the families table's).
 func Protocols() []Protocol {
-	return []Protocol{Chat, Responses, Anthropic, Gemini, BedrockConverse, BedrockInvoke, Cohere, Ollama}
+	ps := make([]Protocol, len(families))
+	for i, f := range families {
+		ps[i] = f.proto
+	}
+	return ps
 }
 
 // Rule names the assembly rule this package follows for the protocol, in
 // plain words, and the official client whose behaviour it matches.
 func (p Protocol) Rule() string {
-	switch p {
-	case Chat:
-		return "choices by index, tool calls by index (openai-node / openai-python accumulation)"
-	case Responses:
-		return "items by output_index, checked against response.completed (openai SDKs)"
-	case Anthropic:
-		return "blocks by index, input_json_delta joined (anthropic SDKs)"
-	case Gemini:
-		return "google-genai GenerateContentResponse.text and function_calls per chunk, joined; thought parts as reasoning"
-	case BedrockConverse:
-		return "the AWS SDKs' ConverseStream union, blocks by contentBlockIndex, toolUse input joined"
-	case BedrockInvoke:
-		return "chunk bytes decoded into the model's own events: Anthropic's as the anthropic SDK's Bedrock client reads them, Nova's as ConverseStream events, the other models' text fields joined up to their stop reason"
-	case Cohere:
-		return "cohere-python V2ChatStreamResponse by type, blocks and tool calls by index"
-	case Ollama:
-		return "Ollama's own non-stream aggregation (content and thinking joined, tool_calls appended)"
+	if f := familyOf(p); f != nil {
+		return f.rule
 	}
 	return "none: the protocol is not recognised"
 }
 
 // ParseName parses a protocol name as given to --protocol. It accepts
 // the canonical names and the short forms chat, responses, anthropic (or
-// messages), vertex, converse, invoke and cohere. The empty string and
-// "auto" give Unknown, meaning detect.
+// messages), vertex, converse, invoke and cohere (each family's aliases).
+// The empty string and "auto" give Unknown, meaning detect.
 func ParseName(s string) (Protocol, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "auto":
+	name := strings.ToLower(strings.TrimSpace(s))
+	if name == "" || name == "auto" {
 		return Unknown, nil
-	case "chat", "openai-chat", "chat-completions", "completions":
-		return Chat, nil
-	case "responses", "openai-responses":
-		return Responses, nil
-	case "anthropic", "messages", "anthropic-messages":
-		return Anthropic, nil
-	case "gemini", "vertex", "google":
-		return Gemini, nil
-	case "bedrock-converse", "converse":
-		return BedrockConverse, nil
-	case "bedrock-invoke", "invoke":
-		return BedrockInvoke, nil
-	case "cohere", "cohere-v2":
-		return Cohere, nil
-	case "ollama":
-		return Ollama, nil
 	}
-	names := make([]string, 0, 8)
+	for _, f := range families {
+		if slices.Contains(f.aliases, name) {
+			return f.proto, nil
+		}
+	}
+	names := make([]string, 0, len(families))
 	for _, p := range Protocols() {
 		names = append(names, string(p))
 	}

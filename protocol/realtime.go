@@ -27,7 +27,7 @@ type RealtimeEvent struct {
 }
 
 // RealtimeSession is an OpenAI Realtime session assembled from its events
-// (providers.md §8.3): the session, what the user said or typed, each
+// (docs/PROTOCOLS.md#realtime): the session, what the user said or typed, each
 // response's output keyed by item and content part, the errors.
 type RealtimeSession struct {
 	SessionID string `json:"session_id,omitempty"`
@@ -145,32 +145,8 @@ func AssembleRealtime(events []RealtimeEvent) *RealtimeSession {
 		}
 		return r
 	}
-	part := func(e gjson.Result, kind string, msg int) *RealtimePart {
-		r := response(e.Get("response_id").String(), msg)
-		item, ci := e.Get("item_id").String(), int(e.Get("content_index").Int())
-		key := kind + "\x00" + item + "\x00" + e.Get("content_index").Raw
-		p := r.byKey[key]
-		if p == nil {
-			p = &RealtimePart{ItemID: item, ContentIndex: ci, Kind: kind, Message: msg}
-			r.byKey[key] = p
-			r.Parts = append(r.Parts, p)
-		}
-		return p
-	}
-	// delta appends a delta event's text to its part; done records the full
-	// value a done event carries in field.
-	delta := func(e gjson.Result, kind string, msg int) *RealtimePart {
-		p := part(e, kind, msg)
-		p.text.WriteString(e.Get("delta").String())
-		p.Deltas++
-		p.Message = msg
-		return p
-	}
-	done := func(e gjson.Result, kind, field string, msg int) *RealtimePart {
-		p := part(e, kind, msg)
-		p.Done, p.HasDone, p.Message = e.Get(field).String(), true, msg
-		return p
-	}
+	parts := realtimeParts{response: response}
+	delta, done := parts.delta, parts.done
 	for _, ev := range events {
 		if !gjson.Valid(ev.Data) {
 			continue
@@ -178,17 +154,7 @@ func AssembleRealtime(events []RealtimeEvent) *RealtimeSession {
 		e := gjson.Parse(ev.Data)
 		typ := e.Get("type").String()
 		if ev.FromClient {
-			rt.ClientEvents[typ]++
-			switch typ {
-			case "conversation.item.create":
-				for _, c := range e.Get("item.content").Array() {
-					if t := c.Get("type").String(); t == "input_text" || t == "text" {
-						rt.Inputs = append(rt.Inputs, RealtimeInput{ItemID: e.Get("item.id").String(), Kind: "text", Text: c.Get("text").String(), Message: ev.Message})
-					}
-				}
-			case "input_audio_buffer.append":
-				rt.InputAudioBytes += base64Len(e.Get("audio").String())
-			}
+			rt.clientEvent(e, typ, ev.Message)
 			continue
 		}
 		rt.ServerEvents[typ]++
@@ -242,8 +208,31 @@ func AssembleRealtime(events []RealtimeEvent) *RealtimeSession {
 			})
 		}
 	}
-	// A function call's name comes with its output item, before or after
-	// its arguments. The deltas are joined once, not one copy each.
+	rt.finish(names)
+	return rt
+}
+
+// clientEvent counts an event the client sent, of type typ, in message msg,
+// and reads the user's text items and the audio it appended.
+func (rt *RealtimeSession) clientEvent(e gjson.Result, typ string, msg int) {
+	rt.ClientEvents[typ]++
+	switch typ {
+	case "conversation.item.create":
+		for _, c := range e.Get("item.content").Array() {
+			if t := c.Get("type").String(); t == "input_text" || t == "text" {
+				rt.Inputs = append(rt.Inputs, RealtimeInput{ItemID: e.Get("item.id").String(), Kind: "text", Text: c.Get("text").String(), Message: msg})
+			}
+		}
+	case "input_audio_buffer.append":
+		rt.InputAudioBytes += base64Len(e.Get("audio").String())
+	}
+}
+
+// finish joins each part's deltas and names the function calls from names
+// (item id → name): a function call's name comes with its output item,
+// before or after its arguments. The deltas are joined once, not one copy
+// each.
+func (rt *RealtimeSession) finish(names map[string]string) {
 	for _, r := range rt.Responses {
 		for _, p := range r.Parts {
 			p.Text = p.text.String()
@@ -252,7 +241,41 @@ func AssembleRealtime(events []RealtimeEvent) *RealtimeSession {
 			}
 		}
 	}
-	return rt
+}
+
+// realtimeParts finds the parts of the responses response finds (or
+// opens) by id: each part by its kind, item and content index.
+type realtimeParts struct {
+	response func(id string, msg int) *RealtimeResponse
+}
+
+func (rp realtimeParts) part(e gjson.Result, kind string, msg int) *RealtimePart {
+	r := rp.response(e.Get("response_id").String(), msg)
+	item, ci := e.Get("item_id").String(), int(e.Get("content_index").Int())
+	key := kind + "\x00" + item + "\x00" + e.Get("content_index").Raw
+	p := r.byKey[key]
+	if p == nil {
+		p = &RealtimePart{ItemID: item, ContentIndex: ci, Kind: kind, Message: msg}
+		r.byKey[key] = p
+		r.Parts = append(r.Parts, p)
+	}
+	return p
+}
+
+// delta appends a delta event's text to its part.
+func (rp realtimeParts) delta(e gjson.Result, kind string, msg int) *RealtimePart {
+	p := rp.part(e, kind, msg)
+	p.text.WriteString(e.Get("delta").String())
+	p.Deltas++
+	p.Message = msg
+	return p
+}
+
+// done records the full value a done event carries in field.
+func (rp realtimeParts) done(e gjson.Result, kind, field string, msg int) *RealtimePart {
+	p := rp.part(e, kind, msg)
+	p.Done, p.HasDone, p.Message = e.Get(field).String(), true, msg
+	return p
 }
 
 // base64Len is the number of bytes a base64 string decodes to.

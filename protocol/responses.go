@@ -49,212 +49,274 @@ func (it *respItem) part(ci int) *respPart {
 
 func (it *respItem) sortedParts() []int { return slices.Sorted(maps.Keys(it.parts)) }
 
-// assembleResponses follows protocols.md §3.3: items by output_index, text
-// parts by content_index (item_id is not used for routing, as GitHub
-// Copilot rotates it), function-call arguments joined, reasoning summary
-// joined. Each *.done, output_item.done and response.completed payload is
-// checked against what the deltas built; response.completed becomes Final.
-// The hosted tools' items (serverToolItems) are ServerTools, not tool
-// calls.
+// respState is the assembly state of a Responses stream.
+type respState struct {
+	a         *Assembly
+	m         *Message
+	objs      []ObjEvent
+	items     map[int]*respItem
+	lastSeq   int64
+	rotations int
+}
+
+// responsesHandlers route by the payload's type.
+var responsesHandlers = handlers[respState, ObjEvent]{
+	decode: func(s *respState, i int, _ *Event) (*ObjEvent, bool) {
+		r := &s.objs[i]
+		return r, r.Valid
+	},
+	typeOf: func(r *ObjEvent, _ *Event) string { return r.Type },
+	own:    (*respState).own,
+	each:   (*respState).each,
+	on: map[string]func(*respState, int, *Event, *ObjEvent){
+		"response.created":                       (*respState).created,
+		"response.in_progress":                   (*respState).created,
+		"response.queued":                        (*respState).created,
+		"response.output_item.added":             (*respState).itemAdded,
+		"response.content_part.added":            (*respState).partAdded,
+		"response.output_text.delta":             (*respState).textDelta,
+		"response.refusal.delta":                 (*respState).textDelta,
+		"response.output_text.done":              (*respState).textDone,
+		"response.refusal.done":                  (*respState).textDone,
+		"response.function_call_arguments.delta": (*respState).argsDelta,
+		"response.custom_tool_call_input.delta":  (*respState).argsDelta,
+		"response.function_call_arguments.done":  (*respState).argsDone,
+		"response.reasoning_summary_text.delta":  (*respState).reasoningDelta,
+		"response.reasoning_text.delta":          (*respState).reasoningDelta,
+		"response.output_item.done":              (*respState).itemDone,
+		"response.completed":                     (*respState).ended,
+		"response.incomplete":                    (*respState).ended,
+		"response.failed":                        (*respState).ended,
+		"error":                                  (*respState).errorEvent,
+	},
+	finish: (*respState).finish,
+}
+
+// assembleResponses follows docs/PROTOCOLS.md#responses: items by
+// output_index, text parts by content_index (item_id is not used for
+// routing, as GitHub Copilot rotates it), function-call arguments joined,
+// reasoning summary joined. Each *.done, output_item.done and
+// response.completed payload is checked against what the deltas built;
+// response.completed becomes Final. The hosted tools' items
+// (serverToolItems) are ServerTools, not tool calls.
 func assembleResponses(se *Side) *Assembly {
-	events, objs := se.Events, se.ObjEvents()
 	a := newAssembly(Responses)
-	m := &a.Message
-	items := map[int]*respItem{}
-	item := func(oi int) *respItem {
-		it := items[oi]
-		if it == nil {
-			it = &respItem{outIndex: oi}
-			items[oi] = it
-		}
-		return it
+	s := &respState{a: a, m: &a.Message, objs: se.ObjEvents(), items: map[int]*respItem{}, lastSeq: -1}
+	drive(a, &responsesFamily, se.Events, s, &responsesHandlers)
+	return a
+}
+
+// item returns output item oi.
+func (s *respState) item(oi int) *respItem {
+	it := s.items[oi]
+	if it == nil {
+		it = &respItem{outIndex: oi}
+		s.items[oi] = it
 	}
-	lastSeq := int64(-1)
-	rotations := 0
-	for i := range events {
-		e, r := &events[i], &objs[i]
-		if a.Terminal >= 0 {
-			if IsDone(e.Data) {
-				// OpenRouter ends its Responses streams so: the SDKs read
-				// to the terminal event and stop, and nothing is lost.
-				a.flag("stream.trailing-done", i, e.Data, "data: [DONE] after the terminal response event (a Chat Completions terminator; the SDKs stop before it)")
-				continue
-			}
-			a.flag("stream.after-terminal", i, excerpt.Clip(e.Data, 120), "event after the terminal response event")
-			continue
-		}
-		if IsDone(e.Data) {
-			a.flag("responses.untyped-data", i, e.Data, "data: [DONE] in a Responses stream (a Chat Completions terminator; Responses has none)")
-			continue
-		}
-		if !r.Valid {
-			a.flag("payload.invalid-json", i, excerpt.Clip(e.Data, 120), "event data is not valid JSON: VS Code rejects the whole response")
-			continue
-		}
-		typ := r.Type
-		if typ == "" {
-			a.flag("responses.untyped-data", i, excerpt.Clip(e.Data, 120), "payload without a type in a Responses stream (protocol mixing)")
-			if r.Err.Exists() {
-				m.Error = ErrorText(r.Err.Result())
-			}
-			continue
-		}
-		if e.Name != "" && e.Name != "message" && e.Name != typ {
-			a.flagOnce("stream.event-name-mismatch", i, "event: "+e.Name+" / type: "+typ, "SSE event name differs from the JSON type")
-		}
-		if r.HasSeq {
-			n := r.Seq
-			if lastSeq >= 0 && n != lastSeq+1 {
-				a.flag("responses.sequence", i, "sequence_number "+strconv.Itoa(int(lastSeq))+" then "+strconv.Itoa(int(n)), "sequence_number does not increase by one")
-			}
-			lastSeq = n
-		}
-		oi := r.OutputIndex
-		if typ == "response.output_item.added" || typ == "response.output_item.done" || strings.HasPrefix(typ, "response.function_call_arguments.") || strings.HasPrefix(typ, "response.custom_tool_call_input.") {
-			item(oi).born.Add(i)
-		}
-		checkID := func(it *respItem) {
-			if id := r.ItemID; id != "" && it.id != "" && id != it.id {
-				rotations++
-				if rotations == 1 {
-					a.flag("responses.item-id-rotation", i, it.id+" then "+id, "item_id changes between events of one item: route by output_index (strict openai-node throws)")
-				}
-			}
-		}
-		switch typ {
-		case "response.created", "response.in_progress", "response.queued":
-			if m.ID == "" {
-				m.ID = r.Response.Get("id").String()
-			}
-			if m.Model == "" {
-				m.Model = r.Response.Get("model").String()
-			}
-		case "response.output_item.added":
-			it := item(oi)
-			it.added = true
-			var f [4]gjson.Result
-			jsontext.GetFields(r.Item.Result(), []string{"type", "id", "call_id", "name"}, f[:])
-			it.typ = f[0].String()
-			it.id = f[1].String()
-			it.callID = f[2].String()
-			it.name = f[3].String()
-		case "response.content_part.added":
-			it := item(oi)
-			checkID(it)
-			it.part(r.ContentIndex)
-		case "response.output_text.delta", "response.refusal.delta":
-			it := item(oi)
-			if !it.added {
-				a.flagOnce("responses.nonstandard-shape", i, excerpt.Clip(e.Data, 120), "text delta for an output item that was never added (no output_item.added)")
-				it.typ = "message"
-			}
-			if !r.HasContentIndex {
-				a.flagOnce("responses.nonstandard-shape", i, excerpt.Clip(e.Data, 120), "text delta without content_index")
-			}
-			checkID(it)
-			p := it.part(r.ContentIndex)
-			d := r.Delta.String()
-			if typ == "response.refusal.delta" {
-				p.refusal.WriteString(d)
-				it.refuseAt.Add(i)
-			} else {
-				p.text.add(d, i)
-			}
-		case "response.output_text.done", "response.refusal.done":
-			it := item(oi)
-			p := it.part(r.ContentIndex)
-			v, got := r.Text, p.text.String()
-			if typ == "response.refusal.done" {
-				v, got = r.Refusal, p.refusal.String()
-			}
-			if v.Exists() && v.String() != got {
-				a.flag("final.mismatch", i, diffEvidence(got, v.String()), "%s differs from the joined deltas of output %d", typ, oi)
-			}
-		case "response.function_call_arguments.delta", "response.custom_tool_call_input.delta":
-			it := item(oi)
-			checkID(it)
-			it.args.WriteString(r.Delta.String())
-		case "response.function_call_arguments.done":
-			it := item(oi)
-			if v := r.Arguments; v.Exists() && v.String() != it.args.String() {
-				a.flag("final.mismatch", i, diffEvidence(it.args.String(), v.String()), "function_call_arguments.done differs from the joined deltas of output %d", oi)
-			}
-		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
-			it := item(oi)
-			if it.typ == "" {
-				it.typ = "reasoning"
-			}
-			it.reason.WriteString(r.Delta.String())
-			it.reasonAt.Add(i)
-		case "response.output_item.done":
-			it := item(oi)
-			it.done = true
-			it.final = r.Item
-			compareItem(a, i, it, r.Item.Result())
-			var f [3]gjson.Result
-			jsontext.GetFields(r.Item.Result(), []string{"type", "name", "call_id"}, f[:])
-			if it.typ == "" {
-				it.typ = f[0].String()
-			}
-			if it.name == "" {
-				it.name = f[1].String()
-			}
-			if it.callID == "" {
-				it.callID = f[2].String()
-			}
-		case "response.completed", "response.incomplete", "response.failed":
-			a.Terminal = i
-			fin := ResponsesFinal(r.Response.Result())
-			m.Status = fin.Status
-			m.Usage = fin.Usage
-			if m.Usage != nil {
-				m.UsageBorn.Add(i)
-			}
-			if m.Model == "" {
-				m.Model = fin.Model
-			}
-			if m.ID == "" {
-				m.ID = fin.ID
-			}
-			m.Final = fin
-			if typ != "response.completed" {
-				m.Error = fin.Error
-				m.ErrorBorn.Add(i)
-				a.flag("responses.failed", i, excerpt.Clip(r.Response.Get("error").Raw+r.Response.Get("incomplete_details").Raw, 160), "stream ended with %s (status %s)", typ, fin.Status)
-			}
-			fr := r.Response.Get("output")
-			fr.ForEach(func(k, o gjson.Result) bool {
-				it, ok := items[int(k.Int())]
-				if ok {
-					compareItem(a, i, it, o)
-				}
-				if typ := o.Get("type").String(); serverToolItems[typ] != "" {
-					// The server's copy is authoritative, and a server tool
-					// may show up only here.
-					if !ok {
-						it = item(int(k.Int()))
-						it.typ = typ
-					}
-					it.final = RawJSON(o.Raw)
-				}
-				return true
-			})
-		case "error":
-			err := ErrorText(r.Err.Result())
-			if err == "" {
-				err = ErrorText(gjson.Parse(e.Data))
-			}
-			a.inBandError(i, e.Data, err, "the stream carries an error event")
+	return it
+}
+
+// own raises the Responses detectors responsesFamily calls for: a data:
+// [DONE] or a payload without a type (whose error, if it has one, is the
+// message's).
+func (s *respState) own(k own, i int, e *Event, _ string) {
+	switch k {
+	case ownDone:
+		s.a.flag("responses.untyped-data", i, e.Data, "data: [DONE] in a Responses stream (a Chat Completions terminator; Responses has none)")
+	case ownUntyped:
+		s.a.flag("responses.untyped-data", i, excerpt.Clip(e.Data, 120), "payload without a type in a Responses stream (protocol mixing)")
+		if r := &s.objs[i]; r.Err.Exists() {
+			s.m.Error = ErrorText(r.Err.Result())
 		}
 	}
-	a.noTerminal(len(events), "no response.completed, response.incomplete or response.failed event")
-	// Build the message in output order.
+}
+
+// each checks the sequence numbers and notes the events that open and add
+// to an output item.
+func (s *respState) each(i int, _ *Event, r *ObjEvent) {
+	if r.HasSeq {
+		n := r.Seq
+		if s.lastSeq >= 0 && n != s.lastSeq+1 {
+			s.a.flag("responses.sequence", i, "sequence_number "+strconv.Itoa(int(s.lastSeq))+" then "+strconv.Itoa(int(n)), "sequence_number does not increase by one")
+		}
+		s.lastSeq = n
+	}
+	typ := r.Type
+	if typ == "response.output_item.added" || typ == "response.output_item.done" || strings.HasPrefix(typ, "response.function_call_arguments.") || strings.HasPrefix(typ, "response.custom_tool_call_input.") {
+		s.item(r.OutputIndex).born.Add(i)
+	}
+}
+
+// checkID flags an event naming another item_id than its item's.
+func (s *respState) checkID(i int, it *respItem, r *ObjEvent) {
+	if id := r.ItemID; id != "" && it.id != "" && id != it.id {
+		s.rotations++
+		if s.rotations == 1 {
+			s.a.flag("responses.item-id-rotation", i, it.id+" then "+id, "item_id changes between events of one item: route by output_index (strict openai-node throws)")
+		}
+	}
+}
+
+func (s *respState) created(_ int, _ *Event, r *ObjEvent) {
+	if s.m.ID == "" {
+		s.m.ID = r.Response.Get("id").String()
+	}
+	if s.m.Model == "" {
+		s.m.Model = r.Response.Get("model").String()
+	}
+}
+
+func (s *respState) itemAdded(_ int, _ *Event, r *ObjEvent) {
+	it := s.item(r.OutputIndex)
+	it.added = true
+	var f [4]gjson.Result
+	jsontext.GetFields(r.Item.Result(), []string{"type", "id", "call_id", "name"}, f[:])
+	it.typ = f[0].String()
+	it.id = f[1].String()
+	it.callID = f[2].String()
+	it.name = f[3].String()
+}
+
+func (s *respState) partAdded(i int, _ *Event, r *ObjEvent) {
+	it := s.item(r.OutputIndex)
+	s.checkID(i, it, r)
+	it.part(r.ContentIndex)
+}
+
+// textDelta reads response.output_text.delta and response.refusal.delta.
+func (s *respState) textDelta(i int, e *Event, r *ObjEvent) {
+	it := s.item(r.OutputIndex)
+	if !it.added {
+		s.a.flagOnce("responses.nonstandard-shape", i, excerpt.Clip(e.Data, 120), "text delta for an output item that was never added (no output_item.added)")
+		it.typ = "message"
+	}
+	if !r.HasContentIndex {
+		s.a.flagOnce("responses.nonstandard-shape", i, excerpt.Clip(e.Data, 120), "text delta without content_index")
+	}
+	s.checkID(i, it, r)
+	p := it.part(r.ContentIndex)
+	d := r.Delta.String()
+	if r.Type == "response.refusal.delta" {
+		p.refusal.WriteString(d)
+		it.refuseAt.Add(i)
+	} else {
+		p.text.add(d, i)
+	}
+}
+
+// textDone checks response.output_text.done and response.refusal.done
+// against the joined deltas.
+func (s *respState) textDone(i int, _ *Event, r *ObjEvent) {
+	typ, oi := r.Type, r.OutputIndex
+	p := s.item(oi).part(r.ContentIndex)
+	v, got := r.Text, p.text.String()
+	if typ == "response.refusal.done" {
+		v, got = r.Refusal, p.refusal.String()
+	}
+	if v.Exists() && v.String() != got {
+		s.a.flag("final.mismatch", i, diffEvidence(got, v.String()), "%s differs from the joined deltas of output %d", typ, oi)
+	}
+}
+
+func (s *respState) argsDelta(i int, _ *Event, r *ObjEvent) {
+	it := s.item(r.OutputIndex)
+	s.checkID(i, it, r)
+	it.args.WriteString(r.Delta.String())
+}
+
+func (s *respState) argsDone(i int, _ *Event, r *ObjEvent) {
+	oi := r.OutputIndex
+	it := s.item(oi)
+	if v := r.Arguments; v.Exists() && v.String() != it.args.String() {
+		s.a.flag("final.mismatch", i, diffEvidence(it.args.String(), v.String()), "function_call_arguments.done differs from the joined deltas of output %d", oi)
+	}
+}
+
+func (s *respState) reasoningDelta(i int, _ *Event, r *ObjEvent) {
+	it := s.item(r.OutputIndex)
+	if it.typ == "" {
+		it.typ = "reasoning"
+	}
+	it.reason.WriteString(r.Delta.String())
+	it.reasonAt.Add(i)
+}
+
+func (s *respState) itemDone(i int, _ *Event, r *ObjEvent) {
+	it := s.item(r.OutputIndex)
+	it.done = true
+	it.final = r.Item
+	compareItem(s.a, i, it, r.Item.Result())
+	var f [3]gjson.Result
+	jsontext.GetFields(r.Item.Result(), []string{"type", "name", "call_id"}, f[:])
+	if it.typ == "" {
+		it.typ = f[0].String()
+	}
+	if it.name == "" {
+		it.name = f[1].String()
+	}
+	if it.callID == "" {
+		it.callID = f[2].String()
+	}
+}
+
+// ended reads the terminal event (response.completed, .incomplete or
+// .failed): its response is the Final message, checked item by item.
+func (s *respState) ended(i int, _ *Event, r *ObjEvent) {
+	a, m, typ := s.a, s.m, r.Type
+	fin := ResponsesFinal(r.Response.Result())
+	m.Status = fin.Status
+	m.Usage = fin.Usage
+	if m.Usage != nil {
+		m.UsageBorn.Add(i)
+	}
+	if m.Model == "" {
+		m.Model = fin.Model
+	}
+	if m.ID == "" {
+		m.ID = fin.ID
+	}
+	m.Final = fin
+	if typ != "response.completed" {
+		m.Error = fin.Error
+		m.ErrorBorn.Add(i)
+		a.flag("responses.failed", i, excerpt.Clip(r.Response.Get("error").Raw+r.Response.Get("incomplete_details").Raw, 160), "stream ended with %s (status %s)", typ, fin.Status)
+	}
+	fr := r.Response.Get("output")
+	fr.ForEach(func(k, o gjson.Result) bool {
+		it, ok := s.items[int(k.Int())]
+		if ok {
+			compareItem(a, i, it, o)
+		}
+		if typ := o.Get("type").String(); serverToolItems[typ] != "" {
+			// The server's copy is authoritative, and a server tool
+			// may show up only here.
+			if !ok {
+				it = s.item(int(k.Int()))
+				it.typ = typ
+			}
+			it.final = RawJSON(o.Raw)
+		}
+		return true
+	})
+}
+
+func (s *respState) errorEvent(i int, e *Event, r *ObjEvent) {
+	err := ErrorText(r.Err.Result())
+	if err == "" {
+		err = ErrorText(gjson.Parse(e.Data))
+	}
+	s.a.inBandError(i, e.Data, err, "the stream carries an error event")
+}
+
+// finish builds the message from the items in output order.
+func (s *respState) finish(int) {
+	m := s.m
 	ch := m.choice(0)
 	ch.Role = "assistant"
 	var text spanText
 	var reasoning, refusal strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(items)) {
-		it := items[k]
+	for _, k := range slices.Sorted(maps.Keys(s.items)) {
+		it := s.items[k]
 		switch {
 		case it.typ == "function_call" || it.typ == "custom_tool_call" || it.args.Len() > 0 && it.typ == "":
 			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: k, ID: it.callID, Name: it.name, Arguments: it.args.String(), Custom: it.typ == "custom_tool_call", Born: it.born})
@@ -284,8 +346,7 @@ func assembleResponses(se *Side) *Assembly {
 	}
 	ch.Text, ch.Spans, ch.Reasoning, ch.Refusal = text.String(), text.spans, reasoning.String(), refusal.String()
 	ch.FinishReason = m.Status
-	ch.FinishBorn.Add(a.Terminal)
-	return a
+	ch.FinishBorn.Add(s.a.Terminal)
 }
 
 // compareItem checks an item payload (output_item.done or an entry of
@@ -321,109 +382,6 @@ func compareItem(a *Assembly, ev int, it *respItem, o gjson.Result) {
 			return true
 		})
 	}
-}
-
-// ResponsesFinal builds a Message from a Responses response object.
-func ResponsesFinal(r gjson.Result) *Message {
-	var f [7]gjson.Result
-	jsontext.GetFields(r, []string{"id", "model", "status", "error", "incomplete_details", "output", "usage"}, f[:])
-	m := &Message{Protocol: Responses, ID: f[0].String(), Model: f[1].String(), Status: f[2].String()}
-	if e := f[3]; e.IsObject() {
-		m.Error = ErrorText(e)
-	}
-	if reason := f[4].Get("reason").String(); reason != "" {
-		m.Error = "incomplete: " + reason
-	}
-	ch := m.choice(0)
-	ch.Role = "assistant"
-	var text, reasoning, refusal strings.Builder
-	f[5].ForEach(func(k, o gjson.Result) bool {
-		switch o.Get("type").String() {
-		case "function_call":
-			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: o.Get("call_id").String(), Name: o.Get("name").String(), Arguments: o.Get("arguments").String()})
-		case "custom_tool_call":
-			ch.ToolCalls = append(ch.ToolCalls, ToolCall{Index: int(k.Int()), ID: o.Get("call_id").String(), Name: o.Get("name").String(), Arguments: o.Get("input").String(), Custom: true})
-		case "web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call", "mcp_list_tools":
-			ch.ServerTools = append(ch.ServerTools, serverToolItem(int(k.Int()), o))
-		case "reasoning":
-			o.Get("summary").ForEach(func(_, s gjson.Result) bool {
-				reasoning.WriteString(s.Get("text").String())
-				return true
-			})
-		case "message":
-			o.Get("content").ForEach(func(_, c gjson.Result) bool {
-				switch c.Get("type").String() {
-				case "output_text":
-					text.WriteString(c.Get("text").String())
-				case "refusal":
-					refusal.WriteString(c.Get("refusal").String())
-				}
-				return true
-			})
-		}
-		return true
-	})
-	ch.Text, ch.Reasoning, ch.Refusal = text.String(), reasoning.String(), refusal.String()
-	ch.FinishReason = m.Status
-	if u := f[6]; u.IsObject() {
-		m.Usage = &Usage{Input: int(u.Get("input_tokens").Int()), Output: int(u.Get("output_tokens").Int()),
-			Total: int(u.Get("total_tokens").Int()), Reasoning: int(u.Get("output_tokens_details.reasoning_tokens").Int()),
-			CacheRead: int(u.Get("input_tokens_details.cached_tokens").Int())}
-	}
-	return m
-}
-
-// serverToolItems names the Responses output items of the tools OpenAI
-// runs itself (the hosted tools of the Responses API: the SDK types
-// ResponseFunctionWebSearch, ResponseFileSearchToolCall,
-// ResponseCodeInterpreterToolCall, ImageGenerationCall, McpCall,
-// McpListTools), with the tool's name. Their results come back within the
-// same response: the client answers none of them. The calls the client
-// runs (function_call, custom_tool_call, and the local shell, computer and
-// apply_patch calls) are not here.
-var serverToolItems = map[string]string{
-	"web_search_call":       "web_search",
-	"file_search_call":      "file_search",
-	"code_interpreter_call": "code_interpreter",
-	"image_generation_call": "image_generation",
-	"mcp_call":              "mcp",
-	"mcp_list_tools":        "mcp_list_tools",
-}
-
-// serverToolItem reads a hosted tool's output item (its
-// output_item.done or response.completed copy): the tool's name, what it
-// was given (the search query, the file search queries, the code, an MCP
-// call's arguments) and its status.
-func serverToolItem(index int, o gjson.Result) ServerTool {
-	var f [10]gjson.Result
-	jsontext.GetFields(o, []string{"type", "id", "status", "action", "queries", "code", "name", "arguments", "server_label", "error"}, f[:])
-	st := ServerTool{Index: index, ID: f[1].String(), Name: serverToolItems[f[0].String()], Result: f[2].String()}
-	switch f[0].String() {
-	case "web_search_call":
-		for _, k := range []string{"query", "url", "pattern"} {
-			if v := f[3].Get(k); v.Type == gjson.String {
-				st.Input = v.String()
-				break
-			}
-		}
-	case "file_search_call":
-		if f[4].IsArray() {
-			st.Input = f[4].Raw
-		}
-	case "code_interpreter_call":
-		st.Input = f[5].String()
-	case "mcp_call":
-		if n := f[6].String(); n != "" {
-			st.Name = n
-		}
-		st.Input = f[7].String()
-		if e := f[9]; e.Exists() && e.Type != gjson.Null {
-			st.Result = "error: " + excerpt.Clip(ErrorText(e), 80)
-		}
-	case "mcp_list_tools":
-		st.Input = f[8].String()
-	}
-	return st
 }
 
 // diffEvidence shows where two strings first differ.
