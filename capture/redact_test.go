@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/convert"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -174,11 +175,11 @@ func TestCanaryInBodiesNeverReachDisk(t *testing.T) {
 	}
 	c := r.finish()
 	var har, curl bytes.Buffer
-	if err := tape.WriteHAR(&har, c, "test"); err != nil {
+	if err := convert.WriteHAR(&har, c, "test"); err != nil {
 		t.Fatal(err)
 	}
 	for _, x := range c.Exchanges {
-		if err := tape.WriteCurl(&curl, x, "https://api.openai.com"); err != nil {
+		if err := convert.WriteCurl(&curl, x, "https://api.openai.com"); err != nil {
 			t.Fatal(err)
 		}
 		checkOffsets(t, x)

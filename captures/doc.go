@@ -2,7 +2,7 @@
 // (plain or zstd-compressed, named *.ndjson or *.ndjson.zst or not), a
 // directory of them (walked, regular files only), "-" for stdin, or
 // another tool's recording, told from a capture by sniffing its first line
-// and converted (a HAR, a cassette, a raw body: see inspect.Import). It
+// and converted (a HAR, a cassette, a raw body: see convert.Import). It
 // reads a few MB ahead of the decoder on a goroutine of its own, hands a
 // capture over whole or exchange by exchange, and counts the bytes it
 // reads for a progress line the caller draws (Progress). Create opens

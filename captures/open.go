@@ -9,7 +9,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/convert"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -79,7 +79,7 @@ func Open(ctx context.Context, path string, o Options) (*Source, error) {
 	if capture {
 		s.next = tape.NewExchangeReader(br, path)
 	} else {
-		c, err := inspect.Import(br, path)
+		c, err := convert.Import(br, path)
 		done()
 		if err != nil {
 			return nil, err
@@ -171,7 +171,7 @@ func (s *heldExchanges) Next() (*tape.Exchange, error) {
 	return nil, io.EOF
 }
 
-// Load reads a capture file, or any raw recording inspect.Import
+// Load reads a capture file, or any raw recording convert.Import
 // understands, from a path or "-" for stdin, whole; o.Warn hears its
 // decode warnings (such as a torn last line). Work that can go exchange by
 // exchange uses Open instead.
@@ -185,7 +185,7 @@ func Load(ctx context.Context, path string, o Options) (*tape.Capture, error) {
 	if capture {
 		c, err = tape.Read(br, path)
 	} else {
-		c, err = inspect.Import(br, path)
+		c, err = convert.Import(br, path)
 	}
 	if err != nil {
 		return nil, err

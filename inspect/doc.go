@@ -156,6 +156,4 @@
 //     an end line as open: its last event or field line still arriving is
 //     not read, and the detectors that judge a stream's end (endOfStream,
 //     live.go) and those comparing the sides wait for the end lines.
-//   - Import of JSONL names each event by its payload "type", restoring the
-//     event: lines the Anthropic and Responses wire formats carry.
 package inspect

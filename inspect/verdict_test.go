@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/seam-dev/seam/clients"
+	"github.com/seam-dev/seam/convert"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
@@ -279,7 +280,7 @@ func TestChatWithoutDone(t *testing.T) {
 // server_tool_use, a client.disagree), and the report shows what it was.
 func TestServerToolsAreNotClientCalls(t *testing.T) {
 	t.Parallel()
-	c, err := ImportBytes([]byte(round3(t, "llmanthropic-web-search-stream.yaml")), "llmanthropic-web-search-stream.yaml")
+	c, err := convert.ImportBytes([]byte(round3(t, "llmanthropic-web-search-stream.yaml")), "llmanthropic-web-search-stream.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func RedactStored(r *Request) (*Request, []string) {
 	if u, err := url.Parse(r.URL); err == nil && strings.HasPrefix(r.URL, "/") {
 		out.URL = RedactURL(u)
 	}
-	body, secrets, _ := (*Redaction)(nil).CodedBody(r.Body, first(r.Headers["content-type"]), strings.Join(r.Headers["content-encoding"], ", "))
+	body, secrets, _ := (*Redaction)(nil).CodedBody(r.Body, r.Headers.Get("content-type"), strings.Join(r.Headers["content-encoding"], ", "))
 	if body == nil && len(r.Body) > 0 {
 		out.BodyTruncated = true // withheld: a compressed body that cannot be looked through
 	}

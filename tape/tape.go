@@ -67,6 +67,15 @@ func (o Outcome) Success() bool { return o == Complete || o == ClientClosedAfter
 // outside the redaction allowlist are "[redacted]".
 type Headers map[string][]string
 
+// Get returns the first value of the header name (lower case, as headers
+// are stored), or "" when there is none.
+func (h Headers) Get(name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // Engine records the shaping engine that produced the client side: a profile
 // name and the value of every switch, so a replay can rebuild it.
 type Engine struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/coding"
+	"github.com/seam-dev/seam/convert"
 	"github.com/seam-dev/seam/demo"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/shellquote"
@@ -102,7 +103,7 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 		if err != nil {
 			return err
 		}
-		return tape.WriteHARWith(e.stdout, c, tape.HAROptions{Creator: version, Decode: coding.Decode, Context: ctx})
+		return convert.WriteHARWith(e.stdout, c, convert.HAROptions{Creator: version, Decode: coding.Decode, Context: ctx})
 	}
 	n := max(o.ex.n, 1)
 	h, x, notes, err := oneExchange(ctx, e, fs.Arg(0), n)
@@ -135,7 +136,7 @@ func exportOne(e *env, o *exportOptions, side tape.Side, h *tape.Header, x *tape
 		if base == "" {
 			base = tape.BaseURL(h, x.Request)
 		}
-		return tape.WriteCurl(e.stdout, x, base)
+		return convert.WriteCurl(e.stdout, x, base)
 	}
 	sd := x.Side(side)
 	body := sd.Body()
@@ -192,7 +193,7 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 		return err
 	}
 	if o.format == "har" {
-		return tape.WriteHARs(e.stdout, caps, tape.HAROptions{Creator: version, Decode: coding.Decode, Context: ctx})
+		return convert.WriteHARs(e.stdout, caps, convert.HAROptions{Creator: version, Decode: coding.Decode, Context: ctx})
 	}
 	var found []string
 	for _, c := range caps {

@@ -1,4 +1,4 @@
-package tape_test
+package convert_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seam-dev/seam/convert"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -74,7 +75,7 @@ func TestWriteCurlRunsOnlyCurl(t *testing.T) {
 	}
 	r := hostileRequest()
 	var b bytes.Buffer
-	if err := tape.WriteCurl(&b, &tape.Exchange{Ex: 1, Request: r}, "https://api.example.com/"); err != nil {
+	if err := convert.WriteCurl(&b, &tape.Exchange{Ex: 1, Request: r}, "https://api.example.com/"); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "sk-not-in-the-command") {
@@ -87,8 +88,8 @@ func TestWriteCurlRunsOnlyCurl(t *testing.T) {
 	red, _ := tape.RedactStored(r)
 	for k, v := range red.Headers {
 		if v[0] == tape.Redacted {
-			env[k] = "from $" + tape.EnvName(k) + " `touch e` $(touch f)"
-			cmd.Env = append(cmd.Env, tape.EnvName(k)+"="+env[k])
+			env[k] = "from $" + convert.EnvName(k) + " `touch e` $(touch f)"
+			cmd.Env = append(cmd.Env, convert.EnvName(k)+"="+env[k])
 		}
 	}
 	if len(env) != 5 {
@@ -143,7 +144,7 @@ func TestWriteCurlRefuses(t *testing.T) {
 				base = "https://api.example.com"
 			}
 			var b bytes.Buffer
-			err := tape.WriteCurl(&b, &tape.Exchange{Ex: 1, Request: r}, base)
+			err := convert.WriteCurl(&b, &tape.Exchange{Ex: 1, Request: r}, base)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want one about %s", err, tt.want)
 			}
@@ -171,7 +172,7 @@ func FuzzWriteCurl(f *testing.F) {
 		}
 		r := &tape.Request{Ex: 1, Method: method, URL: u, Headers: tape.Headers{name: {value}}, Body: []byte(body)}
 		var b bytes.Buffer
-		if err := tape.WriteCurl(&b, &tape.Exchange{Ex: 1, Request: r}, "https://api.example.com"); err != nil {
+		if err := convert.WriteCurl(&b, &tape.Exchange{Ex: 1, Request: r}, "https://api.example.com"); err != nil {
 			if b.Len() > 0 {
 				t.Fatalf("wrote %q and failed with %v", b.String(), err)
 			}
@@ -181,7 +182,7 @@ func FuzzWriteCurl(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%v in\n%s", err, b.String())
 		}
-		env := map[string]string{strings.ToLower(name): "$" + tape.EnvName(strings.ToLower(name))}
+		env := map[string]string{strings.ToLower(name): "$" + convert.EnvName(strings.ToLower(name))}
 		if want := append([]string{"curl"}, curlArgs(r, "https://api.example.com", env)...); !slices.Equal(words, want) {
 			t.Fatalf("words\n%q\nwant\n%q", words, want)
 		}

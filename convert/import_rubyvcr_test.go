@@ -1,4 +1,4 @@
-package inspect
+package convert
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
 	"go.yaml.in/yaml/v3"
 )
@@ -31,23 +32,23 @@ func TestImportRubyVCRCassettes(t *testing.T) {
 	for _, c := range []struct {
 		file, host, path, started string
 		status                    []int
-		check                     func(t *testing.T, r *Report)
+		check                     func(t *testing.T, r *inspect.Report)
 	}{
 		{"rubyopenai-deepseek-chat-stream.yml", "api.deepseek.com", "/v1/chat/completions", "2025-03-14T14:01:56Z", []int{200},
-			func(t *testing.T, r *Report) {
+			func(t *testing.T, r *inspect.Report) {
 				if m := r.Exchanges[0].Sides[0].Message; m.Text() != "Hello! How can I assist you today? 😊" || m.Usage == nil || m.Usage.Output != 11 {
 					t.Errorf("deepseek: text %q usage %+v", m.Text(), m.Usage)
 				}
 			}},
 		{"rubyanthropic-haiku-stream-tool-use.yml", "api.anthropic.com", "/v1/messages", "2025-01-29T12:43:04Z", []int{200},
-			func(t *testing.T, r *Report) {
+			func(t *testing.T, r *inspect.Report) {
 				ch := r.Exchanges[0].Sides[0].Message.Choices[0]
 				if len(ch.ToolCalls) != 1 || ch.ToolCalls[0].Name != "get_weather" || !json.Valid([]byte(ch.ToolCalls[0].Arguments)) || ch.FinishReason != "tool_use" {
 					t.Errorf("anthropic gem: %+v", ch)
 				}
 			}},
 		{"activeagent-openrouter-gemini-tools-stream.yml", "openrouter.ai", "/api/v1/chat/completions", "2025-10-26T19:06:36Z", []int{200, 200},
-			func(t *testing.T, r *Report) {
+			func(t *testing.T, r *inspect.Report) {
 				if calls := r.Exchanges[0].Sides[0].Message.Choices[0].ToolCalls; len(calls) != 1 {
 					t.Errorf("openrouter turn 1: %+v", calls)
 				}
@@ -56,7 +57,7 @@ func TestImportRubyVCRCassettes(t *testing.T) {
 				}
 			}},
 		{"activeagent-openai-responses-tools-stream.yml", "api.openai.com", "/v1/responses", "2025-11-12T03:57:29Z", []int{200, 200},
-			func(t *testing.T, r *Report) {
+			func(t *testing.T, r *inspect.Report) {
 				if calls := r.Exchanges[0].Sides[0].Message.Choices[0].ToolCalls; len(calls) != 1 || calls[0].Name != "get_current_weather" {
 					t.Errorf("responses turn 1: %+v", calls)
 				}
@@ -117,10 +118,10 @@ func TestImportRubyVCRCassettes(t *testing.T) {
 					t.Errorf("exchange %d: content-type %q for a %s body", x.Ex, ct, ext)
 				}
 			}
-			rep := Inspect(capt, Options{})
+			rep := inspect.Inspect(capt, inspect.Options{})
 			for _, x := range rep.Exchanges {
 				for _, f := range x.Findings {
-					if f.Severity == Error && x.Status < 400 {
+					if f.Severity == inspect.Error && x.Status < 400 {
 						t.Errorf("exchange %d: error finding %s: %s", x.Ex, f.ID, f.Message)
 					}
 				}

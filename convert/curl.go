@@ -1,4 +1,4 @@
-package tape
+package convert
 
 import (
 	"fmt"
@@ -10,13 +10,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/seam-dev/seam/internal/shellquote"
+	"github.com/seam-dev/seam/tape"
 )
 
 // WriteCurl writes a shell command that sends x's request again to base (the
-// upstream URL, e.g. https://api.openai.com). Headers that were redacted are
+// upstream URL, e.g. https://api.openai.com). tape.Headers that were redacted are
 // sent from environment variables named after them (authorization from
 // $AUTHORIZATION), so no secret needs to be in the command; the secret
-// fields of a JSON body are sent as "[redacted]" (see [RedactStored]).
+// fields of a JSON body are sent as "[redacted]" (see [tape.RedactStored]).
 //
 // A capture may come from a stranger, so the command never runs anything
 // but curl: every word taken from the capture is single-quoted, the URL is
@@ -25,12 +26,12 @@ import (
 // header name is not an HTTP token, a header value holds a line break or a
 // NUL, the body holds a NUL (no shell argument can carry one) or base is not
 // an http or https URL.
-func WriteCurl(w io.Writer, x *Exchange, base string) error {
+func WriteCurl(w io.Writer, x *tape.Exchange, base string) error {
 	if x.Request == nil {
 		return fmt.Errorf("exchange %d: no request was recorded", x.Ex)
 	}
 	// The capture may predate the recorder's redaction, or be imported.
-	r, _ := RedactStored(x.Request)
+	r, _ := tape.RedactStored(x.Request)
 	if !validToken(r.Method) {
 		return fmt.Errorf("exchange %d: method %q is not an HTTP token; refusing to write it into a shell command", x.Ex, r.Method)
 	}
@@ -48,7 +49,7 @@ func WriteCurl(w io.Writer, x *Exchange, base string) error {
 			return fmt.Errorf("exchange %d: header name %q is not an HTTP token; refusing to write it into a shell command", x.Ex, k)
 		}
 		for _, v := range r.Headers[k] {
-			if v == Redacted {
+			if v == tape.Redacted {
 				// The name is a token, so it needs no quoting, and the
 				// variable's name is made of letters, digits and _ only.
 				fmt.Fprintf(&b, " \\\n  -H %s\"$%s\"", shellquote.Quote(k+": "), envName(k))

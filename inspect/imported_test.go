@@ -3,17 +3,21 @@ package inspect
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/seam-dev/seam/convert"
 	"github.com/seam-dev/seam/protocol"
 )
 
 func TestImportCassetteBodiesMatchExtractedSSE(t *testing.T) {
 	t.Parallel()
-	c, err := Import(bytes.NewReader(readTestdata(t, "pydantic-ai-openai-responses-stream.yaml")), "cassette")
+	c, err := convert.Import(bytes.NewReader(readTestdata(t, "pydantic-ai-openai-responses-stream.yaml")), "cassette")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +48,7 @@ func TestImportCassetteBodiesMatchExtractedSSE(t *testing.T) {
 
 func TestImportJSONLVercelToolNoArgs(t *testing.T) {
 	t.Parallel()
-	c, err := Import(bytes.NewReader(readTestdata(t, "vercel-anthropic-tool-no-args.chunks.jsonl")), "vercel")
+	c, err := convert.Import(bytes.NewReader(readTestdata(t, "vercel-anthropic-tool-no-args.chunks.jsonl")), "vercel")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +75,7 @@ func TestImportJSONLVercelToolNoArgs(t *testing.T) {
 
 func TestImportSnapshotJSON(t *testing.T) {
 	t.Parallel()
-	c, err := Import(bytes.NewReader(readTestdata(t, "codex-obsidian-responses-stream-tool.json")), "snap")
+	c, err := convert.Import(bytes.NewReader(readTestdata(t, "codex-obsidian-responses-stream-tool.json")), "snap")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +105,7 @@ func TestImportSSELineEndings(t *testing.T) {
 		t.Run(strconv.Quote(eol), func(t *testing.T) {
 			t.Parallel()
 			body := strings.ReplaceAll(lf, "\n", eol)
-			c, err := Import(strings.NewReader(body), "body.sse")
+			c, err := convert.Import(strings.NewReader(body), "body.sse")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +160,7 @@ func TestRealWorldStreamsHaveNoErrors(t *testing.T) {
 			if direct == nil {
 				direct = []string{c.name}
 			}
-			capture, err := Import(bytes.NewReader(readTestdata(t, c.name)), c.name)
+			capture, err := convert.Import(bytes.NewReader(readTestdata(t, c.name)), c.name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,5 +192,39 @@ func TestRealWorldStreamsHaveNoErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWriteTextSaysEncodingFramingModel: the text report names a side's
+// Content-Encoding with its decoded size, a framing other than SSE, and
+// the model a Bedrock request names only in its path.
+func TestWriteTextSaysEncodingFramingModel(t *testing.T) {
+	t.Parallel()
+	b0, err := os.ReadFile(filepath.Join("..", "fixtures", "providers", "bedrock", "bedrock-invoke-stream-claude3-tool-use.nock.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := convert.Import(bytes.NewReader(b0), "bedrock-invoke-stream-claude3-tool-use.nock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Inspect(c, Options{})
+	var b bytes.Buffer
+	if err := WriteText(&b, r, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"model anthropic.claude-3-sonnet-20240229-v1:0", "bytes, eventstream, complete"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, b.String())
+		}
+	}
+	body := chatText("Hello")
+	gz := exInput{ce: "gzip", client: gzipped(body)}
+	b.Reset()
+	if err := WriteText(&b, Inspect(gz.capture(), Options{}), false); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(" bytes gzip (%d decoded), complete", len(body)); !strings.Contains(b.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, b.String())
 	}
 }

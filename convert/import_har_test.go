@@ -1,4 +1,4 @@
-package inspect
+package convert
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ func TestImportHARRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			var har bytes.Buffer
-			if err := tape.WriteHAR(&har, orig, "test"); err != nil {
+			if err := WriteHAR(&har, orig, "test"); err != nil {
 				t.Fatal(err)
 			}
 			capt, err := Import(&har, name+".har")

@@ -1,4 +1,4 @@
-package tape
+package convert
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/wsframe"
 )
 
@@ -30,7 +31,7 @@ const maxHARMessages = 32 << 20
 // decoded (unmasked, inflated) with the secret values masked, and a
 // comment on how each direction closed and what was left out; nil for any
 // other exchange.
-func harWebSocket(x *Exchange, started time.Time, secrets []string) ([]harWSMessage, string) {
+func harWebSocket(x *tape.Exchange, started time.Time, secrets []string) ([]harWSMessage, string) {
 	if x.Upstream.Response == nil || x.Upstream.Response.Status != http.StatusSwitchingProtocols {
 		return nil, ""
 	}
@@ -39,18 +40,18 @@ func harWebSocket(x *Exchange, started time.Time, secrets []string) ([]harWSMess
 	var comment string
 	var kept, inflated int64
 	left := 0
-	for _, side := range []Side{Client, Upstream} {
+	for _, side := range []tape.Side{tape.Client, tape.Upstream} {
 		sd := x.Side(side)
-		o := wsframe.Negotiated(ext, side == Client)
+		o := wsframe.Negotiated(ext, side == tape.Client)
 		o.Inflated = inflated
 		typ := "receive"
-		if side == Client {
+		if side == tape.Client {
 			typ = "send"
 		}
 		_, inflated = wsframe.Walk(sd.Body(), o, func(m *wsframe.Message) {
 			switch {
 			case m.Opcode == wsframe.Close:
-				comment += fmt.Sprintf(", %s closed %d %q", map[Side]string{Client: "client", Upstream: "server"}[side], m.CloseCode, m.CloseReason)
+				comment += fmt.Sprintf(", %s closed %d %q", map[tape.Side]string{tape.Client: "client", tape.Upstream: "server"}[side], m.CloseCode, m.CloseReason)
 				return
 			case m.Opcode != wsframe.Text && m.Opcode != wsframe.Binary:
 				return
@@ -59,7 +60,7 @@ func harWebSocket(x *Exchange, started time.Time, secrets []string) ([]harWSMess
 				return
 			}
 			kept += int64(len(m.Payload))
-			data, _ := MaskSecrets(m.Payload, secrets, nil)
+			data, _ := tape.MaskSecrets(m.Payload, secrets, nil)
 			hm := harWSMessage{Type: typ, Time: seconds(started, chunkTime(sd.Chunks, m.End-1)), Opcode: int(m.Opcode), Data: string(data)}
 			if m.Opcode == wsframe.Binary || !utf8.Valid(data) {
 				hm.Data = b64(data)
@@ -75,7 +76,7 @@ func harWebSocket(x *Exchange, started time.Time, secrets []string) ([]harWSMess
 }
 
 // chunkTime is the time of the chunk holding byte off of a side.
-func chunkTime(chunks []Chunk, off int64) int64 {
+func chunkTime(chunks []tape.Chunk, off int64) int64 {
 	i := sort.Search(len(chunks), func(i int) bool { return chunks[i].Off > off })
 	if i > 0 {
 		i--

@@ -1,4 +1,4 @@
-package inspect
+package convert
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
@@ -113,7 +114,7 @@ func TestImportLibraryCassettes(t *testing.T) {
 			if n := len(capt.Exchanges[0].Upstream.Chunks); n < 10 {
 				t.Errorf("%d chunks for the chat stream, want one per event", n)
 			}
-			r := Inspect(capt, Options{})
+			r := inspect.Inspect(capt, inspect.Options{})
 			if got := r.Exchanges[0].Sides[0].Message.Choices[0].ToolCalls; len(got) != 2 || got[0].Name != "GetWeatherArgs" {
 				t.Errorf("chat tool calls = %+v", got)
 			}

@@ -1,4 +1,4 @@
-package inspect
+package convert
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/seam-dev/seam/framing"
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
 )
 
@@ -57,8 +58,8 @@ func TestImportConverseJSONL(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := Inspect(capt, Options{}).Exchanges[0]
-			ref := Inspect(wire, Options{}).Exchanges[0]
+			got := inspect.Inspect(capt, inspect.Options{}).Exchanges[0]
+			ref := inspect.Inspect(wire, inspect.Options{}).Exchanges[0]
 			if got.Protocol != protocol.BedrockConverse {
 				t.Errorf("protocol %q", got.Protocol)
 			}
@@ -132,7 +133,7 @@ func TestImportConverseShapes(t *testing.T) {
 		if capt.Header.Imported.Format != c.format {
 			t.Errorf("%s: format %q", c.name, capt.Header.Imported.Format)
 		}
-		m := Inspect(capt, Options{}).Exchanges[0].Sides[0].Message
+		m := inspect.Inspect(capt, inspect.Options{}).Exchanges[0].Sides[0].Message
 		if m.Text() != "Hello" || m.Choices[0].FinishReason != "end_turn" || m.Usage == nil || m.Usage.Output != 2 {
 			t.Errorf("%s: assembled %+v usage %+v", c.name, m.Choices, m.Usage)
 		}
@@ -156,7 +157,7 @@ func TestImportConverseShapes(t *testing.T) {
 	if len(hs) != 1 || hs[0] != "throttlingException/exception" {
 		t.Errorf("exception headers %q", hs)
 	}
-	m := Inspect(capt, Options{}).Exchanges[0].Sides[0].Message
+	m := inspect.Inspect(capt, inspect.Options{}).Exchanges[0].Sides[0].Message
 	if !strings.Contains(m.Error, "Too many tokens") {
 		t.Errorf("stream error %q, want the exception's message", m.Error)
 	}

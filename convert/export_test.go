@@ -1,4 +1,4 @@
-package tape_test
+package convert_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/gobwas/ws"
 
+	"github.com/seam-dev/seam/convert"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/wsframe"
 )
@@ -30,7 +31,7 @@ func exportCapture() *tape.Capture {
 
 func TestWriteHAR(t *testing.T) {
 	var b bytes.Buffer
-	if err := tape.WriteHAR(&b, exportCapture(), "test"); err != nil {
+	if err := convert.WriteHAR(&b, exportCapture(), "test"); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -101,7 +102,7 @@ func TestHARUsesRequestHost(t *testing.T) {
 	c := &tape.Capture{Header: tape.Header{V: 1}, Exchanges: []*tape.Exchange{{Ex: 1,
 		Request: &tape.Request{Ex: 1, Method: "POST", Scheme: "https", Host: "api.anthropic.com", URL: "/v1/messages", Headers: tape.Headers{}}}}}
 	var b strings.Builder
-	if err := tape.WriteHAR(&b, c, "test"); err != nil {
+	if err := convert.WriteHAR(&b, c, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `"url": "https://api.anthropic.com/v1/messages"`) {
@@ -123,7 +124,7 @@ func FuzzWriteHAR(f *testing.F) {
 		x.Upstream.Chunks = []tape.Chunk{{Ex: 1, Side: tape.Upstream, Data: chunk}}
 		red, secrets := tape.RedactStored(x.Request)
 		var b bytes.Buffer
-		if err := tape.WriteHAR(&b, &tape.Capture{Header: tape.Header{Upstream: "https://h"}, Exchanges: []*tape.Exchange{x}}, "fuzz"); err != nil {
+		if err := convert.WriteHAR(&b, &tape.Capture{Header: tape.Header{Upstream: "https://h"}, Exchanges: []*tape.Exchange{x}}, "fuzz"); err != nil {
 			t.Fatal(err)
 		}
 		var doc struct {
@@ -215,7 +216,7 @@ func TestHARWebSocket(t *testing.T) {
 	}
 	c := &tape.Capture{Header: tape.Header{V: 1, Upstream: "https://api.openai.com", Started: started}, Exchanges: []*tape.Exchange{x}}
 	var b bytes.Buffer
-	if err := tape.WriteHAR(&b, c, "test"); err != nil {
+	if err := convert.WriteHAR(&b, c, "test"); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

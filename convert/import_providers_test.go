@@ -1,9 +1,8 @@
-package inspect
+package convert
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/framing"
+	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 )
@@ -101,7 +101,7 @@ func providerFiles() []providerFile {
 	}
 }
 
-func importFile(t *testing.T, name string) (*tape.Capture, *Report) {
+func importFile(t *testing.T, name string) (*tape.Capture, *inspect.Report) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "fixtures", "providers", name))
 	if err != nil {
@@ -111,7 +111,7 @@ func importFile(t *testing.T, name string) (*tape.Capture, *Report) {
 	if err != nil {
 		t.Fatalf("import %s: %v", name, err)
 	}
-	return c, Inspect(c, Options{})
+	return c, inspect.Inspect(c, inspect.Options{})
 }
 
 // TestImportProviderFiles imports every recorded provider file as it is
@@ -142,7 +142,7 @@ func TestImportProviderFiles(t *testing.T) {
 				}
 				var serious []string
 				for _, f := range x.Findings {
-					if f.Severity >= Warn {
+					if f.Severity >= inspect.Warn {
 						serious = append(serious, f.ID)
 					}
 				}
@@ -170,31 +170,5 @@ func TestImportProviderFiles(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestWriteTextSaysEncodingFramingModel: the text report names a side's
-// Content-Encoding with its decoded size, a framing other than SSE, and
-// the model a Bedrock request names only in its path.
-func TestWriteTextSaysEncodingFramingModel(t *testing.T) {
-	t.Parallel()
-	_, r := importFile(t, "bedrock/bedrock-invoke-stream-claude3-tool-use.nock.json")
-	var b bytes.Buffer
-	if err := WriteText(&b, r, false); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"model anthropic.claude-3-sonnet-20240229-v1:0", "bytes, eventstream, complete"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("text report lacks %q:\n%s", want, b.String())
-		}
-	}
-	body := chatText("Hello")
-	gz := exInput{ce: "gzip", client: gzipped(body)}
-	b.Reset()
-	if err := WriteText(&b, Inspect(gz.capture(), Options{}), false); err != nil {
-		t.Fatal(err)
-	}
-	if want := fmt.Sprintf(" bytes gzip (%d decoded), complete", len(body)); !strings.Contains(b.String(), want) {
-		t.Errorf("text report lacks %q:\n%s", want, b.String())
 	}
 }

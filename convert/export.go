@@ -1,4 +1,4 @@
-package tape
+package convert
 
 import (
 	"bytes"
@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -21,11 +23,11 @@ import (
 // with its request, the response as the client received it (the upstream's,
 // when the client side was not recorded), and its timings. What a capture
 // made before the recorder redacted bodies (or imported from another tool)
-// may still hold is redacted as the recorder would (see [RedactStored]),
+// may still hold is redacted as the recorder would (see [tape.RedactStored]),
 // and the secret values taken out of a request body are masked where the
 // response echoes them.
-func WriteHAR(w io.Writer, c *Capture, creator string) error {
-	return WriteHARs(w, []*Capture{c}, HAROptions{Creator: creator})
+func WriteHAR(w io.Writer, c *tape.Capture, creator string) error {
+	return WriteHARs(w, []*tape.Capture{c}, HAROptions{Creator: creator})
 }
 
 // HAROptions tune WriteHARWith and WriteHARs.
@@ -44,14 +46,14 @@ type HAROptions struct {
 }
 
 // WriteHARWith is WriteHAR with options.
-func WriteHARWith(w io.Writer, c *Capture, opts HAROptions) error {
-	return WriteHARs(w, []*Capture{c}, opts)
+func WriteHARWith(w io.Writer, c *tape.Capture, opts HAROptions) error {
+	return WriteHARs(w, []*tape.Capture{c}, opts)
 }
 
 // WriteHARs writes the exchanges of several captures as one HTTP Archive,
 // as WriteHAR writes one; each entry's comment names its capture when
 // there are several.
-func WriteHARs(w io.Writer, cs []*Capture, opts HAROptions) error {
+func WriteHARs(w io.Writer, cs []*tape.Capture, opts HAROptions) error {
 	creator := opts.Creator
 	type nv struct {
 		Name  string `json:"name"`
@@ -109,7 +111,7 @@ func WriteHARs(w io.Writer, cs []*Capture, opts HAROptions) error {
 		ResourceType      string         `json:"_resourceType,omitempty"`
 		WebSocketMessages []harWSMessage `json:"_webSocketMessages,omitempty"`
 	}
-	headers := func(h Headers) []nv {
+	headers := func(h tape.Headers) []nv {
 		out := []nv{}
 		for _, k := range slices.Sorted(maps.Keys(h)) {
 			for _, v := range h[k] {
@@ -143,11 +145,11 @@ func WriteHARs(w io.Writer, cs []*Capture, opts HAROptions) error {
 				continue
 			}
 			// The capture may predate the recorder's redaction, or be imported.
-			req, secrets := RedactStored(x.Request)
+			req, secrets := tape.RedactStored(x.Request)
 			e := entry{
 				StartedDateTime: c.Header.Started.Add(time.Duration(req.T)).Format(time.RFC3339Nano),
 				Request: request{
-					Method: req.Method, URL: BaseURL(&c.Header, req) + req.URL,
+					Method: req.Method, URL: tape.BaseURL(&c.Header, req) + req.URL,
 					HTTPVersion: "HTTP/1.1", Headers: headers(req.Headers),
 					QueryString: queryString(req.URL), Cookies: []nv{}, HeadersSize: -1, BodySize: len(req.Body),
 				},
@@ -157,7 +159,7 @@ func WriteHARs(w io.Writer, cs []*Capture, opts HAROptions) error {
 				e.Comment = fmt.Sprintf("seam exchange %d of %s", x.Ex, c.Name)
 			}
 			if len(req.Body) > 0 {
-				pd := &postData{MimeType: first(req.Headers["content-type"]), Text: string(req.Body)}
+				pd := &postData{MimeType: req.Headers.Get("content-type"), Text: string(req.Body)}
 				if !utf8.Valid(req.Body) {
 					pd.Text, pd.Encoding = b64(req.Body), "base64"
 				}
@@ -185,11 +187,11 @@ func WriteHARs(w io.Writer, cs []*Capture, opts HAROptions) error {
 						body = dec
 					}
 				}
-				body, _ = MaskSecrets(body, secrets, nil)
-				ct := first(side.Response.Headers["content-type"])
+				body, _ = tape.MaskSecrets(body, secrets, nil)
+				ct := side.Response.Headers.Get("content-type")
 				e.Response = response{
 					Status: side.Response.Status, HTTPVersion: "HTTP/1.1",
-					Headers: headers(redactHeaderMap(side.Response.Headers)), Cookies: []nv{},
+					Headers: headers(tape.RedactHeaders(http.Header(side.Response.Headers))), Cookies: []nv{},
 					Content:     content{Size: int64(len(body)), Compression: int64(len(body) - len(wire)), MimeType: ct, Text: string(body)},
 					HeadersSize: -1, BodySize: int64(len(wire)),
 				}
@@ -208,7 +210,7 @@ func WriteHARs(w io.Writer, cs []*Capture, opts HAROptions) error {
 				}
 				e.Timings = timings{Wait: ms(max(wait, 0)), Receive: ms(max(end-x.Request.T-wait, 0))}
 				e.Time = e.Timings.Wait + e.Timings.Receive
-				if side.End != nil && side.End.Outcome != Complete {
+				if side.End != nil && side.End.Outcome != tape.Complete {
 					e.Comment += ", " + string(side.End.Outcome)
 					if side.End.Error != "" {
 						e.Comment += ": " + side.End.Error
@@ -245,13 +247,6 @@ func unescapeQuery(s string) string {
 		return u
 	}
 	return s
-}
-
-func first(v []string) string {
-	if len(v) == 0 {
-		return ""
-	}
-	return v[0]
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

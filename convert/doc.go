@@ -1,0 +1,22 @@
+// Package convert turns other tools' recordings into seam captures and
+// seam captures into other tools' formats.
+//
+// In: [Import] reads what people already have on disk and returns a
+// [tape.Capture]: a raw body of any framing seam reads (SSE, NDJSON, a
+// JSON-array stream, AWS event-stream, a JSON response, chunked or not),
+// JSON lines (AWS SDK ConverseStream events, each event named by its
+// payload's "type", which restores the event: lines the Anthropic and
+// Responses wire formats carry), VCR cassettes (go-vcr v1–v4, VCR.py, Ruby
+// vcr), HAR, httprr traces, nock and js-genai recordings and HTTP-snapshot
+// JSON. What it reads is redacted as the recorder redacts, decoded within
+// the caps of package tape, and refused with an [ImportError] that says
+// what was expected ([ImportFormats]).
+//
+// Out: [WriteHAR] and [WriteHARs] write an HTTP Archive (WebSocket
+// messages as Chrome's _webSocketMessages), [WriteCurl] a shell script
+// that replays an exchange's request with curl, secrets read from the
+// environment.
+//
+// It judges nothing (package inspect does) and opens no files (package
+// captures finds and sniffs them).
+package convert
