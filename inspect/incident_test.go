@@ -72,7 +72,7 @@ func chatExchange(ex int, reqBody string, up, client []tape.Chunk) *tape.Exchang
 }
 
 // incidentDeltas reproduces the pre-holdback engine on the real token
-// boundaries (shaping-engine.md §7): every delta up to and including the
+// boundaries (docs/GLOSSARY.md class C): every delta up to and including the
 // "_tool" of "</use_tool" is forwarded as is, the final ">" is swallowed and
 // the whole literal block is re-emitted as one delta.
 func incidentDeltas(up []string) (client []string, blockEvent int) {

@@ -62,8 +62,8 @@
 // # Transforms
 //
 // Each transform is a switch ([Switches] lists them with their defaults).
-// The textual transforms keep the original engine's per-choice state
-// (shaping-engine.md §3.0): emitted (all accepted text), forwardedUpTo (what
+// The textual transforms keep the original engine's per-choice state:
+// emitted (all accepted text), forwardedUpTo (what
 // was sent), the complete-block scan position, the last block end and the
 // tool buffer, in byte offsets.
 //

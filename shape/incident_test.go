@@ -68,7 +68,7 @@ func TestIncident(t *testing.T) {
 
 // TestIncidentOverlapDedupe reproduces bug class C on the real token stream:
 // the historical overlap dedupe eats legitimate characters at delta
-// boundaries (shaping-engine.md §3.4: timeanddate → timeandate, tennessee →
+// boundaries (docs/GLOSSARY.md class C: timeanddate → timeandate, tennessee →
 // tenesee).
 func TestIncidentOverlapDedupe(t *testing.T) {
 	t.Parallel()
