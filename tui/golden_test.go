@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/charmbracelet/x/exp/golden"
+	"path/filepath"
+
+	"github.com/seam-dev/seam/internal/goldenfile"
 )
 
 // TestViewGolden renders each screen of the incident capture at 80×24 and
-// 140×40, without styling (go test ./tui -run TestViewGolden -update
-// rewrites the goldens).
+// 140×40, without styling (SEAM_GEN=1 go test ./tui -run TestViewGolden
+// rewrites the goldens, and fails so the rewrite is reviewed).
 func TestViewGolden(t *testing.T) {
 	t.Parallel()
 	screens := []struct {
@@ -35,7 +37,7 @@ func TestViewGolden(t *testing.T) {
 				t.Parallel()
 				m := newTestModel(t, size[0], size[1], incidentPath)
 				press(t, m, sc.keys...)
-				golden.RequireEqual(t, screen(m))
+				goldenfile.Check(t, filepath.Join("testdata", t.Name()+".golden"), []byte(screen(m)), "SEAM_GEN=1 go test ./tui -run TestViewGolden")
 			})
 		}
 	}
