@@ -142,6 +142,9 @@ func exitCode(err error, stderr io.Writer) int {
 	default:
 		// Errors quote what they failed on: a capture, a stream, a file name.
 		fmt.Fprintln(stderr, "seam: "+visible.Text(err.Error()))
+		if hint := inUseHint(err); hint != "" {
+			fmt.Fprintln(stderr, "try: "+hint)
+		}
 		return 1
 	}
 }

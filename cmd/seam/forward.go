@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/internal/shellquote"
+	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/tlsca"
 )
 
@@ -71,7 +71,7 @@ type forwardSetup struct {
 
 // setup checks the flags, loads the CA (creating it on first use) and the
 // extra roots. listen is the proxy's listen address.
-func (f *forwardFlags) setup(e *env, cmd, listen string) (*forwardSetup, error) {
+func (f *forwardFlags) setup(e *env, cmd, listenAddr string) (*forwardSetup, error) {
 	usage := func(msg string) error {
 		return &usageError{cmd: cmd, msg: msg, example: "seam " + cmd + " --forward --host api.example.com"}
 	}
@@ -96,7 +96,7 @@ func (f *forwardFlags) setup(e *env, cmd, listen string) (*forwardSetup, error) 
 		}
 		resolve[strings.ToLower(net.JoinHostPort(host, port))] = addr
 	}
-	s.allowRemote = !loopbackListen(listen)
+	s.allowRemote = listen.Exposed(listenAddr)
 	s.upstream.Dial = capture.ResolveDial(resolve)
 	if s.allowRemote {
 		// Other machines may use the proxy: it does not reach this one's
@@ -148,19 +148,6 @@ func caDir(e *env, flag string) (string, error) {
 		return "", fmt.Errorf("find the CA directory: %w (set SEAM_CA_DIR or --ca-dir)", err)
 	}
 	return filepath.Join(cfg, "seam"), nil
-}
-
-// loopbackListen reports whether addr listens on loopback only.
-func loopbackListen(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }
 
 // proxy builds the forward proxy in front of h (a forward-mode recorder,

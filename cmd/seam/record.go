@@ -103,7 +103,7 @@ openai-node's Realtime clients dial wss: only, so record them with --forward.`
 
 func (o *recordOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` every request is forwarded to (required)")
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to listen on")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`address` to listen on (a port alone: 127.0.0.1:PORT)")
 	fs.StringVar(&o.proxy, "proxy", "", "record a proxy under test from both sides: its base `URL` (see above)")
 	fs.StringVar(&o.back, "back", "127.0.0.1:8089", "with --proxy, the `address` the proxy's upstream requests come to")
 	fs.StringVar(&o.output, "o", "", "capture `file` or directory (default ./captures/seam-<UTC time>.ndjson; a name ending in .zst is zstd-compressed; - for stdout)")
@@ -120,6 +120,14 @@ func (o *recordOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	ex := "seam record --upstream https://api.openai.com"
 	if fs.NArg() > 0 {
 		return &usageError{cmd: "record", msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0)), example: ex}
+	}
+	if err := listenFlag(e, "record", "--listen", &o.listen); err != nil {
+		return err
+	}
+	if o.proxy != "" {
+		if err := listenFlag(e, "record", "--back", &o.back); err != nil {
+			return err
+		}
 	}
 	if o.fwd.forward {
 		return runRecordForward(ctx, e, o)

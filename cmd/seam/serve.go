@@ -149,7 +149,7 @@ Examples:
   seam serve --speed 0 --fault latency=300ms --fault stall=2s@event:40 captures/`
 
 func (o *serveOptions) flags(fs *flag.FlagSet) {
-	fs.StringVar(&o.listen, "listen", "127.0.0.1:8081", "`address` to listen on")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8081", "`address` to listen on (a port alone: 127.0.0.1:PORT)")
 	fs.Float64Var(&o.speed, "speed", 1, "playback speed of the recorded timing (0 sends at once)")
 	fs.Var(&o.faults, "fault", "inject `fault` into every response, e.g. split-rune, drop-delta=3, status=429:2 (repeatable)")
 	fs.Uint64Var(&o.seed, "seed", 1, "`seed` for the positions faults pick")
@@ -302,6 +302,9 @@ func (p *servePlan) checkUpstream(o *serveOptions, needUpstream bool) error {
 func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if o.speed < 0 {
 		return &usageError{cmd: "serve", msg: "--speed must be 0 or more", example: "seam serve --speed 1 captures/"}
+	}
+	if err := listenFlag(e, "serve", "--listen", &o.listen); err != nil {
+		return err
 	}
 	red, err := tape.ParseRedaction(o.redact)
 	if err != nil {

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/seam-dev/seam/listen"
+)
+
+// listenFlag reads a --listen style value (flag names it) for command
+// cmd: a bare port means 127.0.0.1:PORT. An address other machines can
+// reach is said on stderr, since what seam records passes through it.
+func listenFlag(e *env, cmd, flag string, addr *string) error {
+	a, err := listen.Address(*addr)
+	if err != nil {
+		return &usageError{cmd: cmd, msg: flag + ": " + err.Error(), example: "seam " + cmd + " " + flag + " 127.0.0.1:8080"}
+	}
+	*addr = a
+	if listen.Exposed(a) {
+		fmt.Fprintln(e.stderr, "seam "+cmd+": warning: "+listen.ExposedWarning(a))
+	}
+	return nil
+}
+
+// inUseHint is the try: line for a listen that failed because another
+// process holds the address, "" for any other error.
+func inUseHint(err error) string {
+	if !listen.InUse(err) {
+		return ""
+	}
+	port := "PORT"
+	var op *net.OpError
+	if errors.As(err, &op) && op.Addr != nil {
+		if _, p, err := net.SplitHostPort(op.Addr.String()); err == nil {
+			port = p
+		}
+	}
+	return fmt.Sprintf("--listen 127.0.0.1:0 picks a free port; or stop what holds port %s (lsof -i :%s, ss -ltnp)", port, port)
+}

@@ -1,0 +1,29 @@
+package listen
+
+import "testing"
+
+// TestAddress: a bare port is the loopback interface's; anything else is
+// taken as net.Listen takes it, or refused saying what was expected.
+func TestAddress(t *testing.T) {
+	for in, want := range map[string]string{
+		"8080": "127.0.0.1:8080", "0": "127.0.0.1:0", "127.0.0.1:9": "127.0.0.1:9",
+		":8080": ":8080", "[::1]:80": "[::1]:80", "localhost:0": "localhost:0",
+	} {
+		if got, err := Address(in); err != nil || got != want {
+			t.Errorf("Address(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "70000", "localhost", "host:port", "1.2.3.4:99999"} {
+		if got, err := Address(in); err == nil {
+			t.Errorf("Address(%q) = %q, want an error", in, got)
+		}
+	}
+	for addr, exposed := range map[string]bool{
+		"127.0.0.1:80": false, "127.1.2.3:80": false, "[::1]:80": false, "localhost:80": false,
+		":80": true, "0.0.0.0:80": true, "[::]:80": true, "192.168.1.4:80": true, "example.com:80": true,
+	} {
+		if Exposed(addr) != exposed {
+			t.Errorf("Exposed(%q) = %v", addr, !exposed)
+		}
+	}
+}
