@@ -41,22 +41,24 @@ func (versionOptions) run(_ context.Context, e *env, fs *flag.FlagSet) error {
 		return &usageError{cmd: "version", msg: "takes no arguments", example: "seam version"}
 	}
 	fmt.Fprintf(e.stdout, "seam %s (capture format v%d, %s)\n", version, tape.Version, runtime.Version())
-	if s := buildRevision(); s != "" {
+	if s, why := buildRevision(); s != "" {
 		fmt.Fprintf(e.stdout, "built from %s\n", s)
+	} else {
+		fmt.Fprintf(e.stdout, "commit unknown: %s\n", why)
 	}
 	return nil
 }
 
 // buildRevision describes the commit the binary was built from, as the go
-// command recorded it ("355df1e5a0b2 2026-11-24T20:46:58Z, modified"), or ""
-// when it recorded none (a test binary, a build outside git).
-func buildRevision() string {
+// command recorded it ("355df1e5a0b2 2026-11-24T20:46:58Z, modified"), or
+// "" and why it recorded none.
+func buildRevision() (string, string) {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return ""
+		return "", "the binary carries no build information"
 	}
 	var rev, at string
-	modified := false
+	modified, off := false, false
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
@@ -65,9 +67,28 @@ func buildRevision() string {
 			at = s.Value
 		case "vcs.modified":
 			modified = s.Value == "true"
+		case "-buildvcs":
+			off = s.Value == "false"
 		}
 	}
-	return describeRevision(rev, at, modified)
+	if rev != "" {
+		return describeRevision(rev, at, modified), ""
+	}
+	return "", noRevisionReason(info.Main.Version, off)
+}
+
+// noRevisionReason says why a build recorded no commit: built with
+// -buildvcs=false, installed as a module version (mainVersion), or built
+// by go run or go test, or outside a git checkout.
+func noRevisionReason(mainVersion string, buildvcsOff bool) string {
+	switch {
+	case buildvcsOff:
+		return "built with -buildvcs=false"
+	case mainVersion != "" && mainVersion != "(devel)":
+		return "installed as module version " + mainVersion + ", which names the source"
+	default:
+		return "go run and go test record none, nor does a build outside a git checkout or with -buildvcs=false (see go env GOFLAGS); go build ./cmd/seam in a clone records it"
+	}
 }
 
 func describeRevision(rev, at string, modified bool) string {
