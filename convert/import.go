@@ -17,6 +17,7 @@ import (
 
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -367,6 +368,11 @@ func (im *importer) jsonl(b []byte) error {
 		if err != nil {
 			return fmt.Errorf("import %s: read line %d: %w", im.name, n, err)
 		}
+	}
+	if len(events) == 1 && !bytes.HasPrefix(events[0], []byte("event: ")) && protocol.FromPayload(strings.TrimSpace(string(bytes.TrimPrefix(events[0], []byte("data: "))))) == protocol.Unknown {
+		// One JSON value that names no event type and is no provider's
+		// payload: nothing says it is a recording at all.
+		return im.fail(1, "one JSON value that is no provider payload (no \"type\", no choices, content, candidates, …) and no recording seam knows")
 	}
 	im.add(exchangeData{status: http.StatusOK, contentType: "text/event-stream", events: events})
 	return nil

@@ -269,6 +269,8 @@ func TestImportRefusesGarbage(t *testing.T) {
 		{"cassette of neither family", "interactions:\n- request: {path: /x}\n  response: {}\n", "neither url (go-vcr) nor uri (VCR.py)"},
 		{"empty cassette", "interactions: []\nversion: 1\n", "cassette with no exchanges"},
 		{"har without entries", `{"log":{"entries":[]}}`, "har with no exchanges"},
+		{"an empty object", "{}\n", "one JSON value that is no provider payload"},
+		{"an unknown object", `{"id": 1, "name": "x"}`, "one JSON value that is no provider payload"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -16,8 +17,9 @@ import (
 )
 
 // testOptions are the options the goldens are made with: a fixed version,
-// so the page does not change with seam's.
-var testOptions = Options{Version: "test", Stall: DefaultStall}
+// so the page does not change with seam's, and stalls of a quarter second
+// so the charts of short fixtures have some to shade.
+var testOptions = Options{Version: "test", Stall: 250 * time.Millisecond}
 
 // render inspects c and writes its page.
 func render(t *testing.T, c *tape.Capture, ex int) []byte {

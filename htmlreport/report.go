@@ -21,9 +21,9 @@ import (
 )
 
 // DefaultStall is the gap without bytes that the chart shades as a stall
-// unless told otherwise: a quarter of a second is when a streamed answer
-// visibly stops.
-const DefaultStall = 250 * time.Millisecond
+// unless told otherwise: inspect's, so the page shades the stalls that
+// seam inspect and seam stats count.
+const DefaultStall = inspect.DefaultStall
 
 // Options tune Write.
 type Options struct {

@@ -169,7 +169,7 @@ func run(ctx context.Context, args []string, e *env) error {
 		if len(rest) > 0 {
 			c := lookup(rest[0])
 			if c == nil {
-				return unknownCommand(rest[0])
+				return unknownHelp(rest[0])
 			}
 			printCommandHelp(e.stdout, c)
 			return nil
@@ -233,6 +233,16 @@ func unknownCommand(name string) error {
 		names = append(names, c.name)
 	}
 	return &usageError{msg: fmt.Sprintf("unknown command %q (commands: %s)", name, strings.Join(names, ", ")), example: "seam help"}
+}
+
+// unknownHelp is "seam help NAME" for a NAME that is neither a command nor
+// a help topic.
+func unknownHelp(name string) error {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return &usageError{msg: fmt.Sprintf("no help for %q: the topics are switches and where, and the commands %s", name, strings.Join(names, ", ")), example: "seam help where"}
 }
 
 func printUsage(w io.Writer) {

@@ -14,8 +14,10 @@ import (
 	"github.com/seam-dev/seam/htmlreport"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/outfile"
+	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/visible"
 )
 
 type reportOptions struct {
@@ -87,6 +89,9 @@ func (o *reportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 		return &usageError{cmd: "report", msg: err.Error(), example: "seam report --protocol chat body.sse"}
 	}
 	in := fs.Arg(0)
+	if st, err := os.Stat(in); err == nil && st.IsDir() {
+		return &usageError{cmd: "report", msg: visible.String(in) + " is a directory: a page shows one capture; seam inspect " + shellquote.Word(in) + " lists them", example: "seam report " + shellquote.Word(filepath.Join(in, "CAPTURE.ndjson"))}
+	}
 	out, err := reportPath(in, o.output)
 	if err != nil {
 		return err
