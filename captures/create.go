@@ -32,8 +32,8 @@ func Create(spec string, stdout io.Writer, now time.Time) (io.WriteCloser, strin
 			path = filepath.Join(spec, name)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, "", fmt.Errorf("create capture directory: %w", err)
+	if err := makeDir(filepath.Dir(path)); err != nil {
+		return nil, "", err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if errors.Is(err, os.ErrExist) {
@@ -43,6 +43,22 @@ func Create(spec string, stdout io.Writer, now time.Time) (io.WriteCloser, strin
 		return nil, "", fmt.Errorf("create capture: %w", err)
 	}
 	return f, path, nil
+}
+
+// makeDir makes the directory a new capture goes in when it is missing,
+// one level only: a missing parent is more likely a typo in -o than a
+// tree to create, and is refused saying so.
+func makeDir(dir string) error {
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Dir(dir)); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("capture directory %s: its parent %s does not exist either (a typo? create it with mkdir -p first)", dir, filepath.Dir(dir))
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("create capture directory: %w", err)
+	}
+	return nil
 }
 
 // Discard is where a capture that goes nowhere is written.

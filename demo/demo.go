@@ -32,8 +32,8 @@ type Options struct {
 	// Speed scales the recorded timing the mock upstream plays (0 sends
 	// at once).
 	Speed float64
-	// Dir is the directory for the demo's captures; "" makes a new
-	// temporary one.
+	// Dir is the directory for the demo's captures; "" means seam/demo in
+	// the user's cache directory, whose captures each run replaces.
 	Dir string
 	// Seam is the version of seam written in the captures' headers.
 	Seam string
@@ -65,16 +65,14 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	defer upSrv.Close()
 	upURL := &url.URL{Scheme: "http", Host: upLn.Addr().String()}
 
-	dir := o.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "seam-demo-"); err != nil {
-			return fmt.Errorf("create demo directory: %w", err)
-		}
+	dir, err := demoDir(o.Dir)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "seam demo: a mock upstream at %s replays real recorded streams at their\nrecorded timing (speed %g); each recorded request goes through seam's recording proxy.\n\n", upURL, o.Speed)
 
 	// 1. Real streams through the passthrough engine.
-	path, sums, err := record(ctx, o, filepath.Join(dir, "demo-streams.ndjson"), upURL, tape.Engine{Profile: shape.DefaultProfile}, caps)
+	path, sums, err := record(ctx, o, filepath.Join(dir, demoFiles[0]), upURL, tape.Engine{Profile: shape.DefaultProfile}, caps)
 	if err != nil {
 		return err
 	}
@@ -89,7 +87,7 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	// 2. The incident: the real token stream through the Obsidian XML engine
 	// as it ran before the fix, then replayed with the fix switched on.
 	before := incident.Header.Engine
-	ipath, _, err := record(ctx, o, filepath.Join(dir, "demo-incident.ndjson"), upURL, before, []*tape.Capture{incident})
+	ipath, _, err := record(ctx, o, filepath.Join(dir, demoFiles[1]), upURL, before, []*tape.Capture{incident})
 	if err != nil {
 		return err
 	}
@@ -98,6 +96,36 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 		return fmt.Errorf("the incident capture does not decode: %w", err)
 	}
 	return showIncident(ctx, w, o, ic, ipath)
+}
+
+// demoFiles are the captures a demo run writes in its directory.
+var demoFiles = []string{"demo-streams.ndjson", "demo-incident.ndjson"}
+
+// demoDir returns the directory the demo writes its captures in: dir when
+// given, else seam's own under the user's cache directory (the same one
+// every run, so runs do not pile up temporary directories), or a new
+// temporary one when there is no cache directory. The captures of an
+// earlier run there are replaced.
+func demoDir(dir string) (string, error) {
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			if dir, err = os.MkdirTemp("", "seam-demo-"); err != nil {
+				return "", fmt.Errorf("create demo directory: %w", err)
+			}
+			return dir, nil
+		}
+		dir = filepath.Join(cache, "seam", "demo")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", fmt.Errorf("create demo directory: %w", err)
+		}
+		for _, name := range demoFiles {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return "", fmt.Errorf("replace the last demo's captures: %w", err)
+			}
+		}
+	}
+	return dir, nil
 }
 
 // MockNote is the capture-level note on the demo's captures: their

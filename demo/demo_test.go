@@ -34,3 +34,33 @@ func TestRun(t *testing.T) {
 		}
 	}
 }
+
+// TestRunExplainsEveryWarning: a count of warnings or errors in the
+// demo's inspect summary is followed by what each is and whether the
+// recorded stream itself carries it, so a newcomer does not read "2 warn"
+// on a real Anthropic stream as seam flagging normal streams; and running
+// the demo twice in its default directory replaces the first run's
+// captures instead of leaving a new temporary directory behind.
+func TestRunExplainsEveryWarning(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	for run := range 2 {
+		var out bytes.Buffer
+		if err := Run(context.Background(), &out, Options{Seam: "test", Hint: func(a ...string) string { return strings.Join(a, " ") }}); err != nil {
+			t.Fatalf("run %d: %v\n%s", run+1, err, out.String())
+		}
+		lines := strings.Split(out.String(), "\n")
+		explained := 0
+		for i, line := range lines {
+			if strings.HasPrefix(line, "  #") && !strings.HasSuffix(line, "no errors or warnings") {
+				if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "     warn ") && !strings.HasPrefix(lines[i+1], "     error ") {
+					t.Errorf("run %d: %q is not explained:\n%s", run+1, line, out.String())
+				}
+				explained++
+			}
+		}
+		if explained == 0 || !strings.Contains(out.String(), "sse.unterminated-event (in the upstream's own bytes") {
+			t.Errorf("run %d: the Anthropic stream's warning is not explained:\n%s", run+1, out.String())
+		}
+	}
+}

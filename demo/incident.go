@@ -23,7 +23,41 @@ func printInspectSummary(w io.Writer, r *inspect.Report) {
 	fmt.Fprintf(w, "\ninspect:\n")
 	for _, x := range r.Exchanges {
 		fmt.Fprintf(w, "  #%d %-19s %s · %s\n", x.Ex, x.Protocol, assembled(x), findingCounts(x.Findings))
+		for _, line := range explain(x.Findings) {
+			fmt.Fprintf(w, "     %s\n", line)
+		}
 	}
+}
+
+// explain says what each warning or error among fs is, once per
+// detector, so a count in the summary never stands unexplained: the
+// detector's id, what it catches, and whether the upstream's own bytes
+// carry it (then it is the recorded stream's, not the proxy's doing).
+func explain(fs []inspect.Finding) []string {
+	catches := map[string]string{}
+	for _, d := range inspect.Detectors() {
+		catches[d.ID] = d.Summary
+	}
+	upstream := map[string]bool{}
+	for _, f := range fs {
+		if f.Pointer.Side == tape.Upstream {
+			upstream[f.ID] = true
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if f.Severity < inspect.Warn || seen[f.ID] {
+			continue
+		}
+		seen[f.ID] = true
+		where := ""
+		if upstream[f.ID] {
+			where = " (in the upstream's own bytes: the recorded stream is so)"
+		}
+		out = append(out, fmt.Sprintf("%s %s%s:", f.Severity, f.ID, where), "  "+excerpt.Clip(catches[f.ID], 72))
+	}
+	return out
 }
 
 // assembled says briefly what the client side of x assembled to.

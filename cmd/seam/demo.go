@@ -42,7 +42,7 @@ client event where it was born; a replay with the fix switched on
 
 func (o *demoOptions) flags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.speed, "speed", 1, "playback speed of the recorded timing (0 sends at once)")
-	fs.StringVar(&o.output, "o", "", "`directory` for the demo's captures (default: a new temporary directory)")
+	fs.StringVar(&o.output, "o", "", "`directory` for the demo's captures (default: seam/demo in the user cache directory, replaced each run)")
 }
 
 func (o *demoOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
