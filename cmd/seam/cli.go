@@ -30,6 +30,12 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// terminal says stdout is a terminal, where long text is paged.
+	terminal bool
+	// paging says stdout is a pager's input; pageWidth is then the width
+	// of the terminal the pager shows it on.
+	paging    bool
+	pageWidth int
 	// self is the command line that runs this seam, for hints a user can
 	// paste: "seam" when it is on PATH, "go run ./cmd/seam" under go run,
 	// else the executable's path.
@@ -194,9 +200,17 @@ func run(ctx context.Context, args []string, e *env) error {
 		}
 		return &usageError{cmd: c.name, msg: err.Error(), example: c.example}
 	}
+	if pagedCommands[c.name] {
+		var done func()
+		e, done = e.withPager()
+		defer done()
+	}
 	err := r.run(ctx, e, fs)
 	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return errInterrupted
+	}
+	if leftPager(e, err) {
+		return nil
 	}
 	return err
 }
@@ -339,6 +353,9 @@ func writeJSONIndent(w io.Writer, v any, prefix string) error {
 // terminal's columns when out is one, else $COLUMNS when set, else 0 (no
 // limit: a pipe gets every column).
 func termWidth(e *env, out io.Writer) int {
+	if e.paging && out == e.stdout && e.pageWidth > 0 {
+		return e.pageWidth
+	}
 	if f, ok := out.(*os.File); ok && tui.IsTerminal(out) {
 		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
 			return w

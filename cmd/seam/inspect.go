@@ -286,5 +286,5 @@ func (c colorFlag) enabled(e *env, out io.Writer) bool {
 	if e.getenv("NO_COLOR") != "" || e.getenv("TERM") == "dumb" {
 		return false
 	}
-	return tui.IsTerminal(out)
+	return tui.IsTerminal(out) || e.paging && out == e.stdout
 }

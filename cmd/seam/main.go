@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/internal/shellquote"
+	"github.com/seam-dev/seam/tui"
 )
 
 // interruptBackstop is how long a command may go on after the first
@@ -37,7 +38,7 @@ func main() {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go onSignals(sigs, cancel, os.Stderr)
-	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, self: selfCommand()}
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, self: selfCommand(), terminal: tui.IsTerminal(os.Stdout)}
 	err := run(ctx, os.Args[1:], e)
 	os.Exit(exitCode(err, e.stderr))
 }
