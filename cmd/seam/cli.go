@@ -90,7 +90,7 @@ func commands() []*command {
 	return []*command{
 		demoCommand(), recordCommand(), inspectCommand(), statsCommand(), grepCommand(), diffCommand(), replayCommand(),
 		checkCommand(), reportCommand(), importCommand(), exportCommand(),
-		serveCommand(), tuiCommand(), caCommand(), versionCommand(),
+		serveCommand(), tuiCommand(), caCommand(), completionCommand(), versionCommand(),
 	}
 }
 
