@@ -31,7 +31,7 @@ func TestCompletionBash(t *testing.T) {
 	}
 	complete := func(words ...string) string {
 		t.Helper()
-		line := "source " + path + "; COMP_WORDS=(" + strings.Join(words, " ") + "); COMP_CWORD=" + itoa(len(words)-1) + `; _seam; echo "${COMPREPLY[*]}"`
+		line := "source " + path + "; COMP_WORDS=(" + strings.Join(words, " ") + "); COMP_CWORD=" + strconv.Itoa(len(words)-1) + `; _seam; echo "${COMPREPLY[*]}"`
 		cmd := exec.Command(bash, "--norc", "-c", line)
 		cmd.Dir = dir
 		out, err := cmd.CombinedOutput()
