@@ -169,7 +169,7 @@ func run(ctx context.Context, args []string, e *env) error {
 			return nil
 		}
 		if len(rest) > 0 && rest[0] == "where" {
-			fmt.Fprint(e.stdout, query.FilterHelp())
+			writeFitted(e.stdout, query.FilterHelp())
 			return nil
 		}
 		if len(rest) > 0 {
@@ -259,8 +259,10 @@ func unknownHelp(name string) error {
 	return &usageError{msg: fmt.Sprintf("no help for %q: the topics are switches and where, and the commands %s", name, strings.Join(names, ", ")), example: "seam help where"}
 }
 
-func printUsage(w io.Writer) {
-	fmt.Fprint(w, `seam finds the seams in LLM streams: it records what an upstream sent and
+func printUsage(out io.Writer) {
+	var w strings.Builder
+	defer func() { writeFitted(out, w.String()) }()
+	fmt.Fprint(&w, `seam finds the seams in LLM streams: it records what an upstream sent and
 what a client received, byte for byte and with timing, through a reverse proxy.
 
 Usage:
@@ -269,9 +271,9 @@ Usage:
 Commands:
 `)
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		fmt.Fprintf(&w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprint(w, `
+	fmt.Fprint(&w, `
 Run "seam help <command>" or "seam <command> -h" for a command's flags,
 "seam help switches" for the shaping engine's profiles and switches, and
 "seam help where" for the filter language of --where and the TUI.
@@ -280,8 +282,10 @@ or stdout.
 `)
 }
 
-func printCommandHelp(w io.Writer, c *command) {
-	fmt.Fprintf(w, "Usage: %s\n\n%s\n", c.usage, strings.TrimSpace(c.help))
+func printCommandHelp(out io.Writer, c *command) {
+	var w strings.Builder
+	defer func() { writeFitted(out, w.String()) }()
+	fmt.Fprintf(&w, "Usage: %s\n\n%s\n", c.usage, strings.TrimSpace(c.help))
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	c.new().flags(fs)
 	if !hasFlags(fs) {
@@ -298,16 +302,16 @@ func printCommandHelp(w io.Writer, c *command) {
 		if name != "" {
 			head += " " + name
 		}
-		line := fmt.Sprintf("  %-24s %s", head, usage)
+		line := fmt.Sprintf("  %-24s  %s", head, usage)
 		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
 			line += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
 		lines = append(lines, line)
 	})
 	sort.Strings(lines)
-	fmt.Fprintf(w, "\nFlags:\n%s\n", strings.Join(lines, "\n"))
+	fmt.Fprintf(&w, "\nFlags:\n%s\n", strings.Join(lines, "\n"))
 	if c.example != "" {
-		fmt.Fprintf(w, "\nExample:\n  %s\n", c.example)
+		fmt.Fprintf(&w, "\nExample:\n  %s\n", c.example)
 	}
 }
 
