@@ -101,28 +101,24 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 // demoFiles are the captures a demo run writes in its directory.
 var demoFiles = []string{"demo-streams.ndjson", "demo-incident.ndjson"}
 
-// demoDir returns the directory the demo writes its captures in: dir when
-// given, else seam's own under the user's cache directory (the same one
-// every run, so runs do not pile up temporary directories), or a new
-// temporary one when there is no cache directory. The captures of an
-// earlier run there are replaced.
+// demoDir returns the directory the demo writes its captures in, made
+// when missing: dir when given, else seam's own under the user's cache
+// directory (the same one every run, so runs do not pile up temporary
+// directories), or a new temporary one when there is none to use. The
+// captures of an earlier run there are replaced.
 func demoDir(dir string) (string, error) {
 	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			if dir, err = os.MkdirTemp("", "seam-demo-"); err != nil {
-				return "", fmt.Errorf("create demo directory: %w", err)
-			}
-			return dir, nil
-		}
-		dir = filepath.Join(cache, "seam", "demo")
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		if cache, err := os.UserCacheDir(); err == nil && os.MkdirAll(filepath.Join(cache, "seam", "demo"), 0o700) == nil {
+			dir = filepath.Join(cache, "seam", "demo")
+		} else if dir, err = os.MkdirTemp("", "seam-demo-"); err != nil {
 			return "", fmt.Errorf("create demo directory: %w", err)
 		}
-		for _, name := range demoFiles {
-			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return "", fmt.Errorf("replace the last demo's captures: %w", err)
-			}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create demo directory: %w", err)
+	}
+	for _, name := range demoFiles {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("replace the last demo's captures: %w", err)
 		}
 	}
 	return dir, nil

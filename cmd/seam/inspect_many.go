@@ -79,6 +79,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 		want = o.ex.matches
 	}
 	found := 0
+	matched := map[session.ExchangeRef]bool{}
 	err = inspectSome(ctx, e, paths, "inspect", opts, want, func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error {
 		if err := w.capture(in.path); err != nil {
 			return err
@@ -87,6 +88,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 			return nil
 		}
 		found++
+		matched[session.ExchangeRef{Capture: in.path, Ex: x.Ex}] = true
 		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: in.path, Exchanges: []*inspect.ExchangeReport{rep}}
 		g.add(one, func(c junit.Case) junit.Case {
 			c.Name = in.path + "#" + c.Name[len("exchange "):]
@@ -103,7 +105,11 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 	if o.ex.n != 0 && found == 0 && where.Empty() {
 		return fmt.Errorf("no exchange %s among the %s given", o.ex.String(), plural(len(paths), "capture"))
 	}
-	if err := w.close(len(paths), found, sessions.List()); err != nil {
+	ss := sessions.List()
+	if !where.Empty() {
+		ss = sessionsMatched(ss, matched)
+	}
+	if err := w.close(len(paths), found, ss); err != nil {
 		return err
 	}
 	return g.finish("seam inspect")
@@ -189,6 +195,21 @@ func (w *manyReport) close(captures, found int, sessions []*session.Session) err
 		fmt.Fprintln(out, "details of one exchange: seam inspect --ex CAPTURE#N; the same as JSON: --json")
 	}
 	return nil
+}
+
+// sessionsMatched keeps the sessions with an exchange a filter selected:
+// a filter that selects no exchange of a session leaves it out.
+func sessionsMatched(ss []*session.Session, matched map[session.ExchangeRef]bool) []*session.Session {
+	var out []*session.Session
+	for _, s := range ss {
+		for _, r := range s.Exchanges {
+			if matched[r] {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // marshalSessions encodes the sessions list at the document's second
