@@ -337,7 +337,12 @@ func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 	announce := o.announcer(e, p, fwd)
 	so := listen.Options{Listen: o.listen, AllowHosts: o.allow, Log: e.stderr, Forward: fwd != nil}
 	if !p.forwards {
-		return serveReplay(ctx, o.listen, replay.NewServer(p.caps, sopts), fwd, so, announce)
+		var tally serveTally
+		err := serveReplay(ctx, o.listen, tally.wrap(replay.NewServer(p.caps, sopts)), fwd, so, announce)
+		if ctx.Err() != nil {
+			tally.report(e.stderr)
+		}
+		return err
 	}
 	return o.serveForwarding(ctx, e, p, sopts, fwd, so, announce)
 }
