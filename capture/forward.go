@@ -42,8 +42,9 @@ type ForwardOptions struct {
 	// unrecorded. Nil means one like the recorder's.
 	Transport http.RoundTripper
 	// OnTunnel, if set, is called when a tunnel to a host that is not
-	// intercepted opens (for a log line).
-	OnTunnel func(hostport string)
+	// intercepted opens (err nil) or could not open (err says why; the
+	// client got 403 or 502), for a log line.
+	OnTunnel func(hostport string, err error)
 	// IdleTimeout is how long a connection inside a decrypted tunnel
 	// (HTTP/1.1 keep-alive or HTTP/2) may stay idle between requests
 	// before it is closed; zero means DefaultIdleTimeout.
@@ -261,6 +262,9 @@ func hijack(w http.ResponseWriter) (net.Conn, error) {
 func (f *Forward) tunnel(w http.ResponseWriter, r *http.Request, hostport string) {
 	up, err := f.opts.Dial(r.Context(), "tcp", hostport)
 	if err != nil {
+		if f.opts.OnTunnel != nil {
+			f.opts.OnTunnel(hostport, err)
+		}
 		dialError(w, "connect "+hostport, err)
 		return
 	}
@@ -275,7 +279,7 @@ func (f *Forward) tunnel(w http.ResponseWriter, r *http.Request, hostport string
 		return
 	}
 	if f.opts.OnTunnel != nil {
-		f.opts.OnTunnel(hostport)
+		f.opts.OnTunnel(hostport, nil)
 	}
 	go func() {
 		defer f.wg.Done()

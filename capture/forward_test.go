@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -473,5 +474,41 @@ func TestForwardPlainHTTPNotIntercepted(t *testing.T) {
 	}
 	if c := r.finish(); len(c.Exchanges) != 0 {
 		t.Errorf("%d exchanges recorded for a host not intercepted", len(c.Exchanges))
+	}
+}
+
+// TestForwardTunnelFailureSaid: a tunnel that cannot open (its host
+// refuses the connection) is reported through OnTunnel with the cause, as
+// the client gets its 502; an open one is reported without an error.
+func TestForwardTunnelFailureSaid(t *testing.T) {
+	type said struct {
+		host string
+		err  error
+	}
+	var mu sync.Mutex
+	var got []said
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusing := closed.Addr().String()
+	closed.Close()
+	r := newForwardRigWith(t, tokenStream(1), false, func(o *capture.ForwardOptions) {
+		o.Dial = capture.ResolveDial(map[string]string{"example.com:443": refusing})
+		o.OnTunnel = func(h string, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, said{h, err})
+		}
+	})
+	c := &http.Client{Transport: &http.Transport{Proxy: r.proxied}}
+	if resp, err := c.Get("https://example.com/v1/models"); err == nil {
+		resp.Body.Close()
+		t.Fatal("a tunnel to a refusing host worked")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0].host != "example.com:443" || got[0].err == nil || !strings.Contains(got[0].err.Error(), "refused") {
+		t.Errorf("OnTunnel heard %+v, want example.com:443 with connection refused", got)
 	}
 }

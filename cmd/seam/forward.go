@@ -16,6 +16,7 @@ import (
 	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/tlsca"
+	"github.com/seam-dev/seam/visible"
 )
 
 // forwardFlags are the flags of forward mode, shared by the commands that
@@ -158,9 +159,13 @@ func (s *forwardSetup) proxy(h http.Handler) (*capture.Forward, error) {
 		AllowRemote: s.allowRemote, Dial: s.upstream.Dial,
 		Transport: capture.UpstreamTransport(s.upstream),
 	}
-	if !s.quiet {
-		opts.OnTunnel = func(hostport string) {
-			fmt.Fprintf(s.log, "tunnel %s (not intercepted, not recorded)\n", hostport)
+	opts.OnTunnel = func(hostport string, err error) {
+		switch {
+		case err != nil:
+			// Said even with -q: the client got an error, not an answer.
+			fmt.Fprintln(s.log, visible.String(fmt.Sprintf("tunnel %s failed: %v", hostport, err)))
+		case !s.quiet:
+			fmt.Fprintln(s.log, visible.String(fmt.Sprintf("tunnel %s (not intercepted, not recorded)", hostport)))
 		}
 	}
 	return capture.NewForward(opts)
