@@ -12,7 +12,9 @@ import (
 
 	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/internal/units"
+	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
+	"github.com/tidwall/gjson"
 )
 
 // exchange is the recording state of one request/response pair.
@@ -22,10 +24,13 @@ type exchange struct {
 	// paired says how a sandwich's back leg paired the request with the
 	// client's (tape.Request's Paired); "" on other legs.
 	paired string
-	t0     int64
-	req    *http.Request
-	body   *bodyTap
-	tw     *tape.ExchangeWriter
+	// model is the model the request names (its body's "model", else its
+	// path's), for the summary line.
+	model string
+	t0    int64
+	req   *http.Request
+	body  *bodyTap
+	tw    *tape.ExchangeWriter
 
 	// budget is what the watches may decode of the exchange's bodies (the
 	// decoded copies they check): coding.MaxStreamBody a body,
@@ -288,6 +293,10 @@ func (x *exchange) recordRequest(wrote *bool) {
 		Paired: x.paired,
 	})
 	*wrote = true
+	x.model = gjson.GetBytes(body, "model").String()
+	if x.model == "" {
+		x.model = protocol.ModelFromURL(x.req.URL.Path)
+	}
 	if note != "" {
 		x.tw.Note(x.rec.now(), note)
 	}
@@ -500,7 +509,7 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 	_, host := x.origin()
 	s := Summary{
 		Ex: x.ex, Method: x.req.Method, Path: x.req.URL.EscapedPath(), Status: status,
-		Host:    host,
+		Host: host, Model: x.model,
 		Outcome: outcome, Error: errText,
 		UpstreamBytes: x.upBytes, ClientBytes: bytes,
 		UpstreamEvents: x.upEvents, ClientEvents: events,

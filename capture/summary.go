@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -17,6 +18,7 @@ type Summary struct {
 	// (%1B stays %1B), without the query.
 	Path           string
 	Host           string // where the request went in forward mode; "" with one upstream
+	Model          string // the model the request names; "" when it names none
 	Status         int    // status written to the client
 	Outcome        tape.Outcome
 	Error          string
@@ -41,8 +43,12 @@ func (s Summary) String() string {
 	if s.NoUpstream {
 		up, ttfb = "-", "-"
 	}
-	line := fmt.Sprintf("#%d %s %s %d %s  up %s  client %s/%d ev  ttfb %s  %s",
-		s.Ex, visible.String(s.Method), visible.String(s.Host+s.Path), s.Status, s.Outcome,
+	model := ""
+	if s.Model != "" {
+		model = " " + visible.String(excerpt.Clip(s.Model, 40))
+	}
+	line := fmt.Sprintf("#%d %s %s%s %d %s  up %s  client %s/%d ev  ttfb %s  %s",
+		s.Ex, visible.String(s.Method), visible.String(s.Host+s.Path), model, s.Status, s.Outcome,
 		up, units.Bytes(s.ClientBytes), s.ClientEvents, ttfb, units.Duration(int64(s.Duration)))
 	if s.Error != "" {
 		line += "  (" + visible.String(s.Error) + ")"

@@ -32,8 +32,9 @@ type Options struct {
 	// Speed scales the recorded timing the mock upstream plays (0 sends
 	// at once).
 	Speed float64
-	// Dir is the directory for the demo's captures; "" means seam/demo in
-	// the user's cache directory, whose captures each run replaces.
+	// Dir is the directory for the demo's captures, whose files are never
+	// overwritten; "" means seam/demo in the user's cache directory, whose
+	// captures each run replaces.
 	Dir string
 	// Seam is the version of seam written in the captures' headers.
 	Seam string
@@ -102,20 +103,26 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 var demoFiles = []string{"demo-streams.ndjson", "demo-incident.ndjson"}
 
 // demoDir returns the directory the demo writes its captures in, made
-// when missing: dir when given, else seam's own under the user's cache
-// directory (the same one every run, so runs do not pile up temporary
-// directories), or a new temporary one when there is none to use. The
-// captures of an earlier run there are replaced.
+// when missing: dir when given (where an earlier run's captures are never
+// overwritten), else seam's own under the user's cache directory, the same
+// one every run so runs do not pile up temporary directories, whose
+// earlier captures each run replaces; or a new temporary directory when
+// there is no cache directory to use.
 func demoDir(dir string) (string, error) {
-	if dir == "" {
-		if cache, err := os.UserCacheDir(); err == nil && os.MkdirAll(filepath.Join(cache, "seam", "demo"), 0o700) == nil {
-			dir = filepath.Join(cache, "seam", "demo")
-		} else if dir, err = os.MkdirTemp("", "seam-demo-"); err != nil {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return "", fmt.Errorf("create demo directory: %w", err)
 		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create demo directory: %w", err)
+		return dir, nil
 	}
+	cache, err := os.UserCacheDir()
+	if err != nil || os.MkdirAll(filepath.Join(cache, "seam", "demo"), 0o700) != nil {
+		if dir, err = os.MkdirTemp("", "seam-demo-"); err != nil {
+			return "", fmt.Errorf("create demo directory: %w", err)
+		}
+		return dir, nil
+	}
+	dir = filepath.Join(cache, "seam", "demo")
 	for _, name := range demoFiles {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("replace the last demo's captures: %w", err)
