@@ -57,7 +57,10 @@ func Speed(x float64) Option {
 // "dup-delta", "reorder=2", "drop-terminal", "truncate=2048",
 // "disconnect=1.5s", "status=429:2", "latency=300ms",
 // "stall=2s@event:40", "jitter=20ms". Repeat it to combine faults; they
-// apply in order.
+// apply in order. [Server.Check] judges what a fault did to the stream as
+// it judges any stream (a status fault is an http.status error): a test
+// of how a client copes with a fault checks the client, or looks at
+// [Server.Exchanges].
 func Fault(spec string) Option {
 	return func(c *config) error {
 		c.faults = append(c.faults, spec)

@@ -112,7 +112,7 @@ func TestFaultSplitRune(t *testing.T) {
 	srv.Check(t)
 }
 
-// A request that matches nothing fails the test at cleanup with why.
+// A request that matches nothing fails the test, once, with why.
 func TestMiss(t *testing.T) {
 	x := recorded(t, chatTools)
 	other := *x
@@ -125,9 +125,12 @@ func TestMiss(t *testing.T) {
 	if resp.StatusCode != 404 {
 		t.Fatalf("status %d, want 404", resp.StatusCode)
 	}
+	if srv.Check(ft) {
+		t.Fatal("Check passed a request that matched nothing")
+	}
 	ft.run()
-	if got := ft.failures(); !strings.Contains(got, "miss POST /v1/chat/completions") || !strings.Contains(got, "Glasgow") {
-		t.Fatalf("cleanup reported %q", got)
+	if got := ft.failures(); strings.Count(got, "miss POST /v1/chat/completions") != 1 || !strings.Contains(got, "Glasgow") {
+		t.Fatalf("Check and cleanup reported %q", got)
 	}
 }
 
@@ -211,4 +214,63 @@ func TestNoGoroutineLeak(t *testing.T) {
 
 func TestMain(m *testing.M) {
 	os.Exit(m.Run())
+}
+
+const anthropic = "../fixtures/anthropic-tool-use.ndjson"
+
+// Several captures answer together; FailOn lowers the severity that
+// fails: the Anthropic stream's last event has no blank line after it,
+// a warning.
+func TestCapturesFailOn(t *testing.T) {
+	chat, msgs := recorded(t, chatTools), recorded(t, anthropic)
+	for _, warn := range []bool{false, true} {
+		opts := []seamtest.Option{seamtest.Speed(0), seamtest.Captures(anthropic)}
+		if warn {
+			opts = append(opts, seamtest.FailOn("warn"))
+		}
+		srv := seamtest.Serve(t, chatTools, opts...)
+		for _, x := range []*tape.Exchange{chat, msgs} {
+			if _, body := send(t, srv.Client(), srv.URL, x); !bytes.Equal(body, x.Upstream.Body()) {
+				t.Fatalf("%s: the body differs from the recording", x.Request.URL)
+			}
+		}
+		ft := newFakeT(t)
+		passed := srv.Check(ft)
+		if passed == warn || warn != strings.Contains(ft.failures(), "warn sse.unterminated-event") {
+			t.Errorf("FailOn warn %v: passed %v:\n%s", warn, passed, ft.failures())
+		}
+	}
+}
+
+// new_episodes replays what matches and records the rest, forwarded to
+// the upstream, into RecordTo.
+func TestModeNewEpisodes(t *testing.T) {
+	chat, msgs := recorded(t, chatTools), recorded(t, anthropic)
+	upstream := seamtest.Serve(t, anthropic, seamtest.Speed(0))
+	dir := t.TempDir()
+	ft := newFakeT(t)
+	srv := seamtest.Serve(ft, chatTools, seamtest.Speed(0), seamtest.Mode("new_episodes"), seamtest.Upstream(upstream.URL), seamtest.RecordTo(dir))
+	for _, x := range []*tape.Exchange{chat, msgs} {
+		if resp, body := send(t, srv.Client(), srv.URL, x); resp.StatusCode != 200 || !bytes.Equal(body, x.Upstream.Body()) {
+			t.Fatalf("%s: status %d, or the body differs from the recording", x.Request.URL, resp.StatusCode)
+		}
+	}
+	ft.run()
+	if ft.failures() != "" {
+		t.Fatal(ft.failures())
+	}
+	if n := len(upstream.Exchanges(t)); n != 1 {
+		t.Fatalf("the upstream answered %d requests, want the one new episode", n)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.ndjson"))
+	if len(files) != 1 {
+		t.Fatalf("recordings in RecordTo: %v", files)
+	}
+	c, err := tape.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Exchanges) != 1 || c.Exchanges[0].Request.URL != "/v1/messages" || !bytes.Equal(c.Exchanges[0].Client.Body(), msgs.Upstream.Body()) {
+		t.Fatalf("recorded %d exchanges", len(c.Exchanges))
+	}
 }

@@ -50,6 +50,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	served []replay.Served
+	told   int // served[:told] were looked at for misses
 	closed bool
 }
 
@@ -278,16 +279,18 @@ func (s *Server) log(v replay.Served) {
 	s.mu.Unlock()
 }
 
-// misses returns the requests the mock answered with a 404.
+// misses returns the requests the mock answered with a 404 that no
+// earlier call returned: each fails the test once.
 func (s *Server) misses() []replay.Served {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []replay.Served
-	for _, v := range s.served {
+	for _, v := range s.served[s.told:] {
 		if v.Exchange == "" {
 			out = append(out, v)
 		}
 	}
+	s.told = len(s.served)
 	return out
 }
 
