@@ -20,7 +20,7 @@ import (
 // CassetteOptions tune WriteGoVCR and WriteVCRpy.
 type CassetteOptions struct {
 	// Context, when set, stops the writing once it is done, before the
-	// next exchange, with its error (nothing is written then).
+	// next exchange, with its error (the cassette is then cut short).
 	Context context.Context
 }
 
@@ -35,8 +35,9 @@ type CassetteOptions struct {
 // users strip Authorization with a hook before saving). Exchanges without
 // a response, and WebSockets, which a cassette cannot hold, are skipped.
 func WriteGoVCR(w io.Writer, cs []*Capture, opts CassetteOptions) error {
-	var items []*node
-	err := eachInteraction(cs, opts, func(it interaction) {
+	cw := &cassetteWriter{w: w}
+	cw.line("version: 2")
+	err := eachInteraction(cs, opts, func(it interaction) error {
 		req := mapping(
 			"proto", str("HTTP/1.1"), "proto_major", num(1), "proto_minor", num(1),
 			"content_length", num(int64(len(it.reqBody))),
@@ -56,13 +57,15 @@ func WriteGoVCR(w io.Writer, cs []*Capture, opts CassetteOptions) error {
 			"code", num(int64(it.status)),
 			"duration", str(it.duration.String()),
 		)
-		items = append(items, mapping("id", num(int64(len(items))), "request", req, "response", resp))
+		return cw.item(mapping("id", num(int64(cw.n)), "request", req, "response", resp))
 	})
+	if err == nil {
+		err = cw.end()
+	}
 	if err != nil {
 		return fmt.Errorf("write go-vcr cassette: %w", err)
 	}
-	doc := mapping("version", num(2), "interactions", seq(items))
-	return writeYAML(w, doc, "go-vcr cassette")
+	return nil
 }
 
 // WriteVCRpy writes the exchanges of cs as one VCR.py cassette (its
@@ -71,8 +74,8 @@ func WriteGoVCR(w io.Writer, cs []*Capture, opts CassetteOptions) error {
 // loads as bytes; a header whose value was redacted is left out, as
 // VCR.py's filter_headers leaves it.
 func WriteVCRpy(w io.Writer, cs []*Capture, opts CassetteOptions) error {
-	var items []*node
-	err := eachInteraction(cs, opts, func(it interaction) {
+	cw := &cassetteWriter{w: w}
+	err := eachInteraction(cs, opts, func(it interaction) error {
 		reqBody := &node{scalar: "null"}
 		if len(it.reqBody) > 0 {
 			reqBody = body(it.reqBody)
@@ -83,13 +86,58 @@ func WriteVCRpy(w io.Writer, cs []*Capture, opts CassetteOptions) error {
 			"headers", headerNode(it.respHeaders),
 			"status", mapping("code", num(int64(it.status)), "message", str(http.StatusText(it.status))),
 		)
-		items = append(items, mapping("request", req, "response", resp))
+		return cw.item(mapping("request", req, "response", resp))
 	})
+	if err == nil {
+		err = cw.end()
+	}
+	if err == nil {
+		err = cw.line("version: 1")
+	}
 	if err != nil {
 		return fmt.Errorf("write VCR.py cassette: %w", err)
 	}
-	doc := mapping("interactions", seq(items), "version", num(1))
-	return writeYAML(w, doc, "VCR.py cassette")
+	return nil
+}
+
+// cassetteWriter writes a cassette's interactions as they come, so that
+// it holds no more than one exchange's text.
+type cassetteWriter struct {
+	w   io.Writer
+	n   int // interactions written
+	buf bytes.Buffer
+	err error
+}
+
+func (cw *cassetteWriter) line(s string) error {
+	if cw.err == nil {
+		_, cw.err = io.WriteString(cw.w, s+"\n")
+	}
+	return cw.err
+}
+
+// item writes one interaction, under the "interactions:" key it writes
+// before the first.
+func (cw *cassetteWriter) item(n *node) error {
+	if cw.n == 0 {
+		cw.line("interactions:")
+	}
+	cw.n++
+	cw.buf.Reset()
+	cw.buf.WriteString("  - ")
+	n.writeInline(&cw.buf, 4)
+	if cw.err == nil {
+		_, cw.err = cw.w.Write(cw.buf.Bytes())
+	}
+	return cw.err
+}
+
+// end writes an empty interactions list when there was no interaction.
+func (cw *cassetteWriter) end() error {
+	if cw.n == 0 {
+		return cw.line("interactions: []")
+	}
+	return cw.err
 }
 
 // NoUpstream is the base URL a cassette gives the requests of a capture
@@ -110,7 +158,7 @@ type interaction struct {
 
 // eachInteraction calls f with every exchange of cs that a cassette can
 // hold, redacted.
-func eachInteraction(cs []*Capture, opts CassetteOptions, f func(interaction)) error {
+func eachInteraction(cs []*Capture, opts CassetteOptions, f func(interaction) error) error {
 	for _, c := range cs {
 		for _, x := range c.Exchanges {
 			if opts.Context != nil {
@@ -161,13 +209,16 @@ func eachInteraction(cs []*Capture, opts CassetteOptions, f func(interaction)) e
 			} else if n := len(side.Chunks); n > 0 {
 				end = side.Chunks[n-1].T
 			}
-			f(interaction{
+			err := f(interaction{
 				method: req.Method, url: full, host: host, form: form,
 				reqHeaders: cassetteHeaders(req.Headers, "host", "content-length"), reqBody: req.Body,
 				respHeaders: cassetteHeaders(redactHeaderMap(side.Response.Headers), "content-length"),
 				body:        respBody, status: side.Response.Status,
 				duration: time.Duration(max(end-req.T, 0)),
 			})
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -237,8 +288,6 @@ func mapping(kv ...any) *node {
 	}
 	return n
 }
-
-func seq(items []*node) *node { return &node{isSeq: true, items: items} }
 
 // formNode maps each form name, in sorted order, to its values.
 func formNode(f url.Values) *node {
@@ -347,14 +396,4 @@ func (n *node) writeInline(b *bytes.Buffer, indent int) {
 	default:
 		b.WriteString(n.scalar + "\n")
 	}
-}
-
-// writeYAML writes doc in one piece.
-func writeYAML(w io.Writer, doc *node, what string) error {
-	var b bytes.Buffer
-	doc.write(&b, 0)
-	if _, err := w.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", what, err)
-	}
-	return nil
 }

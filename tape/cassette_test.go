@@ -125,3 +125,23 @@ func TestCassetteQuoteRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A cassette of nothing is an empty list, which the libraries load.
+func TestCassetteEmpty(t *testing.T) {
+	for name, write := range map[string]func(*bytes.Buffer) error{
+		"govcr": func(b *bytes.Buffer) error { return tape.WriteGoVCR(b, nil, tape.CassetteOptions{}) },
+		"vcrpy": func(b *bytes.Buffer) error { return tape.WriteVCRpy(b, nil, tape.CassetteOptions{}) },
+	} {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Version      int   `yaml:"version"`
+			Interactions []any `yaml:"interactions"`
+		}
+		if err := yaml.Unmarshal(b.Bytes(), &doc); err != nil || doc.Version == 0 || doc.Interactions == nil || len(doc.Interactions) != 0 {
+			t.Errorf("%s: %v: %q", name, err, b.String())
+		}
+	}
+}
