@@ -13,9 +13,11 @@
 // what was expected ([ImportFormats]).
 //
 // Out: [WriteHAR] and [WriteHARs] write an HTTP Archive (WebSocket
-// messages as Chrome's _webSocketMessages), [WriteCurl] a shell script
-// that replays an exchange's request with curl, secrets read from the
-// environment.
+// messages as Chrome's _webSocketMessages), [WriteGoVCR] and [WriteVCRpy]
+// cassettes go-vcr (v3, v4) and VCR.py replay, bodies byte for byte, and
+// [WriteCurl] a shell script that replays an exchange's request with curl,
+// secrets read from the environment. What goes out is redacted as the
+// recorder redacts.
 //
 // It judges nothing (package inspect does) and opens no files (package
 // captures finds and sniffs them).

@@ -31,8 +31,8 @@ type exportOptions struct {
 func exportCommand() *command {
 	return &command{
 		name:    "export",
-		summary: "write a capture out as HAR, a raw body per side, or a curl command",
-		usage:   "seam export --format har|sse|curl [--ex N|CAPTURE#N] [--where FILTER] [--side upstream|client] CAPTURE|DIR...",
+		summary: "write a capture out as HAR, a go-vcr or VCR.py cassette, a raw body per side, or a curl command",
+		usage:   "seam export --format har|govcr|vcrpy|sse|curl [--ex N|CAPTURE#N] [--where FILTER] [--side upstream|client] CAPTURE|DIR...",
 		help:    exportHelp,
 		example: "seam export --format curl --ex 2 capture.ndjson",
 		new:     func() runner { return &exportOptions{} },
@@ -46,6 +46,12 @@ Writes a capture in another format on stdout:
   har   an HTTP Archive 1.2 document, one entry per exchange, with the
         response as the client received it, for browsers' and proxies' tools
         (a compressed body is given decoded, its wire size kept)
+  govcr a go-vcr cassette (format version 2, as go-vcr v3 and v4 load it),
+        an interaction per exchange with the response as the client
+        received it, its body byte for byte (compressed as sent, !!binary
+        when not UTF-8); redacted headers are left out, as a go-vcr hook
+        strips them
+  vcrpy a VCR.py cassette (its YAML serializer), likewise
   sse   the body of one exchange's side (--side client by default), byte
         for byte, to replay with any tool or diff with another; a body sent
         with a Content-Encoding is decoded (--wire keeps the bytes as sent)
@@ -60,13 +66,15 @@ Writes a capture in another format on stdout:
         upstream stopped with the demo (the command says so in a comment)
 
 Several captures, or a directory (the captures in it and below it), make
-one HAR with every exchange, each entry's comment naming its capture; sse
-and curl then want --ex CAPTURE#N. --where exports only the exchanges a
-filter selects (seam help where): a HAR of them, or, for sse and curl, the
-one it selects.`
+one HAR (or cassette) with every exchange, each entry's comment naming its
+capture; sse and curl then want --ex CAPTURE#N. --where exports only the
+exchanges a filter selects (seam help where): a HAR or cassette of them,
+or, for sse and curl, the one it selects. A cassette holds HTTP exchanges
+with a response: WebSockets and exchanges cut before their response are
+left out.`
 
 func (o *exportOptions) flags(fs *flag.FlagSet) {
-	fs.StringVar(&o.format, "format", "", "output `format`: har, sse or curl (required)")
+	fs.StringVar(&o.format, "format", "", "output `format`: har, govcr, vcrpy, sse or curl (required)")
 	fs.Var(&o.ex, "ex", "exchange `N` for sse and curl, CAPTURE#N among several captures (default 1)")
 	fs.StringVar(&o.where, "where", "", "export only the exchanges `filter` selects (seam help where)")
 	fs.StringVar(&o.side, "side", "client", "`side` for sse: upstream or client")
@@ -84,11 +92,11 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 		return &usageError{cmd: "export", msg: fmt.Sprintf("--side %q: want upstream or client", o.side), example: example}
 	}
 	switch o.format {
-	case "har", "sse", "curl":
+	case "har", "govcr", "vcrpy", "sse", "curl":
 	case "":
-		return &usageError{cmd: "export", msg: "--format is required: har, sse or curl", example: example}
+		return &usageError{cmd: "export", msg: "--format is required: har, govcr, vcrpy, sse or curl", example: example}
 	default:
-		return &usageError{cmd: "export", msg: fmt.Sprintf("unknown --format %q: want har, sse or curl", o.format), example: example}
+		return &usageError{cmd: "export", msg: fmt.Sprintf("unknown --format %q: want har, govcr, vcrpy, sse or curl", o.format), example: example}
 	}
 	for _, f := range []struct{ name, format string }{{"side", "sse"}, {"wire", "sse"}, {"upstream", "curl"}} {
 		if o.format != f.format && isSet(fs, f.name) {
@@ -98,12 +106,12 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	if fs.NArg() > 1 || isDir(fs.Arg(0)) || o.where != "" || o.ex.capture != "" {
 		return exportMany(ctx, e, fs.Args(), o, side)
 	}
-	if o.format == "har" {
+	if whole(o.format) {
 		c, err := captures.Load(ctx, fs.Arg(0), e.open())
 		if err != nil {
 			return err
 		}
-		return convert.WriteHARWith(e.stdout, c, convert.HAROptions{Creator: version, Decode: coding.Decode, Context: ctx})
+		return writeWhole(ctx, e, o.format, []*tape.Capture{c})
 	}
 	n := max(o.ex.n, 1)
 	h, x, notes, err := oneExchange(ctx, e, fs.Arg(0), n)
@@ -121,6 +129,21 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 		fmt.Fprintf(e.stdout, "# The upstream below was seam demo's mock upstream, which stopped when the demo\n# ended. To send this request, answer it from the capture and retarget:\n#   %s\n#   %s | sh\n", visible.String(serve), visible.String(again))
 	}
 	return exportOne(e, o, side, h, x)
+}
+
+// whole reports whether format writes every exchange selected in one
+// document: a HAR or a cassette.
+func whole(format string) bool { return format == "har" || format == "govcr" || format == "vcrpy" }
+
+// writeWhole writes caps as one document of a format whole reports.
+func writeWhole(ctx context.Context, e *env, format string, caps []*tape.Capture) error {
+	switch format {
+	case "govcr":
+		return convert.WriteGoVCR(e.stdout, caps, convert.CassetteOptions{Context: ctx})
+	case "vcrpy":
+		return convert.WriteVCRpy(e.stdout, caps, convert.CassetteOptions{Context: ctx})
+	}
+	return convert.WriteHARs(e.stdout, caps, convert.HAROptions{Creator: version, Decode: coding.Decode, Context: ctx})
 }
 
 // demoCapture reports whether a capture with these notes was recorded by
@@ -168,7 +191,7 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 	if err != nil {
 		return err
 	}
-	if o.format != "har" && o.ex.n != 0 && o.ex.capture == "" && len(paths) > 1 {
+	if !whole(o.format) && o.ex.n != 0 && o.ex.capture == "" && len(paths) > 1 {
 		return &usageError{cmd: "export", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
 			example: "seam export --format " + o.format + " --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
 	}
@@ -192,8 +215,8 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 	if err != nil {
 		return err
 	}
-	if o.format == "har" {
-		return convert.WriteHARs(e.stdout, caps, convert.HAROptions{Creator: version, Decode: coding.Decode, Context: ctx})
+	if whole(o.format) {
+		return writeWhole(ctx, e, o.format, caps)
 	}
 	var found []string
 	for _, c := range caps {
