@@ -322,7 +322,7 @@ func (g gap) title(side string) string {
 		return side + ": no bytes for " + d + " before the stream ended"
 	}
 	return side + ": no bytes for " + d + " after chunk " + strconv.Itoa(g.after) +
-		" (t=" + units.Duration(g.from) + ")"
+		" (" + units.Duration(g.from) + " after the request)"
 }
 
 // stalls returns the gaps of a side longer than threshold: between

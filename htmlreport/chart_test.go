@@ -26,7 +26,7 @@ func TestStalls(t *testing.T) {
 	if len(got) != 2 || got[0] != (gap{from: 100 * ms, to: 500 * ms, after: 1}) || got[1] != (gap{from: 550 * ms, to: 900 * ms, after: 3, end: true}) {
 		t.Fatalf("stalls over 300ms: %+v", got)
 	}
-	if title := got[0].title("client"); title != "client: no bytes for 400ms after chunk 1 (t=100ms)" {
+	if title := got[0].title("client"); title != "client: no bytes for 400ms after chunk 1 (100ms after the request)" {
 		t.Errorf("title %q", title)
 	}
 	if title := got[1].title("client"); title != "client: no bytes for 350ms before the stream ended" {

@@ -52,7 +52,7 @@ func TestIncidentPage(t *testing.T) {
 	if len(v) != 1 {
 		t.Fatalf("%d verdict lines, want 1", len(v))
 	}
-	for _, want := range []string{"openai-chat", "complete", "error", "xml.unclosed-closer", "at ex 1 client event 282 (chunk 282, byte 54805, t=4.034s)"} {
+	for _, want := range []string{"openai-chat", "complete", "error", "xml.unclosed-closer", "at ex 1 client event 282 (chunk 282, byte 54805, 4.034s into the capture)"} {
 		if !strings.Contains(text(v[0]), want) {
 			t.Errorf("verdict %q lacks %q", text(v[0]), want)
 		}

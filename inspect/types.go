@@ -80,7 +80,8 @@ type Pointer struct {
 	T int64 `json:"t"`
 }
 
-// String renders the pointer the way the text report prints it.
+// String renders the pointer the way the text report prints it: "ex 1
+// client event 282 (chunk 282, byte 54805, 5ms into the capture)".
 func (p Pointer) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ex %d", p.Ex)
@@ -89,11 +90,21 @@ func (p Pointer) String() string {
 	}
 	switch {
 	case p.Event >= 0:
-		fmt.Fprintf(&b, " event %d (chunk %d, byte %d, t=%s)", p.Event, p.Chunk, p.Off, units.Duration(p.T))
+		fmt.Fprintf(&b, " event %d (chunk %d, byte %d, %s)", p.Event, p.Chunk, p.Off, p.when())
 	case p.Chunk >= 0:
-		fmt.Fprintf(&b, " chunk %d (byte %d, t=%s)", p.Chunk, p.Off, units.Duration(p.T))
+		fmt.Fprintf(&b, " chunk %d (byte %d, %s)", p.Chunk, p.Off, p.when())
 	}
 	return b.String()
+}
+
+// when says when the pointer's chunk came, labelled with its clock: the
+// capture's ("1.22s into the capture"), as every other time seam shows is
+// since the exchange's request ("ttfb 255ms", the timeline, the chart).
+func (p Pointer) when() string {
+	if p.T < 0 {
+		return "time unknown"
+	}
+	return units.Duration(p.T) + " into the capture"
 }
 
 // Finding is one thing a detector noticed.
