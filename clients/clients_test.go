@@ -23,19 +23,8 @@ const (
 	done     = streamtest.Done
 )
 
-// chunksOf splits body into chunks of at most n bytes (n <= 0: one chunk),
-// stamped 1 ms apart, as a side records them.
-func chunksOf(side tape.Side, body []byte, n int) []tape.Chunk {
-	if n <= 0 {
-		n = len(body)
-	}
-	var cs []tape.Chunk
-	for off := 0; off < len(body); off += n {
-		end := min(off+n, len(body))
-		cs = append(cs, tape.Chunk{Ex: 1, Side: side, T: int64(len(cs)+1) * 1e6, Off: int64(off), Data: body[off:end]})
-	}
-	return cs
-}
+// chunksOf is streamtest.Chunks.
+var chunksOf = streamtest.Chunks
 
 // emulate parses and assembles a streamed body of the endpoint at url as
 // package protocol does and returns what each client reading its

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/fixtures"
+	"github.com/seam-dev/seam/internal/streamtest"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 )
@@ -35,7 +36,7 @@ func randomChunks(rng *rand.Rand, side tape.Side, body []byte) []tape.Chunk {
 func TestPassthroughHasNoStructuralFinding(t *testing.T) {
 	t.Parallel()
 	bodies := map[string][]byte{}
-	for _, pattern := range []string{filepath.Join(realworld, "*.sse"), filepath.Join("..", "fixtures", "incident", "*.sse")} {
+	for _, pattern := range []string{filepath.Join(streamtest.Realworld, "*.sse"), filepath.Join("..", "fixtures", "incident", "*.sse")} {
 		files, err := filepath.Glob(pattern)
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no streams for %s: %v", pattern, err)

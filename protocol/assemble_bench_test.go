@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/seam-dev/seam/framing"
+	"github.com/seam-dev/seam/internal/streamtest"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -16,12 +17,12 @@ var assembleStreams = []struct {
 	p     Protocol
 	files []string
 }{
-	{"chat", Chat, []string{realworld + "/openai-chat-long-text.sse", realworld + "/openai-chat-parallel-tool-calls.sse",
-		realworld + "/openai-chat-n3-choices.sse", providers + "/mistral/mistral-stream-tool-call.sse"}},
-	{"responses", Responses, []string{realworld + "/pydantic-ai-openai-responses-stream.1.sse",
-		realworld + "/pydantic-ai-openai-responses-streaming-usage.sse", "../fixtures/round3/rubyopenai-responses-stream.1.sse"}},
-	{"anthropic", Anthropic, []string{realworld + "/anthropic-sdk-tool-use-response.sse",
-		realworld + "/anthropic-sdk-incomplete-partial-json-response.sse", "../fixtures/round3/llmanthropic-web-search-stream.1.sse"}},
+	{"chat", Chat, []string{streamtest.Realworld + "/openai-chat-long-text.sse", streamtest.Realworld + "/openai-chat-parallel-tool-calls.sse",
+		streamtest.Realworld + "/openai-chat-n3-choices.sse", providers + "/mistral/mistral-stream-tool-call.sse"}},
+	{"responses", Responses, []string{streamtest.Realworld + "/pydantic-ai-openai-responses-stream.1.sse",
+		streamtest.Realworld + "/pydantic-ai-openai-responses-streaming-usage.sse", "../fixtures/round3/rubyopenai-responses-stream.1.sse"}},
+	{"anthropic", Anthropic, []string{streamtest.Realworld + "/anthropic-sdk-tool-use-response.sse",
+		streamtest.Realworld + "/anthropic-sdk-incomplete-partial-json-response.sse", "../fixtures/round3/llmanthropic-web-search-stream.1.sse"}},
 	{"gemini", Gemini, []string{providers + "/gemini/gemini-fb-googleai-basic-reply-long.sse",
 		providers + "/gemini/gemini-fb-googleai-thinking-function-call.sse", providers + "/gemini/gemini-langchaingo-json-array-stream.body.json"}},
 	{"converse", BedrockConverse, []string{providers + "/bedrock/bedrock-converse-stream-claude3-tool-use.eventstream",

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/seam-dev/seam/internal/streamtest"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -23,7 +24,7 @@ import (
 // names match pattern, and their total size.
 func benchPayloads(b *testing.B, pattern string) ([]string, int64) {
 	b.Helper()
-	files, err := filepath.Glob(filepath.Join(realworld, pattern))
+	files, err := filepath.Glob(filepath.Join(streamtest.Realworld, pattern))
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no recorded streams match %s: %v", pattern, err)
 	}

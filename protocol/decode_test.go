@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seam-dev/seam/internal/streamtest"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -48,12 +49,12 @@ var decodeCases = []string{
 func decodeSeeds(t testing.TB) []string {
 	t.Helper()
 	seeds := append([]string(nil), decodeCases...)
-	files, err := filepath.Glob(filepath.Join(realworld, "*.sse"))
+	files, err := filepath.Glob(filepath.Join(streamtest.Realworld, "*.sse"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Fatalf("no recorded streams in %s", realworld)
+		t.Fatalf("no recorded streams in %s", streamtest.Realworld)
 	}
 	for _, f := range files {
 		for _, e := range ParseSide(chunksOf(tape.Upstream, readTestdata(t, filepath.Base(f)), 0), nil).Events {

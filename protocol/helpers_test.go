@@ -1,41 +1,17 @@
 package protocol
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/seam-dev/seam/internal/streamtest"
 	"github.com/seam-dev/seam/tape"
 )
 
-// chunksOf splits body into chunks of at most n bytes (n <= 0: one chunk),
-// stamped 1 ms apart.
-func chunksOf(side tape.Side, body []byte, n int) []tape.Chunk {
-	if n <= 0 {
-		n = len(body)
-	}
-	var cs []tape.Chunk
-	for off := 0; off < len(body); off += n {
-		end := min(off+n, len(body))
-		cs = append(cs, tape.Chunk{Ex: 1, Side: side, T: int64(len(cs)+1) * 1e6, Off: int64(off), Data: body[off:end]})
-	}
-	return cs
-}
+// chunksOf is streamtest.Chunks.
+var chunksOf = streamtest.Chunks
 
-// realworld is where the repository keeps the recorded streams of
-// ../shared/realworld (see fixtures/README.md for their provenance).
-const realworld = "../fixtures/realworld"
-
-// readTestdata reads a recorded stream from the repository's copy of the
-// real-world corpus.
-func readTestdata(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(realworld, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// readTestdata is streamtest.ReadRealworld.
+var readTestdata = streamtest.ReadRealworld
 
 // assembleFile parses and assembles a raw SSE body cut into chunks of the
 // given size.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/seam-dev/seam/framing"
+	"github.com/seam-dev/seam/internal/streamtest"
 	"github.com/seam-dev/seam/sse"
 )
 
@@ -35,8 +36,8 @@ func BenchmarkWatch(b *testing.B) {
 // Completions.
 func BenchmarkWatchProviders(b *testing.B) {
 	for _, c := range []struct{ name, file, url string }{
-		{"anthropic", realworld + "/anthropic-sdk-tool-use-response.sse", "/v1/messages"},
-		{"responses", realworld + "/pydantic-ai-openai-responses-stream.1.sse", "/v1/responses"},
+		{"anthropic", streamtest.Realworld + "/anthropic-sdk-tool-use-response.sse", "/v1/messages"},
+		{"responses", streamtest.Realworld + "/pydantic-ai-openai-responses-stream.1.sse", "/v1/responses"},
 		{"gemini", providers + "/gemini/gemini-fb-googleai-basic-reply-long.sse", "/v1beta/models/m:streamGenerateContent"},
 		{"gemini-array", providers + "/gemini/gemini-langchaingo-json-array-stream.body.json", "/v1beta/models/m:streamGenerateContent"},
 		{"cohere", providers + "/cohere/cohere-v2-stream-text.sse", "/v2/chat"},
