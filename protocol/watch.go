@@ -37,9 +37,18 @@ type Watch struct {
 	feedTerminal bool
 	ends         []int64
 	terminalAt   int64
+	// feedFinished is finished before the last Feed, and finishMarks
+	// where it changed since (the end offset of the event that changed
+	// it, and its new value).
+	feedFinished bool
+	finishMarks  []finishMark
 
 	// inner holds a Bedrock Invoke chunk's decoded bytes.
 	inner []byte
+	// finished says the last Chat chunk with a delta gave its choice a
+	// finish_reason: a stream that then ends without [DONE] ended there
+	// (Perplexity and some gateways send none; the SDKs read to EOF).
+	finished bool
 }
 
 // NewWatch returns a Watch for a body served with the Content-Type ct in
@@ -72,7 +81,7 @@ func (w *Watch) Framing() framing.Kind { return w.kind }
 // bytes unchanged but, going away, not all of them.
 func (w *Watch) Prefix(n int64) (events int, terminal bool) {
 	if n >= w.fed {
-		return w.events, w.terminal
+		return w.events, w.terminal || w.proto == Chat && w.finished
 	}
 	events = w.feedEvents
 	for _, end := range w.ends {
@@ -80,12 +89,21 @@ func (w *Watch) Prefix(n int64) (events int, terminal bool) {
 			events++
 		}
 	}
-	return events, w.feedTerminal || w.terminalAt >= 0 && w.terminalAt <= n
+	finished := w.feedFinished
+	for _, m := range w.finishMarks {
+		if m.end <= n {
+			finished = m.finished
+		}
+	}
+	// A Chat stream cut where its choices had finished ended there, as
+	// Close says of a whole one.
+	return events, w.feedTerminal || w.terminalAt >= 0 && w.terminalAt <= n || w.proto == Chat && finished
 }
 
 // Feed follows the next bytes of the body.
 func (w *Watch) Feed(p []byte) {
 	w.feedEvents, w.feedTerminal, w.ends = w.events, w.terminal, w.ends[:0]
+	w.feedFinished, w.finishMarks = w.finished, w.finishMarks[:0]
 	w.fed += int64(len(p))
 	if w.parser == nil {
 		if len(w.head) == 0 && enoughHead(p) {
@@ -131,6 +149,12 @@ func (w *Watch) Close() {
 		// No event told the protocol (none came, or none it knows): the
 		// endpoint does, for a body that is the stream its type declares.
 		w.proto = FromURL(w.url)
+	}
+	if !w.terminal && w.proto == Chat && w.finished {
+		// A Chat stream whose choices had finished, ended by the body's
+		// end without [DONE]: complete as the SDKs read it (inspect says
+		// chat.no-done), its end the body's.
+		w.terminal, w.terminalAt = true, w.fed
 	}
 }
 
@@ -180,6 +204,64 @@ func (w *Watch) onFrame(f framing.Frame, data []byte) {
 		w.terminal = true
 		w.terminalAt = f.End
 	}
+	if w.proto == Chat && !w.terminal {
+		w.noteFinish(data, f.End)
+	}
+}
+
+// finishTail is how far from a Chat chunk's end its finish_reason is
+// looked for first: the choices come last but for a usage or
+// system_fingerprint member, so the whole chunk is read only when it is
+// not there.
+const finishTail = 128
+
+// finishIsString reports whether a Chat chunk's finish_reason is a
+// string (a reason, not null). It looks back from the chunk's end, colon
+// by colon, over its last finishTail bytes first (one comparison for the
+// usual chunk, which ends in "finish_reason":null}]}).
+func finishIsString(data []byte) bool {
+	i := -1
+	for j := len(data) - 1; j >= max(len(finishKey)-1, len(data)-finishTail); j-- {
+		if data[j] == ':' && bytes.Equal(data[j+1-len(finishKey):j+1], finishKey) {
+			i = j + 1 - len(finishKey)
+			break
+		}
+	}
+	if i < 0 {
+		if i = bytes.Index(data, finishKey); i < 0 {
+			return false
+		}
+	}
+	rest := bytes.TrimLeft(data[i+len(finishKey):], " ")
+	return len(rest) > 0 && rest[0] == '"'
+}
+
+// finishMark is where a Chat stream's finished state changed.
+type finishMark struct {
+	end      int64
+	finished bool
+}
+
+var (
+	finishKey = []byte(`"finish_reason":`)
+	deltaKey  = []byte(`"delta"`)
+)
+
+// noteFinish follows whether a Chat stream's choices have finished: a
+// chunk with a finish_reason finishes it, a later chunk with a delta and
+// none reopens it (another choice still streams), and one with neither (a
+// usage chunk) leaves it as it is.
+func (w *Watch) noteFinish(data []byte, end int64) {
+	finished := w.finished
+	if finishIsString(data) {
+		finished = true
+	} else if bytes.Contains(data, deltaKey) {
+		finished = false
+	}
+	if finished != w.finished {
+		w.finished = finished
+		w.finishMarks = append(w.finishMarks, finishMark{end, finished})
+	}
 }
 
 // detect tells the protocol from one event, as Detect does, within the
@@ -219,6 +301,8 @@ func (w *Watch) isTerminal(f *framing.Frame, data []byte) bool {
 		return geminiTerminal(data)
 	case Ollama:
 		return ollamaTerminal(data)
+	case Chat:
+		return false // [DONE] ends it; its chunks carry no "type"
 	}
 	// Payloads sent without an event name carry their type in the JSON
 	// (Chat Completions chunks have no "type" at all).

@@ -217,3 +217,32 @@ func TestWatchDetectsAsDetect(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchChatWithoutDone: a Chat stream whose choices finished and whose
+// body then ended without data: [DONE] (Perplexity, some gateways) ended
+// as the SDKs read it; one cut before a choice finished, or while another
+// choice still streamed, did not.
+func TestWatchChatWithoutDone(t *testing.T) {
+	t.Parallel()
+	const (
+		a      = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n\n"
+		b1     = "data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"b\"}}]}\n\n"
+		fin0   = "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+		fin1   = "data: {\"choices\":[{\"index\":1,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+		usage  = "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3}}\n\n"
+		nullFR = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"c\"},\"finish_reason\":null}]}\n\n"
+	)
+	for body, ended := range map[string]bool{
+		a + fin0:                  true,
+		a + fin0 + usage:          true,
+		a + nullFR:                false,
+		a:                         false,
+		a + b1 + fin0 + b1:        false,
+		a + b1 + fin0 + b1 + fin1: true,
+	} {
+		w := watchBody("text/event-stream", "/v1/chat/completions", []byte(body), 7)
+		if w.Terminal() != ended {
+			t.Errorf("%q: ended %v, want %v", body, w.Terminal(), ended)
+		}
+	}
+}

@@ -160,10 +160,7 @@ func checkSDKCapture(t *testing.T, file string, results map[string]sdkResult) {
 
 // cutDisagreements are the streams their SDK reads to the end and seam
 // calls cut, with the issue item that fixes them.
-var cutDisagreements = map[string]string{
-	"mistral-text-no-done": "issue 21 item 6 (a Chat stream ended by its finish reason and EOF, without [DONE]: " +
-		"inspect no longer warns stream.no-terminal, but the recorder still ends both sides \"truncated\", so inspect warns stream.outcome)",
-}
+var cutDisagreements = map[string]string{}
 
 // sdkDisagreements are the streams an SDK fails on and seam passes (no
 // error-level finding), with what seam says instead.
