@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/internal/textdiff"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -155,7 +156,7 @@ func diffSides(kind string, a, b diffSide) *Diff {
 }
 
 // compareSides is diffSides; with edits set, it also returns the edits of
-// the whole texts before semantic cleanup, as textDiff of the two texts
+// the whole texts before semantic cleanup, as textdiff.Diff of the two texts
 // gives them, for diff.boundary-dedupe, which reads the small deletions
 // the cleanup merges (nil when there is no deletion).
 func compareSides(kind string, a, b diffSide, edits bool) (*Diff, []diffmatchpatch.Diff) {
@@ -164,22 +165,22 @@ func compareSides(kind string, a, b diffSide, edits bool) (*Diff, []diffmatchpat
 		return d, nil
 	}
 	// The diff library reads text as runes: text that is not UTF-8 is
-	// diffed as validText gives it and the diff mapped back onto its
-	// bytes (bytesBack).
+	// diffed as textdiff.ValidText gives it and the diff mapped back onto its
+	// bytes (textdiff.BytesBack).
 	at, bt := a.text, b.text
 	proxied := !utf8.ValidString(at) || !utf8.ValidString(bt)
 	if proxied {
-		at, bt = validText(at), validText(bt)
+		at, bt = textdiff.ValidText(at), textdiff.ValidText(bt)
 	}
 	// Strip the common prefix and suffix first, so that semantic cleanup
 	// cannot slide an edit away from the byte where the texts first differ
 	// (it would, when the inserted text repeats what precedes it).
 	pre, suf := CommonAffixes(at, bt)
 	dmp := diffmatchpatch.New()
-	raw := textDiff(at[pre:len(at)-suf], bt[pre:len(bt)-suf])
+	raw := textdiff.Diff(at[pre:len(at)-suf], bt[pre:len(bt)-suf])
 	var whole []diffmatchpatch.Diff
 	if edits && slices.ContainsFunc(raw, func(d diffmatchpatch.Diff) bool { return d.Type == diffmatchpatch.DiffDelete }) {
-		// The common ends around the edits, merged as textDiff merges the
+		// The common ends around the edits, merged as textdiff.Diff merges the
 		// edits of whole texts (an edit slides left into the prefix when
 		// it repeats its end). Without a deletion there is nothing for
 		// diff.boundary-dedupe to read.
@@ -198,7 +199,7 @@ func compareSides(kind string, a, b diffSide, edits bool) (*Diff, []diffmatchpat
 	diffs = append(diffs, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: at[:pre]})
 	diffs = append(diffs, mid...)
 	if proxied {
-		diffs, whole = bytesBack(diffs, a.text, b.text), bytesBack(whole, a.text, b.text)
+		diffs, whole = textdiff.BytesBack(diffs, a.text, b.text), textdiff.BytesBack(whole, a.text, b.text)
 	}
 	// Group changes into hunks: runs of non-equal diffs, merged across
 	// equal stretches shorter than mergeGap bytes.

@@ -13,6 +13,7 @@ import (
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/request"
+	"github.com/seam-dev/seam/requestdiff"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -99,7 +100,7 @@ type ExchangeReport struct {
 	Diffs    []*Diff   `json:"diffs,omitempty"`
 	// RequestDiff, in a sandwich recording, compares the client's request
 	// with the one the proxy under test sent upstream.
-	RequestDiff *RequestDiff `json:"request_diff,omitempty"`
+	RequestDiff *requestdiff.Diff `json:"request_diff,omitempty"`
 	// Paired, in a sandwich recording, says how the request the proxy
 	// under test sent upstream was paired with the client's: "header",
 	// "content", "order" or "none" (tape.Request's Paired); empty when the
@@ -290,7 +291,7 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 		ctx.req = request.Parse(x.Request.Body)
 		rep.Model, rep.req = cmp.Or(ctx.req.Model, protocol.ModelFromURL(x.Request.URL)), ctx.req
 	}
-	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest, ctx.req)
+	rep.RequestDiff = requestdiff.Compare(x.Request, x.UpstreamRequest, ctx.req)
 	if x.UpstreamRequest != nil {
 		rep.Paired = x.UpstreamRequest.Paired
 	}
@@ -534,7 +535,7 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		if body == "" || len(body) > errorBodyHead {
 			body = string(head(chunks, errorBodyHead))
 		}
-		sr.Message.Error = httpError(sd.Response.Headers, body)
+		sr.Message.Error = protocol.HTTPError(sd.Response.Headers, body)
 	}
 	sr.Metrics = sideMetrics(sd.Chunks, sr.Message.Usage, stallOf(opts))
 	return sr
