@@ -6,11 +6,6 @@ import (
 	"github.com/seam-dev/seam/tape"
 )
 
-// errorBodyHead is how much of a failed response's body is read for the
-// provider's message: error bodies are short, a hostile one is not read
-// whole.
-const errorBodyHead = 64 << 10
-
 // failed reports whether a status is an HTTP failure: 4xx or 5xx.
 func failed(status int) bool { return status >= 400 }
 
