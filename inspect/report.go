@@ -15,6 +15,7 @@ import (
 	"github.com/seam-dev/seam/requestdiff"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/timing"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -111,7 +112,7 @@ type ExchangeReport struct {
 	// Metrics are the gap, stall and throughput figures of the side
 	// clients received, its usage taken from the upstream side when it
 	// reports none.
-	Metrics *Metrics `json:"metrics,omitempty"`
+	Metrics *timing.Metrics `json:"metrics,omitempty"`
 	// Session says which session the exchange belongs to and what it
 	// extends; nil for a request without a message history.
 	Session *session.Ref `json:"session,omitempty"`
@@ -143,7 +144,7 @@ type SideReport struct {
 	Decoded  int64             `json:"decoded_bytes,omitempty"`
 	Message  *protocol.Message `json:"message"`
 	// Metrics are the side's gap, stall and throughput figures.
-	Metrics *Metrics `json:"metrics,omitempty"`
+	Metrics *timing.Metrics `json:"metrics,omitempty"`
 
 	ev  *protocol.Side
 	asm *protocol.Assembly
@@ -341,13 +342,13 @@ func (ctx *exCtx) readSides(im *tape.Imported, reqT int64) {
 		sr := inspectSide(s, trueOffsets(x, s, sd), ctx.rep.URL, ctx.opts, reqT, ctx.sides[tape.Upstream], ctx.open[s], budget)
 		if timesLie(x, s) {
 			sr.TTFB, sr.Dur = -1, -1
-			sr.Metrics.untime()
+			sr.Metrics.Untime()
 		}
 		if im != nil {
 			// An import has no chunk times: no time to first byte, no
 			// gaps, and no duration when the source has no times at all.
 			sr.TTFB = -1
-			sr.Metrics.untime()
+			sr.Metrics.Untime()
 			if im.Timing != tape.TimingPartial {
 				sr.Dur = -1
 			}
@@ -382,7 +383,7 @@ func (ctx *exCtx) chooseView() {
 	rep.Metrics = v.Metrics
 	if up := ctx.sides[tape.Upstream]; v.Message.Usage == nil && up != nil && up.Message.Usage != nil {
 		m := *v.Metrics
-		m.setUsage(up.Message.Usage, ctx.x.Side(v.Side).Chunks)
+		m.SetUsage(up.Message.Usage, ctx.x.Side(v.Side).Chunks)
 		rep.Metrics = &m
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/timing"
 	"github.com/tidwall/gjson"
 )
 
@@ -60,7 +61,7 @@ func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT 
 		}
 		sr.Message.Error = protocol.HTTPError(sd.Response.Headers, body)
 	}
-	sr.Metrics = sideMetrics(sd.Chunks, sr.Message.Usage, stallOf(opts))
+	sr.Metrics = timing.Of(sd.Chunks, sr.Message.Usage, stallOf(opts))
 	return sr
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/timing"
 )
 
 // followEvery is how often followed files are checked for new lines.
@@ -79,7 +80,7 @@ type badge struct {
 	// session places the exchange in its session (nil: no message
 	// history); metrics are its timing figures.
 	session *session.Ref
-	metrics *inspect.Metrics
+	metrics *timing.Metrics
 	// tools names the tool calls clients got.
 	tools []string
 	// findings are the first maxBadgeFindings findings, for the session
