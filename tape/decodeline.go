@@ -13,119 +13,141 @@ import (
 // decodeKind decodes line as a record of the given kind with encoding/json.
 func decodeKind(kind Kind, line []byte) (Record, error) {
 	rec := Record{Kind: kind}
+	var err error
 	switch kind {
 	case KindHeader:
-		// Check the version before the rest: a newer header may not fit Header.
-		var probe struct {
-			V int `json:"v"`
-		}
-		if json.Unmarshal(line, &probe) == nil && probe.V > Version {
-			return rec, &VersionError{V: probe.V}
-		}
-		var h Header
-		if err := json.Unmarshal(line, &h); err != nil {
-			return rec, err
-		}
-		rec.Header = &h
+		rec.Header, err = decodeHeader(line)
 	case KindRequest:
-		var w struct {
-			Request
-			BodyText *string `json:"body"`
-			BodyB64  []byte  `json:"body_b64"`
-		}
-		if err := json.Unmarshal(line, &w); err != nil {
-			return rec, err
-		}
-		body, err := pickBytes("body", w.BodyText, w.BodyB64)
-		if err != nil {
-			return rec, err
-		}
-		w.Request.Body = body
-		if w.Ex < 1 {
-			return rec, fmt.Errorf("ex %d: exchanges are numbered from 1", w.Ex)
-		}
-		if w.Side != "" && w.Side != Upstream {
-			return rec, fmt.Errorf("side %q: a request's side is absent (the client's request) or %q", w.Side, Upstream)
-		}
-		rec.Request = &w.Request
+		rec.Request, err = decodeRequest(line)
 	case KindResponse:
 		var r Response
 		if err := json.Unmarshal(line, &r); err != nil {
-			return rec, err
+			return Record{Kind: kind}, err
 		}
 		if err := checkExSide(r.Ex, r.Side); err != nil {
-			return rec, err
+			return Record{Kind: kind}, err
 		}
 		rec.Response = &r
 	case KindChunk:
-		var w struct {
-			Chunk
-			DataText *string         `json:"data"`
-			DataB64  []byte          `json:"data_b64"`
-			SSE      json.RawMessage `json:"sse"`
-			Ref      *int64          `json:"ref"`
-			Len      *int64          `json:"len"`
-			Client   []int64         `json:"client"`
-		}
-		if err := json.Unmarshal(line, &w); err != nil {
-			return rec, err
-		}
-		data, err := pickBytes("data", w.DataText, w.DataB64)
-		if err != nil {
-			return rec, err
-		}
-		w.Chunk.Data = data
-		if w.SSE != nil {
-			if w.DataText != nil || w.DataB64 != nil || w.Ref != nil {
-				return rec, errors.New(`"sse" and one of "data", "data_b64", "ref" set: a chunk's bytes are written one way`)
-			}
-			if w.Chunk.Data, err = decodeSSE(w.SSE); err != nil {
-				return rec, err
-			}
-		}
-		switch {
-		case (w.Ref == nil) != (w.Len == nil):
-			return rec, errors.New(`"ref" and "len" go together`)
-		case w.Ref != nil && (w.DataText != nil || w.DataB64 != nil):
-			return rec, errors.New(`both "ref" and "data" set`)
-		case w.Ref != nil:
-			if *w.Len < 0 {
-				return rec, fmt.Errorf("len %d: must not be negative", *w.Len)
-			}
-			w.Chunk.Ref, w.Chunk.RefOff, w.Chunk.refLen = true, *w.Ref, *w.Len
-		}
-		if w.Client != nil {
-			if len(w.Client) != 2 {
-				return rec, fmt.Errorf(`"client" has %d numbers: want [t, off], the time and offset of the client chunk this upstream chunk stands for too`, len(w.Client))
-			}
-			w.Chunk.Mirrored, w.Chunk.MirrorT, w.Chunk.MirrorOff = true, w.Client[0], w.Client[1]
-		}
-		if err := checkChunk(&w.Chunk); err != nil {
-			return rec, err
-		}
-		rec.Chunk = &w.Chunk
+		rec.Chunk, err = decodeChunk(line)
 	case KindEnd:
 		var e End
 		if err := json.Unmarshal(line, &e); err != nil {
-			return rec, err
+			return Record{Kind: kind}, err
 		}
 		if err := checkExSide(e.Ex, e.Side); err != nil {
-			return rec, err
+			return Record{Kind: kind}, err
 		}
 		rec.End = &e
 	case KindNote:
 		var n Note
 		if err := json.Unmarshal(line, &n); err != nil {
-			return rec, err
+			return Record{Kind: kind}, err
 		}
 		if n.Ex < 0 {
-			return rec, fmt.Errorf("ex %d: must not be negative", n.Ex)
+			return Record{Kind: kind}, fmt.Errorf("ex %d: must not be negative", n.Ex)
 		}
 		rec.Note = &n
 	default:
 		return rec, fmt.Errorf("%w %q (written by a newer seam?); skipped", errUnknownType, kind)
 	}
+	if err != nil {
+		return Record{Kind: kind}, err
+	}
 	return rec, nil
+}
+
+// decodeHeader decodes a header line, after checking its version: a newer
+// header may not fit Header.
+func decodeHeader(line []byte) (*Header, error) {
+	var probe struct {
+		V int `json:"v"`
+	}
+	if json.Unmarshal(line, &probe) == nil && probe.V > Version {
+		return nil, &VersionError{V: probe.V}
+	}
+	var h Header
+	if err := json.Unmarshal(line, &h); err != nil {
+		return nil, err
+	}
+	return &h, nil
+}
+
+// decodeRequest decodes a request line: its body as text or base64, its
+// exchange number, its side (absent for the client's request).
+func decodeRequest(line []byte) (*Request, error) {
+	var w struct {
+		Request
+		BodyText *string `json:"body"`
+		BodyB64  []byte  `json:"body_b64"`
+	}
+	if err := json.Unmarshal(line, &w); err != nil {
+		return nil, err
+	}
+	body, err := pickBytes("body", w.BodyText, w.BodyB64)
+	if err != nil {
+		return nil, err
+	}
+	w.Request.Body = body
+	if w.Ex < 1 {
+		return nil, fmt.Errorf("ex %d: exchanges are numbered from 1", w.Ex)
+	}
+	if w.Side != "" && w.Side != Upstream {
+		return nil, fmt.Errorf("side %q: a request's side is absent (the client's request) or %q", w.Side, Upstream)
+	}
+	return &w.Request, nil
+}
+
+// decodeChunk decodes a chunk line with encoding/json: its bytes written
+// one way (text, base64, SSE fields, or a reference to the upstream's
+// bytes with their length), and the client chunk it stands for too.
+func decodeChunk(line []byte) (*Chunk, error) {
+	var w struct {
+		Chunk
+		DataText *string         `json:"data"`
+		DataB64  []byte          `json:"data_b64"`
+		SSE      json.RawMessage `json:"sse"`
+		Ref      *int64          `json:"ref"`
+		Len      *int64          `json:"len"`
+		Client   []int64         `json:"client"`
+	}
+	if err := json.Unmarshal(line, &w); err != nil {
+		return nil, err
+	}
+	data, err := pickBytes("data", w.DataText, w.DataB64)
+	if err != nil {
+		return nil, err
+	}
+	w.Chunk.Data = data
+	if w.SSE != nil {
+		if w.DataText != nil || w.DataB64 != nil || w.Ref != nil {
+			return nil, errors.New(`"sse" and one of "data", "data_b64", "ref" set: a chunk's bytes are written one way`)
+		}
+		if w.Chunk.Data, err = decodeSSE(w.SSE); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case (w.Ref == nil) != (w.Len == nil):
+		return nil, errors.New(`"ref" and "len" go together`)
+	case w.Ref != nil && (w.DataText != nil || w.DataB64 != nil):
+		return nil, errors.New(`both "ref" and "data" set`)
+	case w.Ref != nil:
+		if *w.Len < 0 {
+			return nil, fmt.Errorf("len %d: must not be negative", *w.Len)
+		}
+		w.Chunk.Ref, w.Chunk.RefOff, w.Chunk.refLen = true, *w.Ref, *w.Len
+	}
+	if w.Client != nil {
+		if len(w.Client) != 2 {
+			return nil, fmt.Errorf(`"client" has %d numbers: want [t, off], the time and offset of the client chunk this upstream chunk stands for too`, len(w.Client))
+		}
+		w.Chunk.Mirrored, w.Chunk.MirrorT, w.Chunk.MirrorOff = true, w.Client[0], w.Client[1]
+	}
+	if err := checkChunk(&w.Chunk); err != nil {
+		return nil, err
+	}
+	return &w.Chunk, nil
 }
 
 // decodeSSE returns the bytes an "sse" array stands for: each string piece
