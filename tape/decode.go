@@ -171,22 +171,10 @@ func (d *Decoder) Next() (Record, error) {
 	}
 	for d.err == nil {
 		line, complete, err := d.readLine()
-		if errors.Is(err, errLineTooLong) {
-			d.line++
-			lerr := &LineError{File: d.name, Line: d.line, Err: err}
-			if d.header == nil {
-				d.err = lerr
-				break
-			}
-			return Record{}, lerr
-		}
 		if err != nil {
-			if err == io.EOF && d.header == nil {
-				err = fmt.Errorf("%s: empty capture: no %q header line", d.name, typeHeader)
-			} else if err != io.EOF {
-				err = fmt.Errorf("read %s: %w", d.name, err)
+			if lerr := d.readFailed(err); lerr != nil {
+				return Record{}, lerr
 			}
-			d.err = err
 			break
 		}
 		d.line++
@@ -196,36 +184,16 @@ func (d *Decoder) Next() (Record, error) {
 		}
 		rec, err := d.parse(line)
 		if err != nil {
-			lerr := &LineError{File: d.name, Line: d.line, Err: err}
-			switch {
-			case errors.Is(err, errUnknownType) && d.header != nil:
-				d.warnings = append(d.warnings, lerr)
-				continue
-			case !complete && d.header == nil:
-				d.err = &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("%w: %v", errTorn, err)}
-			case !complete:
-				d.warnings = append(d.warnings, &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("%w: %v", errTorn, err)})
-				continue // the next read reports EOF
-			case d.header == nil:
-				d.err = lerr
-			default:
+			if lerr := d.lineFailed(err, complete); lerr != nil {
 				return Record{}, lerr
 			}
-			break
+			continue
 		}
-		if d.header == nil {
-			if rec.Kind != KindHeader {
-				d.err = &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("not a capture: first line is a %q line, want a %q header", rec.Kind, typeHeader)}
-				break
-			}
-			if err := checkVersion(rec.Header.V); err != nil {
-				d.err = &LineError{File: d.name, Line: d.line, Err: err}
-				break
-			}
-			d.header = rec.Header
-			d.headerLine = d.line
-		} else if rec.Kind == KindHeader {
-			return Record{}, &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("second %q header line (the first is on line %d)", typeHeader, d.headerLine)}
+		if lerr := d.takeHeader(&rec); lerr != nil {
+			return Record{}, lerr
+		}
+		if d.err != nil {
+			break
 		}
 		if err := migrate(d.header.V, &rec); err != nil {
 			return Record{}, &LineError{File: d.name, Line: d.line, Err: err}
@@ -235,16 +203,90 @@ func (d *Decoder) Next() (Record, error) {
 		}
 		rec.Line = d.line
 		if c := rec.Chunk; c != nil && c.Mirrored {
-			// The client chunk the line stands for too: the same bytes.
-			d.mirror = &Chunk{
-				Ex: c.Ex, Side: Client, T: c.MirrorT, Off: c.MirrorOff, Data: c.Data,
-				Ref: true, RefOff: c.Off, mirror: true,
-			}
-			c.Mirrored, c.MirrorT, c.MirrorOff = false, 0, 0
+			d.keepMirror(c)
 		}
 		return rec, nil
 	}
 	return Record{}, d.err
+}
+
+// readFailed handles an error reading the next line. A line past the cap
+// is returned as a LineError, and the reading goes on after it, unless it
+// is the first line; any other error, or the end of the file, ends the
+// reading (d.err) and readFailed returns nil.
+func (d *Decoder) readFailed(err error) error {
+	if errors.Is(err, errLineTooLong) {
+		d.line++
+		lerr := &LineError{File: d.name, Line: d.line, Err: err}
+		if d.header == nil {
+			d.err = lerr
+			return nil
+		}
+		return lerr
+	}
+	if err == io.EOF && d.header == nil {
+		err = fmt.Errorf("%s: empty capture: no %q header line", d.name, typeHeader)
+	} else if err != io.EOF {
+		err = fmt.Errorf("read %s: %w", d.name, err)
+	}
+	d.err = err
+	return nil
+}
+
+// lineFailed handles a line that does not decode (err; complete is false
+// for a last line with no newline). A line of a type this seam does not
+// know, after the header, and a torn last line are warnings; before the
+// header, a bad line ends the reading (d.err). lineFailed returns the
+// LineError for the caller to return, or nil when the line is skipped.
+func (d *Decoder) lineFailed(err error, complete bool) error {
+	lerr := &LineError{File: d.name, Line: d.line, Err: err}
+	switch {
+	case errors.Is(err, errUnknownType) && d.header != nil:
+		d.warnings = append(d.warnings, lerr)
+	case !complete && d.header == nil:
+		d.err = &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("%w: %v", errTorn, err)}
+	case !complete:
+		d.warnings = append(d.warnings, &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("%w: %v", errTorn, err)})
+		// the next read reports EOF
+	case d.header == nil:
+		d.err = lerr
+	default:
+		return lerr
+	}
+	return nil
+}
+
+// takeHeader takes the first record as the capture's header: one that is
+// not a header, or of a version this seam does not read, ends the reading
+// (d.err). A second header line is returned as a LineError.
+func (d *Decoder) takeHeader(rec *Record) error {
+	if d.header != nil {
+		if rec.Kind == KindHeader {
+			return &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("second %q header line (the first is on line %d)", typeHeader, d.headerLine)}
+		}
+		return nil
+	}
+	if rec.Kind != KindHeader {
+		d.err = &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("not a capture: first line is a %q line, want a %q header", rec.Kind, typeHeader)}
+		return nil
+	}
+	if err := checkVersion(rec.Header.V); err != nil {
+		d.err = &LineError{File: d.name, Line: d.line, Err: err}
+		return nil
+	}
+	d.header = rec.Header
+	d.headerLine = d.line
+	return nil
+}
+
+// keepMirror keeps the client chunk that upstream chunk c stands for too
+// (the same bytes), for the next call, and takes the mirror off c.
+func (d *Decoder) keepMirror(c *Chunk) {
+	d.mirror = &Chunk{
+		Ex: c.Ex, Side: Client, T: c.MirrorT, Off: c.MirrorOff, Data: c.Data,
+		Ref: true, RefOff: c.Off, mirror: true,
+	}
+	c.Mirrored, c.MirrorT, c.MirrorOff = false, 0, 0
 }
 
 // readLine returns the next line without its newline, and whether it ended
