@@ -20,14 +20,7 @@ func (p *Parser) field(line []byte, off int64, inFeed, cut bool) {
 		p.quirks |= QuirkInvalidUTF8
 	}
 	if line[0] == ':' {
-		p.quirks |= QuirkComment
-		if p.OnComment != nil {
-			text := line[1:]
-			if len(text) > 0 && text[0] == ' ' {
-				text = text[1:]
-			}
-			p.OnComment(string(text), off)
-		}
+		p.comment(line, off)
 		return
 	}
 	name, value := line, line[len(line):]
@@ -73,18 +66,7 @@ func (p *Parser) field(line []byte, off int64, inFeed, cut bool) {
 			return
 		}
 		p.hasData = true
-		p.keepView()
-		// The data (its last "\n" aside) is kept up to the cap.
-		room := p.limit() - len(p.data)
-		if len(value) > room {
-			p.quirks |= QuirkTooLong
-			if room < 0 {
-				return // the data is full: this line adds nothing
-			}
-			value = value[:room]
-		}
-		p.data = append(p.data, value...)
-		p.data = append(p.data, '\n')
+		p.appendData(value)
 	case "event":
 		if p.hasType {
 			p.quirks |= QuirkDuplicateField
@@ -93,34 +75,81 @@ func (p *Parser) field(line []byte, off int64, inFeed, cut bool) {
 		p.control = true
 		p.typ = append(p.typ[:0], value...)
 	case "id":
-		if bytes.IndexByte(value, 0) >= 0 {
-			p.quirks |= QuirkNULInID
-			return
-		}
-		if p.sawID {
-			p.quirks |= QuirkDuplicateField
-		}
-		p.sawID = true
-		p.control = true
-		if string(value) != p.id {
-			p.id = string(value)
-		}
+		p.idField(value)
 	case "retry":
-		v, ok := parseRetry(value)
-		if !ok {
-			p.quirks |= QuirkBadRetry
-			return
-		}
-		p.retry, p.hasRetry = v, true
-		p.control = true
+		p.retryField(value)
 	default:
-		p.quirks |= QuirkUnknownField
-		if bytes.HasPrefix(name, []byte(bom)) {
-			p.quirks |= QuirkStrayBOM
+		p.unknownField(name, value, off)
+	}
+}
+
+// comment reports a comment line (its text after the colon and one
+// space) to OnComment.
+func (p *Parser) comment(line []byte, off int64) {
+	p.quirks |= QuirkComment
+	if p.OnComment != nil {
+		text := line[1:]
+		if len(text) > 0 && text[0] == ' ' {
+			text = text[1:]
 		}
-		if p.OnField != nil {
-			p.OnField(string(name), string(value), off)
+		p.OnComment(string(text), off)
+	}
+}
+
+// appendData copies a data line's value into the event's data, with the
+// "\n" that joins it to the next; the data (its last "\n" aside) is kept
+// up to the cap.
+func (p *Parser) appendData(value []byte) {
+	p.keepView()
+	room := p.limit() - len(p.data)
+	if len(value) > room {
+		p.quirks |= QuirkTooLong
+		if room < 0 {
+			return // the data is full: this line adds nothing
 		}
+		value = value[:room]
+	}
+	p.data = append(p.data, value...)
+	p.data = append(p.data, '\n')
+}
+
+// idField sets the last event id, unless the value holds a NUL (the spec
+// ignores such a field).
+func (p *Parser) idField(value []byte) {
+	if bytes.IndexByte(value, 0) >= 0 {
+		p.quirks |= QuirkNULInID
+		return
+	}
+	if p.sawID {
+		p.quirks |= QuirkDuplicateField
+	}
+	p.sawID = true
+	p.control = true
+	if string(value) != p.id {
+		p.id = string(value)
+	}
+}
+
+// retryField sets the reconnection time, when the value is only ASCII
+// digits.
+func (p *Parser) retryField(value []byte) {
+	v, ok := parseRetry(value)
+	if !ok {
+		p.quirks |= QuirkBadRetry
+		return
+	}
+	p.retry, p.hasRetry = v, true
+	p.control = true
+}
+
+// unknownField reports a field the spec ignores to OnField.
+func (p *Parser) unknownField(name, value []byte, off int64) {
+	p.quirks |= QuirkUnknownField
+	if bytes.HasPrefix(name, []byte(bom)) {
+		p.quirks |= QuirkStrayBOM
+	}
+	if p.OnField != nil {
+		p.OnField(string(name), string(value), off)
 	}
 }
 

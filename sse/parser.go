@@ -224,17 +224,7 @@ func (p *Parser) scan(b []byte, emit viewFunc) {
 	n := len(b)
 	i := 0
 	if p.pendingCR {
-		p.pendingCR = false
-		kind := endCR
-		if b[0] == '\n' {
-			kind = endCRLF
-			i = 1
-		}
-		p.ending(kind)
-		if p.pendingDispatch {
-			p.pendingDispatch = false
-			p.dispatch(base+int64(i), true, emit)
-		}
+		i = p.endPendingCR(b, base, emit)
 	}
 	// Next CR and LF at or after i: -2 unknown, -1 none left in b.
 	cr, lf := -2, -2
@@ -274,16 +264,8 @@ func (p *Parser) scan(b []byte, emit viewFunc) {
 			p.quirks |= QuirkTooLong
 		}
 		var kind uint8
-		switch {
-		case b[j] == '\n':
-			kind, i = endLF, j+1
-		case j+1 == n:
-			i = j + 1
+		if kind, i = lineEnd(b, j); kind == 0 {
 			p.pendingCR = true
-		case b[j+1] == '\n':
-			kind, i = endCRLF, j+2
-		default:
-			kind, i = endCR, j+1
 		}
 		if len(line) == 0 {
 			if kind == 0 {
@@ -303,6 +285,40 @@ func (p *Parser) scan(b []byte, emit viewFunc) {
 	p.off = base + int64(n)
 	p.keepView()
 	p.cur, p.curStr, p.curSet = nil, "", false
+}
+
+// endPendingCR ends the line whose CR was the last byte of the previous
+// feed: a CRLF when b starts with the LF, a lone CR else; a blank line
+// dispatches. It returns where the next line starts in b.
+func (p *Parser) endPendingCR(b []byte, base int64, emit viewFunc) int {
+	p.pendingCR = false
+	i := 0
+	kind := endCR
+	if b[0] == '\n' {
+		kind = endCRLF
+		i = 1
+	}
+	p.ending(kind)
+	if p.pendingDispatch {
+		p.pendingDispatch = false
+		p.dispatch(base+int64(i), true, emit)
+	}
+	return i
+}
+
+// lineEnd classifies the line ending at b[j], a CR or an LF: its kind and
+// where the next line starts. Kind 0 is a CR that is the last byte of b,
+// whose LF may be the first of the next feed.
+func lineEnd(b []byte, j int) (kind uint8, next int) {
+	switch {
+	case b[j] == '\n':
+		return endLF, j + 1
+	case j+1 == len(b):
+		return 0, j + 1
+	case b[j+1] == '\n':
+		return endCRLF, j + 2
+	}
+	return endCR, j + 1
 }
 
 // keepView copies a pending data view into data, before the bytes it
