@@ -54,86 +54,7 @@ func WriteHARWith(w io.Writer, c *tape.Capture, opts HAROptions) error {
 // as WriteHAR writes one; each entry's comment names its capture when
 // there are several.
 func WriteHARs(w io.Writer, cs []*tape.Capture, opts HAROptions) error {
-	creator := opts.Creator
-	type nv struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	}
-	type postData struct {
-		MimeType string `json:"mimeType"`
-		Text     string `json:"text"`
-		Encoding string `json:"encoding,omitempty"`
-	}
-	type content struct {
-		Size        int64  `json:"size"`
-		Compression int64  `json:"compression,omitempty"`
-		MimeType    string `json:"mimeType"`
-		Text        string `json:"text"`
-		Encoding    string `json:"encoding,omitempty"`
-	}
-	type request struct {
-		Method      string    `json:"method"`
-		URL         string    `json:"url"`
-		HTTPVersion string    `json:"httpVersion"`
-		Headers     []nv      `json:"headers"`
-		QueryString []nv      `json:"queryString"`
-		Cookies     []nv      `json:"cookies"`
-		HeadersSize int       `json:"headersSize"`
-		BodySize    int       `json:"bodySize"`
-		PostData    *postData `json:"postData,omitempty"`
-	}
-	type response struct {
-		Status      int     `json:"status"`
-		StatusText  string  `json:"statusText"`
-		HTTPVersion string  `json:"httpVersion"`
-		Headers     []nv    `json:"headers"`
-		Cookies     []nv    `json:"cookies"`
-		Content     content `json:"content"`
-		RedirectURL string  `json:"redirectURL"`
-		HeadersSize int     `json:"headersSize"`
-		BodySize    int64   `json:"bodySize"`
-	}
-	type timings struct {
-		Send    float64 `json:"send"`
-		Wait    float64 `json:"wait"`
-		Receive float64 `json:"receive"`
-	}
-	type entry struct {
-		StartedDateTime string   `json:"startedDateTime"`
-		Time            float64  `json:"time"`
-		Request         request  `json:"request"`
-		Response        response `json:"response"`
-		Cache           struct{} `json:"cache"`
-		Timings         timings  `json:"timings"`
-		Comment         string   `json:"comment,omitempty"`
-		// ResourceType and WebSocketMessages are the fields Chrome and
-		// Firefox write for a WebSocket: its messages, not its frames.
-		ResourceType      string         `json:"_resourceType,omitempty"`
-		WebSocketMessages []harWSMessage `json:"_webSocketMessages,omitempty"`
-	}
-	headers := func(h tape.Headers) []nv {
-		out := []nv{}
-		for _, k := range slices.Sorted(maps.Keys(h)) {
-			for _, v := range h[k] {
-				out = append(out, nv{k, v})
-			}
-		}
-		return out
-	}
-	queryString := func(u string) []nv {
-		out := []nv{}
-		_, q, ok := strings.Cut(u, "?")
-		if !ok || q == "" {
-			return out
-		}
-		for part := range strings.SplitSeq(q, "&") {
-			k, v, _ := strings.Cut(part, "=")
-			out = append(out, nv{unescapeQuery(k), unescapeQuery(v)})
-		}
-		return out
-	}
-	ms := func(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }
-	entries := []entry{}
+	entries := []harOutEntry{}
 	for _, c := range cs {
 		for _, x := range c.Exchanges {
 			if opts.Context != nil {
@@ -144,82 +65,113 @@ func WriteHARs(w io.Writer, cs []*tape.Capture, opts HAROptions) error {
 			if x.Request == nil {
 				continue
 			}
-			// The capture may predate the recorder's redaction, or be imported.
-			req, secrets := tape.RedactStored(x.Request)
-			e := entry{
-				StartedDateTime: c.Header.Started.Add(time.Duration(req.T)).Format(time.RFC3339Nano),
-				Request: request{
-					Method: req.Method, URL: tape.BaseURL(&c.Header, req) + req.URL,
-					HTTPVersion: "HTTP/1.1", Headers: headers(req.Headers),
-					QueryString: queryString(req.URL), Cookies: []nv{}, HeadersSize: -1, BodySize: len(req.Body),
-				},
-				Comment: fmt.Sprintf("seam exchange %d", x.Ex),
-			}
-			if len(cs) > 1 {
-				e.Comment = fmt.Sprintf("seam exchange %d of %s", x.Ex, c.Name)
-			}
-			if len(req.Body) > 0 {
-				pd := &postData{MimeType: req.Headers.Get("content-type"), Text: string(req.Body)}
-				if !utf8.Valid(req.Body) {
-					pd.Text, pd.Encoding = b64(req.Body), "base64"
-				}
-				e.Request.PostData = pd
-			}
-			side := &x.Client
-			if side.Response == nil {
-				side = &x.Upstream
-			}
-			wsMessages, wsComment := harWebSocket(x, c.Header.Started, secrets)
-			if wsMessages != nil {
-				e.ResourceType, e.WebSocketMessages = "websocket", wsMessages
-				e.Comment += wsComment
-			}
-			if side.Response != nil {
-				wire := side.Body()
-				if wsMessages != nil {
-					wire = nil // the frames are in _webSocketMessages
-				}
-				body := wire
-				if ce := strings.Join(side.Response.Headers["content-encoding"], ", "); ce != "" && opts.Decode != nil {
-					if dec, err := opts.Decode(wire, ce); err != nil {
-						e.Comment += ", body not decoded (" + err.Error() + ")"
-					} else {
-						body = dec
-					}
-				}
-				body, _ = tape.MaskSecrets(body, secrets, nil)
-				ct := side.Response.Headers.Get("content-type")
-				e.Response = response{
-					Status: side.Response.Status, HTTPVersion: "HTTP/1.1",
-					Headers: headers(tape.RedactHeaders(http.Header(side.Response.Headers))), Cookies: []nv{},
-					Content:     content{Size: int64(len(body)), Compression: int64(len(body) - len(wire)), MimeType: ct, Text: string(body)},
-					HeadersSize: -1, BodySize: int64(len(wire)),
-				}
-				if !utf8.Valid(body) {
-					e.Response.Content.Text, e.Response.Content.Encoding = b64(body), "base64"
-				}
-				wait := side.Response.T - x.Request.T
-				if len(side.Chunks) > 0 {
-					wait = side.Chunks[0].T - x.Request.T
-				}
-				end := side.Response.T
-				if side.End != nil {
-					end = side.End.T
-				} else if n := len(side.Chunks); n > 0 {
-					end = side.Chunks[n-1].T
-				}
-				e.Timings = timings{Wait: ms(max(wait, 0)), Receive: ms(max(end-x.Request.T-wait, 0))}
-				e.Time = e.Timings.Wait + e.Timings.Receive
-				if side.End != nil && side.End.Outcome != tape.Complete {
-					e.Comment += ", " + string(side.End.Outcome)
-					if side.End.Error != "" {
-						e.Comment += ": " + side.End.Error
-					}
-				}
-			}
-			entries = append(entries, e)
+			entries = append(entries, harEntryOf(c, x, len(cs) > 1, opts))
 		}
 	}
+	return encodeHAR(w, opts.Creator, entries)
+}
+
+// harEntryOf is exchange x of capture c as a HAR entry: its request
+// redacted, the response its client received (the upstream's when the
+// client side was not recorded) and, for a WebSocket, its messages. multi
+// says the archive holds several captures, so the comment names c.
+func harEntryOf(c *tape.Capture, x *tape.Exchange, multi bool, opts HAROptions) harOutEntry {
+	// The capture may predate the recorder's redaction, or be imported.
+	req, secrets := tape.RedactStored(x.Request)
+	e := harOutEntry{
+		StartedDateTime: c.Header.Started.Add(time.Duration(req.T)).Format(time.RFC3339Nano),
+		Request: harRequest{
+			Method: req.Method, URL: tape.BaseURL(&c.Header, req) + req.URL,
+			HTTPVersion: "HTTP/1.1", Headers: harOutHeaders(req.Headers),
+			QueryString: harQuery(req.URL), Cookies: []harNV{}, HeadersSize: -1, BodySize: len(req.Body),
+		},
+		Comment: fmt.Sprintf("seam exchange %d", x.Ex),
+	}
+	if multi {
+		e.Comment = fmt.Sprintf("seam exchange %d of %s", x.Ex, c.Name)
+	}
+	if len(req.Body) > 0 {
+		pd := &harPostData{MimeType: req.Headers.Get("content-type"), Text: string(req.Body)}
+		if !utf8.Valid(req.Body) {
+			pd.Text, pd.Encoding = b64(req.Body), "base64"
+		}
+		e.Request.PostData = pd
+	}
+	side := &x.Client
+	if side.Response == nil {
+		side = &x.Upstream
+	}
+	wsMessages, wsComment := harWebSocket(x, c.Header.Started, secrets)
+	if wsMessages != nil {
+		e.ResourceType, e.WebSocketMessages = "websocket", wsMessages
+		e.Comment += wsComment
+	}
+	if side.Response != nil {
+		harResponseOf(&e, x, side, secrets, wsMessages != nil, opts)
+	}
+	return e
+}
+
+// harResponseOf fills e's response, timings and comment from side, the
+// side of x the entry shows: its body decoded when opts can, the request's
+// secrets masked where it echoes them; a WebSocket's frames (ws) are left
+// out of the body, since its messages are listed.
+func harResponseOf(e *harOutEntry, x *tape.Exchange, side *tape.SideData, secrets []string, ws bool, opts HAROptions) {
+	wire := side.Body()
+	if ws {
+		wire = nil // the frames are in _webSocketMessages
+	}
+	body := wire
+	if ce := strings.Join(side.Response.Headers["content-encoding"], ", "); ce != "" && opts.Decode != nil {
+		if dec, err := opts.Decode(wire, ce); err != nil {
+			e.Comment += ", body not decoded (" + err.Error() + ")"
+		} else {
+			body = dec
+		}
+	}
+	body, _ = tape.MaskSecrets(body, secrets, nil)
+	ct := side.Response.Headers.Get("content-type")
+	e.Response = harResponse{
+		Status: side.Response.Status, HTTPVersion: "HTTP/1.1",
+		Headers: harOutHeaders(tape.RedactHeaders(http.Header(side.Response.Headers))), Cookies: []harNV{},
+		Content:     harContent{Size: int64(len(body)), Compression: int64(len(body) - len(wire)), MimeType: ct, Text: string(body)},
+		HeadersSize: -1, BodySize: int64(len(wire)),
+	}
+	if !utf8.Valid(body) {
+		e.Response.Content.Text, e.Response.Content.Encoding = b64(body), "base64"
+	}
+	e.Timings = harTimingsOf(x, side)
+	e.Time = e.Timings.Wait + e.Timings.Receive
+	if side.End != nil && side.End.Outcome != tape.Complete {
+		e.Comment += ", " + string(side.End.Outcome)
+		if side.End.Error != "" {
+			e.Comment += ": " + side.End.Error
+		}
+	}
+}
+
+// harTimingsOf is the wait (request to first byte) and receive (first
+// byte to the side's end) of side, in milliseconds.
+func harTimingsOf(x *tape.Exchange, side *tape.SideData) harTimings {
+	wait := side.Response.T - x.Request.T
+	if len(side.Chunks) > 0 {
+		wait = side.Chunks[0].T - x.Request.T
+	}
+	end := side.Response.T
+	if side.End != nil {
+		end = side.End.T
+	} else if n := len(side.Chunks); n > 0 {
+		end = side.Chunks[n-1].T
+	}
+	return harTimings{Wait: ms(max(wait, 0)), Receive: ms(max(end-x.Request.T-wait, 0))}
+}
+
+// ms is a duration in nanoseconds as HAR's milliseconds.
+func ms(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }
+
+// encodeHAR writes the archive of entries, indented, with characters that
+// act on a terminal as \u escapes.
+func encodeHAR(w io.Writer, creator string, entries []harOutEntry) error {
 	doc := map[string]any{"log": map[string]any{
 		"version": "1.2",
 		"creator": map[string]string{"name": "seam", "version": creator},
@@ -238,6 +190,31 @@ func WriteHARs(w io.Writer, cs []*tape.Capture, opts HAROptions) error {
 		return fmt.Errorf("write HAR: %w", err)
 	}
 	return nil
+}
+
+// harOutHeaders lists h as HAR name/value pairs, names sorted.
+func harOutHeaders(h tape.Headers) []harNV {
+	out := []harNV{}
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[k] {
+			out = append(out, harNV{k, v})
+		}
+	}
+	return out
+}
+
+// harQuery lists the query of URL u as HAR name/value pairs, unescaped.
+func harQuery(u string) []harNV {
+	out := []harNV{}
+	_, q, ok := strings.Cut(u, "?")
+	if !ok || q == "" {
+		return out
+	}
+	for part := range strings.SplitSeq(q, "&") {
+		k, v, _ := strings.Cut(part, "=")
+		out = append(out, harNV{unescapeQuery(k), unescapeQuery(v)})
+	}
+	return out
 }
 
 // unescapeQuery decodes a query name or value, keeping it as it is when it

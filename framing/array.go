@@ -49,39 +49,12 @@ func (p *arrayParser) Feed(b []byte, emit Emit) {
 		c := b[i]
 		switch p.st {
 		case aBefore:
-			if isJSONSpace(c) {
-				continue
+			if !isJSONSpace(c) && p.before(c, base+int64(i), len(b)-i) {
+				return
 			}
-			if c == '[' {
-				p.st = aFirst
-				continue
-			}
-			p.st, p.junkAt = aNotArray, base+int64(i)
-			p.junkLen = int64(len(b) - i)
-			return
 		case aFirst, aElem:
-			if isJSONSpace(c) {
-				continue
-			}
-			if c == ']' && p.st == aFirst {
-				p.st = aDone
-				continue
-			}
-			if c == ']' || c == ',' {
-				p.junk(base+int64(i), "an array element is missing before "+strconv.QuoteRune(rune(c)))
-				if c == ']' {
-					p.st = aDone
-				}
-				continue
-			}
-			p.st, p.start, from = aValue, base+int64(i), i
-			p.depth, p.inStr, p.esc, p.scalar = 0, false, false, c != '{' && c != '['
-			if !p.scalar {
-				p.depth = 1
-				continue
-			}
-			if c == '"' {
-				p.inStr = true
+			if !isJSONSpace(c) && p.elemStart(c, base+int64(i)) {
+				from = i
 			}
 		case aValue:
 			if p.inStr {
@@ -114,25 +87,13 @@ func (p *arrayParser) Feed(b []byte, emit Emit) {
 				}
 			}
 		case aAfter:
-			switch {
-			case isJSONSpace(c):
-			case c == ',':
-				p.st = aElem
-			case c == ']':
-				p.st = aDone
-			default:
-				p.junk(base+int64(i), "array elements are not separated by ','")
-				p.st = aElem
+			if !isJSONSpace(c) && p.after(c, base+int64(i)) {
 				i--
 			}
 		case aDone, aJunk:
-			if isJSONSpace(c) {
-				continue
+			if !isJSONSpace(c) {
+				p.trailing(base + int64(i))
 			}
-			if p.st == aDone {
-				p.st, p.junkAt = aJunk, base+int64(i)
-			}
-			p.junkLen = base + int64(i) + 1 - p.junkAt
 		case aNotArray:
 			p.junkLen += int64(len(b) - i)
 			return
@@ -141,6 +102,72 @@ func (p *arrayParser) Feed(b []byte, emit Emit) {
 	if p.st == aValue {
 		p.keep(b[from:], base+int64(len(b)))
 	}
+}
+
+// before reads byte c (not whitespace, at offset at) before the array: the
+// '[' that opens it, or anything else, which makes the body not an array:
+// the rest bytes left in the feed are junk, and before returns true.
+func (p *arrayParser) before(c byte, at int64, rest int) bool {
+	if c == '[' {
+		p.st = aFirst
+		return false
+	}
+	p.st, p.junkAt = aNotArray, at
+	p.junkLen = int64(rest)
+	return true
+}
+
+// elemStart reads byte c (not whitespace, at offset at) where an element
+// is due, and returns true when it starts one: a ']' closes an empty
+// array; a ',' or a ']' after a ',' is a missing element.
+func (p *arrayParser) elemStart(c byte, at int64) bool {
+	if c == ']' && p.st == aFirst {
+		p.st = aDone
+		return false
+	}
+	if c == ']' || c == ',' {
+		p.junk(at, "an array element is missing before "+strconv.QuoteRune(rune(c)))
+		if c == ']' {
+			p.st = aDone
+		}
+		return false
+	}
+	p.st, p.start = aValue, at
+	p.depth, p.inStr, p.esc, p.scalar = 0, false, false, c != '{' && c != '['
+	if !p.scalar {
+		p.depth = 1
+		return true
+	}
+	if c == '"' {
+		p.inStr = true
+	}
+	return true
+}
+
+// after reads byte c (not whitespace, at offset at) after an element: ','
+// or ']'. Anything else is junk, and after returns true: c is read again
+// as the start of an element.
+func (p *arrayParser) after(c byte, at int64) bool {
+	switch c {
+	case ',':
+		p.st = aElem
+	case ']':
+		p.st = aDone
+	default:
+		p.junk(at, "array elements are not separated by ','")
+		p.st = aElem
+		return true
+	}
+	return false
+}
+
+// trailing counts a byte other than whitespace (at offset at) after the
+// array's ']' as junk.
+func (p *arrayParser) trailing(at int64) {
+	if p.st == aDone {
+		p.st, p.junkAt = aJunk, at
+	}
+	p.junkLen = at + 1 - p.junkAt
 }
 
 // keep appends b, the bytes of the element being read up to end, to the

@@ -7,6 +7,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/wsframe"
 )
 
 // maxMessages bounds the WebSocket messages listed per exchange.
@@ -86,7 +87,7 @@ func buildWebSocket(ws *inspect.WebSocketReport) *wsView {
 		mv.Notes = strings.Join(notes, ", ")
 		switch {
 		case m.CloseCode != 0:
-			mv.Detail = inspect.CloseName(m.CloseCode) + " " + m.CloseReason
+			mv.Detail = wsframe.CloseName(m.CloseCode) + " " + m.CloseReason
 		case m.Type != "":
 			mv.Detail = m.Type
 		default:

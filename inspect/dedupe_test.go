@@ -7,12 +7,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/internal/textdiff"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // checkEdits checks that the edits compareSides keeps for
 // diff.boundary-dedupe are the character diff of the whole texts, as
-// textDiff gives it (compareSides diffs only the span where they differ),
+// textdiff.Diff gives it (compareSides diffs only the span where they differ),
 // and add up to the two texts byte for byte, UTF-8 or not; and that the
 // hunks start within the texts.
 func checkEdits(t *testing.T, a, b string) {
@@ -38,9 +39,9 @@ func checkEdits(t *testing.T, a, b string) {
 		}
 	}
 	if !utf8.ValidString(a) || !utf8.ValidString(b) {
-		return // textDiff reads stray bytes as U+FFFD
+		return // textdiff.Diff reads stray bytes as U+FFFD
 	}
-	want := textDiff(a, b)
+	want := textdiff.Diff(a, b)
 	if !slices.ContainsFunc(want, func(d diffmatchpatch.Diff) bool { return d.Type == diffmatchpatch.DiffDelete }) {
 		want = nil // no deletion: no edits kept
 	}
@@ -69,7 +70,7 @@ func FuzzBoundaryEdits(f *testing.F) {
 		f.Add(c[0], c[1])
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
-		if len(a)+len(b) > charDiffMax {
+		if len(a)+len(b) > textdiff.CharDiffMax {
 			t.Skip() // larger texts are diffed by line; compareSides diffs less of them
 		}
 		checkEdits(t, a, b)

@@ -15,13 +15,13 @@ import (
 func isErrorField(name string) bool { return strings.EqualFold(name, "error") }
 
 // fieldError is the message of an "error:" field line: the error object
-// when its value is one (as httpError reads a body), else the text.
+// when its value is one (as protocol.HTTPError reads a body), else the text.
 func fieldError(value string) string {
 	v := strings.TrimSpace(value)
 	if gjson.Valid(v) && gjson.Parse(v).IsObject() {
-		return httpError(nil, v)
+		return protocol.HTTPError(nil, v)
 	}
-	return excerpt.Clip(v, errorClip)
+	return excerpt.Clip(v, protocol.ErrorClip)
 }
 
 // fieldErrors gives each side whose stream carries an "error:" field line

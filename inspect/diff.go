@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/seam-dev/seam/internal/textdiff"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -155,7 +156,7 @@ func diffSides(kind string, a, b diffSide) *Diff {
 }
 
 // compareSides is diffSides; with edits set, it also returns the edits of
-// the whole texts before semantic cleanup, as textDiff of the two texts
+// the whole texts before semantic cleanup, as textdiff.Diff of the two texts
 // gives them, for diff.boundary-dedupe, which reads the small deletions
 // the cleanup merges (nil when there is no deletion).
 func compareSides(kind string, a, b diffSide, edits bool) (*Diff, []diffmatchpatch.Diff) {
@@ -163,23 +164,32 @@ func compareSides(kind string, a, b diffSide, edits bool) (*Diff, []diffmatchpat
 	if d.Equal {
 		return d, nil
 	}
+	diffs, whole := textEdits(a.text, b.text, edits)
+	for _, r := range hunkRanges(diffs) {
+		d.Hunks = append(d.Hunks, hunkOf(r, a, b))
+	}
+	return d, whole
+}
+
+// textEdits diffs two texts that differ: the edits after semantic cleanup,
+// and with edits set the edits before it (see compareSides).
+func textEdits(at, bt string, edits bool) (diffs, whole []diffmatchpatch.Diff) {
 	// The diff library reads text as runes: text that is not UTF-8 is
-	// diffed as validText gives it and the diff mapped back onto its
-	// bytes (bytesBack).
-	at, bt := a.text, b.text
+	// diffed as textdiff.ValidText gives it and the diff mapped back onto its
+	// bytes (textdiff.BytesBack).
+	a, b := at, bt
 	proxied := !utf8.ValidString(at) || !utf8.ValidString(bt)
 	if proxied {
-		at, bt = validText(at), validText(bt)
+		at, bt = textdiff.ValidText(at), textdiff.ValidText(bt)
 	}
 	// Strip the common prefix and suffix first, so that semantic cleanup
 	// cannot slide an edit away from the byte where the texts first differ
 	// (it would, when the inserted text repeats what precedes it).
 	pre, suf := CommonAffixes(at, bt)
 	dmp := diffmatchpatch.New()
-	raw := textDiff(at[pre:len(at)-suf], bt[pre:len(bt)-suf])
-	var whole []diffmatchpatch.Diff
+	raw := textdiff.Diff(at[pre:len(at)-suf], bt[pre:len(bt)-suf])
 	if edits && slices.ContainsFunc(raw, func(d diffmatchpatch.Diff) bool { return d.Type == diffmatchpatch.DiffDelete }) {
-		// The common ends around the edits, merged as textDiff merges the
+		// The common ends around the edits, merged as textdiff.Diff merges the
 		// edits of whole texts (an edit slides left into the prefix when
 		// it repeats its end). Without a deletion there is nothing for
 		// diff.boundary-dedupe to read.
@@ -194,17 +204,27 @@ func compareSides(kind string, a, b diffSide, edits bool) (*Diff, []diffmatchpat
 		whole = dmp.DiffCleanupMerge(whole)
 	}
 	mid := dmp.DiffCleanupSemantic(raw)
-	diffs := make([]diffmatchpatch.Diff, 0, len(mid)+2)
+	diffs = make([]diffmatchpatch.Diff, 0, len(mid)+2)
 	diffs = append(diffs, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: at[:pre]})
 	diffs = append(diffs, mid...)
 	if proxied {
-		diffs, whole = bytesBack(diffs, a.text, b.text), bytesBack(whole, a.text, b.text)
+		diffs, whole = textdiff.BytesBack(diffs, a, b), textdiff.BytesBack(whole, a, b)
 	}
-	// Group changes into hunks: runs of non-equal diffs, merged across
-	// equal stretches shorter than mergeGap bytes.
-	const mergeGap = 32
-	type rng struct{ a0, a1, b0, b1 int }
-	var hunks []rng
+	return diffs, whole
+}
+
+// hunkRange is where a hunk's change is in the two texts: bytes a0 to a1
+// of the first, b0 to b1 of the second.
+type hunkRange struct{ a0, a1, b0, b1 int }
+
+// mergeGap is the shortest equal stretch that keeps two changes in hunks
+// of their own, in bytes.
+const mergeGap = 32
+
+// hunkRanges groups changes into hunks: runs of non-equal diffs, merged
+// across equal stretches shorter than mergeGap bytes.
+func hunkRanges(diffs []diffmatchpatch.Diff) []hunkRange {
+	var hunks []hunkRange
 	ao, bo := 0, 0
 	for _, df := range diffs {
 		n := len(df.Text)
@@ -217,44 +237,47 @@ func compareSides(kind string, a, b diffSide, edits bool) (*Diff, []diffmatchpat
 			if k := len(hunks); k > 0 && ao-hunks[k-1].a1 < mergeGap {
 				hunks[k-1].a1, hunks[k-1].b1 = ao+n, bo
 			} else {
-				hunks = append(hunks, rng{ao, ao + n, bo, bo})
+				hunks = append(hunks, hunkRange{ao, ao + n, bo, bo})
 			}
 			ao += n
 		case diffmatchpatch.DiffInsert:
 			if k := len(hunks); k > 0 && bo-hunks[k-1].b1 < mergeGap {
 				hunks[k-1].a1, hunks[k-1].b1 = ao, bo+n
 			} else {
-				hunks = append(hunks, rng{ao, ao, bo, bo + n})
+				hunks = append(hunks, hunkRange{ao, ao, bo, bo + n})
 			}
 			bo += n
 		}
 	}
-	for _, r := range hunks {
-		h := Hunk{AOff: r.a0, BOff: r.b0, aEnd: r.a1, bEnd: r.b1}
-		as, ae := lineBounds(a.text, r.a0, r.a1)
-		bs, be := lineBounds(b.text, r.b0, r.b1)
-		if as > 0 {
-			ctx := a.text[:as-1]
-			ctx = ctx[strings.LastIndexByte(ctx, '\n')+1:]
-			h.Lines = append(h.Lines, DiffLine{Op: " ", Text: ctx})
-		}
-		addLines(&h, "-", a.text[as:ae])
-		addLines(&h, "+", b.text[bs:be])
-		if ae < len(a.text) {
-			rest := a.text[ae+1:]
-			if i := strings.IndexByte(rest, '\n'); i >= 0 {
-				rest = rest[:i]
-			}
-			h.Lines = append(h.Lines, DiffLine{Op: " ", Text: rest})
-		}
-		if p := b.pointerAt(h.BOff); p != nil {
-			h.At = p
-		} else {
-			h.At = a.pointerAt(h.AOff)
-		}
-		d.Hunks = append(d.Hunks, h)
+	return hunks
+}
+
+// hunkOf is the hunk of range r: the changed lines of both texts, a line
+// of context on each side, and where it is (in b, else in a).
+func hunkOf(r hunkRange, a, b diffSide) Hunk {
+	h := Hunk{AOff: r.a0, BOff: r.b0, aEnd: r.a1, bEnd: r.b1}
+	as, ae := lineBounds(a.text, r.a0, r.a1)
+	bs, be := lineBounds(b.text, r.b0, r.b1)
+	if as > 0 {
+		ctx := a.text[:as-1]
+		ctx = ctx[strings.LastIndexByte(ctx, '\n')+1:]
+		h.Lines = append(h.Lines, DiffLine{Op: " ", Text: ctx})
 	}
-	return d, whole
+	addLines(&h, "-", a.text[as:ae])
+	addLines(&h, "+", b.text[bs:be])
+	if ae < len(a.text) {
+		rest := a.text[ae+1:]
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			rest = rest[:i]
+		}
+		h.Lines = append(h.Lines, DiffLine{Op: " ", Text: rest})
+	}
+	if p := b.pointerAt(h.BOff); p != nil {
+		h.At = p
+	} else {
+		h.At = a.pointerAt(h.AOff)
+	}
+	return h
 }
 
 // commonPrefix returns the length of the common prefix of a and b, on a

@@ -132,7 +132,7 @@
 //     over, so the report is the same, byte for byte, on any number of
 //     workers.
 //   - Upstream and client are compared part by part as well as by text
-//     (structure.go): every tool call (name, id, arguments as a string and,
+//     (structure.go, sidecalls.go): every tool call (name, id, arguments as a string and,
 //     when both parse, as JSON values), finish reason, usage, error,
 //     reasoning, refusal and model, per choice, on the normalized Message of
 //     any protocol. A tool call counts whether it is structured or an

@@ -1,89 +1,15 @@
 package inspect
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/seam-dev/seam/internal/dist"
-	"github.com/seam-dev/seam/internal/units"
-	"github.com/seam-dev/seam/protocol"
-	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/timing"
 )
 
 // DefaultStall is the gap between two chunks of a side beyond which it
-// counts as a stall, when Options.Stall is 0.
-const DefaultStall = time.Second
-
-// Metrics are the timing and throughput figures of one side (or, on an
-// ExchangeReport, of the side clients received).
-type Metrics struct {
-	// Gaps is the number of gaps between consecutive chunks (chunks - 1).
-	Gaps int `json:"gaps"`
-	// GapP50, GapP99 and GapMax are the nearest-rank median, 99th
-	// percentile and largest gap, in nanoseconds (0 without gaps).
-	GapP50 int64 `json:"gap_p50_ns"`
-	GapP99 int64 `json:"gap_p99_ns"`
-	GapMax int64 `json:"gap_max_ns"`
-	// Stalls counts the gaps longer than StallNs.
-	Stalls  int   `json:"stalls"`
-	StallNs int64 `json:"stall_ns"`
-	// TokensIn and TokensOut are the usage the stream reports (0 when it
-	// reports none).
-	TokensIn  int `json:"tokens_in,omitempty"`
-	TokensOut int `json:"tokens_out,omitempty"`
-	// TokensPerS is TokensOut over the time from the first chunk to the
-	// last, 0 when usage is not reported or the side has a single chunk.
-	TokensPerS float64 `json:"tokens_per_s,omitempty"`
-
-	// untimed is set when the chunk times are not measurements (an
-	// import, or times that go back): only the usage counts.
-	untimed bool
-}
-
-// untime drops the figures that read chunk times, for a side whose times
-// are not measurements.
-func (m *Metrics) untime() {
-	*m = Metrics{StallNs: m.StallNs, TokensIn: m.TokensIn, TokensOut: m.TokensOut, untimed: true}
-}
-
-// sideMetrics computes the metrics of a side's chunks, with usage u (nil
-// when the side reports none) and stalls counted beyond stall.
-func sideMetrics(chunks []tape.Chunk, u *protocol.Usage, stall time.Duration) *Metrics {
-	m := &Metrics{StallNs: int64(stall)}
-	if n := len(chunks); n > 1 {
-		var d dist.Dist
-		d.Grow(n - 1)
-		for i := 1; i < n; i++ {
-			g := max(chunks[i].T-chunks[i-1].T, 0) // a time going back counts as 0
-			d.Add(g)
-			if g > int64(stall) {
-				m.Stalls++
-			}
-		}
-		m.Gaps = d.Count()
-		m.GapP50, m.GapP99, m.GapMax = d.Percentile(50), d.Percentile(99), d.Max()
-	}
-	m.setUsage(u, chunks)
-	return m
-}
-
-// setUsage sets the usage figures to u's (none when u is nil), and the
-// output tokens per second over the time from the first of chunks to the
-// last unless the times are not measurements.
-func (m *Metrics) setUsage(u *protocol.Usage, chunks []tape.Chunk) {
-	m.TokensIn, m.TokensOut, m.TokensPerS = 0, 0, 0
-	if u == nil {
-		return
-	}
-	m.TokensIn, m.TokensOut = u.Input, u.Output
-	if n := len(chunks); n > 1 && u.Output > 0 && !m.untimed {
-		if span := chunks[n-1].T - chunks[0].T; span > 0 {
-			m.TokensPerS = float64(u.Output) / (float64(span) / 1e9)
-		}
-	}
-}
+// counts as a stall, when Options.Stall is 0 (timing.DefaultStall).
+const DefaultStall = timing.DefaultStall
 
 // stallOf returns the stall threshold opts ask for.
 func stallOf(opts Options) time.Duration {
@@ -91,27 +17,6 @@ func stallOf(opts Options) time.Duration {
 		return opts.Stall
 	}
 	return DefaultStall
-}
-
-// Line renders the metrics on one line, as the text report and the TUI
-// show them: "gaps p50 … p99 … max … · 2 stalls over 1s · tokens in 120
-// out 40 · 85.1 tokens/s", or "" when there is nothing to say.
-func (m *Metrics) Line() string {
-	if m == nil {
-		return ""
-	}
-	var parts []string
-	if m.Gaps > 0 {
-		parts = append(parts, "gaps p50 "+units.Duration(m.GapP50)+" p99 "+units.Duration(m.GapP99)+" max "+units.Duration(m.GapMax),
-			pluralWord(m.Stalls, "stall")+" over "+units.Duration(m.StallNs))
-	}
-	if m.TokensIn > 0 || m.TokensOut > 0 {
-		parts = append(parts, fmt.Sprintf("tokens in %d out %d", m.TokensIn, m.TokensOut))
-	}
-	if m.TokensPerS > 0 {
-		parts = append(parts, fmt.Sprintf("%.1f tokens/s", m.TokensPerS))
-	}
-	return strings.Join(parts, " · ")
 }
 
 // pluralWord returns "1 stall", "2 stalls": n and the noun, with an s

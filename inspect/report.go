@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"slices"
@@ -13,10 +12,11 @@ import (
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/request"
+	"github.com/seam-dev/seam/requestdiff"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/timing"
 	"github.com/sergi/go-diff/diffmatchpatch"
-	"github.com/tidwall/gjson"
 )
 
 // SchemaVersion is the version of the JSON report schema (see doc.go).
@@ -99,7 +99,7 @@ type ExchangeReport struct {
 	Diffs    []*Diff   `json:"diffs,omitempty"`
 	// RequestDiff, in a sandwich recording, compares the client's request
 	// with the one the proxy under test sent upstream.
-	RequestDiff *RequestDiff `json:"request_diff,omitempty"`
+	RequestDiff *requestdiff.Diff `json:"request_diff,omitempty"`
 	// Paired, in a sandwich recording, says how the request the proxy
 	// under test sent upstream was paired with the client's: "header",
 	// "content", "order" or "none" (tape.Request's Paired); empty when the
@@ -112,7 +112,7 @@ type ExchangeReport struct {
 	// Metrics are the gap, stall and throughput figures of the side
 	// clients received, its usage taken from the upstream side when it
 	// reports none.
-	Metrics *Metrics `json:"metrics,omitempty"`
+	Metrics *timing.Metrics `json:"metrics,omitempty"`
 	// Session says which session the exchange belongs to and what it
 	// extends; nil for a request without a message history.
 	Session *session.Ref `json:"session,omitempty"`
@@ -144,7 +144,7 @@ type SideReport struct {
 	Decoded  int64             `json:"decoded_bytes,omitempty"`
 	Message  *protocol.Message `json:"message"`
 	// Metrics are the side's gap, stall and throughput figures.
-	Metrics *Metrics `json:"metrics,omitempty"`
+	Metrics *timing.Metrics `json:"metrics,omitempty"`
 
 	ev  *protocol.Side
 	asm *protocol.Assembly
@@ -276,6 +276,34 @@ func inspectExchange(c *tape.Capture, x *tape.Exchange, opts Options, prev *exCt
 // detectors but the ordered ones. It may run on any goroutine, for several
 // exchanges at once; settle then finishes it in capture order.
 func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
+	ctx, reqT := newExCtx(c, x, opts)
+	rep := ctx.rep
+	if opts.Live {
+		ctx.liveSides()
+	}
+	if isWebSocket(x) {
+		inspectWebSocket(ctx, reqT)
+		return ctx
+	}
+	ctx.readSides(c.Header.Imported, reqT)
+	ctx.chooseView()
+	fieldErrors(ctx)
+	rep.Error = providerSaid(ctx)
+	if opts.AssembleOnly {
+		return ctx
+	}
+	ctx.upDiff = upstreamClientDiff(ctx)
+	if !opts.NoDiffs {
+		rep.Diffs = exchangeDiffs(ctx)
+	}
+	runDetectors(ctx)
+	return ctx
+}
+
+// newExCtx starts the report of exchange x of capture c from its request
+// (method, URL, model, the request read once, the diff of a sandwich's two
+// request legs) and notes, and returns the request's time.
+func newExCtx(c *tape.Capture, x *tape.Exchange, opts Options) (*exCtx, int64) {
 	rep := &ExchangeReport{Ex: x.Ex, Findings: []Finding{}}
 	ctx := &exCtx{x: x, rep: rep, sides: map[tape.Side]*SideReport{}, opts: opts,
 		name: c.Name, started: c.Header.Started, engine: c.Header.Engine, sev: severityOf()}
@@ -290,76 +318,74 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 		ctx.req = request.Parse(x.Request.Body)
 		rep.Model, rep.req = cmp.Or(ctx.req.Model, protocol.ModelFromURL(x.Request.URL)), ctx.req
 	}
-	rep.RequestDiff = diffRequests(x.Request, x.UpstreamRequest, ctx.req)
+	rep.RequestDiff = requestdiff.Compare(x.Request, x.UpstreamRequest, ctx.req)
 	if x.UpstreamRequest != nil {
 		rep.Paired = x.UpstreamRequest.Paired
 	}
 	for _, n := range x.Notes {
 		rep.Notes = append(rep.Notes, n.Text)
 	}
-	if opts.Live {
-		ctx.liveSides()
-	}
-	if isWebSocket(x) {
-		inspectWebSocket(ctx, reqT)
-		return ctx
-	}
-	// The sides' decoded copies share the caps of one exchange.
+	return ctx, reqT
+}
+
+// readSides reads the exchange's recorded sides, upstream first, their
+// decoded copies within one exchange's caps. Times the capture contradicts,
+// or an import (im) does not have, are left out.
+func (ctx *exCtx) readSides(im *tape.Imported, reqT int64) {
+	x := ctx.x
 	budget := coding.NewExchangeBudget()
 	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
 		sd := x.Side(s)
 		if sd.Response == nil && len(sd.Chunks) == 0 && sd.End == nil {
 			continue
 		}
-		sr := inspectSide(s, trueOffsets(x, s, sd), rep.URL, opts, reqT, ctx.sides[tape.Upstream], ctx.open[s], budget)
+		sr := inspectSide(s, trueOffsets(x, s, sd), ctx.rep.URL, ctx.opts, reqT, ctx.sides[tape.Upstream], ctx.open[s], budget)
 		if timesLie(x, s) {
 			sr.TTFB, sr.Dur = -1, -1
-			sr.Metrics.untime()
+			sr.Metrics.Untime()
 		}
-		if im := c.Header.Imported; im != nil {
+		if im != nil {
 			// An import has no chunk times: no time to first byte, no
 			// gaps, and no duration when the source has no times at all.
 			sr.TTFB = -1
-			sr.Metrics.untime()
+			sr.Metrics.Untime()
 			if im.Timing != tape.TimingPartial {
 				sr.Dur = -1
 			}
 		}
 		ctx.sides[s] = sr
-		rep.Sides = append(rep.Sides, sr)
+		ctx.rep.Sides = append(ctx.rep.Sides, sr)
 	}
+}
+
+// chooseView picks the side clients received (the upstream's when the
+// client side holds nothing) and gives the exchange its protocol, status,
+// times, metrics and, unless only assembling, the clients' emulations.
+func (ctx *exCtx) chooseView() {
+	rep := ctx.rep
 	ctx.view = ctx.sides[tape.Client]
 	if ctx.view == nil || (ctx.view.Chunks == 0 && ctx.sides[tape.Upstream] != nil) {
 		ctx.view = ctx.sides[tape.Upstream]
 	}
-	if v := ctx.view; v != nil {
-		rep.Protocol = v.Message.Protocol
-		rep.Status, rep.Outcome, rep.TTFB, rep.Dur, rep.Events = v.Status, v.Outcome, v.TTFB, v.Dur, v.Events
-		if rep.Model == "" {
-			rep.Model = v.Message.Model
-		}
-		if !opts.AssembleOnly {
-			rep.Clients = emulateClients(v)
-			rep.Disagreements = disagreements(rep.Clients, rep.Protocol, ctx.req.NativeTools())
-		}
-		rep.Metrics = v.Metrics
-		if up := ctx.sides[tape.Upstream]; v.Message.Usage == nil && up != nil && up.Message.Usage != nil {
-			m := *v.Metrics
-			m.setUsage(up.Message.Usage, x.Side(v.Side).Chunks)
-			rep.Metrics = &m
-		}
+	v := ctx.view
+	if v == nil {
+		return
 	}
-	fieldErrors(ctx)
-	rep.Error = providerSaid(ctx)
-	if opts.AssembleOnly {
-		return ctx
+	rep.Protocol = v.Message.Protocol
+	rep.Status, rep.Outcome, rep.TTFB, rep.Dur, rep.Events = v.Status, v.Outcome, v.TTFB, v.Dur, v.Events
+	if rep.Model == "" {
+		rep.Model = v.Message.Model
 	}
-	ctx.upDiff = upstreamClientDiff(ctx)
-	if !opts.NoDiffs {
-		rep.Diffs = exchangeDiffs(ctx)
+	if !ctx.opts.AssembleOnly {
+		rep.Clients = emulateClients(v)
+		rep.Disagreements = disagreements(rep.Clients, rep.Protocol, ctx.req.NativeTools())
 	}
-	runDetectors(ctx)
-	return ctx
+	rep.Metrics = v.Metrics
+	if up := ctx.sides[tape.Upstream]; v.Message.Usage == nil && up != nil && up.Message.Usage != nil {
+		m := *v.Metrics
+		m.SetUsage(up.Message.Usage, ctx.x.Side(v.Side).Chunks)
+		rep.Metrics = &m
+	}
 }
 
 // settle finishes an exchange prepareExchange began, once prev, the
@@ -385,231 +411,4 @@ func (c *exCtx) settle(prev *exCtx) {
 		}
 		return cmp.Compare(a.Pointer.Event, b.Pointer.Event)
 	})
-}
-
-// sameData reports whether two sides' chunks hold the same bytes, cut at
-// the same places.
-func sameData(a, b []tape.Chunk) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !bytes.Equal(a[i].Data, b[i].Data) {
-			return false
-		}
-	}
-	return true
-}
-
-// inspectSide parses and assembles one side (open: still being recorded,
-// Options.Live). up is the upstream side's report when this is the client
-// side (else nil): when both sides carry the same event data (a
-// pass-through proxy), the decoded payloads are shared, and when they are
-// the same bytes cut at the same places (protocol.Side.Mirrors), so is the
-// assembly. A compressed body is decoded within budget, the exchange's caps
-// on decoded bytes.
-func inspectSide(s tape.Side, sd *tape.SideData, url string, opts Options, reqT int64, up *SideReport, open bool, budget *coding.Budget) *SideReport {
-	var twin *protocol.Side
-	if up != nil {
-		twin = up.ev
-	}
-	sr := &SideReport{Side: s, Chunks: len(sd.Chunks), TTFB: -1, Dur: -1}
-	ct, ce := "", ""
-	if sd.Response != nil {
-		sr.Status = sd.Response.Status
-		if v := sd.Response.Headers["content-type"]; len(v) > 0 {
-			ct = strings.ToLower(v[0])
-		}
-		if v := sd.Response.Headers["content-encoding"]; len(v) > 0 {
-			ce = strings.Join(v, ", ")
-		}
-	}
-	if sd.End != nil {
-		sr.Outcome, sr.Error = sd.End.Outcome, sd.End.Error
-		sr.Dur = sd.End.T - reqT
-	}
-	// Bytes counts what the chunks hold, whatever the end line claims (a
-	// tape.bytes-mismatch finding reports the claim).
-	for _, c := range sd.Chunks {
-		sr.Bytes += int64(len(c.Data))
-	}
-	if len(sd.Chunks) > 0 {
-		sr.TTFB = sd.Chunks[0].T - reqT
-	}
-	chunks := sd.Chunks
-	if ce != "" {
-		// Read a decoded copy of the wire bytes; the chunks keep their
-		// index and time, offsets count decoded bytes.
-		sr.Encoding = ce
-		var dec []tape.Chunk
-		var err error
-		if up != nil && up.decoded != nil && up.Encoding == ce && sameData(sd.Chunks, up.wire) {
-			// The upstream side's bytes (a pass-through proxy): its
-			// decoded copy, at this side's times, neither decoded nor
-			// held twice.
-			dec, err = make([]tape.Chunk, len(sd.Chunks)), up.codingErr
-			for i, c := range up.decoded {
-				w := sd.Chunks[i]
-				dec[i] = tape.Chunk{Ex: w.Ex, Side: w.Side, T: w.T, Off: c.Off, Data: c.Data}
-			}
-		} else {
-			dec, err = tape.DecodeChunks(sd.Chunks, ce, budget)
-		}
-		sr.codingErr, sr.wire, sr.decoded = err, sd.Chunks, dec
-		if dec == nil {
-			// A coding seam cannot decode: the bytes mean nothing to it.
-			sr.ev = &protocol.Side{Chunks: sd.Chunks}
-			sr.Stream = true
-			sr.asm = protocol.Assemble(protocol.Unknown, sr.ev)
-			sr.Message = &sr.asm.Message
-			return sr
-		}
-		chunks = dec
-		if len(dec) > 0 {
-			last := dec[len(dec)-1]
-			sr.Decoded = last.Off + int64(len(last.Data))
-		}
-	}
-	kind, mismatch := framing.Choose(ct, head(chunks, 64))
-	sr.Framing, sr.mismatch = kind, mismatch
-	body, document := "", false
-	if kind == framing.NDJSON && framing.FromContentType(ct) != framing.NDJSON {
-		// JSON under a JSON (or no) Content-Type: a single document is a
-		// non-stream body, several lines are NDJSON.
-		if body = joinChunks(chunks); gjson.Valid(body) {
-			kind, document = framing.Unknown, true
-			sr.Framing = kind
-		}
-	}
-	if document {
-		// Read as the one JSON value it is, below: no events to parse.
-		sr.ev = &protocol.Side{Chunks: chunks}
-	} else {
-		sr.ev = protocol.Parse(chunks, kind, twin)
-		if open {
-			openTail(sr.ev)
-		}
-	}
-	sr.Events, sr.Comments = len(sr.ev.Events), len(sr.ev.Comments)
-	sr.Stream = !document && (kind != framing.Unknown || !isJSONBody(ct, chunks, sr.ev))
-	if sr.Stream && sr.Framing == framing.Unknown {
-		sr.Framing = framing.SSE
-	}
-	p := opts.Protocol
-	if p == "" {
-		p = protocol.Unknown
-	}
-	if sr.Stream {
-		if p == protocol.Unknown {
-			p = protocol.Detect(url, sr.ev.Events)
-		}
-		if up != nil && up.Stream && up.assembled == p && sr.ev.Mirrors(up.ev) {
-			// The upstream's events but for their times, which an
-			// assembly does not read: its assembly, shared (read-only).
-			sr.asm = up.asm
-		} else {
-			sr.asm = protocol.Assemble(p, sr.ev)
-		}
-		sr.assembled = p
-	} else {
-		if body == "" {
-			body = sr.ev.Body // the joined body, when ParseSide built it
-		}
-		if body == "" {
-			body = joinChunks(chunks)
-		}
-		if p == protocol.Unknown {
-			if p = protocol.FromPayload(body); p == protocol.Unknown {
-				p = protocol.FromURL(url)
-			}
-		}
-		sr.asm = protocol.AssembleBody(p, body)
-		sr.ev = &protocol.Side{Chunks: chunks}
-		sr.Events = 0
-		sr.Framing = framing.Unknown
-	}
-	sr.Message = &sr.asm.Message
-	if failed(sr.Status) && sr.Message.Error == "" && (up == nil || sr.asm != up.asm) {
-		// What the provider said: its SDK throws it for this status.
-		if body == "" || len(body) > errorBodyHead {
-			body = string(head(chunks, errorBodyHead))
-		}
-		sr.Message.Error = httpError(sd.Response.Headers, body)
-	}
-	sr.Metrics = sideMetrics(sd.Chunks, sr.Message.Usage, stallOf(opts))
-	return sr
-}
-
-// trueOffsets returns the side's data with every chunk's offset where its
-// bytes really are in the body (the running sum), when the capture's
-// offsets contradict the chunks (a tape.offset-gap), so the events'
-// pointers name real body offsets.
-func trueOffsets(x *tape.Exchange, s tape.Side, sd *tape.SideData) *tape.SideData {
-	if !hasAnomaly(x, tape.AnomalyOffsetGap, s) {
-		return sd
-	}
-	fixed := *sd
-	fixed.Chunks = slices.Clone(sd.Chunks)
-	off := int64(0)
-	for i := range fixed.Chunks {
-		fixed.Chunks[i].Off = off
-		off += int64(len(fixed.Chunks[i].Data))
-	}
-	return &fixed
-}
-
-// timesLie reports whether the times of side s (or the request's) are
-// contradicted by the capture, so no duration can be computed from them.
-func timesLie(x *tape.Exchange, s tape.Side) bool {
-	return hasAnomaly(x, tape.AnomalyTimeBackwards, s) || hasAnomaly(x, tape.AnomalyTimeBackwards, "")
-}
-
-func hasAnomaly(x *tape.Exchange, id string, s tape.Side) bool {
-	for _, a := range x.Anomalies {
-		if a.ID == id && a.Side == s {
-			return true
-		}
-	}
-	return false
-}
-
-// isJSONBody reports whether a side is a non-stream JSON body rather than
-// an event stream.
-func isJSONBody(ct string, chunks []tape.Chunk, ev *protocol.Side) bool {
-	if strings.Contains(ct, "event-stream") {
-		return false
-	}
-	if strings.Contains(ct, "json") {
-		return true
-	}
-	if len(ev.Events) > 0 || len(chunks) == 0 {
-		return false
-	}
-	return bytes.HasPrefix(bytes.TrimSpace(chunks[0].Data), []byte("{"))
-}
-
-// head returns up to n first bytes of the body the chunks make up.
-func head(chunks []tape.Chunk, n int) []byte {
-	if len(chunks) > 0 && len(chunks[0].Data) >= n {
-		return chunks[0].Data[:n]
-	}
-	var b []byte
-	for i := 0; i < len(chunks) && len(b) < n; i++ {
-		b = append(b, chunks[i].Data[:min(len(chunks[i].Data), n-len(b))]...)
-	}
-	return b
-}
-
-// joinChunks returns the body the chunks make up.
-func joinChunks(chunks []tape.Chunk) string {
-	n := 0
-	for _, c := range chunks {
-		n += len(c.Data)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, c := range chunks {
-		b.Write(c.Data)
-	}
-	return b.String()
 }

@@ -8,27 +8,6 @@ import (
 	"github.com/seam-dev/seam/wsframe"
 )
 
-// closeNames are the close codes RFC 6455 §7.4.1 defines and those IANA
-// registered since, by name.
-var closeNames = map[int]string{
-	1000: "normal closure", 1001: "going away", 1002: "protocol error", 1003: "unsupported data",
-	1005: "no status", 1006: "abnormal closure", 1007: "invalid payload data", 1008: "policy violation",
-	1009: "message too big", 1010: "mandatory extension", 1011: "internal error", 1012: "service restart",
-	1013: "try again later", 1014: "bad gateway", 1015: "TLS handshake",
-}
-
-// CloseName is a WebSocket close code with its name: "1011 (internal
-// error)".
-func CloseName(code int) string {
-	if n, ok := closeNames[code]; ok {
-		return fmt.Sprintf("%d (%s)", code, n)
-	}
-	if code >= 4000 && code <= 4999 {
-		return fmt.Sprintf("%d (the application's own)", code)
-	}
-	return strconv.Itoa(code)
-}
-
 // closeFindings judges how a WebSocket session ended, as an SDK sees it:
 // a close code other than normal closure (1000), going away (1001) or no
 // status at all is an error while a Realtime response is in progress (the
@@ -60,9 +39,9 @@ func (c *exCtx) closeFindings() {
 			evidence = strconv.Quote(m.CloseReason)
 		}
 		if open != "" {
-			c.emit("websocket.close-error", at, evidence, fmt.Sprintf("%s closed the session with %s while response %s was in progress", who, CloseName(m.CloseCode), open))
+			c.emit("websocket.close-error", at, evidence, fmt.Sprintf("%s closed the session with %s while response %s was in progress", who, wsframe.CloseName(m.CloseCode), open))
 		} else {
-			c.emit("websocket.close", at, evidence, fmt.Sprintf("%s closed the session with %s", who, CloseName(m.CloseCode)))
+			c.emit("websocket.close", at, evidence, fmt.Sprintf("%s closed the session with %s", who, wsframe.CloseName(m.CloseCode)))
 		}
 	}
 	for _, m := range ws.Messages {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/timing"
 )
 
 // TestFilter: each form of term on rows whose answer is known.
@@ -15,7 +16,7 @@ func TestFilter(t *testing.T) {
 	row := &Row{Capture: "captures/seam-1.ndjson", Ex: 3, Method: "POST", URL: "/v1/chat/completions?x=1", Endpoint: "/v1/chat/completions",
 		Model: "gpt-5-2025-08-07", Protocol: "openai-chat", Status: 200, Outcome: tape.ClientAborted, Time: when,
 		TTFB: int64(400 * time.Millisecond), Dur: int64(3 * time.Second), Events: 40,
-		Metrics: &inspect.Metrics{Gaps: 39, GapP50: int64(time.Millisecond), GapP99: int64(2500 * time.Millisecond), GapMax: int64(2500 * time.Millisecond), Stalls: 1, TokensIn: 900, TokensOut: 120, TokensPerS: 48},
+		Metrics: &timing.Metrics{Gaps: 39, GapP50: int64(time.Millisecond), GapP99: int64(2500 * time.Millisecond), GapMax: int64(2500 * time.Millisecond), Stalls: 1, TokensIn: 900, TokensOut: 120, TokensPerS: 48},
 		Session: "s0badcafe", Turn: 2, Findings: []string{"diff.upstream-client", "stream.outcome"}, Worst: inspect.Warn, Inspected: true,
 		Tools: []string{"read_file"}, Text: func() string { return "The </use_tool<use_tool> seam\nin \"quotes\"" }}
 	for expr, want := range map[string]bool{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/timing"
 )
 
 // Row is what a Filter reads of one exchange. Callers fill what they know:
@@ -30,7 +31,7 @@ type Row struct {
 	TTFB    int64
 	Dur     int64
 	Events  int
-	Metrics *inspect.Metrics
+	Metrics *timing.Metrics
 	Session string
 	Turn    int
 	// Findings are the finding ids and Worst the most serious severity;

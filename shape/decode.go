@@ -202,87 +202,8 @@ func (d *chatDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 	sawChoice := false
 	choices.ForEach(func(_, c gjson.Result) bool {
 		sawChoice = true
-		var idx, delta, finish gjson.Result
-		c.ForEach(func(k, v gjson.Result) bool {
-			switch k.Str {
-			case "index":
-				idx = v
-			case "delta":
-				delta = v
-			case "finish_reason":
-				finish = v
-			}
-			return true
-		})
-		ci := int(idx.Int())
-		var role, content, reasoning, refusal, tcs, legacy gjson.Result
-		delta.ForEach(func(k, v gjson.Result) bool {
-			switch k.Str {
-			case "role":
-				role = v
-			case "content":
-				content = v
-			case "reasoning_content", "reasoning":
-				if v.Type == gjson.String && v.Str != "" {
-					reasoning = v
-				}
-			case "refusal":
-				if d.refusals {
-					refusal = v
-				} else if carries(v) {
-					unknown = "delta.refusal"
-					return false
-				}
-			case "tool_calls":
-				tcs = v
-			case "function_call":
-				if d.legacyCalls {
-					legacy = v
-					return true
-				}
-				fallthrough
-			default:
-				// A field the engine does not model (audio, annotations,
-				// a legacy function_call the client can take as it
-				// came): the chunk goes through whole.
-				if carries(v) {
-					unknown = "delta." + k.Str
-					return false
-				}
-			}
-			return true
-		})
-		if unknown != "" {
-			return false
-		}
-		if role.Str != "" {
-			dst = append(dst, Event{Kind: KindRole, Choice: ci, Text: role.Str})
-		}
-		if reasoning.Str != "" {
-			dst = append(dst, Event{Kind: KindReasoning, Choice: ci, Text: reasoning.Str})
-		}
-		if content.Type == gjson.String && content.Str != "" {
-			dst = append(dst, Event{Kind: KindText, Choice: ci, Text: content.Str})
-		}
-		if refusal.Type == gjson.String && refusal.Str != "" {
-			dst = append(dst, Event{Kind: KindRefusal, Choice: ci, Text: refusal.Str})
-		}
-		if legacy.IsObject() {
-			dst = d.legacyCall(dst, ci, legacy)
-		}
-		if tcs.IsArray() {
-			pos := 0
-			tcs.ForEach(func(_, tc gjson.Result) bool {
-				dst = d.toolCall(dst, ci, pos, tc)
-				pos++
-				return true
-			})
-		}
-		if finish.Type == gjson.String && finish.Str != "" {
-			dst = d.tools.endChoice(dst, ci)
-			dst = append(dst, Event{Kind: KindFinish, Choice: ci, Text: finish.Str})
-		}
-		return true
+		dst, unknown = d.choice(dst, c)
+		return unknown == ""
 	})
 	if unknown != "" {
 		o := opaque(ev)
@@ -296,6 +217,104 @@ func (d *chatDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		dst = append(dst, Event{Kind: KindUsage, Raw: usage.Raw})
 	}
 	return dst
+}
+
+// choice appends the events of one choice of a chunk, or returns the
+// field the engine does not model that makes the whole chunk go through
+// as it came.
+func (d *chatDecoder) choice(dst []Event, c gjson.Result) ([]Event, string) {
+	var idx, delta, finish gjson.Result
+	c.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "index":
+			idx = v
+		case "delta":
+			delta = v
+		case "finish_reason":
+			finish = v
+		}
+		return true
+	})
+	ci := int(idx.Int())
+	f, unknown := d.delta(delta)
+	if unknown != "" {
+		return dst, unknown
+	}
+	if f.role.Str != "" {
+		dst = append(dst, Event{Kind: KindRole, Choice: ci, Text: f.role.Str})
+	}
+	if f.reasoning.Str != "" {
+		dst = append(dst, Event{Kind: KindReasoning, Choice: ci, Text: f.reasoning.Str})
+	}
+	if f.content.Type == gjson.String && f.content.Str != "" {
+		dst = append(dst, Event{Kind: KindText, Choice: ci, Text: f.content.Str})
+	}
+	if f.refusal.Type == gjson.String && f.refusal.Str != "" {
+		dst = append(dst, Event{Kind: KindRefusal, Choice: ci, Text: f.refusal.Str})
+	}
+	if f.legacy.IsObject() {
+		dst = d.legacyCall(dst, ci, f.legacy)
+	}
+	if f.tcs.IsArray() {
+		pos := 0
+		f.tcs.ForEach(func(_, tc gjson.Result) bool {
+			dst = d.toolCall(dst, ci, pos, tc)
+			pos++
+			return true
+		})
+	}
+	if finish.Type == gjson.String && finish.Str != "" {
+		dst = d.tools.endChoice(dst, ci)
+		dst = append(dst, Event{Kind: KindFinish, Choice: ci, Text: finish.Str})
+	}
+	return dst, ""
+}
+
+// chatDelta holds the fields of a choice's delta the engine models.
+type chatDelta struct {
+	role, content, reasoning, refusal, tcs, legacy gjson.Result
+}
+
+// delta reads a choice's delta, or returns the first field it carries that
+// the engine does not model ("delta.audio").
+func (d *chatDecoder) delta(delta gjson.Result) (f chatDelta, unknown string) {
+	delta.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "role":
+			f.role = v
+		case "content":
+			f.content = v
+		case "reasoning_content", "reasoning":
+			if v.Type == gjson.String && v.Str != "" {
+				f.reasoning = v
+			}
+		case "refusal":
+			if d.refusals {
+				f.refusal = v
+			} else if carries(v) {
+				unknown = "delta.refusal"
+				return false
+			}
+		case "tool_calls":
+			f.tcs = v
+		case "function_call":
+			if d.legacyCalls {
+				f.legacy = v
+				return true
+			}
+			fallthrough
+		default:
+			// A field the engine does not model (audio, annotations,
+			// a legacy function_call the client can take as it
+			// came): the chunk goes through whole.
+			if carries(v) {
+				unknown = "delta." + k.Str
+				return false
+			}
+		}
+		return true
+	})
+	return f, unknown
 }
 
 // mentionsOutside reports whether s occurs in data outside the span of the

@@ -42,32 +42,7 @@ func (d *responsesDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		"response.reasoning_summary_text.done", "response.reasoning_text.done":
 		return dst
 	case "response.output_item.added", "response.output_item.done":
-		item := root.Get("item")
-		switch item.Get("type").Str {
-		case "function_call":
-			if typ == "response.output_item.added" {
-				if d.tools.start(0, oi) {
-					d.anyTool = true
-					id := item.Get("call_id").Str
-					if id == "" {
-						id = item.Get("id").Str
-					}
-					dst = append(dst, Event{Kind: KindToolStart, Index: oi, ID: id, Name: item.Get("name").Str})
-				}
-				return dst
-			}
-			if a := item.Get("arguments").Str; a != "" && !d.argsSeen[oi] {
-				dst = append(dst, Event{Kind: KindToolArgs, Index: oi, Text: a})
-			}
-			return d.tools.end(dst, 0, oi)
-		case "custom_tool_call":
-			if d.customTools {
-				return d.customCall(dst, typ, oi, item)
-			}
-		case "message", "reasoning":
-			return dst
-		}
-		return append(dst, opaque(ev))
+		return d.item(dst, ev, typ, oi, root.Get("item"))
 	case "response.custom_tool_call_input.delta":
 		if d.custom[oi] {
 			return append(dst, Event{Kind: KindToolArgs, Index: oi, Text: jsonEscape(root.Get("delta").Str)})
@@ -92,35 +67,72 @@ func (d *responsesDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		}
 		return d.args(dst, oi, root.Get("arguments").Str)
 	case "response.completed", "response.incomplete", "response.failed":
-		r := root.Get("response")
-		dst = d.closeCustom(dst)
-		dst = d.tools.endChoice(dst, -1)
-		reason := "stop"
-		switch typ {
-		case "response.completed":
-			if d.anyTool {
-				reason = "tool_calls"
-			}
-		case "response.incomplete":
-			reason = "length"
-			if r.Get("incomplete_details.reason").Str == "content_filter" {
-				reason = "content_filter"
-			}
-		case "response.failed":
-			if e := r.Get("error"); carries(e) {
-				dst = append(dst, Event{Kind: KindError, Raw: e.Raw})
-			}
-			reason = "error"
-		}
-		dst = append(dst, Event{Kind: KindFinish, Text: reason})
-		if u := r.Get("usage"); carries(u) {
-			dst = append(dst, Event{Kind: KindUsage, Raw: u.Raw})
-		}
-		return append(dst, Event{Kind: KindDone})
+		return d.terminal(dst, typ, root.Get("response"))
 	case "error":
 		return append(dst, errorEvent(root))
 	}
 	return append(dst, opaque(ev))
+}
+
+// item reads an output item's added or done event (typ) at output index
+// oi: a function call starts or ends, a custom tool call goes to
+// customCall, a message or reasoning item says nothing of its own.
+func (d *responsesDecoder) item(dst []Event, ev *sse.Event, typ string, oi int, item gjson.Result) []Event {
+	switch item.Get("type").Str {
+	case "function_call":
+		if typ == "response.output_item.added" {
+			if d.tools.start(0, oi) {
+				d.anyTool = true
+				id := item.Get("call_id").Str
+				if id == "" {
+					id = item.Get("id").Str
+				}
+				dst = append(dst, Event{Kind: KindToolStart, Index: oi, ID: id, Name: item.Get("name").Str})
+			}
+			return dst
+		}
+		if a := item.Get("arguments").Str; a != "" && !d.argsSeen[oi] {
+			dst = append(dst, Event{Kind: KindToolArgs, Index: oi, Text: a})
+		}
+		return d.tools.end(dst, 0, oi)
+	case "custom_tool_call":
+		if d.customTools {
+			return d.customCall(dst, typ, oi, item)
+		}
+	case "message", "reasoning":
+		return dst
+	}
+	return append(dst, opaque(ev))
+}
+
+// terminal reads the event that ends a response (typ: completed,
+// incomplete or failed; r its response): the open calls end, then the
+// finish reason, an error, the usage, and the end of the stream.
+func (d *responsesDecoder) terminal(dst []Event, typ string, r gjson.Result) []Event {
+	dst = d.closeCustom(dst)
+	dst = d.tools.endChoice(dst, -1)
+	reason := "stop"
+	switch typ {
+	case "response.completed":
+		if d.anyTool {
+			reason = "tool_calls"
+		}
+	case "response.incomplete":
+		reason = "length"
+		if r.Get("incomplete_details.reason").Str == "content_filter" {
+			reason = "content_filter"
+		}
+	case "response.failed":
+		if e := r.Get("error"); carries(e) {
+			dst = append(dst, Event{Kind: KindError, Raw: e.Raw})
+		}
+		reason = "error"
+	}
+	dst = append(dst, Event{Kind: KindFinish, Text: reason})
+	if u := r.Get("usage"); carries(u) {
+		dst = append(dst, Event{Kind: KindUsage, Raw: u.Raw})
+	}
+	return append(dst, Event{Kind: KindDone})
 }
 
 // args appends the arguments a of the call at output index oi, if any, and

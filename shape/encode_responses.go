@@ -309,26 +309,7 @@ func (r *responsesEncoder) encode(f *frames, e *Event, m *Meta) {
 	r.ensureStarted(f, m)
 	switch e.Kind {
 	case KindText, KindReasoning, KindRefusal:
-		kind, typ := "message", "response.output_text.delta"
-		switch e.Kind {
-		case KindReasoning:
-			kind, typ = "reasoning", "response.reasoning_summary_text.delta"
-		case KindRefusal:
-			kind, typ = "refusal", "response.refusal.delta"
-		}
-		oi := r.openItem(f, m, kind, e)
-		it := &r.items[oi]
-		it.text.WriteString(e.Text)
-		r.head(f, typ)
-		r.itemRef(f, oi, it)
-		if kind == "reasoning" {
-			f.buf = append(f.buf, `,"summary_index":0`...)
-		} else {
-			f.buf = append(f.buf, `,"content_index":0`...)
-		}
-		f.buf = append(f.buf, `,"delta":`...)
-		f.buf = tape.AppendJSONString(f.buf, e.Text)
-		endTyped(f)
+		r.textDelta(f, e, m)
 	case KindToolStart:
 		r.openItem(f, m, "function_call", e)
 	case KindToolArgs:
@@ -360,20 +341,7 @@ func (r *responsesEncoder) encode(f *frames, e *Event, m *Meta) {
 		endTyped(f)
 		r.reason = "error"
 	case KindDone:
-		for i := range r.items {
-			r.closeItem(f, i)
-		}
-		status, typ := "completed", "response.completed"
-		switch r.reason {
-		case "length", "content_filter":
-			status, typ = "incomplete", "response.incomplete"
-		case "error":
-			status, typ = "failed", "response.failed"
-		}
-		r.head(f, typ)
-		r.response(f, m, status, true)
-		endTyped(f)
-		r.done = true
+		r.end(f, m)
 	case KindOpaque:
 		if r.open >= 0 && itemEvent(e) == "response.output_item.added" {
 			// The upstream starts an item the engine does not model: the
@@ -383,6 +351,51 @@ func (r *responsesEncoder) encode(f *frames, e *Event, m *Meta) {
 		writeOpaque(f, e)
 		r.keepItem(e)
 	}
+}
+
+// textDelta writes a text, reasoning or refusal delta (e) into the item
+// of its kind, opening the item when it is not the one open.
+func (r *responsesEncoder) textDelta(f *frames, e *Event, m *Meta) {
+	kind, typ := "message", "response.output_text.delta"
+	switch e.Kind {
+	case KindReasoning:
+		kind, typ = "reasoning", "response.reasoning_summary_text.delta"
+	case KindRefusal:
+		kind, typ = "refusal", "response.refusal.delta"
+	}
+	oi := r.openItem(f, m, kind, e)
+	it := &r.items[oi]
+	it.text.WriteString(e.Text)
+	r.head(f, typ)
+	r.itemRef(f, oi, it)
+	if kind == "reasoning" {
+		f.buf = append(f.buf, `,"summary_index":0`...)
+	} else {
+		f.buf = append(f.buf, `,"content_index":0`...)
+	}
+	f.buf = append(f.buf, `,"delta":`...)
+	f.buf = tape.AppendJSONString(f.buf, e.Text)
+	endTyped(f)
+}
+
+// end closes every item and writes the event that ends the response:
+// completed, incomplete (length, content filter) or failed, by the
+// finish reason kept.
+func (r *responsesEncoder) end(f *frames, m *Meta) {
+	for i := range r.items {
+		r.closeItem(f, i)
+	}
+	status, typ := "completed", "response.completed"
+	switch r.reason {
+	case "length", "content_filter":
+		status, typ = "incomplete", "response.incomplete"
+	case "error":
+		status, typ = "failed", "response.failed"
+	}
+	r.head(f, typ)
+	r.response(f, m, status, true)
+	endTyped(f)
+	r.done = true
 }
 
 // itemEvent returns the type of an opaque event that adds or finishes an

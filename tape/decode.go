@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/seam-dev/seam/coding"
 )
@@ -172,22 +171,10 @@ func (d *Decoder) Next() (Record, error) {
 	}
 	for d.err == nil {
 		line, complete, err := d.readLine()
-		if errors.Is(err, errLineTooLong) {
-			d.line++
-			lerr := &LineError{File: d.name, Line: d.line, Err: err}
-			if d.header == nil {
-				d.err = lerr
-				break
-			}
-			return Record{}, lerr
-		}
 		if err != nil {
-			if err == io.EOF && d.header == nil {
-				err = fmt.Errorf("%s: empty capture: no %q header line", d.name, typeHeader)
-			} else if err != io.EOF {
-				err = fmt.Errorf("read %s: %w", d.name, err)
+			if lerr := d.readFailed(err); lerr != nil {
+				return Record{}, lerr
 			}
-			d.err = err
 			break
 		}
 		d.line++
@@ -197,36 +184,16 @@ func (d *Decoder) Next() (Record, error) {
 		}
 		rec, err := d.parse(line)
 		if err != nil {
-			lerr := &LineError{File: d.name, Line: d.line, Err: err}
-			switch {
-			case errors.Is(err, errUnknownType) && d.header != nil:
-				d.warnings = append(d.warnings, lerr)
-				continue
-			case !complete && d.header == nil:
-				d.err = &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("%w: %v", errTorn, err)}
-			case !complete:
-				d.warnings = append(d.warnings, &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("%w: %v", errTorn, err)})
-				continue // the next read reports EOF
-			case d.header == nil:
-				d.err = lerr
-			default:
+			if lerr := d.lineFailed(err, complete); lerr != nil {
 				return Record{}, lerr
 			}
-			break
+			continue
 		}
-		if d.header == nil {
-			if rec.Kind != KindHeader {
-				d.err = &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("not a capture: first line is a %q line, want a %q header", rec.Kind, typeHeader)}
-				break
-			}
-			if err := checkVersion(rec.Header.V); err != nil {
-				d.err = &LineError{File: d.name, Line: d.line, Err: err}
-				break
-			}
-			d.header = rec.Header
-			d.headerLine = d.line
-		} else if rec.Kind == KindHeader {
-			return Record{}, &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("second %q header line (the first is on line %d)", typeHeader, d.headerLine)}
+		if lerr := d.takeHeader(&rec); lerr != nil {
+			return Record{}, lerr
+		}
+		if d.err != nil {
+			break
 		}
 		if err := migrate(d.header.V, &rec); err != nil {
 			return Record{}, &LineError{File: d.name, Line: d.line, Err: err}
@@ -236,16 +203,90 @@ func (d *Decoder) Next() (Record, error) {
 		}
 		rec.Line = d.line
 		if c := rec.Chunk; c != nil && c.Mirrored {
-			// The client chunk the line stands for too: the same bytes.
-			d.mirror = &Chunk{
-				Ex: c.Ex, Side: Client, T: c.MirrorT, Off: c.MirrorOff, Data: c.Data,
-				Ref: true, RefOff: c.Off, mirror: true,
-			}
-			c.Mirrored, c.MirrorT, c.MirrorOff = false, 0, 0
+			d.keepMirror(c)
 		}
 		return rec, nil
 	}
 	return Record{}, d.err
+}
+
+// readFailed handles an error reading the next line. A line past the cap
+// is returned as a LineError, and the reading goes on after it, unless it
+// is the first line; any other error, or the end of the file, ends the
+// reading (d.err) and readFailed returns nil.
+func (d *Decoder) readFailed(err error) error {
+	if errors.Is(err, errLineTooLong) {
+		d.line++
+		lerr := &LineError{File: d.name, Line: d.line, Err: err}
+		if d.header == nil {
+			d.err = lerr
+			return nil
+		}
+		return lerr
+	}
+	if err == io.EOF && d.header == nil {
+		err = fmt.Errorf("%s: empty capture: no %q header line", d.name, typeHeader)
+	} else if err != io.EOF {
+		err = fmt.Errorf("read %s: %w", d.name, err)
+	}
+	d.err = err
+	return nil
+}
+
+// lineFailed handles a line that does not decode (err; complete is false
+// for a last line with no newline). A line of a type this seam does not
+// know, after the header, and a torn last line are warnings; before the
+// header, a bad line ends the reading (d.err). lineFailed returns the
+// LineError for the caller to return, or nil when the line is skipped.
+func (d *Decoder) lineFailed(err error, complete bool) error {
+	lerr := &LineError{File: d.name, Line: d.line, Err: err}
+	switch {
+	case errors.Is(err, errUnknownType) && d.header != nil:
+		d.warnings = append(d.warnings, lerr)
+	case !complete && d.header == nil:
+		d.err = &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("%w: %v", errTorn, err)}
+	case !complete:
+		d.warnings = append(d.warnings, &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("%w: %v", errTorn, err)})
+		// the next read reports EOF
+	case d.header == nil:
+		d.err = lerr
+	default:
+		return lerr
+	}
+	return nil
+}
+
+// takeHeader takes the first record as the capture's header: one that is
+// not a header, or of a version this seam does not read, ends the reading
+// (d.err). A second header line is returned as a LineError.
+func (d *Decoder) takeHeader(rec *Record) error {
+	if d.header != nil {
+		if rec.Kind == KindHeader {
+			return &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("second %q header line (the first is on line %d)", typeHeader, d.headerLine)}
+		}
+		return nil
+	}
+	if rec.Kind != KindHeader {
+		d.err = &LineError{File: d.name, Line: d.line, Err: fmt.Errorf("not a capture: first line is a %q line, want a %q header", rec.Kind, typeHeader)}
+		return nil
+	}
+	if err := checkVersion(rec.Header.V); err != nil {
+		d.err = &LineError{File: d.name, Line: d.line, Err: err}
+		return nil
+	}
+	d.header = rec.Header
+	d.headerLine = d.line
+	return nil
+}
+
+// keepMirror keeps the client chunk that upstream chunk c stands for too
+// (the same bytes), for the next call, and takes the mirror off c.
+func (d *Decoder) keepMirror(c *Chunk) {
+	d.mirror = &Chunk{
+		Ex: c.Ex, Side: Client, T: c.MirrorT, Off: c.MirrorOff, Data: c.Data,
+		Ref: true, RefOff: c.Off, mirror: true,
+	}
+	c.Mirrored, c.MirrorT, c.MirrorOff = false, 0, 0
 }
 
 // readLine returns the next line without its newline, and whether it ended
@@ -386,228 +427,4 @@ func (d *Decoder) parse(line []byte) (Record, error) {
 		return Record{}, fmt.Errorf("decode %s line: %w", kind, err)
 	}
 	return rec, nil
-}
-
-// decodeKind decodes line as a record of the given kind with encoding/json.
-func decodeKind(kind Kind, line []byte) (Record, error) {
-	rec := Record{Kind: kind}
-	switch kind {
-	case KindHeader:
-		// Check the version before the rest: a newer header may not fit Header.
-		var probe struct {
-			V int `json:"v"`
-		}
-		if json.Unmarshal(line, &probe) == nil && probe.V > Version {
-			return rec, &VersionError{V: probe.V}
-		}
-		var h Header
-		if err := json.Unmarshal(line, &h); err != nil {
-			return rec, err
-		}
-		rec.Header = &h
-	case KindRequest:
-		var w struct {
-			Request
-			BodyText *string `json:"body"`
-			BodyB64  []byte  `json:"body_b64"`
-		}
-		if err := json.Unmarshal(line, &w); err != nil {
-			return rec, err
-		}
-		body, err := pickBytes("body", w.BodyText, w.BodyB64)
-		if err != nil {
-			return rec, err
-		}
-		w.Request.Body = body
-		if w.Ex < 1 {
-			return rec, fmt.Errorf("ex %d: exchanges are numbered from 1", w.Ex)
-		}
-		if w.Side != "" && w.Side != Upstream {
-			return rec, fmt.Errorf("side %q: a request's side is absent (the client's request) or %q", w.Side, Upstream)
-		}
-		rec.Request = &w.Request
-	case KindResponse:
-		var r Response
-		if err := json.Unmarshal(line, &r); err != nil {
-			return rec, err
-		}
-		if err := checkExSide(r.Ex, r.Side); err != nil {
-			return rec, err
-		}
-		rec.Response = &r
-	case KindChunk:
-		var w struct {
-			Chunk
-			DataText *string         `json:"data"`
-			DataB64  []byte          `json:"data_b64"`
-			SSE      json.RawMessage `json:"sse"`
-			Ref      *int64          `json:"ref"`
-			Len      *int64          `json:"len"`
-			Client   []int64         `json:"client"`
-		}
-		if err := json.Unmarshal(line, &w); err != nil {
-			return rec, err
-		}
-		data, err := pickBytes("data", w.DataText, w.DataB64)
-		if err != nil {
-			return rec, err
-		}
-		w.Chunk.Data = data
-		if w.SSE != nil {
-			if w.DataText != nil || w.DataB64 != nil || w.Ref != nil {
-				return rec, errors.New(`"sse" and one of "data", "data_b64", "ref" set: a chunk's bytes are written one way`)
-			}
-			if w.Chunk.Data, err = decodeSSE(w.SSE); err != nil {
-				return rec, err
-			}
-		}
-		switch {
-		case (w.Ref == nil) != (w.Len == nil):
-			return rec, errors.New(`"ref" and "len" go together`)
-		case w.Ref != nil && (w.DataText != nil || w.DataB64 != nil):
-			return rec, errors.New(`both "ref" and "data" set`)
-		case w.Ref != nil:
-			if *w.Len < 0 {
-				return rec, fmt.Errorf("len %d: must not be negative", *w.Len)
-			}
-			w.Chunk.Ref, w.Chunk.RefOff, w.Chunk.refLen = true, *w.Ref, *w.Len
-		}
-		if w.Client != nil {
-			if len(w.Client) != 2 {
-				return rec, fmt.Errorf(`"client" has %d numbers: want [t, off], the time and offset of the client chunk this upstream chunk stands for too`, len(w.Client))
-			}
-			w.Chunk.Mirrored, w.Chunk.MirrorT, w.Chunk.MirrorOff = true, w.Client[0], w.Client[1]
-		}
-		if err := checkChunk(&w.Chunk); err != nil {
-			return rec, err
-		}
-		rec.Chunk = &w.Chunk
-	case KindEnd:
-		var e End
-		if err := json.Unmarshal(line, &e); err != nil {
-			return rec, err
-		}
-		if err := checkExSide(e.Ex, e.Side); err != nil {
-			return rec, err
-		}
-		rec.End = &e
-	case KindNote:
-		var n Note
-		if err := json.Unmarshal(line, &n); err != nil {
-			return rec, err
-		}
-		if n.Ex < 0 {
-			return rec, fmt.Errorf("ex %d: must not be negative", n.Ex)
-		}
-		rec.Note = &n
-	default:
-		return rec, fmt.Errorf("%w %q (written by a newer seam?); skipped", errUnknownType, kind)
-	}
-	return rec, nil
-}
-
-// decodeSSE returns the bytes an "sse" array stands for: each string piece
-// its text, each object or array piece V the bytes `data: ` V `\n\n`, with
-// V's text as it is in the line.
-func decodeSSE(raw json.RawMessage) ([]byte, error) {
-	var pieces []json.RawMessage
-	if err := json.Unmarshal(raw, &pieces); err != nil || raw[0] != '[' {
-		return nil, fmt.Errorf(`"sse" is %s: want an array of strings, objects and arrays`, jsonKind(raw))
-	}
-	out := []byte{}
-	for i, p := range pieces {
-		switch p[0] {
-		case '"':
-			var s string
-			if err := json.Unmarshal(p, &s); err != nil {
-				return nil, fmt.Errorf(`"sse" piece %d: %w`, i+1, err)
-			}
-			out = append(out, s...)
-		case '{', '[':
-			out = append(out, ssePrefix...)
-			out = append(out, p...)
-			out = append(out, '\n', '\n')
-		default:
-			return nil, fmt.Errorf(`"sse" piece %d is %s: want a string, an object or an array`, i+1, jsonKind(p))
-		}
-	}
-	return out, nil
-}
-
-// jsonKind names the kind of a JSON value for an error, with the value when
-// it is a short number or a boolean (nothing that could carry text).
-func jsonKind(v json.RawMessage) string {
-	var kind string
-	switch v[0] {
-	case 'n':
-		return "null"
-	case '"':
-		return "a string"
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case 't', 'f':
-		kind = "a boolean"
-	default:
-		kind = "a number"
-	}
-	if len(v) > 40 {
-		return kind
-	}
-	return fmt.Sprintf("%s (%s)", kind, v)
-}
-
-// pickBytes returns the bytes of a field written as either name or name_b64.
-func pickBytes(name string, text *string, b64 []byte) ([]byte, error) {
-	switch {
-	case text != nil && b64 != nil:
-		return nil, fmt.Errorf("both %q and %q set", name, name+"_b64")
-	case text != nil:
-		return []byte(*text), nil
-	}
-	return b64, nil
-}
-
-// checkExSide validates the exchange number and side of a record.
-func checkExSide(ex int, s Side) error {
-	if ex < 1 {
-		return fmt.Errorf("ex %d: exchanges are numbered from 1", ex)
-	}
-	if s != Upstream && s != Client {
-		return fmt.Errorf("side %q: want %q or %q", s, Upstream, Client)
-	}
-	return nil
-}
-
-// checkChunk validates a decoded chunk.
-func checkChunk(c *Chunk) error {
-	if err := checkExSide(c.Ex, c.Side); err != nil {
-		return err
-	}
-	if c.Off < 0 {
-		return fmt.Errorf("off %d: must not be negative", c.Off)
-	}
-	if c.Off > math.MaxInt64-int64(len(c.Data))-c.refLen {
-		return fmt.Errorf("off %d: the chunk's %d bytes would end past the largest offset", c.Off, int64(len(c.Data))+c.refLen)
-	}
-	if c.Ref && c.Side != Client {
-		return fmt.Errorf(`side %q: only a client chunk may be a "ref" to upstream bytes`, c.Side)
-	}
-	if c.Ref && c.RefOff < 0 {
-		return fmt.Errorf("ref %d: must not be negative", c.RefOff)
-	}
-	if c.Ref && c.RefOff > math.MaxInt64-c.refLen {
-		return fmt.Errorf("ref %d, len %d: the bytes referred to would end past the largest offset", c.RefOff, c.refLen)
-	}
-	if c.Mirrored && c.Side != Upstream {
-		return fmt.Errorf(`side %q: only an upstream chunk may carry the "client" chunk that mirrors it`, c.Side)
-	}
-	if c.Mirrored && c.MirrorOff < 0 {
-		return fmt.Errorf(`"client" offset %d: must not be negative`, c.MirrorOff)
-	}
-	if c.Mirrored && c.MirrorOff > math.MaxInt64-int64(len(c.Data)) {
-		return fmt.Errorf(`"client" offset %d: the client chunk's %d bytes would end past the largest offset`, c.MirrorOff, len(c.Data))
-	}
-	return nil
 }

@@ -59,7 +59,7 @@ func writeWebSocket(w io.Writer, x *inspect.ExchangeReport, paint func(code, s s
 		}
 		switch {
 		case m.Opcode == wsframe.Close && m.CloseCode != 0:
-			fmt.Fprintf(w, "  %s %s", inspect.CloseName(m.CloseCode), strconv.Quote(m.CloseReason))
+			fmt.Fprintf(w, "  %s %s", wsframe.CloseName(m.CloseCode), strconv.Quote(m.CloseReason))
 		case m.Type != "":
 			fmt.Fprintf(w, "  %s", strconv.Quote(m.Type))
 		case m.Text != "":

@@ -88,54 +88,8 @@ func buildView(c *tape.Capture, x *tape.Exchange, live bool) *exView {
 		v.chunks[s] = chunks
 		evs := sides[s].EventList()
 		v.events[s] = evs
-		var evRows []tlRow
-		var prev int64 = -1
-		for i, e := range evs {
-			r := tlRow{side: s, event: true, idx: i, chunk: e.Chunk, t: e.T, n: int(e.End - e.Off), dt: -1}
-			if prev >= 0 {
-				r.dt = e.T - prev
-			}
-			prev = e.T
-			r.kind, r.text, r.mark = describeEvent(e)
-			if !e.Terminated {
-				r.mark = strings.TrimSpace(r.mark + " unterminated")
-			}
-			evRows = append(evRows, r)
-		}
-		// A chunk row names the events it completed and the text they add.
-		prev = -1
-		next := 0
-		for i, ch := range chunks {
-			r := tlRow{side: s, idx: i, chunk: i, t: ch.T, n: len(ch.Data), dt: -1}
-			if prev >= 0 {
-				r.dt = ch.T - prev
-			}
-			prev = ch.T
-			var kinds, marks []string
-			var text strings.Builder
-			for ; next < len(evs) && evs[next].EndChunk == i; next++ {
-				er := evRows[next]
-				kinds = append(kinds, er.kind)
-				text.WriteString(er.text)
-				if er.mark != "" {
-					marks = append(marks, er.mark)
-				}
-			}
-			switch len(kinds) {
-			case 0:
-				r.kind = "(partial)"
-			case 1:
-				r.kind = kinds[0]
-			default:
-				r.kind = fmt.Sprintf("%s +%d", kinds[0], len(kinds)-1)
-			}
-			r.text = text.String()
-			r.mark = strings.Join(marks, " ")
-			if r.mark == "" {
-				r.mark = xmlMark(string(ch.Data))
-			}
-			v.rows = append(v.rows, r)
-		}
+		evRows := eventRows(s, evs)
+		v.rows = append(v.rows, chunkRows(s, chunks, evs, evRows)...)
 		v.rows = append(v.rows, evRows...)
 	}
 	// Interleave by time; on a tie upstream first, then a chunk before the
@@ -151,6 +105,72 @@ func buildView(c *tape.Capture, x *tape.Exchange, live bool) *exView {
 		return !a.event && b.event
 	})
 	v.wsPreviews()
+	v.flag()
+	return v
+}
+
+// eventRows are the timeline rows of side s's events, each with the time
+// since the one before.
+func eventRows(s tape.Side, evs []protocol.Event) []tlRow {
+	var evRows []tlRow
+	var prev int64 = -1
+	for i, e := range evs {
+		r := tlRow{side: s, event: true, idx: i, chunk: e.Chunk, t: e.T, n: int(e.End - e.Off), dt: -1}
+		if prev >= 0 {
+			r.dt = e.T - prev
+		}
+		prev = e.T
+		r.kind, r.text, r.mark = describeEvent(e)
+		if !e.Terminated {
+			r.mark = strings.TrimSpace(r.mark + " unterminated")
+		}
+		evRows = append(evRows, r)
+	}
+	return evRows
+}
+
+// chunkRows are the timeline rows of side s's chunks: a chunk row names
+// the events it completed (evs, drawn as evRows) and the text they add.
+func chunkRows(s tape.Side, chunks []tape.Chunk, evs []protocol.Event, evRows []tlRow) []tlRow {
+	var rows []tlRow
+	var prev int64 = -1
+	next := 0
+	for i, ch := range chunks {
+		r := tlRow{side: s, idx: i, chunk: i, t: ch.T, n: len(ch.Data), dt: -1}
+		if prev >= 0 {
+			r.dt = ch.T - prev
+		}
+		prev = ch.T
+		var kinds, marks []string
+		var text strings.Builder
+		for ; next < len(evs) && evs[next].EndChunk == i; next++ {
+			er := evRows[next]
+			kinds = append(kinds, er.kind)
+			text.WriteString(er.text)
+			if er.mark != "" {
+				marks = append(marks, er.mark)
+			}
+		}
+		switch len(kinds) {
+		case 0:
+			r.kind = "(partial)"
+		case 1:
+			r.kind = kinds[0]
+		default:
+			r.kind = fmt.Sprintf("%s +%d", kinds[0], len(kinds)-1)
+		}
+		r.text = text.String()
+		r.mark = strings.Join(marks, " ")
+		if r.mark == "" {
+			r.mark = xmlMark(string(ch.Data))
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// flag marks the events and chunks findings point at.
+func (v *exView) flag() {
 	for _, f := range v.rep.Findings {
 		p := f.Pointer
 		if p.Side == "" {
@@ -163,7 +183,6 @@ func buildView(c *tape.Capture, x *tape.Exchange, live bool) *exView {
 			v.flagged[chunkKey(p.Side, p.Chunk)] = true
 		}
 	}
-	return v
 }
 
 // describeEvent names an event, extracts the text it adds and marks

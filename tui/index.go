@@ -185,18 +185,31 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 		}
 		return nil
 	}
+	s := ix.summary(ex, off, int64(len(line)))
+	s.note(kind, line, rest)
+	return s
+}
+
+// summary returns exchange ex's summary, made when this is its first line,
+// with the line (ln bytes at off) counted among its lines.
+func (ix *indexer) summary(ex int, off, ln int64) *exSummary {
 	s := ix.byEx[ex]
 	if s == nil {
 		s = &exSummary{file: ix.file, ex: ex, firstT: -1, endT: -1, upEndT: -1}
 		ix.byEx[ex] = s
 		ix.order = append(ix.order, s)
 	}
-	ln := int64(len(line))
 	if k := len(s.lines); k > s.published && s.lines[k-1].off+s.lines[k-1].n+1 == off {
 		s.lines[k-1].n += ln + 1
 	} else {
 		s.lines = append(s.lines, span{off, ln})
 	}
+	return s
+}
+
+// note reads what the list shows out of one of the exchange's lines (its
+// kind, and rest after the line's prefix).
+func (s *exSummary) note(kind string, line, rest []byte) {
 	switch kind {
 	case "chunk":
 		side, t := chunkSideT(rest)
@@ -244,7 +257,6 @@ func (ix *indexer) add(line []byte, off int64) *exSummary {
 		// says how the session ended.
 		s.status, s.outcome, s.endT = s.upStatus, s.upOutcome, s.upEndT
 	}
-	return s
 }
 
 // linePrefix reads `{"type":"K","ex":N,` from the start of a line written by

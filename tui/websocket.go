@@ -177,7 +177,7 @@ func (m *model) buildSession() *diffDoc {
 			if c.CloseCode != 1000 && c.CloseCode != 1001 {
 				closeSt = st.failText
 			}
-			line = append(line, sty(" · closed "+inspect.CloseName(c.CloseCode), closeSt))
+			line = append(line, sty(" · closed "+wsframe.CloseName(c.CloseCode), closeSt))
 			if c.CloseReason != "" {
 				line = append(line, txt(" "+strconv.Quote(clean(c.CloseReason))))
 			}

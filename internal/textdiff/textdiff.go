@@ -1,4 +1,4 @@
-package inspect
+package textdiff
 
 import (
 	"strings"
@@ -15,26 +15,26 @@ import (
 // or a check golden would change under -race or on a busy CI runner. seam
 // bounds it by input size instead, so a diff is the same everywhere.
 const (
-	// charDiffMax is the size of two texts (bytes together) up to which
+	// CharDiffMax is the size of two texts (bytes together) up to which
 	// they are compared character by character.
-	charDiffMax = 16 << 10
+	CharDiffMax = 16 << 10
 	// lineDiffMax is the number of lines (both texts together) up to
 	// which larger texts are compared line by line.
 	lineDiffMax = 16 << 10
 	// refineBudget bounds the character diffs that refine a line diff's
 	// changed runs: the sum of the squares of their sizes.
-	refineBudget = 4 * charDiffMax * charDiffMax
+	refineBudget = 4 * CharDiffMax * CharDiffMax
 )
 
-// textDiff compares two texts deterministically. Texts up to charDiffMax
+// Diff compares two texts deterministically. Texts up to CharDiffMax
 // are diffed by character. Larger ones are diffed by line, and each changed
 // run of lines is then diffed by character while it and the total stay
 // within the bounds; a run beyond them stays a whole-line replacement, and
 // texts with more than lineDiffMax lines become one replacement.
-func textDiff(a, b string) []diffmatchpatch.Diff {
+func Diff(a, b string) []diffmatchpatch.Diff {
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = 0 // no deadline: the bounds above keep the work finite
-	if len(a)+len(b) <= charDiffMax {
+	if len(a)+len(b) <= CharDiffMax {
 		return dmp.DiffMain(a, b, false)
 	}
 	ra, rb, lines := dmp.DiffLinesToRunes(a, b)
@@ -59,7 +59,7 @@ func textDiff(a, b string) []diffmatchpatch.Diff {
 			}
 		}
 		n := del.Len() + ins.Len()
-		if n <= charDiffMax && n*n <= budget {
+		if n <= CharDiffMax && n*n <= budget {
 			budget -= n * n
 			out = append(out, dmp.DiffMain(del.String(), ins.String(), false)...)
 		} else {
@@ -80,12 +80,12 @@ func replaced(out []diffmatchpatch.Diff, a, b string) []diffmatchpatch.Diff {
 	return out
 }
 
-// validText returns s with each byte that is not part of UTF-8 written as
+// ValidText returns s with each byte that is not part of UTF-8 written as
 // a rune of its own, U+10FF00 plus the byte (Unicode's last private use
 // plane), so that a diff of it has one rune for each rune or stray byte of
 // s: the diff library reads text as runes and would make every stray byte
 // U+FFFD, whose three bytes no longer add up to the text.
-func validText(s string) string {
+func ValidText(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/2)
 	for i := 0; i < len(s); {
@@ -100,12 +100,12 @@ func validText(s string) string {
 	return b.String()
 }
 
-// bytesBack maps a diff of validText(a) and validText(b) back onto a and
+// BytesBack maps a diff of ValidText(a) and ValidText(b) back onto a and
 // b, rune by rune: each rune of the diff stands for a rune of the text or
 // one of its stray bytes. An equality whose bytes differ (a text that
 // holds runes of U+10FF00 and up besides stray bytes) becomes a deletion
 // and an insertion.
-func bytesBack(diffs []diffmatchpatch.Diff, a, b string) []diffmatchpatch.Diff {
+func BytesBack(diffs []diffmatchpatch.Diff, a, b string) []diffmatchpatch.Diff {
 	if diffs == nil {
 		return nil
 	}

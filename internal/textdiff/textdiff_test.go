@@ -1,11 +1,10 @@
-package inspect
+package textdiff
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +51,7 @@ func longText(n int) string {
 }
 
 func TestTextDiffSmallIsExact(t *testing.T) {
-	d := textDiff("timeanddate is a site", "timeandate is a site")
+	d := Diff("timeanddate is a site", "timeandate is a site")
 	if got := changes(d); !reflect.DeepEqual(got, []string{"-d"}) {
 		t.Fatalf("changes = %q, want one deleted d", got)
 	}
@@ -64,7 +63,7 @@ func TestTextDiffLargeRefinesChangedLines(t *testing.T) {
 	a := longText(1000) // ~60 KiB
 	b := strings.Replace(a, "line 00500: the quick brown fox", "line 00500: the quick red fox", 1)
 	b = strings.Replace(b, "line 00900: the quick", "line 00900: a quick", 1)
-	d := textDiff(a, b)
+	d := Diff(a, b)
 	ga, gb := sides(d)
 	if ga != a || gb != b {
 		t.Fatal("the diff does not rebuild both texts")
@@ -111,7 +110,7 @@ func TestTextDiffMinimalUnderLoad(t *testing.T) {
 		}
 		return string(b)
 	}
-	a, b := text(charDiffMax/2), text(charDiffMax/2)
+	a, b := text(CharDiffMax/2), text(CharDiffMax/2)
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -129,7 +128,7 @@ func TestTextDiffMinimalUnderLoad(t *testing.T) {
 			}
 		}()
 	}
-	d := textDiff(a, b)
+	d := Diff(a, b)
 	close(stop)
 	wg.Wait()
 
@@ -155,7 +154,7 @@ func TestTextDiffUnrelatedLargeIsBounded(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
-			d := textDiff(tc[0], tc[1])
+			d := Diff(tc[0], tc[1])
 			if got := changes(d); len(got) != 2 || got[0] != "-"+tc[0] || got[1] != "+"+tc[1] {
 				t.Fatalf("want one replacement, got %d changes", len(got))
 			}
@@ -165,16 +164,5 @@ func TestTextDiffUnrelatedLargeIsBounded(t *testing.T) {
 				t.Fatal("took over a minute")
 			}
 		})
-	}
-}
-
-// TestHunkPairs pairs the k-th deleted line with the k-th added one, and
-// leaves context and unmatched lines alone.
-func TestHunkPairs(t *testing.T) {
-	h := Hunk{Lines: []DiffLine{{Op: " "}, {Op: "-"}, {Op: "-"}, {Op: "+"}, {Op: " "}, {Op: "+"}, {Op: "+"}}}
-	got := h.Pairs()
-	want := []int{-1, 3, 5, 1, -1, 2, -1}
-	if !slices.Equal(got, want) {
-		t.Errorf("Pairs() = %v, want %v", got, want)
 	}
 }

@@ -1,24 +1,17 @@
-package inspect
+package protocol
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
-	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
 
-// errorBodyHead is how much of a failed response's body is read for the
-// provider's message: error bodies are short, a hostile one is not read
-// whole.
-const errorBodyHead = 64 << 10
+// ErrorClip is how long HTTPError keeps a provider's message, in bytes.
+const ErrorClip = 300
 
-// errorClip is how long a provider's message is kept, in bytes.
-const errorClip = 300
-
-// httpError returns what the provider said in the body of a response
+// HTTPError returns what the provider said in the body of a response
 // whose status is not 2xx, the way its SDK reports it: the error object
 // of OpenAI, Anthropic, Gemini and OpenAI-compatible servers
 // ({"error":{…}}), AWS's {"message":…} named by its error type (the
@@ -26,7 +19,7 @@ const errorClip = 300
 // exception: "ValidationException: The provided model identifier is
 // invalid."), a "detail" (FastAPI servers), an HTML page's title, or the
 // first line of a plain-text body. "" for an empty body.
-func httpError(h tape.Headers, body string) string {
+func HTTPError(h tape.Headers, body string) string {
 	body = strings.TrimSpace(body)
 	if body == "" {
 		return ""
@@ -34,10 +27,10 @@ func httpError(h tape.Headers, body string) string {
 	if gjson.Valid(body) {
 		r := gjson.Parse(body)
 		if !r.IsObject() {
-			return excerpt.Clip(r.Raw, errorClip)
+			return excerpt.Clip(r.Raw, ErrorClip)
 		}
 		if e := r.Get("error"); e.Exists() && (e.Type == gjson.String || e.IsObject()) {
-			return excerpt.Clip(protocol.ErrorText(e), errorClip)
+			return excerpt.Clip(ErrorText(e), ErrorClip)
 		}
 		msg := firstString(r, "message", "Message", "errorMessage", "error_message")
 		if msg == "" {
@@ -49,24 +42,24 @@ func httpError(h tape.Headers, body string) string {
 			}
 		}
 		if msg == "" {
-			return excerpt.Clip(r.Raw, errorClip)
+			return excerpt.Clip(r.Raw, ErrorClip)
 		}
 		if typ := errorType(h, r); typ != "" && !strings.HasPrefix(msg, typ) {
 			msg = typ + ": " + msg
 		}
-		return excerpt.Clip(msg, errorClip)
+		return excerpt.Clip(msg, ErrorClip)
 	}
 	if strings.HasPrefix(body, "<") {
 		lower := strings.ToLower(body)
 		if i := strings.Index(lower, "<title>"); i >= 0 {
 			rest := body[i+len("<title>"):]
 			if j := strings.Index(strings.ToLower(rest), "</title>"); j >= 0 {
-				return excerpt.Clip(strings.Join(strings.Fields(rest[:j]), " "), errorClip)
+				return excerpt.Clip(strings.Join(strings.Fields(rest[:j]), " "), ErrorClip)
 			}
 		}
 	}
 	line, _, _ := strings.Cut(body, "\n")
-	return excerpt.Clip(strings.TrimSpace(line), errorClip)
+	return excerpt.Clip(strings.TrimSpace(line), ErrorClip)
 }
 
 // errorType names an error the AWS way (its exception's name, from the
@@ -98,36 +91,6 @@ func firstString(r gjson.Result, keys ...string) string {
 		if v := r.Get(k); v.Type == gjson.String && v.String() != "" {
 			return v.String()
 		}
-	}
-	return ""
-}
-
-// failed reports whether a status is an HTTP failure: 4xx or 5xx.
-func failed(status int) bool { return status >= 400 }
-
-// Result says how the exchange ended, for a verdict: "http 400" when the
-// side clients received failed with an HTTP status (followed by its
-// recorded outcome when that failed too: "http 502 upstream_error"), else
-// its recorded outcome ("complete", "truncated", …; "" when not ended).
-func (x *ExchangeReport) Result() string {
-	if !failed(x.Status) {
-		return string(x.Outcome)
-	}
-	r := "http " + strconv.Itoa(x.Status)
-	if x.Outcome != "" && !x.Outcome.Success() {
-		r += " " + string(x.Outcome)
-	}
-	return r
-}
-
-// providerSaid returns the error the side clients received carries, else
-// the upstream side's.
-func providerSaid(c *exCtx) string {
-	if v := c.view; v != nil && v.Message.Error != "" {
-		return v.Message.Error
-	}
-	if up := c.sides[tape.Upstream]; up != nil {
-		return up.Message.Error
 	}
 	return ""
 }

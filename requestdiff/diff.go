@@ -1,4 +1,4 @@
-package inspect
+package requestdiff
 
 import (
 	"bytes"
@@ -11,16 +11,18 @@ import (
 	"github.com/seam-dev/seam/internal/jsonvalue"
 	"github.com/seam-dev/seam/request"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/visible"
 	"github.com/tidwall/gjson"
 )
 
-// RequestDiff compares the two request legs of a sandwich recording: the
-// request the client sent and the one the proxy under test sent upstream.
+// Diff is what differs between the two request legs of a sandwich
+// recording: the request the client sent and the one the proxy under test
+// sent upstream.
 // Both are read in the normalized form of every request protocol (a system
 // prompt or Responses instructions count as the first message), so a proxy
 // that converts a Responses request into a Chat Completions one is compared
 // by what it carried, not by its field names.
-type RequestDiff struct {
+type Diff struct {
 	// Identical is set when the bodies are the same bytes.
 	Identical bool `json:"identical"`
 	// URL is set when the proxy sent the request to another path.
@@ -79,13 +81,13 @@ type MessageChange struct {
 
 // Equal reports whether the legs carry the same request (same model,
 // parameters, tools and messages), whatever their bytes.
-func (d *RequestDiff) Equal() bool {
+func (d *Diff) Equal() bool {
 	return d.Identical || d.URL == nil && d.Model == nil && len(d.Params) == 0 && len(d.ToolsAdded)+len(d.ToolsRemoved)+len(d.ToolsChanged) == 0 && len(d.Messages) == 0
 }
 
 // Lines renders the diff for a report, one line each: what changed, or
 // that the request went through unchanged.
-func (d *RequestDiff) Lines() []string {
+func (d *Diff) Lines() []string {
 	if d.Identical {
 		return []string{"the proxy sent the client's request upstream byte for byte"}
 	}
@@ -142,14 +144,14 @@ func orNone(s string) string {
 	return s
 }
 
-// diffRequests compares the client's request, a as parsed, with the one
+// Compare compares the client's request, a as parsed, with the one
 // the proxy under test sent upstream, or returns nil when either was not
 // recorded.
-func diffRequests(client, upstream *tape.Request, a *request.Request) *RequestDiff {
+func Compare(client, upstream *tape.Request, a *request.Request) *Diff {
 	if client == nil || upstream == nil {
 		return nil
 	}
-	d := &RequestDiff{Identical: bytes.Equal(client.Body, upstream.Body) && client.URL == upstream.URL}
+	d := &Diff{Identical: bytes.Equal(client.Body, upstream.Body) && client.URL == upstream.URL}
 	if d.Identical {
 		d.ClientMessages, d.UpstreamMessages = len(a.Messages), len(a.Messages)
 		return d
@@ -188,7 +190,7 @@ func pathOf(url string) string {
 
 func sortedToolNames(m map[string]*request.Tool) []string { return slices.Sorted(maps.Keys(m)) }
 
-// requestBodyKeys are the top-level request fields diffRequests compares
+// requestBodyKeys are the top-level request fields Compare compares
 // as messages, tools or model rather than as parameters.
 var requestBodyKeys = map[string]bool{"model": true, "messages": true, "input": true, "tools": true, "system": true, "instructions": true}
 
@@ -341,45 +343,10 @@ func messageExcerpt(m *request.Message) string {
 	return strings.Join(parts, " ")
 }
 
-// runRequestLegs reports what the proxy under test changed in the request
-// (a sandwich recording): a rewritten history, changed tools, another
-// model, other parameters.
-func runRequestLegs(c *exCtx) {
-	d := c.rep.RequestDiff
-	if d == nil || d.Equal() {
-		return
+// orDash draws s (from a capture) for the terminal, or "-" when empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
 	}
-	p := c.reqPointer()
-	if d.Rewritten {
-		var ev []string
-		for _, m := range d.Messages {
-			if m.Op != "added" && len(ev) < 3 {
-				ev = append(ev, m.Op+" client message "+strconv.Itoa(m.ClientIndex)+" ("+m.ClientRole+")")
-			}
-		}
-		c.emit("req.history-rewritten", p, strings.Join(ev, "; "),
-			"the proxy rewrote the conversation history instead of passing it through: "+strconv.Itoa(d.ClientMessages)+" messages from the client, "+strconv.Itoa(d.UpstreamMessages)+" upstream")
-	}
-	if n := len(d.ToolsAdded) + len(d.ToolsRemoved) + len(d.ToolsChanged); n > 0 {
-		var ev []string
-		for _, t := range []struct {
-			what  string
-			names []string
-		}{{"removed", d.ToolsRemoved}, {"added", d.ToolsAdded}, {"schema changed", d.ToolsChanged}} {
-			if len(t.names) > 0 {
-				ev = append(ev, t.what+": "+strings.Join(t.names, ", "))
-			}
-		}
-		c.emit("req.tools-changed", p, strings.Join(ev, "; "), "the proxy sent other tools upstream than the client declared")
-	}
-	if d.Model != nil {
-		c.emit("req.model-changed", p, orDash(d.Model.Client)+" → "+orDash(d.Model.Upstream), "the proxy asked the upstream for another model than the client did")
-	}
-	if len(d.Params) > 0 {
-		var names []string
-		for _, pc := range d.Params {
-			names = append(names, pc.Name)
-		}
-		c.emit("req.params-changed", p, strings.Join(names, ", "), "the proxy changed "+strconv.Itoa(len(d.Params))+" request parameter(s)")
-	}
+	return visible.String(s)
 }
