@@ -15,7 +15,7 @@ import (
 // empty: a row per exchange (ExchangeRow).
 func ExchangeTable() *Table {
 	return &Table{Cols: []Column{
-		{Head: "capture#ex", Shrink: true}, {Head: "method endpoint", Shrink: true}, {Head: "model", Drop: 6},
+		{Head: "capture#ex", Shrink: true, ShrinkLast: true, Min: 16, Middle: true}, {Head: "method endpoint", Shrink: true, Min: 12}, {Head: "model", Drop: 6},
 		{Head: "st", Right: true}, {Head: "outcome", Drop: 3}, {Head: "ttfb", Right: true, Drop: 4}, {Head: "dur", Right: true},
 		{Head: "gap max", Right: true, Drop: 7}, {Head: "stalls", Right: true, Drop: 8}, {Head: "tok/s", Right: true, Drop: 9},
 		{Head: "session", Drop: 5}, {Head: "findings"},

@@ -15,8 +15,23 @@ type Column struct {
 	// Drop ranks the columns left out when the table is wider than the
 	// terminal: the highest first; 0 is never left out.
 	Drop int
-	// Shrink lets the column be cut (with …) down to 8 cells to fit.
-	Shrink bool
+	// Shrink lets the column be cut (with …) down to Min cells (8 when 0)
+	// to fit; columns are cut left to right, but ShrinkLast ones only when
+	// the others are at their Min.
+	Shrink     bool
+	ShrinkLast bool
+	Min        int
+	// Middle cuts a cell in its middle, keeping its start and its end (a
+	// capture name and its #N), instead of at its end.
+	Middle bool
+}
+
+// minWidth is how narrow a shrinkable column may be cut.
+func (c Column) minWidth() int {
+	if c.Min > 0 {
+		return c.Min
+	}
+	return 8
 }
 
 // Table is a text table that fits a width: columns are left out by rank,
@@ -66,9 +81,11 @@ func (t *Table) Write(w io.Writer, width int) error {
 		}
 		keep[worst] = false
 	}
-	for i, c := range t.Cols {
-		if over := total() - width; width > 0 && over > 0 && keep[i] && c.Shrink {
-			widths[i] = max(widths[i]-over, 8)
+	for _, last := range []bool{false, true} {
+		for i, c := range t.Cols {
+			if over := total() - width; width > 0 && over > 0 && keep[i] && c.Shrink && c.ShrinkLast == last {
+				widths[i] = max(widths[i]-over, min(widths[i], c.minWidth()))
+			}
 		}
 	}
 	var b strings.Builder
@@ -83,7 +100,7 @@ func (t *Table) Write(w io.Writer, width int) error {
 				cell = cells[i]
 			}
 			if ansi.StringWidth(cell) > widths[i] {
-				cell = ansi.Truncate(cell, widths[i], "…")
+				cell = cut(cell, widths[i], c.Middle)
 			}
 			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(cell))
 			if c.Right {
@@ -105,4 +122,17 @@ func (t *Table) Write(w io.Writer, width int) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cut fits cell into width cells with an ellipsis: at its end, or in its
+// middle, keeping as much of its end as of its start (the end a little
+// more: that is where a capture's #N is).
+func cut(cell string, width int, middle bool) string {
+	if !middle || width < 5 {
+		return ansi.Truncate(cell, width, "…")
+	}
+	tail := (width - 1 + 1) / 2
+	head := width - 1 - tail
+	n := ansi.StringWidth(cell)
+	return ansi.Truncate(cell, head, "") + "…" + ansi.TruncateLeft(cell, n-tail, "")
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"path/filepath"
@@ -41,4 +42,27 @@ func TestViewGolden(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestListDirGolden: the list of a directory of captures at 80×24 keeps
+// every row's capture and exchange apart: a capture name too long for its
+// column is cut where the names still differ (incid…k-off, incid…ck-on),
+// never to a prefix two captures share.
+func TestListDirGolden(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, 80, 24, "../fixtures")
+	got := screen(m)
+	seen := map[string]bool{}
+	for _, line := range strings.Split(got, "\n")[2:] {
+		f := strings.Fields(strings.TrimPrefix(strings.TrimPrefix(line, "▸"), " "))
+		if len(f) < 2 {
+			continue
+		}
+		if id := f[0] + "#" + f[1]; seen[id] {
+			t.Errorf("two rows read %s:\n%s", id, got)
+		} else {
+			seen[id] = true
+		}
+	}
+	goldenfile.Check(t, filepath.Join("testdata", t.Name()+".golden"), []byte(got), "SEAM_GEN=1 go test ./tui -run TestListDirGolden")
 }

@@ -33,6 +33,12 @@ type colCache struct {
 	caps         int
 	whole, short []string
 	wantShort    int
+	// cut are the names cut to cutWidth cells (cutDistinct) for cutCaps
+	// captures and the names they were cut from.
+	cut      []string
+	cutWidth int
+	cutCaps  int
+	cutFrom  []string
 }
 
 // growCols widens the columns to hold row i (an index into sums) as it
@@ -178,6 +184,51 @@ func distinguish(names []string) []string {
 	return out
 }
 
+// cutDistinct cuts the names longer than width cells to width, with an
+// ellipsis where they were cut, choosing one place for all of them so
+// that names that differ stay apart: the middle when that keeps them
+// apart (incid…k-off, incid…ck-on), else the split nearest it that does
+// (class-f…-args, class-p…-args), else the middle.
+func cutDistinct(names []string, width int) []string {
+	if width < 3 {
+		return names
+	}
+	cutAt := func(head int) []string {
+		out := make([]string, len(names))
+		for i, n := range names {
+			w := ansi.StringWidth(n)
+			if w <= width {
+				out[i] = n
+				continue
+			}
+			tail := width - 1 - head
+			out[i] = ansi.Truncate(n, head, "") + "…" + ansi.TruncateLeft(n, w-tail, "")
+		}
+		return out
+	}
+	distinct := func(cut []string) bool {
+		seen := make(map[string]string, len(cut))
+		for i, c := range cut {
+			if prev, ok := seen[c]; ok && prev != names[i] {
+				return false
+			}
+			seen[c] = names[i]
+		}
+		return true
+	}
+	mid := (width - 1) - (width-1)/2
+	for d := 0; d < width; d++ {
+		for _, head := range []int{mid - d, mid + d} {
+			if head >= 0 && head <= width-1 {
+				if cut := cutAt(head); distinct(cut) {
+					return cut
+				}
+			}
+		}
+	}
+	return cutAt(mid)
+}
+
 // listColumns sizes the list's columns for width m.w: each as wide as its
 // content (measured over every row), the optional ones (time, ttfb,
 // events) left out while the rest do not fit, then the widest of the
@@ -231,6 +282,12 @@ func (m *model) listColumns() listCols {
 			break // the terminal is narrower than the minimums: render cuts
 		}
 		*widest--
+	}
+	if c.capture > 0 {
+		if cc.cutWidth != c.capture || cc.cutCaps != len(c.names) || !slices.Equal(cc.cutFrom, c.names) {
+			cc.cut, cc.cutWidth, cc.cutCaps, cc.cutFrom = cutDistinct(c.names, c.capture), c.capture, len(c.names), c.names
+		}
+		c.names = cc.cut
 	}
 	if slack := m.w - width(); slack > 0 && c.top > 0 {
 		// The top finding is the last column: the room left is its own,
