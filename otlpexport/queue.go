@@ -1,0 +1,219 @@
+package otlpexport
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// queue is the span processor between the spans built and the OTLP
+// exporter: a bounded channel, one goroutine sending batches, a failed
+// batch retried with exponential backoff, and exact counts of the spans
+// sent and dropped. Ending a span never blocks: a span that finds the
+// queue full is dropped at once.
+type queue struct {
+	exp     sdktrace.SpanExporter
+	in      chan sdktrace.ReadOnlySpan
+	batch   int
+	retry   time.Duration
+	timeout time.Duration
+	log     io.Writer
+
+	// flush asks the sender to send what it holds and answer on the
+	// channel it passes.
+	flush chan chan struct{}
+	// stop ends the sender once the queue is empty or its context is
+	// done; closed (done) once it has returned.
+	stop     chan context.Context
+	done     chan struct{}
+	stopOnce sync.Once
+
+	sent, dropped atomic.Int64
+	closed        atomic.Bool
+	warned        atomic.Bool
+	mu            sync.Mutex
+	lastErr       error
+}
+
+// backoff bounds: the first wait after a failure and the longest.
+const (
+	backoffFirst = 250 * time.Millisecond
+	backoffMax   = 4 * time.Second
+	// linger is how long the sender waits for a batch to fill.
+	linger = time.Second
+)
+
+func newQueue(exp sdktrace.SpanExporter, cfg Config) *queue {
+	q := &queue{
+		exp: exp, in: make(chan sdktrace.ReadOnlySpan, cfg.Queue), batch: cfg.Batch,
+		retry: cfg.Retry, timeout: cfg.Timeout, log: cfg.Log,
+		flush: make(chan chan struct{}), stop: make(chan context.Context, 1), done: make(chan struct{}),
+	}
+	go q.run()
+	return q
+}
+
+// OnStart does nothing: spans are only sent once they end.
+func (q *queue) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+
+// OnEnd queues s, or drops it when the queue is full or closed.
+func (q *queue) OnEnd(s sdktrace.ReadOnlySpan) {
+	if !s.SpanContext().IsSampled() {
+		return
+	}
+	if q.closed.Load() {
+		q.drop(1, fmt.Errorf("the exporter was closed"))
+		return
+	}
+	select {
+	case q.in <- s:
+	default:
+		q.drop(1, fmt.Errorf("the queue of %d spans was full", cap(q.in)))
+	}
+}
+
+// drop counts n spans dropped, saying so once.
+func (q *queue) drop(n int, why error) {
+	q.dropped.Add(int64(n))
+	q.mu.Lock()
+	q.lastErr = why
+	q.mu.Unlock()
+	if q.log != nil && q.warned.CompareAndSwap(false, true) {
+		fmt.Fprintf(q.log, "otlp: dropping spans: %v (the capture keeps every exchange; the summary counts the spans dropped)\n", why)
+	}
+}
+
+// ForceFlush sends every span queued so far.
+func (q *queue) ForceFlush(ctx context.Context) error {
+	ack := make(chan struct{})
+	select {
+	case q.flush <- ack:
+	case <-q.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ack:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Shutdown stops taking spans, sends those queued until ctx is done
+// (what is left then is dropped and counted), and shuts the exporter down.
+func (q *queue) Shutdown(ctx context.Context) error {
+	q.stopOnce.Do(func() {
+		q.closed.Store(true)
+		q.stop <- ctx
+	})
+	select {
+	case <-q.done:
+	case <-ctx.Done():
+		<-q.done // the sender sees ctx too, and stops
+	}
+	return q.exp.Shutdown(ctx)
+}
+
+// run is the sender.
+func (q *queue) run() {
+	defer close(q.done)
+	buf := make([]sdktrace.ReadOnlySpan, 0, q.batch)
+	tick := time.NewTimer(linger)
+	defer tick.Stop()
+	send := func(ctx context.Context) {
+		if len(buf) > 0 {
+			q.send(ctx, buf)
+			clear(buf)
+			buf = buf[:0]
+		}
+	}
+	for {
+		select {
+		case s := <-q.in:
+			buf = append(buf, s)
+			if len(buf) >= q.batch {
+				send(context.Background())
+			}
+		case <-tick.C:
+			send(context.Background())
+			tick.Reset(linger)
+		case ack := <-q.flush:
+			q.drain(context.Background(), &buf, send)
+			close(ack)
+		case ctx := <-q.stop:
+			q.drain(ctx, &buf, send)
+			if n := len(q.in) + len(buf); n > 0 {
+				q.drop(n, fmt.Errorf("seam stopped before they were sent: %w", ctx.Err()))
+			}
+			return
+		}
+	}
+}
+
+// drain sends what the queue holds now, batch by batch, until ctx is done.
+func (q *queue) drain(ctx context.Context, buf *[]sdktrace.ReadOnlySpan, send func(context.Context)) {
+	for ctx.Err() == nil {
+		select {
+		case s := <-q.in:
+			*buf = append(*buf, s)
+			if len(*buf) >= q.batch {
+				send(ctx)
+			}
+			continue
+		default:
+		}
+		break
+	}
+	if ctx.Err() == nil {
+		send(ctx)
+	}
+}
+
+// send exports one batch, retrying with exponential backoff for q.retry
+// (or until ctx is done); the batch is dropped if it still fails.
+func (q *queue) send(ctx context.Context, batch []sdktrace.ReadOnlySpan) {
+	deadline := time.Now().Add(q.retry)
+	wait := backoffFirst
+	for {
+		rctx, cancel := context.WithTimeout(ctx, q.timeout)
+		err := q.exp.ExportSpans(rctx, batch)
+		cancel()
+		if err == nil {
+			q.sent.Add(int64(len(batch)))
+			return
+		}
+		if time.Now().Add(wait).After(deadline) || ctx.Err() != nil {
+			q.drop(len(batch), err)
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+		wait = min(2*wait, backoffMax)
+	}
+}
+
+// Stats counts the spans an Exporter handled.
+type Stats struct {
+	// Sent is how many spans the endpoint accepted, Dropped how many were
+	// not sent (a full queue, or a batch that failed after its retries).
+	Sent, Dropped int64
+	// LastError is why the last span was dropped; nil when none was.
+	LastError error
+}
+
+func (q *queue) stats() Stats {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return Stats{Sent: q.sent.Load(), Dropped: q.dropped.Load(), LastError: q.lastErr}
+}
