@@ -30,8 +30,8 @@ var (
 
 type instruments struct {
 	duration, ttfc, perChunk metric.Float64Histogram
-	tokenCounts                      metric.Int64Histogram
-	findings                         metric.Int64Counter
+	tokenCounts              metric.Int64Histogram
+	findings                 metric.Int64Counter
 }
 
 func metricOpts(cfg Config) []metric.MeterOption {

@@ -40,12 +40,12 @@ type Span struct {
 
 	// Figures for the metrics.
 	Operation, Provider, Model, ResponseModel, Server string
-	ErrorType                                        string
-	Stream                                           bool
-	Duration, TTFC, PerChunk                         float64 // seconds; TTFC and PerChunk 0 when not measured
-	TokensIn, TokensOut                              int
-	HasUsage                                         bool
-	Findings                                         []inspect.Finding
+	ErrorType                                         string
+	Stream                                            bool
+	Duration, TTFC, PerChunk                          float64 // seconds; TTFC and PerChunk 0 when not measured
+	TokensIn, TokensOut                               int
+	HasUsage                                          bool
+	Findings                                          []inspect.Finding
 }
 
 // Event is a finding as a span event.
