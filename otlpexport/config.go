@@ -40,6 +40,9 @@ type Config struct {
 	// Timeout the limit on one request (default 10s).
 	Queue, Batch   int
 	Retry, Timeout time.Duration
+	// Wait makes Export wait for room in a full queue rather than drop
+	// the span: for a batch export, which has no stream to hold up.
+	Wait bool
 	// Interval is how often metrics are sent (default 30s; they are
 	// also sent when the Exporter closes).
 	Interval time.Duration

@@ -197,6 +197,10 @@ func (x *Exporter) Close(ctx context.Context) error {
 	return err
 }
 
+// Wait makes Export wait for room in a full queue rather than drop the
+// span (Config.Wait), from now on.
+func (x *Exporter) Wait() { x.q.waitOn.Store(true) }
+
 // Stats says how many spans were sent and dropped so far.
 func (x *Exporter) Stats() Stats { return x.q.stats() }
 

@@ -53,7 +53,7 @@ func Follow(path string, x *Exporter, o FollowOptions) (*Follower, error) {
 	go func() {
 		defer close(fl.done)
 		defer f.Close()
-		fl.err = follow(ctx, path, captures.Uncompressed(captures.Tail(ctx, f, followEvery)), x, o)
+		fl.err = follow(ctx, path, captures.Uncompressed(&tail{ctx: ctx, f: f}), x, o)
 	}()
 	return fl, nil
 }
@@ -68,7 +68,7 @@ func follow(ctx context.Context, path string, src io.Reader, x *Exporter, o Foll
 		}
 		return fmt.Errorf("otlp: follow %s: %w", path, err)
 	}
-	in := inspect.NewInspector(path, *h, inspect.Options{Stall: o.Stall})
+	in := inspect.NewInspector(path, *h, inspect.Options{Stall: o.Stall, NoDiffs: true})
 	in.Workers = 1 // beside a recording: one core at most
 	next := func() (*tape.Exchange, error) {
 		for {
@@ -93,6 +93,30 @@ func (fl *Follower) Stop() error {
 	fl.stop()
 	<-fl.done
 	return fl.err
+}
+
+// tail reads a file still being written: at its end it looks again every
+// followEvery until ctx is done, and then reads what is left before it
+// reads io.EOF (the recorder wrote its last lines before Stop).
+type tail struct {
+	ctx context.Context
+	f   *os.File
+}
+
+func (t *tail) Read(p []byte) (int, error) {
+	for {
+		n, err := t.f.Read(p)
+		if n > 0 || err != io.EOF {
+			return n, err
+		}
+		if t.ctx.Err() != nil {
+			return 0, io.EOF // read to the end after the stop
+		}
+		select {
+		case <-t.ctx.Done():
+		case <-time.After(followEvery):
+		}
+	}
 }
 
 // Exists reports whether path names a file Follow can read: a recording

@@ -23,6 +23,7 @@ type queue struct {
 	retry   time.Duration
 	timeout time.Duration
 	log     io.Writer
+	waitOn  atomic.Bool
 
 	// flush asks the sender to send what it holds and answer on the
 	// channel it passes.
@@ -54,6 +55,7 @@ func newQueue(exp sdktrace.SpanExporter, cfg Config) *queue {
 		retry: cfg.Retry, timeout: cfg.Timeout, log: cfg.Log,
 		flush: make(chan chan struct{}), stop: make(chan context.Context, 1), done: make(chan struct{}),
 	}
+	q.waitOn.Store(cfg.Wait)
 	go q.run()
 	return q
 }
@@ -61,13 +63,22 @@ func newQueue(exp sdktrace.SpanExporter, cfg Config) *queue {
 // OnStart does nothing: spans are only sent once they end.
 func (q *queue) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
 
-// OnEnd queues s, or drops it when the queue is full or closed.
+// OnEnd queues s, or drops it when the queue is full (unless it waits
+// for room) or closed.
 func (q *queue) OnEnd(s sdktrace.ReadOnlySpan) {
 	if !s.SpanContext().IsSampled() {
 		return
 	}
 	if q.closed.Load() {
 		q.drop(1, fmt.Errorf("the exporter was closed"))
+		return
+	}
+	if q.waitOn.Load() {
+		select {
+		case q.in <- s:
+		case <-q.done:
+			q.drop(1, fmt.Errorf("the exporter was closed"))
+		}
 		return
 	}
 	select {

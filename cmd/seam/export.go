@@ -25,13 +25,14 @@ type exportOptions struct {
 	upstream string
 	wire     bool
 	where    string
+	otlp     otlpFlags
 }
 
 func exportCommand() *command {
 	return &command{
 		name:    "export",
 		summary: "write a capture out as HAR, a raw body per side, or a curl command",
-		usage:   "seam export --format har|sse|curl [--ex N|CAPTURE#N] [--where FILTER] [--side upstream|client] CAPTURE|DIR...",
+		usage:   "seam export --format har|sse|curl|otlp [--ex N|CAPTURE#N] [--where FILTER] [--side upstream|client] CAPTURE|DIR...",
 		help:    exportHelp,
 		example: "seam export --format curl --ex 2 capture.ndjson",
 		new:     func() runner { return &exportOptions{} },
@@ -65,12 +66,13 @@ filter selects (seam help where): a HAR of them, or, for sse and curl, the
 one it selects.`
 
 func (o *exportOptions) flags(fs *flag.FlagSet) {
-	fs.StringVar(&o.format, "format", "", "output `format`: har, sse or curl (required)")
+	fs.StringVar(&o.format, "format", "", "output `format`: har, sse, curl or otlp (required)")
 	fs.Var(&o.ex, "ex", "exchange `N` for sse and curl, CAPTURE#N among several captures (default 1)")
 	fs.StringVar(&o.where, "where", "", "export only the exchanges `filter` selects (seam help where)")
 	fs.StringVar(&o.side, "side", "client", "`side` for sse: upstream or client")
 	fs.StringVar(&o.upstream, "upstream", "", "base `URL` for curl (default: the capture's upstream)")
 	fs.BoolVar(&o.wire, "wire", false, "sse: write a compressed body as sent, not decoded")
+	o.otlp.register(fs)
 }
 
 func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
@@ -82,12 +84,20 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	if side != tape.Upstream && side != tape.Client {
 		return &usageError{cmd: "export", msg: fmt.Sprintf("--side %q: want upstream or client", o.side), example: example}
 	}
+	if o.format == "otlp" {
+		return o.runOTLP(ctx, e, fs)
+	}
+	for _, f := range []string{"otlp", "otlp-content"} {
+		if isSet(fs, f) {
+			return &usageError{cmd: "export", msg: "--" + f + " applies to --format otlp", example: "seam export --format otlp --otlp http://127.0.0.1:4318 captures/"}
+		}
+	}
 	switch o.format {
 	case "har", "sse", "curl":
 	case "":
-		return &usageError{cmd: "export", msg: "--format is required: har, sse or curl", example: example}
+		return &usageError{cmd: "export", msg: "--format is required: har, sse, curl or otlp", example: example}
 	default:
-		return &usageError{cmd: "export", msg: fmt.Sprintf("unknown --format %q: want har, sse or curl", o.format), example: example}
+		return &usageError{cmd: "export", msg: fmt.Sprintf("unknown --format %q: want har, sse, curl or otlp", o.format), example: example}
 	}
 	for _, f := range []struct{ name, format string }{{"side", "sse"}, {"wire", "sse"}, {"upstream", "curl"}} {
 		if o.format != f.format && isSet(fs, f.name) {
