@@ -45,13 +45,13 @@ func TestFromEnv(t *testing.T) {
 
 func TestFromEnvHeadersResource(t *testing.T) {
 	cfg, on, err := FromEnv(envOf(map[string]string{
-		"OTEL_EXPORTER_OTLP_ENDPOINT":        "http://c:4318",
-		"OTEL_EXPORTER_OTLP_HEADERS":         "Authorization=Basic%20cGs6c2s=, x-langfuse-ingestion-version=4",
-		"OTEL_EXPORTER_OTLP_TRACES_HEADERS":  "x-langfuse-ingestion-version=5",
-		"OTEL_RESOURCE_ATTRIBUTES":           "deployment.environment=ci,service.name=from-res,openinference.project.name=seam",
-		"OTEL_SERVICE_NAME":                  "recorder",
-		"OTEL_EXPORTER_OTLP_TIMEOUT":         "2500",
-		"OTEL_BSP_MAX_EXPORT_BATCH_SIZE":     "64",
+		"OTEL_EXPORTER_OTLP_ENDPOINT":         "http://c:4318",
+		"OTEL_EXPORTER_OTLP_HEADERS":          "Authorization=Basic%20cGs6c2s=, x-langfuse-ingestion-version=4",
+		"OTEL_EXPORTER_OTLP_TRACES_HEADERS":   "x-langfuse-ingestion-version=5",
+		"OTEL_RESOURCE_ATTRIBUTES":            "deployment.environment=ci,service.name=from-res,openinference.project.name=seam",
+		"OTEL_SERVICE_NAME":                   "recorder",
+		"OTEL_EXPORTER_OTLP_TIMEOUT":          "2500",
+		"OTEL_BSP_MAX_EXPORT_BATCH_SIZE":      "64",
 		"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "",
 	}), "")
 	if err != nil || !on {
