@@ -31,7 +31,17 @@ type FollowOptions struct {
 	URI func() string
 	// Stall is inspect's stall threshold (0: its default).
 	Stall time.Duration
+	// Duty is the share of one core the export may take while the
+	// recording runs (DefaultDuty when 0): after each exchange it waits in
+	// proportion to the time the exchange took, so on a busy machine the
+	// streams get the CPU and the export falls behind in the file, to
+	// catch up at full speed once the recording stops. Its memory does not
+	// grow with the lag: the capture holds what is still to read.
+	Duty float64
 }
+
+// DefaultDuty is FollowOptions.Duty's default.
+const DefaultDuty = 0.5
 
 // Follow starts reading the capture at path (plain or zstd) from its
 // header on, as the recorder writes it, and exports each exchange once
@@ -68,11 +78,20 @@ func follow(ctx context.Context, path string, src io.Reader, x *Exporter, o Foll
 		}
 		return fmt.Errorf("otlp: follow %s: %w", path, err)
 	}
-	in := inspect.NewInspector(path, *h, inspect.Options{Stall: o.Stall, NoDiffs: true})
+	in := inspect.NewInspector(path, *h, inspectOptions(o.Stall))
 	in.Workers = 1 // beside a recording: one core at most
+	duty := o.Duty
+	if duty <= 0 || duty > 1 {
+		duty = DefaultDuty
+	}
+	var busy time.Time // when the exchange being exported was read
 	next := func() (*tape.Exchange, error) {
+		if !busy.IsZero() && ctx.Err() == nil {
+			pause(ctx, time.Duration(float64(time.Since(busy))*(1/duty-1)))
+		}
 		for {
 			ex, err := r.Next()
+			busy = time.Now()
 			if err != nil || !ex.Continued {
 				return ex, err
 			}
@@ -93,6 +112,27 @@ func (fl *Follower) Stop() error {
 	fl.stop()
 	<-fl.done
 	return fl.err
+}
+
+// maxPause bounds one wait of Follow's duty cycle.
+const maxPause = time.Second
+
+// pause waits d (at most maxPause), or until ctx is done.
+func pause(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(min(d, maxPause))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// inspectOptions are the options Follow inspects with.
+func inspectOptions(stall time.Duration) inspect.Options {
+	return inspect.Options{Stall: stall, NoDiffs: true}
 }
 
 // tail reads a file still being written: at its end it looks again every
