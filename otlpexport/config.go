@@ -40,6 +40,10 @@ type Config struct {
 	// Timeout the limit on one request (default 10s).
 	Queue, Batch   int
 	Retry, Timeout time.Duration
+	// QueueBytes bounds the memory the queued spans hold, as estimated
+	// from their attributes (default DefaultQueueBytes): a span that would
+	// pass it is dropped like one that finds the queue full.
+	QueueBytes int64
 	// Wait makes Export wait for room in a full queue rather than drop
 	// the span: for a batch export, which has no stream to hold up.
 	Wait bool
@@ -60,6 +64,10 @@ const (
 	DefaultRetry    = 10 * time.Second
 	DefaultTimeout  = 10 * time.Second
 	DefaultInterval = 30 * time.Second
+	// DefaultQueueBytes: with the default queue of 2048 spans, the bound
+	// that spans of about 16 KiB (ten findings and no content take about
+	// 5) meet first.
+	DefaultQueueBytes = 32 << 20
 )
 
 // FromEnv reads the OpenTelemetry SDK's standard environment through

@@ -2,12 +2,14 @@ package otlpexport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
@@ -28,11 +30,20 @@ type queue struct {
 	// flush asks the sender to send what it holds and answer on the
 	// channel it passes.
 	flush chan chan struct{}
-	// stop ends the sender once the queue is empty or its context is
-	// done; closed (done) once it has returned.
-	stop     chan context.Context
+	// stop ends the sender once the queue is empty; done is closed once
+	// it has returned. base is the context of every send, cancelled when
+	// Shutdown's context is done, to end a send in progress and its
+	// retries.
+	stop     chan struct{}
 	done     chan struct{}
 	stopOnce sync.Once
+	base     context.Context
+	cancel   context.CancelFunc
+
+	// bytes estimates the memory the spans queued or being sent hold;
+	// maxBytes bounds it.
+	bytes, maxBytes int64
+	held            atomic.Int64
 
 	sent, dropped atomic.Int64
 	closed        atomic.Bool
@@ -53,7 +64,12 @@ func newQueue(exp sdktrace.SpanExporter, cfg Config) *queue {
 	q := &queue{
 		exp: exp, in: make(chan sdktrace.ReadOnlySpan, cfg.Queue), batch: cfg.Batch,
 		retry: cfg.Retry, timeout: cfg.Timeout, log: cfg.Log,
-		flush: make(chan chan struct{}), stop: make(chan context.Context, 1), done: make(chan struct{}),
+		flush: make(chan chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	q.base, q.cancel = context.WithCancel(context.Background())
+	q.maxBytes = cfg.QueueBytes
+	if q.maxBytes <= 0 {
+		q.maxBytes = DefaultQueueBytes
 	}
 	q.waitOn.Store(cfg.Wait)
 	go q.run()
@@ -73,19 +89,61 @@ func (q *queue) OnEnd(s sdktrace.ReadOnlySpan) {
 		q.drop(1, fmt.Errorf("the exporter was closed"))
 		return
 	}
+	size := spanSize(s)
 	if q.waitOn.Load() {
+		for q.held.Load()+size > q.maxBytes && q.held.Load() > 0 {
+			select {
+			case <-q.done:
+				q.drop(1, fmt.Errorf("the exporter was closed"))
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		q.held.Add(size)
 		select {
 		case q.in <- s:
 		case <-q.done:
+			q.held.Add(-size)
 			q.drop(1, fmt.Errorf("the exporter was closed"))
 		}
+		return
+	}
+	if q.held.Add(size) > q.maxBytes {
+		q.held.Add(-size)
+		q.drop(1, fmt.Errorf("the queue was full (%d MiB)", q.maxBytes>>20))
 		return
 	}
 	select {
 	case q.in <- s:
 	default:
+		q.held.Add(-size)
 		q.drop(1, fmt.Errorf("the queue of %d spans was full", cap(q.in)))
 	}
+}
+
+// spanSize estimates the memory a span holds: its strings and a fixed
+// cost per attribute, event and span.
+func spanSize(s sdktrace.ReadOnlySpan) int64 {
+	n := int64(512 + len(s.Name()))
+	attrs := func(kvs []attribute.KeyValue) {
+		for _, kv := range kvs {
+			n += 48 + int64(len(kv.Key))
+			switch kv.Value.Type() {
+			case attribute.STRING:
+				n += int64(len(kv.Value.AsString()))
+			case attribute.STRINGSLICE:
+				for _, v := range kv.Value.AsStringSlice() {
+					n += 16 + int64(len(v))
+				}
+			}
+		}
+	}
+	attrs(s.Attributes())
+	for _, e := range s.Events() {
+		n += 64 + int64(len(e.Name))
+		attrs(e.Attributes)
+	}
+	return n
 }
 
 // drop counts n spans dropped, saying so once.
@@ -122,13 +180,15 @@ func (q *queue) ForceFlush(ctx context.Context) error {
 func (q *queue) Shutdown(ctx context.Context) error {
 	q.stopOnce.Do(func() {
 		q.closed.Store(true)
-		q.stop <- ctx
+		close(q.stop)
 	})
 	select {
 	case <-q.done:
 	case <-ctx.Done():
-		<-q.done // the sender sees ctx too, and stops
+		q.cancel() // ends the send in progress: its batch and the rest are dropped
+		<-q.done
 	}
+	q.cancel()
 	return q.exp.Shutdown(ctx)
 }
 
@@ -141,6 +201,9 @@ func (q *queue) run() {
 	send := func(ctx context.Context) {
 		if len(buf) > 0 {
 			q.send(ctx, buf)
+			for _, s := range buf {
+				q.held.Add(-spanSize(s))
+			}
 			clear(buf)
 			buf = buf[:0]
 		}
@@ -150,19 +213,20 @@ func (q *queue) run() {
 		case s := <-q.in:
 			buf = append(buf, s)
 			if len(buf) >= q.batch {
-				send(context.Background())
+				send(q.base)
 			}
 		case <-tick.C:
-			send(context.Background())
+			send(q.base)
 			tick.Reset(linger)
 		case ack := <-q.flush:
-			q.drain(context.Background(), &buf, send)
+			q.drain(q.base, &buf, send)
 			close(ack)
-		case ctx := <-q.stop:
-			q.drain(ctx, &buf, send)
+		case <-q.stop:
+			q.drain(q.base, &buf, send)
 			if n := len(q.in) + len(buf); n > 0 {
-				q.drop(n, fmt.Errorf("seam stopped before they were sent: %w", ctx.Err()))
+				q.drop(n, errStopped)
 			}
+			q.held.Store(0)
 			return
 		}
 	}
@@ -200,7 +264,11 @@ func (q *queue) send(ctx context.Context, batch []sdktrace.ReadOnlySpan) {
 			q.sent.Add(int64(len(batch)))
 			return
 		}
-		if time.Now().Add(wait).After(deadline) || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			q.drop(len(batch), fmt.Errorf("%w (%v)", errStopped, err))
+			return
+		}
+		if time.Now().Add(wait).After(deadline) {
 			q.drop(len(batch), err)
 			return
 		}
@@ -213,6 +281,10 @@ func (q *queue) send(ctx context.Context, batch []sdktrace.ReadOnlySpan) {
 		wait = min(2*wait, backoffMax)
 	}
 }
+
+// errStopped is why the spans still queued when an Exporter closes are
+// dropped.
+var errStopped = errors.New("seam stopped before they could be sent")
 
 // Stats counts the spans an Exporter handled.
 type Stats struct {

@@ -3,10 +3,12 @@ package otlpexport
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	oteltrace "go.opentelemetry.io/otel/trace"
@@ -89,5 +91,30 @@ func TestQueueWaits(t *testing.T) {
 	}
 	if st := q.stats(); st.Sent != 1000 || st.Dropped != 0 {
 		t.Fatalf("sent %d dropped %d, want 1000 and 0", st.Sent, st.Dropped)
+	}
+}
+
+// TestQueueBytesBound: spans too big for the queue's memory bound are
+// dropped and counted, whatever room the queue has in spans.
+func TestQueueBytesBound(t *testing.T) {
+	exp := &flakyExporter{down: true}
+	q := newQueue(exp, Config{Queue: 1000, Batch: 1000, Retry: time.Hour, Timeout: time.Second, QueueBytes: 8 << 20})
+	big := strings.Repeat("x", 1<<20)
+	stubs := make(tracetest.SpanStubs, 100)
+	for i := range stubs {
+		stubs[i].SpanContext = oteltrace.NewSpanContext(oteltrace.SpanContextConfig{TraceID: oteltrace.TraceID{1}, SpanID: oteltrace.SpanID{byte(i + 1)}, TraceFlags: oteltrace.FlagsSampled})
+		stubs[i].Attributes = []attribute.KeyValue{attribute.String("gen_ai.input.messages", big)}
+	}
+	for _, s := range stubs.Snapshots() {
+		q.OnEnd(s)
+	}
+	if st := q.stats(); st.Dropped < 92 || q.held.Load() > 8<<20 {
+		t.Fatalf("%d of 100 spans of 1 MiB dropped, %d bytes held; want at most 8 MiB held", st.Dropped, q.held.Load())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	q.Shutdown(ctx)
+	if st := q.stats(); st.Sent+st.Dropped != 100 || st.Sent != 0 {
+		t.Fatalf("sent %d dropped %d, want 0 and 100", st.Sent, st.Dropped)
 	}
 }

@@ -54,8 +54,12 @@ type Event struct {
 	Attrs []attribute.KeyValue
 }
 
-// maxError bounds the provider's error message a span status carries.
-const maxError = 512
+// maxError bounds the provider's error message a span status carries,
+// and maxMessage a finding's message on its event.
+const (
+	maxError   = 512
+	maxMessage = 1024
+)
 
 // FileURI returns the file: URI of a capture at path.
 func FileURI(path string) string {
@@ -293,7 +297,7 @@ func events(h *tape.Header, fs []inspect.Finding, start time.Time) []Event {
 		attrs := []attribute.KeyValue{
 			KeyFindingID.String(f.ID),
 			KeyFindingSeverity.String(f.Severity.String()),
-			KeyFindingMessage.String(f.Message),
+			KeyFindingMessage.String(clip(f.Message, maxMessage)),
 		}
 		if f.Pointer.Side != "" {
 			attrs = append(attrs, KeyFindingSide.String(string(f.Pointer.Side)))
