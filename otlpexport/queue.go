@@ -47,6 +47,7 @@ type queue struct {
 
 	sent, dropped atomic.Int64
 	closed        atomic.Bool
+	stopping      atomic.Bool
 	warned        atomic.Bool
 	mu            sync.Mutex
 	lastErr       error
@@ -58,6 +59,9 @@ const (
 	backoffMax   = 4 * time.Second
 	// linger is how long the sender waits for a batch to fill.
 	linger = time.Second
+	// stopRetry bounds the retries of the batches sent as the Exporter
+	// closes.
+	stopRetry = 2 * time.Second
 )
 
 func newQueue(exp sdktrace.SpanExporter, cfg Config) *queue {
@@ -222,6 +226,7 @@ func (q *queue) run() {
 			q.drain(q.base, &buf, send)
 			close(ack)
 		case <-q.stop:
+			q.stopping.Store(true)
 			q.drain(q.base, &buf, send)
 			if n := len(q.in) + len(buf); n > 0 {
 				q.drop(n, errStopped)
@@ -254,7 +259,11 @@ func (q *queue) drain(ctx context.Context, buf *[]sdktrace.ReadOnlySpan, send fu
 // send exports one batch, retrying with exponential backoff for q.retry
 // (or until ctx is done); the batch is dropped if it still fails.
 func (q *queue) send(ctx context.Context, batch []sdktrace.ReadOnlySpan) {
-	deadline := time.Now().Add(q.retry)
+	retry := q.retry
+	if q.stopping.Load() {
+		retry = min(retry, stopRetry) // seam is exiting: do not hold it up long
+	}
+	deadline := time.Now().Add(retry)
 	wait := backoffFirst
 	for {
 		rctx, cancel := context.WithTimeout(ctx, q.timeout)
