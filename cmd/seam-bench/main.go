@@ -55,6 +55,7 @@ type options struct {
 	streams  []int
 	duration time.Duration
 	events   int
+	interval time.Duration
 	gap      time.Duration
 	seam     string
 	dir      string
@@ -88,6 +89,7 @@ func main() {
 	streams := fs.String("streams", "1,50,500", "concurrent streams per run, comma-separated")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long each run lasts")
 	fs.IntVar(&o.events, "events", 200, "content events per stream")
+	fs.DurationVar(&o.interval, "interval", 0, "event interval of the throughput runs (0: back to back; 5ms is an LLM's pace, each event a read and a write of its own)")
 	fs.DurationVar(&o.gap, "gap", 5*time.Millisecond, "event interval of the one-stream delay run (0 skips it)")
 	fs.StringVar(&o.seam, "seam", "", "seam binary to run (default: build ./cmd/seam)")
 	fs.StringVar(&o.dir, "dir", "", "directory for the captures (default: a temporary one, removed)")
@@ -208,8 +210,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}()
 	}
 	paths := benchPaths(o, dir, bin)
-	fmt.Fprintf(out, "seam-bench: %d content events of ~260 B per stream, gap 0, %s per run; client, upstream and proxy on this machine (%d CPUs, load average %s at the start)\n\n",
-		o.events, o.duration, runtime.NumCPU(), loadAverage())
+	fmt.Fprintf(out, "seam-bench: %d content events of ~260 B per stream, gap %s, %s per run; client, upstream and proxy on this machine (%d CPUs, load average %s at the start)\n\n",
+		o.events, o.interval, o.duration, runtime.NumCPU(), loadAverage())
 
 	run := 0
 	if o.gap > 0 {
@@ -229,7 +231,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			}
 			run++
 			fmt.Fprintf(os.Stderr, "%d streams through %s…\n", n, p.name)
-			load := bench.Load{Concurrency: n, Duration: o.duration, Stream: bench.Stream{Events: o.events}}
+			load := bench.Load{Concurrency: n, Duration: o.duration, Stream: bench.Stream{Events: o.events, Interval: o.interval}}
 			res, ps, check, err := through(ctx, o, up, clock, p, run, load)
 			if err != nil {
 				if ctx.Err() != nil {
