@@ -47,6 +47,8 @@ type ExchangeReader struct {
 	lineErrs    []error
 	eof         bool
 	err         error
+	// eager hands an exchange over as soon as it is complete (Eager).
+	eager bool
 }
 
 // NewExchangeReader returns an ExchangeReader for the capture in r; name is
@@ -58,6 +60,13 @@ func NewExchangeReader(r io.Reader, name string) *ExchangeReader {
 // Only makes the reader gather just the exchanges keep selects; the lines
 // of the others are decoded (so the file is checked) and dropped.
 func (r *ExchangeReader) Only(keep func(ex int) bool) { r.keep = keep }
+
+// Eager makes the reader hand an exchange over as soon as its last line
+// is read, rather than when a line of another exchange follows it: for a
+// reader following a capture still being recorded, whose last exchange
+// may be followed by nothing for a long time. A line that comes for it
+// later (a note) is read as a continuation, with a warning.
+func (r *ExchangeReader) Eager() { r.eager = true }
 
 // Header reads up to the capture header and returns it. Errors about the
 // file as a whole (empty, no header, an unsupported version, a read error)
@@ -156,6 +165,12 @@ func (r *ExchangeReader) take(rec Record) {
 		r.lastEx = ex
 	}
 	r.g.add(rec)
+	if r.eager && ex != 0 {
+		if gx := r.g.byEx[ex]; gx != nil && gx.done(r.sandwich) {
+			r.hand(gx)
+			r.lastEx = 0 // a later line of ex is a continuation
+		}
+	}
 }
 
 // hand moves a gathered exchange to the ready list.

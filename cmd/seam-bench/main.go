@@ -5,6 +5,7 @@
 //
 //	go run ./cmd/seam-bench                      # 1, 50 and 500 streams, 10 s each
 //	go run ./cmd/seam-bench -streams 500 -duration 60s
+//	go run ./cmd/seam-bench -otlp sink -zst=false -bare=false   # OTLP export on vs off
 //
 // Every stream is a synthetic Chat Completions stream of -events content
 // events of about 260 bytes, sent back to back (gap 0), from package bench's
@@ -54,6 +55,7 @@ type options struct {
 	streams  []int
 	duration time.Duration
 	events   int
+	interval time.Duration
 	gap      time.Duration
 	seam     string
 	dir      string
@@ -61,6 +63,9 @@ type options struct {
 	zst      bool
 	keep     bool
 	peers    []peer
+	// otlp, when set, adds a seam record --otlp path: the OTLP endpoint's
+	// URL, or "sink" for one the bench runs itself.
+	otlp string
 }
 
 // peer is another proxy to run: a command line, or argv (each word as it
@@ -84,6 +89,7 @@ func main() {
 	streams := fs.String("streams", "1,50,500", "concurrent streams per run, comma-separated")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long each run lasts")
 	fs.IntVar(&o.events, "events", 200, "content events per stream")
+	fs.DurationVar(&o.interval, "interval", 0, "event interval of the throughput runs (0: back to back; 5ms is an LLM's pace, each event a read and a write of its own)")
 	fs.DurationVar(&o.gap, "gap", 5*time.Millisecond, "event interval of the one-stream delay run (0 skips it)")
 	fs.StringVar(&o.seam, "seam", "", "seam binary to run (default: build ./cmd/seam)")
 	fs.StringVar(&o.dir, "dir", "", "directory for the captures (default: a temporary one, removed)")
@@ -91,6 +97,7 @@ func main() {
 	fs.BoolVar(&o.zst, "zst", true, "run seam record writing a compressed .ndjson.zst capture")
 	fs.BoolVar(&bare, "bare", true, "run a bare reverse proxy too (net/http/httputil in a process of its own, flushing every write, recording nothing): the floor any Go proxy pays on this machine")
 	fs.BoolVar(&o.keep, "keep", false, "keep the captures (in -dir, or in a temporary directory it names), e.g. to time seam inspect on them")
+	fs.StringVar(&o.otlp, "otlp", "", "also run seam record --otlp `URL` (\"sink\": a loopback OTLP/HTTP endpoint the bench runs, discarding what it gets), and give each seam run's CPU per exchange over its whole life")
 	cpuprofile := fs.String("cpuprofile", "", "write the harness's own CPU profile (client and upstream) to `file`")
 	fs.Func("peer", "another proxy to compare, `NAME=COMMAND` with {upstream} and {port} in COMMAND (repeatable)", func(s string) error {
 		name, cmd, ok := strings.Cut(s, "=")
@@ -154,6 +161,10 @@ type proxy struct {
 	pid     int
 	stop    func() error
 	capture string
+	// cpu, for seam record, is the CPU time the process used over its
+	// whole life, once stopped: what it did after the load ended (the
+	// OTLP export catching up) included.
+	cpu func() time.Duration
 }
 
 func run(ctx context.Context, o options, out io.Writer) error {
@@ -187,9 +198,20 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	defer up.Close()
 
+	if o.otlp == "sink" {
+		sink, err := startOTLPSink()
+		if err != nil {
+			return err
+		}
+		defer sink.Close()
+		o.otlp = sink.url
+		defer func() {
+			fmt.Fprintf(out, "\nOTLP sink: %d export requests, %s\n", sink.requests.Load(), units.Bytes(sink.size.Load()))
+		}()
+	}
 	paths := benchPaths(o, dir, bin)
-	fmt.Fprintf(out, "seam-bench: %d content events of ~260 B per stream, gap 0, %s per run; client, upstream and proxy on this machine (%d CPUs, load average %s at the start)\n\n",
-		o.events, o.duration, runtime.NumCPU(), loadAverage())
+	fmt.Fprintf(out, "seam-bench: %d content events of ~260 B per stream, gap %s, %s per run; client, upstream and proxy on this machine (%d CPUs, load average %s at the start)\n\n",
+		o.events, o.interval, o.duration, runtime.NumCPU(), loadAverage())
 
 	run := 0
 	if o.gap > 0 {
@@ -200,6 +222,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "streams\tpath\treq/s\t×direct\tTTFB p50\tTTFB p99\t×direct\tproxy CPU\tCPU/stream: harness+proxy\tproxy RSS\tRSS 1st→2nd half\tcapture/wire\t")
 	failed := false
+	var lives []string
 	for _, n := range o.streams {
 		var direct runResult
 		for _, p := range paths {
@@ -208,7 +231,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			}
 			run++
 			fmt.Fprintf(os.Stderr, "%d streams through %s…\n", n, p.name)
-			load := bench.Load{Concurrency: n, Duration: o.duration, Stream: bench.Stream{Events: o.events}}
+			load := bench.Load{Concurrency: n, Duration: o.duration, Stream: bench.Stream{Events: o.events, Interval: o.interval}}
 			res, ps, check, err := through(ctx, o, up, clock, p, run, load)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -223,6 +246,10 @@ func run(ctx context.Context, o options, out io.Writer) error {
 				direct = res
 			}
 			fmt.Fprintln(tw, strings.Join(throughputRow(n, p, res, direct, ps, check), "\t")+"\t")
+			if res.lifeCPU > 0 && res.Streams > 0 {
+				lives = append(lives, fmt.Sprintf("%d streams, %s: %s CPU over its life for %d exchanges: %s per exchange",
+					n, p.name, units.Duration(int64(res.lifeCPU)), res.Streams, units.Duration(int64(res.lifeCPU)/int64(res.Streams))))
+			}
 			if res.Errors > 0 {
 				fmt.Fprintf(os.Stderr, "%d streams through %s: %d failed: %v\n", n, p.name, res.Errors, res.Err)
 			}
@@ -230,6 +257,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(lives) > 0 {
+		fmt.Fprintf(out, "\n%s\n", strings.Join(lives, "\n"))
 	}
 	if failed {
 		return errors.New("some runs failed")
@@ -269,6 +299,9 @@ func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clo
 		if err := errors.Join(px.stop(), serr); err != nil {
 			return res, ps, nil, err
 		}
+		if px.cpu != nil {
+			res.lifeCPU = px.cpu()
+		}
 		if px.capture != "" {
 			c, err := bench.CheckCapture(px.capture)
 			if err != nil {
@@ -294,14 +327,18 @@ func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clo
 // captures in dir), then the peers.
 func benchPaths(o options, dir, bin string) []path {
 	paths := []path{{name: "direct"}}
-	seamPath := func(name, ext string) path {
+	seamPath := func(name, ext string, extra ...string) path {
 		return path{name: name, start: func(upstream string, i int) (*proxy, error) {
 			capture := filepath.Join(dir, fmt.Sprintf("run%d%s", i, ext))
-			p, err := bench.StartSeamRecord(bin, upstream, capture)
+			p, err := bench.StartSeamRecord(bin, upstream, capture, extra...)
 			if err != nil {
 				return nil, err
 			}
-			return &proxy{url: p.URL, pid: p.Pid(), stop: p.Stop, capture: capture}, nil
+			cpu := func() time.Duration {
+				st := p.Cmd.ProcessState
+				return st.UserTime() + st.SystemTime()
+			}
+			return &proxy{url: p.URL, pid: p.Pid(), stop: p.Stop, capture: capture, cpu: cpu}, nil
 		}}
 	}
 	if o.plain {
@@ -309,6 +346,9 @@ func benchPaths(o options, dir, bin string) []path {
 	}
 	if o.zst {
 		paths = append(paths, seamPath("seam record .zst", ".ndjson.zst"))
+	}
+	if o.otlp != "" {
+		paths = append(paths, seamPath("seam record +otlp", ".ndjson", "--otlp", o.otlp))
 	}
 	for _, p := range o.peers {
 		paths = append(paths, path{name: p.name, start: func(upstream string, _ int) (*proxy, error) { return startPeer(p, upstream) }})
@@ -452,6 +492,8 @@ func loadAverage() string {
 type runResult struct {
 	bench.LoadResult
 	harnessCPU time.Duration
+	// lifeCPU is a seam record's CPU over its whole life (proxy.cpu).
+	lifeCPU time.Duration
 }
 
 // perStream divides a CPU time among n streams.

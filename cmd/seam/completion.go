@@ -69,7 +69,7 @@ type compFlag struct {
 
 // flagValues are the fixed values of flags that take one of a list.
 var flagValues = map[string][]string{
-	"format":   {"har", "sse", "curl"},
+	"format":   {"har", "govcr", "vcrpy", "sse", "curl", "otlp"},
 	"mode":     {"none", "once", "new_episodes", "all", "passthrough"},
 	"protocol": {"auto", "chat", "responses", "anthropic", "gemini", "converse", "invoke", "cohere", "ollama"},
 	"color":    {"auto", "always", "never"},

@@ -26,13 +26,14 @@ type exportOptions struct {
 	upstream string
 	wire     bool
 	where    string
+	otlp     otlpFlags
 }
 
 func exportCommand() *command {
 	return &command{
 		name:    "export",
-		summary: "write a capture out as HAR, a go-vcr or VCR.py cassette, a raw body per side, or a curl command",
-		usage:   "seam export --format har|govcr|vcrpy|sse|curl [--ex N|CAPTURE#N] [--where FILTER] [--side upstream|client] CAPTURE|DIR...",
+		summary: "write captures out: HAR, go-vcr or VCR.py cassettes, a raw body, curl, OTLP spans",
+		usage:   "seam export --format har|govcr|vcrpy|sse|curl|otlp [--ex N|CAPTURE#N] [--where FILTER] [--side upstream|client] CAPTURE|DIR...",
 		help:    exportHelp,
 		example: "seam export --format curl --ex 2 capture.ndjson",
 		new:     func() runner { return &exportOptions{} },
@@ -74,12 +75,13 @@ with a response: WebSockets and exchanges cut before their response are
 left out.`
 
 func (o *exportOptions) flags(fs *flag.FlagSet) {
-	fs.StringVar(&o.format, "format", "", "output `format`: har, govcr, vcrpy, sse or curl (required)")
+	fs.StringVar(&o.format, "format", "", "output `format`: har, govcr, vcrpy, sse, curl or otlp (required)")
 	fs.Var(&o.ex, "ex", "exchange `N` for sse and curl, CAPTURE#N among several captures (default 1)")
 	fs.StringVar(&o.where, "where", "", "export only the exchanges `filter` selects (seam help where)")
 	fs.StringVar(&o.side, "side", "client", "`side` for sse: upstream or client")
 	fs.StringVar(&o.upstream, "upstream", "", "base `URL` for curl (default: the capture's upstream)")
 	fs.BoolVar(&o.wire, "wire", false, "sse: write a compressed body as sent, not decoded")
+	o.otlp.register(fs)
 }
 
 func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
@@ -91,12 +93,20 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	if side != tape.Upstream && side != tape.Client {
 		return &usageError{cmd: "export", msg: fmt.Sprintf("--side %q: want upstream or client", o.side), example: example}
 	}
+	if o.format == "otlp" {
+		return o.runOTLP(ctx, e, fs)
+	}
+	for _, f := range []string{"otlp", "otlp-content"} {
+		if isSet(fs, f) {
+			return &usageError{cmd: "export", msg: "--" + f + " applies to --format otlp", example: "seam export --format otlp --otlp http://127.0.0.1:4318 captures/"}
+		}
+	}
 	switch o.format {
 	case "har", "govcr", "vcrpy", "sse", "curl":
 	case "":
-		return &usageError{cmd: "export", msg: "--format is required: har, govcr, vcrpy, sse or curl", example: example}
+		return &usageError{cmd: "export", msg: "--format is required: har, govcr, vcrpy, sse, curl or otlp", example: example}
 	default:
-		return &usageError{cmd: "export", msg: fmt.Sprintf("unknown --format %q: want har, govcr, vcrpy, sse or curl", o.format), example: example}
+		return &usageError{cmd: "export", msg: fmt.Sprintf("unknown --format %q: want har, govcr, vcrpy, sse, curl or otlp", o.format), example: example}
 	}
 	for _, f := range []struct{ name, format string }{{"side", "sse"}, {"wire", "sse"}, {"upstream", "curl"}} {
 		if o.format != f.format && isSet(fs, f.name) {

@@ -22,6 +22,7 @@ var readmeSkips = []struct{ prefix, why string }{
 	{"HTTPS_PROXY=", "runs a client of your own (node agent.js)"},
 	{"seam tui ", "needs a terminal (the TUI's screens and keys have teatest tests)"},
 	{"go run ./cmd/seam-bench", "is a benchmark: minutes of load on every core"},
+	{"seam export --format otlp ", "sends to an OpenTelemetry Collector (TestOTLPFamilies and e2e/otelcol run it against one)"},
 }
 
 // readmeCommands returns the command lines of the ```sh blocks of a README,

@@ -35,6 +35,7 @@ type recordOptions struct {
 	redact   listFlag
 	engine   engineFlags
 	fwd      forwardFlags
+	otlp     otlpFlags
 }
 
 func recordCommand() *command {
@@ -114,6 +115,7 @@ func (o *recordOptions) flags(fs *flag.FlagSet) {
 	fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
 	o.engine.register(fs, shape.DefaultProfile)
 	o.fwd.register(fs)
+	o.otlp.register(fs)
 }
 
 func (o *recordOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
@@ -276,6 +278,19 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (captur
 // TUI's header.
 func runRecording(ctx context.Context, e *env, o *recordOptions, r *capture.Recording, count *atomic.Int64, banner string) error {
 	path := r.Path()
+	otlpLog := e.stderr
+	if o.tui {
+		otlpLog = nil // the TUI has the terminal; the summary says it after
+	}
+	follow := path
+	if o.output == "-" {
+		follow = "" // no file to read back
+	}
+	live, err := startOTLP(ctx, e, &o.otlp, "record", follow, otlpLog)
+	if err != nil {
+		r.Stop(0, io.Discard)
+		return err
+	}
 	var runErr error
 	var tuiDone chan error // nil without --tui: never ready
 	tuiCtx, stopTUI := context.WithCancel(ctx)
@@ -314,6 +329,9 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *capture.Reco
 	}
 	stopErr := r.Stop(shutdownGrace, e.stderr)
 	r.Report(e.stderr, count.Load())
+	if err := live.stop(e); err != nil && runErr == nil {
+		runErr = err
+	}
 	if stopErr != nil {
 		return stopErr // a capture that lost exchanges fails the run, interrupted or not
 	}

@@ -33,6 +33,7 @@ type serveOptions struct {
 	fwd      forwardFlags
 	allow    listFlag
 	redact   listFlag
+	otlp     otlpFlags
 }
 
 // faultFlag collects repeated --fault flags.
@@ -161,6 +162,7 @@ func (o *serveOptions) flags(fs *flag.FlagSet) {
 	o.fwd.register(fs)
 	fs.Var(&o.redact, "redact", "also redact `pattern` when recording, and match as the capture was recorded with it: header:NAME, json:PATH or re:REGEXP (repeatable)")
 	fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
+	o.otlp.register(fs)
 }
 
 // listFlag collects a repeated string flag.
@@ -334,6 +336,9 @@ func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 	} else if flag := o.fwd.used(); flag != "" {
 		return &usageError{cmd: "serve", msg: flag + " applies to --forward", example: "seam serve --forward " + flag + " ... captures/"}
 	}
+	if (o.otlp.url != "" || o.otlp.content) && !p.recordOn {
+		return &usageError{cmd: "serve", msg: "--otlp sends the exchanges seam serve records, and mode " + string(p.mode) + " records none", example: "seam serve --mode new_episodes --upstream https://api.openai.com -o captures/ --otlp http://127.0.0.1:4318 captures/"}
+	}
 	announce := o.announcer(e, p, fwd)
 	so := listen.Options{Listen: o.listen, AllowHosts: o.allow, Log: e.stderr, Forward: fwd != nil}
 	if !p.forwards {
@@ -401,6 +406,13 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 		return err
 	}
 	announce(leg.Addr(), r.Path())
+	var live *otlpLive
+	if p.recordOn && p.record != "-" {
+		if live, err = startOTLP(ctx, e, &o.otlp, "serve", r.Path(), e.stderr); err != nil {
+			r.Stop(0, io.Discard)
+			return err
+		}
+	}
 	var runErr error
 	select {
 	case err := <-r.Errs():
@@ -412,6 +424,9 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 	stopErr := r.Stop(shutdownGrace, e.stderr)
 	if p.recordOn {
 		r.Report(e.stderr, count.Load())
+	}
+	if err := live.stop(e); err != nil && runErr == nil {
+		runErr = err
 	}
 	if stopErr != nil {
 		return stopErr

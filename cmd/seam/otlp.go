@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/seam-dev/seam/otlpexport"
+)
+
+// otlpClose is how long a command waits, as it ends, for the spans still
+// queued to go out.
+const otlpClose = 15 * time.Second
+
+// otlpFlags are the flags of the commands that export OTLP: --otlp and
+// --otlp-content.
+type otlpFlags struct {
+	url     string
+	content bool
+}
+
+func (f *otlpFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.url, "otlp", "", "send each exchange as an OpenTelemetry GenAI span to the OTLP endpoint at `URL` (e.g. http://127.0.0.1:4318; OTEL_EXPORTER_OTLP_ENDPOINT does the same)")
+	fs.BoolVar(&f.content, "otlp-content", false, "with OTLP export, also send the messages (after seam's redaction); off by default")
+}
+
+// exporter returns the OTLP exporter the flags and the OTEL_* environment
+// ask for, or nil when export is off. log hears, once, that spans are
+// being dropped (nil: nowhere).
+func (f *otlpFlags) exporter(ctx context.Context, e *env, cmd string, log io.Writer) (*otlpexport.Exporter, error) {
+	cfg, on, err := otlpexport.FromEnv(e.getenv, f.url)
+	if err != nil {
+		return nil, &usageError{cmd: cmd, msg: err.Error(), example: "seam " + cmd + " --otlp http://127.0.0.1:4318 ..."}
+	}
+	if !on {
+		if f.content {
+			return nil, &usageError{cmd: cmd, msg: "--otlp-content applies with --otlp URL or OTEL_EXPORTER_OTLP_ENDPOINT", example: "seam " + cmd + " --otlp http://127.0.0.1:4318 --otlp-content ..."}
+		}
+		return nil, nil
+	}
+	cfg.Content, cfg.Log, cfg.Version = f.content, log, version
+	return otlpexport.New(ctx, cfg)
+}
+
+// otlpLive exports the exchanges of a capture being recorded.
+type otlpLive struct {
+	x  *otlpexport.Exporter
+	fl *otlpexport.Follower
+}
+
+// startOTLP starts exporting the recording at path when the flags or the
+// environment ask for it; nil when they do not.
+func startOTLP(ctx context.Context, e *env, f *otlpFlags, cmd, path string, log io.Writer) (*otlpLive, error) {
+	x, err := f.exporter(ctx, e, cmd, log)
+	if x == nil || err != nil {
+		return nil, err
+	}
+	if !otlpexport.Exists(path) {
+		x.Close(ctx)
+		return nil, &usageError{cmd: cmd, msg: "OTLP export reads the capture back as it is written: give -o a file or directory, not -", example: "seam " + cmd + " --otlp http://127.0.0.1:4318 -o captures/ ..."}
+	}
+	fl, err := otlpexport.Follow(path, x, otlpexport.FollowOptions{})
+	if err != nil {
+		x.Close(ctx)
+		return nil, err
+	}
+	return &otlpLive{x: x, fl: fl}, nil
+}
+
+// stop exports what the capture holds (once the recording closed it),
+// sends what is queued and says how many spans went out and were dropped.
+func (l *otlpLive) stop(e *env) error {
+	if l == nil {
+		return nil
+	}
+	err := l.fl.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), otlpClose)
+	defer cancel()
+	l.x.Close(ctx)
+	fmt.Fprintln(e.stderr, l.x.Summary())
+	return err
+}
