@@ -213,6 +213,13 @@ func (s *exSummary) note(kind string, line, rest []byte) {
 	switch kind {
 	case "chunk":
 		side, t := chunkSideT(rest)
+		if side == tape.Upstream {
+			if ct, ok := mirroredT(line); ok {
+				// The upstream's chunk as the client got it too
+				// (passthrough writes one line for both sides).
+				side, t = tape.Client, ct
+			}
+		}
 		switch side {
 		case tape.Client:
 			s.clientSeen = true
@@ -310,6 +317,27 @@ func kindName(b []byte) string {
 		return "capture"
 	}
 	return string(b)
+}
+
+// mirroredT reads the time the client got a mirrored upstream chunk, the
+// first number of its trailing `,"client":[T,OFF]}` (the encoder writes it
+// last), falling back to gjson when the line has another layout.
+func mirroredT(line []byte) (int64, bool) {
+	const p = `,"client":[`
+	i := bytes.LastIndex(line, []byte(p))
+	if i < 0 {
+		return 0, false
+	}
+	b := line[i+len(p):]
+	j := bytes.IndexByte(b, ',')
+	if j < 0 {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(string(b[:j]), 10, 64); err == nil && bytes.HasSuffix(bytes.TrimRight(line, "\n"), []byte("]}")) {
+		return n, true
+	}
+	r := gjson.GetBytes(line, "client.0")
+	return r.Int(), r.Exists()
 }
 
 // chunkSideT reads the side and t of a chunk line from the text after its

@@ -158,7 +158,7 @@ func TestFollowGrowingFile(t *testing.T) {
 	if after := len(m.det.rec.x.Client.Chunks); after <= before {
 		t.Errorf("the open exchange did not reload: %d chunks before, %d after", before, after)
 	}
-	if !bytes.Contains([]byte(screen(m)), []byte("ex 2")) {
+	if !bytes.Contains([]byte(screen(m)), []byte("live.ndjson#2")) {
 		t.Errorf("detail screen lost:\n%s", screen(m))
 	}
 }
@@ -228,5 +228,29 @@ func TestIndexShowsHost(t *testing.T) {
 	}
 	if got[1] != "api.anthropic.com/v1/messages" || got[2] != "api.openai.com/v1/chat/completions" {
 		t.Errorf("listed urls %v", got)
+	}
+}
+
+// TestIndexMirroredTTFB: in a passthrough recording the client's chunks
+// are the upstream's lines marked "client" (one line for both sides):
+// the list's ttfb is when the client got the first of them (it stayed at
+// "-" in record --tui and tui --follow while inspect gave it).
+func TestIndexMirroredTTFB(t *testing.T) {
+	out := tape.AppendHeader(nil, tape.Header{V: tape.Version, Seam: "t", ID: "m", Started: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC), Upstream: "https://api.openai.com", Engine: tape.Engine{Profile: "passthrough"}})
+	out = tape.AppendRequest(out, tape.Request{Ex: 1, T: 1e6, Method: "POST", URL: "/v1/chat/completions", Headers: tape.Headers{}})
+	for _, s := range []tape.Side{tape.Upstream, tape.Client} {
+		out = tape.AppendResponse(out, tape.Response{Ex: 1, Side: s, T: 2e6, Status: 200, Headers: tape.Headers{}})
+	}
+	data := []byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n")
+	out = tape.AppendChunk(out, tape.Chunk{Ex: 1, Side: tape.Upstream, T: 4e6, Data: data, Mirrored: true, MirrorT: 5e6})
+	ix := newIndexer("m.ndjson", 0)
+	if _, _, err := ix.scan(bytes.NewReader(out), int64(len(out)), int64(len(out))+1); err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.order) != 1 {
+		t.Fatalf("%d exchanges indexed", len(ix.order))
+	}
+	if got := ix.order[0].ttfb(); got != 4e6 {
+		t.Errorf("ttfb %d, want 4ms (the client got the first chunk at 5ms, the request was at 1ms)", got)
 	}
 }

@@ -114,10 +114,9 @@ func (m *model) tabLabel(i int, name string) string {
 func (m *model) detailView() []string {
 	d, st := m.det, m.st
 	s := m.sums[m.byKey[d.key]]
-	title := []run{sty("seam ", st.title), sty(fmt.Sprintf("ex %d", s.ex), st.bold)}
-	if len(m.caps) > 1 {
-		title = append(title, sty(" "+clean(filepath.Base(m.caps[s.file].name)), st.dim))
-	}
+	// capture#ex, as --ex CAPTURE#N takes it: the name even when there is
+	// one capture (a live view's title said only "ex 1").
+	title := []run{sty("seam ", st.title), sty(clean(filepath.Base(m.caps[s.file].name)), st.dim), sty(fmt.Sprintf("#%d", s.ex), st.bold)}
 	title = append(title, txt("  "+s.requestLine()))
 	if mdl := m.modelOf(m.byKey[d.key]); mdl != "" {
 		title = append(title, sty("  "+mdl, st.dim))
