@@ -123,7 +123,7 @@ func (k *keyMap) entries() []entry {
 		{&k.Sort, inList, act, "s:sort by the next key"}, {&k.Reverse, inList, act, "reverse the sort"},
 		{&k.Group, inList, act, "group the list by session"}, {&k.Fold, inList, act, "fold a session (grouped)"},
 		{&k.Session, inList | inSession, act, "a session's turns, or back"},
-		{&k.Search, all, act, "search (counts matches)"}, {&k.Next, all, act, "n:next match, hunk or finding"},
+		{&k.Search, all, act, "search what is shown (counts matches); f reads bodies"}, {&k.Next, all, act, "n:next match, hunk or finding"},
 		{&k.Prev, all, act, "previous match, hunk or finding"}, {&k.Clear, all, act, ""},
 		{&k.Follow, inList, act, ""}, {&k.Copy, both, act, ""}, {&k.Help, all | inPanel, act, ""},
 		{&k.Quit, all | inPanel, act, ""}, {&k.Interrupt, all | inPanel | inInput, act, ""},

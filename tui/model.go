@@ -36,7 +36,9 @@ type model struct {
 	// line): shown at once, and what Run returns when the user quits.
 	readErr error
 
-	ctx    context.Context
+	ctx context.Context
+	// names shows some paths under another name (Options.Names).
+	names  map[string]string
 	keys   keyMap
 	help   help.Model
 	st     styles
@@ -105,6 +107,7 @@ type model struct {
 func newModel(ctx context.Context, o Options) (*model, error) {
 	m := &model{
 		ctx:    ctx,
+		names:  o.Names,
 		keys:   newKeyMap(),
 		help:   help.New(),
 		isDark: true,

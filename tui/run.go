@@ -22,6 +22,9 @@ type Options struct {
 	// stand for the *.ndjson and *.ndjson.zst files in them (by name, not recursively).
 	// Without Follow a directory is read once and must hold a capture.
 	Paths []string
+	// Names, when set, shows some paths under another name: a capture
+	// imported into a temporary file under the recording it came from.
+	Names map[string]string
 	// Follow tails the files as they grow (a capture being recorded), showing
 	// exchanges as they arrive and reloading the open one as its chunks come
 	// in. It also lists the directories of Paths again on every tick and

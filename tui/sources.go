@@ -132,6 +132,9 @@ func (m *model) openPath(arg int, p string, follow bool) error {
 // may be done, never in Update) is decompressed as a stream into memory,
 // and when followed, read on as it grows.
 func (m *model) newFileCap(path string, f *os.File, info os.FileInfo, arg int, follow, compressed bool) *capState {
+	if name, ok := m.names[path]; ok {
+		path = name // the recording a capture was imported from
+	}
 	ix := newIndexer(path, len(m.caps))
 	if !compressed {
 		return &capState{name: path, file: f, info: info, arg: arg, follow: follow, ix: ix}

@@ -392,6 +392,10 @@ func (m *model) footer() string {
 		case m.inputMatches > 1:
 			out += st.dim.Render(fmt.Sprintf("  %d matches", m.inputMatches))
 		}
+		if m.helpScope() == inList {
+			// / reads the rows as shown; f's free words read the bodies.
+			out += st.dim.Render("  (the rows' columns; f filters by the text of bodies too)")
+		}
 		return out
 	case inputFilter:
 		if m.inputErr != "" {

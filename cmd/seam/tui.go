@@ -5,7 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
 
+	"github.com/seam-dev/seam/captures"
+	"github.com/seam-dev/seam/internal/outfile"
+	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tui"
 )
 
@@ -62,10 +69,16 @@ func (o *tuiOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if !tui.IsTerminal(e.stdout) {
 		return fmt.Errorf("tui: stdout is not a terminal; for a text report run: %s", e.hint(append([]string{"inspect"}, fs.Args()...)...))
 	}
+	paths, names, cleanup, err := importForTUI(ctx, e, fs.Args())
+	defer cleanup()
+	if err != nil {
+		return err
+	}
 	// The TUI expands directories itself: with --follow it lists them again
 	// on every tick, so captures written into them later show up.
-	err := tui.Run(ctx, tui.Options{
-		Paths:   fs.Args(),
+	err = tui.Run(ctx, tui.Options{
+		Paths:   paths,
+		Names:   names,
 		Follow:  o.follow,
 		In:      e.stdin,
 		Out:     e.stdout,
@@ -75,4 +88,48 @@ func (o *tuiOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 		return errInterrupted
 	}
 	return err
+}
+
+// importForTUI returns paths with every file that is not a capture but a
+// recording seam imports (a raw body, a cassette, a HAR: what inspect and
+// report open) replaced by the capture it converts to, written in a
+// private temporary directory the returned func removes; the TUI reads
+// captures in place. A file that is neither is refused, saying why, as
+// inspect refuses it.
+func importForTUI(ctx context.Context, e *env, paths []string) ([]string, map[string]string, func(), error) {
+	out := slices.Clone(paths)
+	names := map[string]string{}
+	dir := ""
+	cleanup := func() {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
+	}
+	for i, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			continue // the TUI says what is wrong with it
+		}
+		st, err := f.Stat()
+		if err != nil || !st.Mode().IsRegular() || captures.CheckHeader(f, p) == nil {
+			f.Close()
+			continue
+		}
+		f.Close()
+		c, err := captures.Load(ctx, p, e.open())
+		if err != nil {
+			return nil, nil, cleanup, err
+		}
+		if dir == "" {
+			if dir, err = os.MkdirTemp("", "seam-tui-"); err != nil {
+				return nil, nil, cleanup, fmt.Errorf("tui: a directory for imported recordings: %w", err)
+			}
+		}
+		out[i] = filepath.Join(dir, fmt.Sprintf("%d.ndjson", i))
+		if _, err := outfile.Write(out[i], 0o600, func(w io.Writer) error { return tape.WriteCapture(ctx, w, c, version) }); err != nil {
+			return nil, nil, cleanup, fmt.Errorf("tui: import %s: %w", p, err)
+		}
+		names[out[i]] = p + " (imported)"
+	}
+	return out, names, cleanup, nil
 }
