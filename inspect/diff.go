@@ -44,7 +44,9 @@ type Hunk struct {
 	BOff int `json:"b_off"`
 	// At points at the event (with its chunk, offset and time) that added
 	// the first differing byte, on B's stream when it has one, else A's.
-	At    *Pointer   `json:"at,omitempty"`
+	At *Pointer `json:"at,omitempty"`
+	// AtA says At is on A's stream (B has none there).
+	AtA   bool       `json:"at_a,omitempty"`
 	Lines []DiffLine `json:"lines"`
 	// Region, in an upstream-vs-client diff of texts holding Obsidian tool
 	// blocks, says where the hunk begins: preamble, tool-block,
@@ -275,7 +277,7 @@ func hunkOf(r hunkRange, a, b diffSide) Hunk {
 	if p := b.pointerAt(h.BOff); p != nil {
 		h.At = p
 	} else {
-		h.At = a.pointerAt(h.AOff)
+		h.At, h.AtA = a.pointerAt(h.AOff), true
 	}
 	return h
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
@@ -32,7 +33,16 @@ func writeDiff(w io.Writer, d *inspect.Diff, indent string, paint func(code, s s
 	for _, h := range d.Hunks {
 		at := ""
 		if h.At != nil {
+			// Whose event it is, when the two streams are not one
+			// exchange's two sides (recorded and replayed, two captures).
+			label := d.B
+			if h.AtA {
+				label = d.A
+			}
 			at = " " + visible.String(h.At.String())
+			if !strings.Contains(label, string(h.At.Side)) || strings.Contains(label, " ") {
+				at = " " + visible.String(label) + ": " + visible.String(h.At.String())
+			}
 		}
 		region := ""
 		if r := h.Where(); r != "" {

@@ -110,6 +110,11 @@ func TestOTLPCollectorDown(t *testing.T) {
 		t.FailNow()
 	}
 
+	// The follower inspects the exchanges behind the recording (at most
+	// half a core): give it time to meet the full queue while the
+	// receiver is still down, so spans are dropped however fast this
+	// machine recorded.
+	time.Sleep(4 * time.Second)
 	// The receiver comes back: what is still queued goes out, then every
 	// new exchange's span.
 	recv.up()
