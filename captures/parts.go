@@ -1,0 +1,74 @@
+package captures
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/seam-dev/seam/internal/filelock"
+	"github.com/seam-dev/seam/tape"
+)
+
+// A recording split into files (seam record --rotate) writes its parts
+// side by side, named after the recording and numbered from 1 with six
+// digits, so the names sort in the order the files were written:
+// captures/seam-20261122T093428Z-000001.ndjson.zst, then -000002, and a
+// file name given to -o (x.ndjson) is numbered before its extension
+// (x-000001.ndjson).
+
+// partDigits is how many digits a part number is written with.
+const partDigits = 6
+
+// PartPath returns where part n (from 1) of a recording started at start
+// goes, for the -o spec as Create takes it ("" for ./captures/, a
+// directory, or a file name). ext (".ndjson" or ".ndjson.zst") is the
+// extension when spec names no file; a file name keeps its own.
+func PartPath(spec string, start time.Time, n int, ext string) string {
+	stem := "seam-" + start.UTC().Format("20060102T150405Z")
+	dir := "captures"
+	switch {
+	case spec == "":
+	case strings.HasSuffix(spec, "/") || strings.HasSuffix(spec, string(os.PathSeparator)):
+		dir = spec
+	default:
+		if st, err := os.Stat(spec); err == nil && st.IsDir() {
+			dir = spec
+			break
+		}
+		dir, stem, ext = filepath.Dir(spec), filepath.Base(spec), ""
+		for _, e := range []string{".ndjson" + tape.CompressedExt, ".ndjson"} {
+			if s, ok := strings.CutSuffix(stem, e); ok {
+				stem, ext = s, e
+				break
+			}
+		}
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s-%0*d%s", stem, partDigits, n, ext))
+}
+
+// CreateFile creates the capture file at path, and its directory: never
+// over an existing file, readable by its owner alone (a capture quotes
+// prompts and answers), and locked while it is open (see Abandoned).
+func CreateFile(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create capture directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("capture %s already exists; choose another -o", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create capture: %w", err)
+	}
+	filelock.Lock(f)
+	return f, nil
+}
+
+// Abandoned reports whether no running seam is writing the capture at
+// path: the recorder that created it holds a lock on it while it has it
+// open, which the system drops when the process ends, a kill -9 included.
+// (Where the system has no such lock, every file looks abandoned.)
+func Abandoned(path string) bool { return !filelock.Held(path) }
