@@ -35,8 +35,9 @@ type Rotation struct {
 	Create func(n int) (io.WriteCloser, string, error)
 	// Empty, if set, hears the last file once closed when no exchange went
 	// to it (the next file is opened as the current one closes, so a
-	// recording stopped after its last rotation ends with one), instead of
-	// OnClosed: the caller removes it.
+	// recording stopped after its last rotation ends with one, and one
+	// that served nothing has only that), instead of OnClosed: the caller
+	// removes it.
 	Empty func(path string)
 }
 
@@ -105,15 +106,30 @@ func (f *files) openFile(n, first int) (*capFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	cf := &capFile{part: n, first: first, out: out, path: path, opened: time.Now(), refs: 1}
-	cf.w = tape.NewWriter(out, f.wopts(path))
 	h := f.header
 	if f.rot.on() {
 		h.Part = n
 	}
-	cf.w.Header(h)
+	var notes []tape.Note
 	if f.note != "" {
-		cf.w.Note(tape.Note{Text: f.note})
+		notes = append(notes, tape.Note{Text: f.note})
+	}
+	wo := f.wopts(path)
+	cf := &capFile{part: n, first: first, out: out, path: path, opened: time.Now(), refs: 1}
+	if f.rot.on() || f.onClosed != nil {
+		// The header goes to a file that will be shipped at once: one
+		// killed right after it was made reads as a capture of no exchange.
+		if err := tape.WriteStart(out, wo.Compress, h, notes...); err != nil {
+			out.Close()
+			return nil, fmt.Errorf("capture %s: %w", path, err)
+		}
+		cf.w = tape.NewWriter(out, wo)
+		return cf, nil
+	}
+	cf.w = tape.NewWriter(out, wo)
+	cf.w.Header(h)
+	for _, n := range notes {
+		cf.w.Note(n)
 	}
 	return cf, nil
 }
@@ -255,7 +271,7 @@ func (f *files) close(cf *capFile, last bool) {
 		err = fmt.Errorf("capture %s: %w", cf.path, err)
 	}
 	st := cf.w.Stats()
-	if last && cf.taken == 0 && cf.part > 1 && err == nil && f.rot.Empty != nil {
+	if last && cf.taken == 0 && err == nil && f.rot.Empty != nil && f.rot.on() {
 		f.rot.Empty(cf.path)
 		return
 	}

@@ -270,6 +270,7 @@ func (r *Recording) Report(log io.Writer, served int64) {
 		slices.Sort(closed) // their names sort in the order they were written
 		switch len(closed) {
 		case 0:
+			to = ""
 		case 1:
 			to = closed[0]
 		default:
@@ -277,6 +278,9 @@ func (r *Recording) Report(log io.Writer, served int64) {
 		}
 	}
 	line := fmt.Sprintf("%s recorded to %s", exchanges(st.Recorded), to)
+	if to == "" {
+		line = fmt.Sprintf("%s recorded: no capture file kept (none had an exchange)", exchanges(st.Recorded))
+	}
 	if lost := served - int64(st.Recorded); lost > 0 {
 		line += fmt.Sprintf(" (%d served, %d not recorded)", served, lost)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,7 @@ type recordOptions struct {
 	redact   listFlag
 	engine   engineFlags
 	fwd      forwardFlags
+	ship     shipFlags
 }
 
 func recordCommand() *command {
@@ -114,6 +116,7 @@ func (o *recordOptions) flags(fs *flag.FlagSet) {
 	fs.Var(&o.allow, "allow-host", "also answer requests whose Host is `name` (repeatable; * for any): see Security in the README")
 	o.engine.register(fs, shape.DefaultProfile)
 	o.fwd.register(fs)
+	o.ship.register(fs)
 }
 
 func (o *recordOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
@@ -260,6 +263,9 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (captur
 	if o.tui {
 		cfg.Server.Log = nil // the TUI has the terminal
 	}
+	if err := o.ship.apply(e, o.output, &cfg); err != nil {
+		return capture.RecordingOptions{}, err
+	}
 	return cfg, nil
 }
 
@@ -267,7 +273,11 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (captur
 // the TUI quitting, then stops it. banner says where clients go, for the
 // TUI's header.
 func runRecording(ctx context.Context, e *env, o *recordOptions, r *capture.Recording, count *atomic.Int64, banner string) error {
+	o.ship.announce(e)
 	path := r.Path()
+	if r.Rotated() {
+		path = filepath.Dir(path) // the TUI picks up each new file there
+	}
 	var runErr error
 	var tuiDone chan error // nil without --tui: never ready
 	tuiCtx, stopTUI := context.WithCancel(ctx)
@@ -306,8 +316,9 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *capture.Reco
 	}
 	stopErr := r.Stop(shutdownGrace, e.stderr)
 	r.Report(e.stderr, count.Load())
+	stopErr = errors.Join(stopErr, o.ship.finish(e))
 	if stopErr != nil {
-		return stopErr // a capture that lost exchanges fails the run, interrupted or not
+		return stopErr // a capture that lost exchanges or uploads fails the run, interrupted or not
 	}
 	return runErr
 }
