@@ -147,8 +147,12 @@ func (o *inspectOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) erro
 	return inspectMany(ctx, e, paths, o, iopts, g)
 }
 
-// isDir reports whether path names a directory.
+// isDir reports whether path names a directory, or an s3:// prefix (a
+// URI not ending in a capture's name).
 func isDir(path string) bool {
+	if captures.IsRemote(path) {
+		return !tape.HasCaptureExt(path)
+	}
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/tui"
 )
 
@@ -62,10 +64,22 @@ func (o *tuiOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if !tui.IsTerminal(e.stdout) {
 		return fmt.Errorf("tui: stdout is not a terminal; for a text report run: %s", e.hint(append([]string{"inspect"}, fs.Args()...)...))
 	}
+	paths := fs.Args()
+	if slices.ContainsFunc(paths, captures.IsRemote) {
+		if o.follow {
+			return &usageError{cmd: "tui", msg: "--follow tails local files: an s3:// capture is read once", example: "seam tui s3://bucket/prefix"}
+		}
+		local, cleanup, err := localCopies(ctx, e, paths)
+		defer cleanup()
+		if err != nil {
+			return err
+		}
+		paths = local
+	}
 	// The TUI expands directories itself: with --follow it lists them again
 	// on every tick, so captures written into them later show up.
 	err := tui.Run(ctx, tui.Options{
-		Paths:   fs.Args(),
+		Paths:   paths,
 		Follow:  o.follow,
 		In:      e.stdin,
 		Out:     e.stdout,
