@@ -51,7 +51,8 @@ func PartPath(spec string, start time.Time, n int, ext string) string {
 
 // CreateFile creates the capture file at path, and its directory: never
 // over an existing file, readable by its owner alone (a capture quotes
-// prompts and answers), and locked while it is open (see Abandoned).
+// prompts and answers), and locked while it is open, so a file a running
+// seam writes is told from one a seam that died left (internal/filelock).
 func CreateFile(path string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create capture directory: %w", err)
@@ -66,9 +67,3 @@ func CreateFile(path string) (*os.File, error) {
 	filelock.Lock(f)
 	return f, nil
 }
-
-// Abandoned reports whether no running seam is writing the capture at
-// path: the recorder that created it holds a lock on it while it has it
-// open, which the system drops when the process ends, a kill -9 included.
-// (Where the system has no such lock, every file looks abandoned.)
-func Abandoned(path string) bool { return !filelock.Held(path) }

@@ -44,7 +44,7 @@ func recordCommand() *command {
 		name:    "record",
 		summary: "run the recording proxy: point a client's base URL at it",
 		usage:   "seam record --upstream URL | --forward [--listen ADDR] [-o FILE|DIR] [flags]",
-		help:    recordHelp,
+		help:    recordHelp + rotateHelp,
 		example: "seam record --upstream https://api.openai.com -o captures/",
 		new:     func() runner { return &recordOptions{} },
 	}
