@@ -53,8 +53,10 @@ func readMarker(path string) (Marker, error) {
 }
 
 // writeMarker writes the marker of the file at path whole or not at all:
-// to a temporary file renamed over it, synced.
-func writeMarker(path string, m Marker) error {
+// to a temporary file renamed over it, synced when sync is set (a marker
+// that says uploaded; a pending one is written as a file is made, on the
+// recording's path, and a kill does not lose it unsynced).
+func writeMarker(path string, m Marker, sync bool) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -65,7 +67,10 @@ func writeMarker(path string, m Marker) error {
 		return fmt.Errorf("upload marker: %w", err)
 	}
 	_, err = tmp.Write(append(b, '\n'))
-	err = errors.Join(err, tmp.Sync(), tmp.Close())
+	if sync && err == nil {
+		err = tmp.Sync()
+	}
+	err = errors.Join(err, tmp.Close())
 	if err == nil {
 		err = os.Rename(tmp.Name(), mp)
 	}

@@ -115,7 +115,7 @@ func (u *Uploader) Object(path string) Location { return u.o.Target.Join(filepat
 // Prepare writes the pending marker of a file just created, so a run that
 // dies before it is closed leaves it for the next one to upload.
 func (u *Uploader) Prepare(path string) error {
-	return writeMarker(path, Marker{Object: u.Object(path).String(), State: StatePending})
+	return writeMarker(path, Marker{Object: u.Object(path).String(), State: StatePending}, false)
 }
 
 // Add queues a closed file for upload. It does not wait.
@@ -356,7 +356,7 @@ func (u *Uploader) upload(ctx context.Context, it *item) (uploaded, error) {
 		return uploaded{}, fmt.Errorf("verify %s: %w", it.object, err)
 	}
 	m := Marker{Object: it.object.String(), State: StateUploaded, Size: loc.size, SHA256: hex.EncodeToString(loc.sha256), Verified: how, Uploaded: time.Now().UTC()}
-	if err := writeMarker(it.path, m); err != nil {
+	if err := writeMarker(it.path, m, true); err != nil {
 		return uploaded{}, err
 	}
 	if u.o.Delete {
