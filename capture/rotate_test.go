@@ -5,12 +5,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -243,6 +245,74 @@ func TestRotateByDurationKeepsExchangeWhole(t *testing.T) {
 	for _, c := range caps {
 		if len(c.Exchanges) == 0 {
 			t.Errorf("%s holds no exchange", c.Name)
+		}
+	}
+}
+
+// TestRotateSandwich: in a sandwich, the proxy under test's upstream
+// request comes to the back leg after the client's request reached the
+// front; rotating in between, both legs still go to the front's file, so
+// every exchange is whole (both requests, both sides) in one file.
+func TestRotateSandwich(t *testing.T) {
+	api := httptest.NewServer(sseUpstream(5, 5*time.Millisecond, 0))
+	defer api.Close()
+	apiURL, _ := url.Parse(api.URL)
+	var back atomic.Value // the back leg's address, once listening
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(30 * time.Millisecond) // the front's file may rotate meanwhile
+		target, _ := url.Parse("http://" + back.Load().(string))
+		rp := httputil.NewSingleHostReverseProxy(target)
+		rp.FlushInterval = -1
+		rp.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	proxyURL, _ := url.Parse(proxy.URL)
+	dir := t.TempDir()
+	r, err := capture.StartRecording(capture.RecordingOptions{
+		Endpoints: []*capture.Endpoint{
+			{Listen: "127.0.0.1:0", Upstream: proxyURL, Leg: capture.Front},
+			{Listen: "127.0.0.1:0", Upstream: apiURL, Leg: capture.Back},
+		},
+		Header: tape.Header{Seam: "test", Upstream: api.URL, Engine: tape.Engine{Profile: "external"}},
+		Rotate: capture.Rotation{Every: 20 * time.Millisecond, Create: func(n int) (io.WriteCloser, string, error) {
+			path := filepath.Join(dir, fmt.Sprintf("part-%06d.ndjson", n))
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+			return f, path, err
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Store(r.Endpoints()[1].Addr().String())
+	base := "http://" + r.Endpoints()[0].Addr().String()
+	var wg sync.WaitGroup
+	for range 12 {
+		wg.Go(func() { postStream(t, base+"/v1/chat/completions") })
+		time.Sleep(15 * time.Millisecond)
+	}
+	wg.Wait()
+	if err := r.Stop(5*time.Second, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "part-*"))
+	slices.Sort(names)
+	var caps []*tape.Capture
+	for _, name := range names {
+		c, err := readCapture(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		caps = append(caps, c)
+	}
+	if len(caps) < 3 {
+		t.Fatalf("%d files", len(caps))
+	}
+	checkWhole(t, caps, 12)
+	for _, c := range caps {
+		for _, x := range c.Exchanges {
+			if x.UpstreamRequest == nil || x.UpstreamRequest.Paired != tape.PairedHeader {
+				t.Errorf("%s: exchange %d has no upstream request line paired by header", c.Name, x.Ex)
+			}
 		}
 	}
 }
