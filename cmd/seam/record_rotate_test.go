@@ -163,6 +163,12 @@ func TestRecordRotateUploadKill9(t *testing.T) {
 		if m == nil || m[1] != fmt.Sprintf("%06d", i+1) {
 			t.Fatalf("file %d is named %s, want the next part number", i+1, filepath.Base(name))
 		}
+		if st, _ := os.Stat(name); st.Size() == 0 && i == len(names)-1 {
+			// Killed between making the last file and writing its header:
+			// directory reads skip it, and the restart drops it.
+			cut++
+			continue
+		}
 		c := readLocal(t, name)
 		if c.Header.Part != i+1 {
 			t.Errorf("%s: part %d", name, c.Header.Part)
@@ -194,6 +200,9 @@ func TestRecordRotateUploadKill9(t *testing.T) {
 		t.Errorf("%d files cut short, want at most the two being written", cut)
 	}
 
+	if st, _ := os.Stat(names[len(names)-1]); st.Size() == 0 {
+		names = names[:len(names)-1]
+	}
 	// Restart in the same directory: it uploads what the killed run left,
 	// and nothing twice.
 	cmd2, _, rest2 := launchSeam(t, `listening on http://(\S+)`,
