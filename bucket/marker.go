@@ -27,6 +27,10 @@ type Marker struct {
 	// Object is where the file goes: s3://bucket/prefix/name.
 	Object string `json:"object"`
 	State  string `json:"state"`
+	// Closed is set once the file was closed whole, before its upload; a
+	// pending file without it was still being written when its writer
+	// ended, and may end in a cut line.
+	Closed bool `json:"closed,omitempty"`
 	// Size and SHA256 (hex) are the file's, once uploaded.
 	Size   int64  `json:"size,omitempty"`
 	SHA256 string `json:"sha256,omitempty"`

@@ -118,8 +118,16 @@ func (u *Uploader) Prepare(path string) error {
 	return writeMarker(path, Marker{Object: u.Object(path).String(), State: StatePending}, false)
 }
 
-// Add queues a closed file for upload. It does not wait.
-func (u *Uploader) Add(path string) { u.add(path, u.Object(path)) }
+// Add queues a closed file for upload, first noting in its marker that
+// it is closed (whole: a file the next run finds pending without that was
+// cut by the end of its writer). It does not wait for the upload.
+func (u *Uploader) Add(path string) {
+	obj := u.Object(path)
+	if err := writeMarker(path, Marker{Object: obj.String(), State: StatePending, Closed: true}, false); err != nil {
+		u.o.Log(fmt.Sprintf("seam: %v", err))
+	}
+	u.add(path, obj)
+}
 
 func (u *Uploader) add(path string, object Location) {
 	u.mu.Lock()
@@ -138,13 +146,13 @@ func (u *Uploader) poke() {
 // Resume queues the files in dir that a run which died left to upload:
 // those whose marker is pending and that no running seam holds open
 // (internal/filelock). A file with nothing in it is dropped with its
-// marker. It returns the files queued.
-func (u *Uploader) Resume(dir string) ([]string, error) {
+// marker. It returns the files queued and how many of them were not
+// closed (cut where their writer ended).
+func (u *Uploader) Resume(dir string) (queued []string, cut int, err error) {
 	paths, ms, err := pendingIn(dir)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var queued []string
 	for i, path := range paths {
 		if filelock.Held(path) {
 			continue // a live recorder is still writing it
@@ -161,11 +169,14 @@ func (u *Uploader) Resume(dir string) ([]string, error) {
 		}
 		u.add(path, obj)
 		queued = append(queued, path)
+		if !ms[i].Closed {
+			cut++
+		}
 	}
 	u.mu.Lock()
 	u.stats.Resumed += len(queued)
 	u.mu.Unlock()
-	return queued, nil
+	return queued, cut, nil
 }
 
 // Queued returns how many files wait for upload (the one uploading
@@ -318,7 +329,7 @@ func (u *Uploader) upload(ctx context.Context, it *item) (uploaded, error) {
 		return uploaded{}, fmt.Errorf("read %s: %w", it.path, err)
 	}
 	in := &s3.HeadObjectInput{Bucket: aws.String(it.object.Bucket), Key: aws.String(it.object.Key), ChecksumMode: types.ChecksumModeEnabled}
-	head, err := c.HeadObject(ctx, in)
+	head, err := c.HeadObject(ctx, in, once)
 	already := err == nil
 	switch {
 	case already:
@@ -343,11 +354,11 @@ func (u *Uploader) upload(ctx context.Context, it *item) (uploaded, error) {
 			Body: f, ContentLength: aws.Int64(loc.size), ContentType: aws.String(ct),
 			ChecksumSHA256: aws.String(base64.StdEncoding.EncodeToString(loc.sha256)),
 			Metadata:       map[string]string{"seam-sha256": hex.EncodeToString(loc.sha256)},
-		})
+		}, once)
 		if err != nil {
 			return uploaded{}, fmt.Errorf("PUT %s: %w", it.object, Cause(err))
 		}
-		if head, err = c.HeadObject(ctx, in); err != nil {
+		if head, err = c.HeadObject(ctx, in, once); err != nil {
 			return uploaded{}, fmt.Errorf("verify %s: HEAD: %w", it.object, Cause(err))
 		}
 	}
@@ -369,6 +380,10 @@ func (u *Uploader) upload(ctx context.Context, it *item) (uploaded, error) {
 	}
 	return uploaded{size: loc.size, already: already}, nil
 }
+
+// once makes a request without the SDK's own retries: the Uploader
+// retries a file, with its backoff, and says each failure.
+func once(o *s3.Options) { o.RetryMaxAttempts = 1 }
 
 // digest reads r to its end for its size, SHA-256 and MD5.
 func digest(r io.Reader) (local, error) {

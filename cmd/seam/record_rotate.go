@@ -228,12 +228,16 @@ func (s *shipFlags) startUpload(e *env, dir string) error {
 	}
 	s.uploader = bucket.NewUploader(bucket.UploaderOptions{Store: store, Target: target, Delete: s.uploadDelete,
 		Log: func(line string) { fmt.Fprintln(e.stderr, visible.String(line)) }})
-	left, err := s.uploader.Resume(dir)
+	left, cut, err := s.uploader.Resume(dir)
 	if err != nil {
 		s.said = append(s.said, fmt.Sprintf("warning: --upload: %v", visible.String(err.Error())))
 	}
 	if len(left) > 0 {
-		s.said = append(s.said, fmt.Sprintf("uploading %s a previous run left in %s", files(len(left)), visible.String(dir)))
+		line := fmt.Sprintf("uploading %s a previous run left in %s", files(len(left)), visible.String(dir))
+		if cut > 0 {
+			line += fmt.Sprintf(" (%d of them still being written when it ended: read up to the cut)", cut)
+		}
+		s.said = append(s.said, line)
 	}
 	return nil
 }
