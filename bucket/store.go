@@ -71,7 +71,10 @@ func NewStore(a Addressing) *Store { return &Store{addressing: a} }
 // Client returns the S3 client, set up on first use.
 func (s *Store) Client(ctx context.Context) (*s3.Client, error) {
 	s.once.Do(func() {
-		opts := []func(*config.LoadOptions) error{}
+		// The SDK's own log lines (a response without a checksum to check,
+		// an instance metadata fallback) are not for seam's users: what
+		// fails is returned and said by seam.
+		opts := []func(*config.LoadOptions) error{config.WithLogger(logging.Nop{})}
 		if s.HTTPClient != nil {
 			opts = append(opts, config.WithHTTPClient(s.HTTPClient))
 		}
@@ -84,8 +87,6 @@ func (s *Store) Client(ctx context.Context) (*s3.Client, error) {
 			cfg.Region = DefaultRegion
 		}
 		s.client = s3.NewFromConfig(cfg, func(o *s3.Options) {
-			// The SDK's own log lines (a response without a checksum to
-			// check) are not for seam's users.
 			o.Logger = logging.Nop{}
 			if o.BaseEndpoint != nil {
 				s.endpoint = *o.BaseEndpoint

@@ -440,7 +440,14 @@ func (w *Writer) run() {
 	}
 	if w.end != nil && !failed {
 		if err := w.end(); err != nil {
-			w.fail(fmt.Errorf("write capture: %w", err))
+			failed = w.fail(fmt.Errorf("write capture: %w", err))
+		}
+	}
+	if w.release != nil && !failed {
+		// The disk space reserved ahead of the writes goes back: a file
+		// closed keeps only what it holds.
+		if err := w.release(); err != nil {
+			w.fail(fmt.Errorf("write capture: free the space reserved past its end: %w", err))
 		}
 	}
 }
