@@ -150,7 +150,7 @@ func (s *shipFlags) apply(e *env, output string, cfg *capture.RecordingOptions) 
 		}
 		cfg.OnClosed = func(path string, err error) {
 			if err != nil {
-				fmt.Fprintf(e.stderr, "seam: %s did not close cleanly (%v); uploading what it holds\n", visible.String(path), err)
+				fmt.Fprintf(e.stderr, "seam: %s; uploading what the file holds\n", visible.String(err.Error()))
 			}
 			s.uploader.Add(path)
 		}
@@ -180,10 +180,21 @@ func (s *shipFlags) apply(e *env, output string, cfg *capture.RecordingOptions) 
 	} else {
 		cfg.Create = func() (io.WriteCloser, string, error) { return create(first) }
 	}
-	var what []string
+	second := ""
 	if rotating {
+		second = captures.PartPath(output, start, 2, ext)
+	}
+	s.said = append([]string{s.describe(first, second)}, s.said...)
+	return nil
+}
+
+// describe says how the capture is split (first and second are its first
+// two files; second is "" when it is not split) and where it is shipped.
+func (s *shipFlags) describe(first, second string) string {
+	var what []string
+	if second != "" {
 		what = append(what, fmt.Sprintf("a new capture file every %s (%s, %s, ...)", &s.rotate,
-			filepath.Base(first), filepath.Base(captures.PartPath(output, start, 2, ext))))
+			visible.String(filepath.Base(first)), visible.String(filepath.Base(second))))
 	}
 	if s.upload != "" {
 		keep := "kept here"
@@ -192,8 +203,7 @@ func (s *shipFlags) apply(e *env, output string, cfg *capture.RecordingOptions) 
 		}
 		what = append(what, fmt.Sprintf("each closed file uploaded to %s (%s)", visible.String(s.target.String()), keep))
 	}
-	s.said = append([]string{strings.Join(what, "; ")}, s.said...)
-	return nil
+	return strings.Join(what, "; ")
 }
 
 // announce says, once the recording listens, how its capture is split and
