@@ -26,8 +26,8 @@ type exchange struct {
 	req    *http.Request
 	body   *bodyTap
 	tw     *tape.ExchangeWriter
-	// file is the capture file the exchange goes to, when the recording
-	// splits its capture into files (Options.Files); "" otherwise.
+	// file is the capture file the exchange goes to (Options.Files); ""
+	// for a recorder given a Writer.
 	file string
 
 	// budget is what the watches may decode of the exchange's bodies (the

@@ -30,8 +30,9 @@ type Summary struct {
 	// without going upstream (or its back leg had not ended 2s after the
 	// client side): the upstream numbers are unknown.
 	NoUpstream bool
-	// File is the capture file the exchange was recorded in, when the
-	// recording splits its capture into files ([Rotation]); "" otherwise.
+	// File is the capture file the exchange was recorded in (with
+	// [Rotation], one of several), for a [Recording]; "" for a Recorder
+	// given a Writer.
 	File string
 }
 
