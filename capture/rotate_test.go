@@ -63,12 +63,18 @@ func rotated(t *testing.T, upstream http.Handler, rot capture.Rotation, compress
 	var mu sync.Mutex
 	closed := map[string]*tape.Capture{}
 	var closeErrs []string
+	fileOfEx := map[int]string{} // what each exchange's summary says
 	r, err := capture.StartRecording(capture.RecordingOptions{
 		Endpoints: []*capture.Endpoint{{Listen: "127.0.0.1:0", Upstream: upURL, Leg: capture.Whole}},
 		Header:    tape.Header{Seam: "test", Upstream: up.URL},
 		Note:      func([]*capture.Endpoint) string { return "a capture-level note" },
 		Rotate:    rot,
 		Server:    listen.Options{},
+		OnDone: func(sum capture.Summary) {
+			mu.Lock()
+			defer mu.Unlock()
+			fileOfEx[sum.Ex] = sum.File
+		},
 		OnClosed: func(path string, err error) {
 			// Read at once: a file reported closed is whole already.
 			c, rerr := readCapture(path)
@@ -113,6 +119,15 @@ func rotated(t *testing.T, upstream http.Handler, rot capture.Rotation, compress
 	}
 	if len(closed) != len(names) {
 		t.Fatalf("%d files reported closed, %d on disk", len(closed), len(names))
+	}
+	// The summary names the file each exchange went to (what an exported
+	// span names as the exchange's capture).
+	for _, c := range caps {
+		for _, x := range c.Exchanges {
+			if fileOfEx[x.Ex] != c.Name {
+				t.Errorf("exchange %d is in %s, its summary says %q", x.Ex, c.Name, fileOfEx[x.Ex])
+			}
+		}
 	}
 	for _, c := range caps[1:] {
 		if c.Header.ID != caps[0].Header.ID || !c.Header.Started.Equal(caps[0].Header.Started) {
