@@ -83,7 +83,8 @@ session, the turn and the exchange it extends, and a request that rewrites
 the history instead of extending it is a finding (session.turn-dropped,
 session.turn-edited).
 
-Several captures, or a directory (the captures in it and below it), give
+Several captures, or a directory or an s3://bucket/prefix (the captures in
+it and below it; s3://bucket/prefix/NAME.ndjson.zst is one capture), give
 one summary line per exchange (status, outcome, timing, gaps, stalls,
 tokens/s, session and findings) and the sessions of more than one turn,
 linked across the captures in the order given (a directory's in the order
