@@ -81,6 +81,11 @@ func TestReadS3(t *testing.T) {
 	same([]string{"stats", "s3://caps/team"}, []string{"stats", dir})
 	same([]string{"grep", "-i", "weather", "s3://caps/team"}, []string{"grep", "-i", "weather", dir})
 
+	obj := "s3://caps/team/a-openai-chat-tools.ndjson"
+	same([]string{"export", "--format", "sse", obj}, []string{"export", "--format", "sse", filepath.Join(dir, "a-openai-chat-tools.ndjson")})
+	same([]string{"replay", obj}, []string{"replay", filepath.Join(dir, "a-openai-chat-tools.ndjson")})
+	same([]string{"diff", obj, filepath.Join(dir, "a-openai-chat-tools.ndjson")}, []string{"diff", filepath.Join(dir, "a-openai-chat-tools.ndjson"), filepath.Join(dir, "a-openai-chat-tools.ndjson")})
+
 	html := filepath.Join(t.TempDir(), "r.html")
 	if out, err := seamCombinedOutput("report", "-o", html, "s3://caps/team/b-anthropic-tool-use.ndjson.zst"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
