@@ -328,6 +328,9 @@ func (u *Uploader) upload(ctx context.Context, it *item) (uploaded, error) {
 	if err != nil {
 		return uploaded{}, fmt.Errorf("read %s: %w", it.path, err)
 	}
+	if loc.size > maxPut {
+		return uploaded{}, fmt.Errorf("%s has %d bytes, more than one PUT takes (5 GiB): record with --rotate to keep files smaller", it.path, loc.size)
+	}
 	in := &s3.HeadObjectInput{Bucket: aws.String(it.object.Bucket), Key: aws.String(it.object.Key), ChecksumMode: types.ChecksumModeEnabled}
 	head, err := c.HeadObject(ctx, in, once)
 	already := err == nil
@@ -380,6 +383,9 @@ func (u *Uploader) upload(ctx context.Context, it *item) (uploaded, error) {
 	}
 	return uploaded{size: loc.size, already: already}, nil
 }
+
+// maxPut is the largest object one PUT may send (S3's limit).
+const maxPut = 5 << 30
 
 // once makes a request without the SDK's own retries: the Uploader
 // retries a file, with its backoff, and says each failure.
