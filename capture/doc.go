@@ -58,7 +58,12 @@
 // listener (one, or two around a proxy under test), each serving a
 // Recorder through package listen's server, all writing one capture; it
 // stops by letting streams in flight finish for a grace period, then
-// cutting them as recorder_shutdown.
+// cutting them as recorder_shutdown. Its capture may be split into files
+// by size or age ([Rotation], files.go): new exchanges go to the next file
+// once one is full, and a file closes, synced, when its last exchange
+// ends, so no exchange is split; RecordingOptions.OnClosed hears each
+// closed file (seam record --upload ships it) and Summary.File names the
+// file an exchange went to.
 //
 // In a sandwich ([Front] and [Back] legs around a proxy under test) each
 // request the proxy sends upstream is paired with the client's by the

@@ -31,6 +31,9 @@ type exchange struct {
 	req   *http.Request
 	body  *bodyTap
 	tw    *tape.ExchangeWriter
+	// file is the capture file the exchange goes to (Options.Files); ""
+	// for a recorder given a Writer.
+	file string
 
 	// budget is what the watches may decode of the exchange's bodies (the
 	// decoded copies they check): coding.MaxStreamBody a body,
@@ -509,7 +512,7 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 	_, host := x.origin()
 	s := Summary{
 		Ex: x.ex, Method: x.req.Method, Path: x.req.URL.EscapedPath(), Status: status,
-		Host: host, Model: x.model,
+		Host: host, Model: x.model, File: x.file,
 		Outcome: outcome, Error: errText,
 		UpstreamBytes: x.upBytes, ClientBytes: bytes,
 		UpstreamEvents: x.upEvents, ClientEvents: events,

@@ -44,9 +44,14 @@ type Options struct {
 	// Engine describes the shaping engine run between the two sides. The zero
 	// value is the passthrough engine.
 	Engine tape.Engine
-	// Writer receives the capture lines. Required. The caller writes the
-	// capture header and closes the writer.
+	// Writer receives the capture lines. Required unless Files is set. The
+	// caller writes the capture header and closes the writer.
 	Writer *tape.Writer
+	// Files, if set, is where each exchange's lines go in place of Writer,
+	// for a capture split into files: the writer of exchange ex's lines,
+	// the name of the file they go to, and a func called once the exchange
+	// has written its last line (see Recording).
+	Files func(ex int) (*tape.ExchangeWriter, string, func())
 	// Start is the capture's start: every line's t is measured from it on the
 	// monotonic clock. The zero value means the time New is called.
 	Start time.Time
@@ -115,7 +120,7 @@ func New(opts Options) (*Recorder, error) {
 	if opts.Upstream != nil && (opts.Upstream.Scheme == "" || opts.Upstream.Host == "") {
 		return nil, errors.New("capture: upstream must be an absolute URL such as https://api.openai.com")
 	}
-	if opts.Writer == nil {
+	if opts.Writer == nil && opts.Files == nil {
 		return nil, errors.New("capture: no capture writer")
 	}
 	eng, err := shape.New(opts.Engine, shape.Exchange{Status: http.StatusOK, ContentType: "text/event-stream"})
@@ -188,7 +193,13 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		upEnd:  make(chan struct{}),
 		budget: r.decodeBudget(),
 	}
-	x.tw = r.opts.Writer.Exchange(x.ex)
+	if r.opts.Files != nil {
+		var release func()
+		x.tw, x.file, release = r.opts.Files(x.ex)
+		defer release() // after x.finish, deferred below, wrote the last line
+	} else {
+		x.tw = r.opts.Writer.Exchange(x.ex)
+	}
 	x.masks(r.opts.Redaction.Secrets(req.Header, req.URL))
 	// The proxy gets a copy of req: the server inspects the request it
 	// handed over (its body type decides whether the connection is reused).

@@ -4,12 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,6 +55,14 @@ type RecordingOptions struct {
 	// called once every endpoint listens, so a busy address leaves no
 	// capture behind.
 	Create func() (io.WriteCloser, string, error)
+	// Rotate, if its Size or Every is set, splits the capture into files
+	// it creates (Create is not used then).
+	Rotate Rotation
+	// OnClosed, if set, hears each capture file once it is closed (with
+	// every line written and synced; err says what failed closing it),
+	// from a goroutine of its own: with Rotate, as each file closes, and
+	// the last one when the recording stops.
+	OnClosed func(path string, err error)
 	// Fsync syncs the capture after every write.
 	Fsync bool
 	// Header is the capture header: its Seam, Engine, Upstream (redacted)
@@ -77,11 +85,9 @@ type RecordingOptions struct {
 // Recording is a running recording proxy: its endpoints and the capture
 // they write.
 type Recording struct {
-	eps  []*Endpoint
-	out  io.WriteCloser
-	path string
-	w    *tape.Writer
-	errs chan error
+	eps   []*Endpoint
+	files *files
+	errs  chan error
 	// cut cancels the context of every request, ending the connections the
 	// servers no longer track (WebSockets, once switched), with
 	// ErrShutdown as the cause: the exchanges it cuts are recorded as cut
@@ -111,22 +117,21 @@ func StartRecording(o RecordingOptions) (_ *Recording, err error) {
 		}
 		ep.ln = listen.HintTLS(ep.ln, ep.ln.Addr().String(), ep.Forward != nil, o.Server.Log)
 	}
-	if r.out, r.path, err = o.Create(); err != nil {
-		return nil, err
-	}
 	start := time.Now()
-	r.w = tape.NewWriter(r.out, r.writerOptions(o))
 	h := o.Header
 	var id [8]byte
 	rand.Read(id[:])
 	h.V, h.ID, h.Started = tape.Version, hex.EncodeToString(id[:]), start.UTC()
-	r.w.Header(h)
+	r.files = &files{rot: o.Rotate, create: o.Create, header: h, log: o.Log, onClosed: o.OnClosed,
+		wopts: func(path string) tape.WriterOptions { return r.writerOptions(o, path) }}
 	if o.Note != nil {
-		r.w.Note(tape.Note{Text: o.Note(r.eps)})
+		r.files.note = o.Note(r.eps)
+	}
+	if err := r.files.start(); err != nil {
+		return nil, err
 	}
 	if err := r.serve(o, base, start); err != nil {
-		r.w.Close()
-		r.out.Close()
+		r.files.abort()
 		return nil, err
 	}
 	return r, nil
@@ -134,18 +139,18 @@ func StartRecording(o RecordingOptions) (_ *Recording, err error) {
 
 // writerOptions are the capture writer's: what it says on o.Log when the
 // capture cannot keep up or fails.
-func (r *Recording) writerOptions(o RecordingOptions) tape.WriterOptions {
+func (r *Recording) writerOptions(o RecordingOptions, path string) tape.WriterOptions {
 	return tape.WriterOptions{
 		Sync:     o.Fsync,
-		Compress: strings.HasSuffix(r.path, tape.CompressedExt),
+		Compress: strings.HasSuffix(path, tape.CompressedExt),
 		OnError: func(err error, inFlight int) {
 			// Said at once: the proxy keeps serving, so nothing else shows it.
 			fmt.Fprintf(o.Log, "seam: capture %s: %v: recording stopped; %s in flight will not be recorded to the end, later ones not at all (clients are still served)\n",
-				r.path, err, exchanges(inFlight))
+				path, err, exchanges(inFlight))
 		},
 		OnDrop: func(ex int) {
 			if r.drops.Add(1) == 1 {
-				fmt.Fprintf(o.Log, "seam: capture %s: recording fell behind the wire (the disk, or the CPU the capture writer gets): exchange #%d and others that start before it catches up are not recorded, so those under way stay whole (their clients still get every byte; a note in the capture marks each)\n", r.path, ex)
+				fmt.Fprintf(o.Log, "seam: capture %s: recording fell behind the wire (the disk, or the CPU the capture writer gets): exchange #%d and others that start before it catches up are not recorded, so those under way stay whole (their clients still get every byte; a note in the capture marks each)\n", path, ex)
 			}
 		},
 	}
@@ -162,7 +167,7 @@ func (r *Recording) serve(o RecordingOptions, base context.Context, start time.T
 	for _, ep := range r.eps {
 		var err error
 		ep.rec, err = New(Options{
-			Upstream: ep.Upstream, Engine: legEngine, Writer: r.w, Start: start,
+			Upstream: ep.Upstream, Engine: legEngine, Files: r.files.exchange, Start: start,
 			Leg: ep.Leg, Numbering: numbering, OnDone: o.OnDone, Transport: ep.Transport, Redaction: o.Redaction,
 		})
 		var h http.Handler = ep.rec
@@ -187,8 +192,12 @@ func (r *Recording) serve(o RecordingOptions, base context.Context, start time.T
 	return nil
 }
 
-// Path returns the name of the capture, for messages.
-func (r *Recording) Path() string { return r.path }
+// Path returns the name of the capture file new exchanges go to, for
+// messages.
+func (r *Recording) Path() string { return r.files.path() }
+
+// Rotated reports whether the capture is split into files.
+func (r *Recording) Rotated() bool { return r.files.rot.on() }
 
 // Endpoints returns the recording's endpoints, listening.
 func (r *Recording) Endpoints() []*Endpoint { return r.eps }
@@ -248,18 +257,30 @@ func (r *Recording) Stop(grace time.Duration, log io.Writer) error {
 		<-recorded
 	}
 	r.cut(ErrShutdown)
-	if err := errors.Join(r.w.Close(), r.out.Close()); err != nil {
-		return fmt.Errorf("capture %s: %w", r.path, err)
-	}
-	return nil
+	return r.files.end()
 }
 
 // Report says on log what reached the capture: served is the number of
 // exchanges the proxy answered. Only exchanges whose last line was
 // written count as recorded.
 func (r *Recording) Report(log io.Writer, served int64) {
-	st := r.w.Stats()
-	line := fmt.Sprintf("%s recorded to %s", exchanges(st.Recorded), r.path)
+	st, closed := r.files.writerStats()
+	to := r.Path()
+	if r.Rotated() {
+		slices.Sort(closed) // their names sort in the order they were written
+		switch len(closed) {
+		case 0:
+			to = ""
+		case 1:
+			to = closed[0]
+		default:
+			to = fmt.Sprintf("%d files, %s to %s", len(closed), closed[0], closed[len(closed)-1])
+		}
+	}
+	line := fmt.Sprintf("%s recorded to %s", exchanges(st.Recorded), to)
+	if to == "" {
+		line = fmt.Sprintf("%s recorded: no capture file kept (none had an exchange)", exchanges(st.Recorded))
+	}
 	if lost := served - int64(st.Recorded); lost > 0 {
 		line += fmt.Sprintf(" (%d served, %d not recorded)", served, lost)
 	}

@@ -32,6 +32,10 @@ type Summary struct {
 	// without going upstream (or its back leg had not ended 2s after the
 	// client side): the upstream numbers are unknown.
 	NoUpstream bool
+	// File is the capture file the exchange was recorded in (with
+	// [Rotation], one of several), for a [Recording]; "" for a Recorder
+	// given a Writer.
+	File string
 }
 
 // String formats s as the one-line summary seam record prints. The method,

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/seam-dev/seam/bucket"
 	"github.com/seam-dev/seam/convert"
 	"github.com/seam-dev/seam/tape"
 )
@@ -25,6 +26,9 @@ type Options struct {
 	// Warn, when set, hears the problems a reader skipped (a torn last
 	// line, a second end line) once Load or Find has read the input.
 	Warn func(error)
+	// Bucket, when set, reads the s3:// inputs (see IsRemote); nil
+	// refuses them.
+	Bucket *bucket.Store
 }
 
 // Progress hears how far reading inputs got, for a progress line the
@@ -36,11 +40,15 @@ type Progress interface {
 	Read(n int64)
 }
 
-// Size returns the total size of the files among paths ("-" and files
-// that cannot be stat'ed count nothing), for a progress line's total.
+// Size returns the total size of the files among paths ("-", objects in a
+// store and files that cannot be stat'ed count nothing), for a progress
+// line's total.
 func Size(paths []string) int64 {
 	var total int64
 	for _, path := range paths {
+		if IsRemote(path) {
+			continue
+		}
 		if st, err := os.Stat(path); err == nil && path != "-" {
 			total += st.Size()
 		}
@@ -259,6 +267,16 @@ func openStream(ctx context.Context, path string, o Options) (br *bufio.Reader, 
 		}
 		ra = newReadAhead(ctx, stdin, 256<<10, 4)
 		done = ra.Abandon
+	} else if IsRemote(path) {
+		body, err := openRemote(ctx, path, o)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		ra = newReadAhead(ctx, body, 256<<10, 4)
+		done = func() {
+			body.Close() // ends a read in progress
+			ra.Close()
+		}
 	} else {
 		f, err := os.Open(path)
 		if err != nil {

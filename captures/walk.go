@@ -19,14 +19,24 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// Expand expands args (files, directories, "-") into capture paths: a
-// directory stands for the captures in it and its subdirectories, plain
-// and zstd-compressed (see Walk); a file and "-" stand for themselves.
+// Expand expands args (files, directories, "-", s3:// URIs) into capture
+// paths: a directory stands for the captures in it and its
+// subdirectories, plain and zstd-compressed (see Walk), and an s3:// prefix
+// for the captures under it (see IsRemote); a file, an object and "-"
+// stand for themselves.
 func Expand(ctx context.Context, args []string, o Options) ([]string, error) {
 	var paths []string
 	for _, a := range args {
 		if a == "-" {
 			paths = append(paths, a)
+			continue
+		}
+		if IsRemote(a) {
+			found, err := expandRemote(ctx, a, o)
+			if err != nil {
+				return nil, err
+			}
+			paths = append(paths, found...)
 			continue
 		}
 		st, err := os.Stat(a)
@@ -113,11 +123,11 @@ func Walk(ctx context.Context, dir string, o Options) ([]string, error) {
 	return paths, nil
 }
 
-// Exists reports whether path holds captures: "-" (stdin), an existing
-// file, or a directory with captures in it or below (see Walk, which says
+// Exists reports whether path holds captures: "-" (stdin), an s3:// URI
+// (reading it says), an existing file, or a directory with captures in it or below (see Walk, which says
 // nothing of what it skips here).
 func Exists(ctx context.Context, path string) (bool, error) {
-	if path == "-" {
+	if path == "-" || IsRemote(path) {
 		return true, nil
 	}
 	st, err := os.Stat(path)

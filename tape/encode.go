@@ -30,6 +30,10 @@ func AppendHeader(dst []byte, h Header) []byte {
 	dst = strconv.AppendInt(dst, int64(h.V), 10)
 	dst = appendStringField(dst, "seam", h.Seam)
 	dst = appendStringField(dst, "id", h.ID)
+	if h.Part > 0 {
+		dst = append(dst, `,"part":`...)
+		dst = strconv.AppendInt(dst, int64(h.Part), 10)
+	}
 	if !h.Started.IsZero() {
 		dst = append(dst, `,"started":"`...)
 		dst = h.Started.AppendFormat(dst, time.RFC3339Nano)

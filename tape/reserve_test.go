@@ -200,3 +200,31 @@ func TestNoReservingInMemory(t *testing.T) {
 		t.Errorf("on tmpfs: %d bytes held for %d written (reserving %v)", blocks, size, !r.off)
 	}
 }
+
+// TestWriterCloseFreesReserved: a capture file closed keeps only the disk
+// space its lines take, not what was reserved ahead of them (a recording
+// split into many files would keep megabytes per file).
+func TestWriterCloseFreesReserved(t *testing.T) {
+	for _, compress := range []bool{false, true} {
+		f, err := os.Create(filepath.Join(t.TempDir(), "c.ndjson"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		w := NewWriter(f, WriterOptions{Compress: compress})
+		if w.release == nil {
+			t.Skip("no reserving writer here")
+		}
+		w.Header(Header{V: Version, Seam: "test"})
+		for i := range 200 {
+			w.Note(Note{Ex: i, Text: string(bytes.Repeat([]byte{'n'}, 100))})
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		size, blocks := fileSpace(t, f)
+		if size == 0 || blocks > size+64<<10 {
+			t.Errorf("compress=%v: %d bytes allocated for a %d-byte capture once closed", compress, blocks, size)
+		}
+	}
+}

@@ -88,6 +88,10 @@ type Header struct {
 	V    int    `json:"v"`
 	Seam string `json:"seam"`
 	ID   string `json:"id"`
+	// Part numbers the files of a recording split by seam record --rotate,
+	// from 1; 0 (not written) for a recording in one file. The files of
+	// one recording share its ID and Started.
+	Part int `json:"part,omitempty"`
 	// Started is the wall-clock start; the zero value means unknown (an
 	// imported recording that carries no time) and is not written.
 	Started time.Time `json:"started"`

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -121,6 +122,9 @@ type Writer struct {
 	stats      WriterStats
 	wake       chan struct{}
 	done       chan struct{}
+	// wrote counts the bytes that reached the underlying io.Writer
+	// (compressed, for a compressed capture).
+	wrote atomic.Int64
 }
 
 // NewWriter returns a Writer appending to w and starts its writer goroutine.
@@ -149,7 +153,7 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 	if opts.Compress {
 		// The compressor writes a block at a time; the buffer makes that
 		// one system call per flush instead of one per block.
-		bw := bufio.NewWriterSize(cw.w, compressedBuffer)
+		bw := bufio.NewWriterSize(countingWriter{cw.w, &cw.wrote}, compressedBuffer)
 		zw := newCompressor(bw)
 		cw.w, cw.batch = zw, nil
 		cw.flush = func() error {
@@ -304,6 +308,24 @@ func (w *Writer) Close() error {
 	return w.Err()
 }
 
+// Written returns how many bytes have reached the underlying io.Writer so
+// far: the file's size, for a capture written to a new file (compressed
+// bytes for a compressed capture, which reach it when the compressor
+// flushes: at the latest a short moment after the last line).
+func (w *Writer) Written() int64 { return w.wrote.Load() }
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
 // Err returns the first write error so far, or nil.
 func (w *Writer) Err() error {
 	w.mu.Lock()
@@ -418,7 +440,14 @@ func (w *Writer) run() {
 	}
 	if w.end != nil && !failed {
 		if err := w.end(); err != nil {
-			w.fail(fmt.Errorf("write capture: %w", err))
+			failed = w.fail(fmt.Errorf("write capture: %w", err))
+		}
+	}
+	if w.release != nil && !failed {
+		// The disk space reserved ahead of the writes goes back: a file
+		// closed keeps only what it holds.
+		if err := w.release(); err != nil {
+			w.fail(fmt.Errorf("write capture: free the space reserved past its end: %w", err))
 		}
 	}
 }
@@ -434,6 +463,7 @@ func (w *Writer) writeSlabs(slabs []*slab, bufs *[][]byte) (ended, failed bool) 
 		}
 	}
 	n, err := w.batch.writeBatch(*bufs)
+	w.wrote.Add(n)
 	clear(*bufs)
 	if err == nil && w.sync != nil {
 		if err = w.sync.Sync(); err != nil {
@@ -496,6 +526,9 @@ func (w *Writer) fail(err error) bool {
 // returns how many bytes of b were written.
 func (w *Writer) write(b []byte) (int, error) {
 	n, err := w.w.Write(b)
+	if w.flush == nil {
+		w.wrote.Add(int64(n))
+	}
 	if err != nil {
 		return n, fmt.Errorf("write capture: %w", err)
 	}

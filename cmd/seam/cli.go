@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/seam-dev/seam/bucket"
 	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/textreport"
@@ -40,6 +41,8 @@ type env struct {
 	// paste: "seam" when it is on PATH, "go run ./cmd/seam" under go run,
 	// else the executable's path.
 	self string
+	// store reads s3:// inputs, set up on first use (see bucketStore).
+	store *bucket.Store
 }
 
 // hint returns a command line running seam with args, each quoted for a

@@ -45,8 +45,8 @@ func grepCommand() *command {
 
 // grepHelp is the text of "seam help grep".
 const grepHelp = `
-Searches every exchange of the captures given (a directory stands for the
-captures in it and below it) for PATTERN, a regular expression (RE2 syntax;
+Searches every exchange of the captures given (a directory, or an
+s3://bucket/prefix, stands for the captures in it and below it) for PATTERN, a regular expression (RE2 syntax;
 -F for a fixed string, -i to ignore case), in what each exchange means
 rather than in its raw bytes:
 

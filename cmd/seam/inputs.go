@@ -20,9 +20,10 @@ import (
 // stderr.
 func (e *env) open() captures.Options {
 	return captures.Options{
-		Stdin: e.stdin,
-		Note:  func(msg string) { fmt.Fprintf(e.stderr, "seam: note: %s\n", msg) },
-		Warn:  func(w error) { printWarnings(e, []error{w}) },
+		Stdin:  e.stdin,
+		Note:   func(msg string) { fmt.Fprintf(e.stderr, "seam: note: %s\n", msg) },
+		Warn:   func(w error) { printWarnings(e, []error{w}) },
+		Bucket: e.bucketStore(),
 	}
 }
 

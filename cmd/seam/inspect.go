@@ -83,7 +83,8 @@ session, the turn and the exchange it extends, and a request that rewrites
 the history instead of extending it is a finding (session.turn-dropped,
 session.turn-edited).
 
-Several captures, or a directory (the captures in it and below it), give
+Several captures, or a directory or an s3://bucket/prefix (the captures in
+it and below it; s3://bucket/prefix/NAME.ndjson.zst is one capture), give
 one summary line per exchange (status, outcome, timing, gaps, stalls,
 tokens/s, session and findings) and the sessions of more than one turn,
 linked across the captures in the order given (a directory's in the order
@@ -147,8 +148,12 @@ func (o *inspectOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) erro
 	return inspectMany(ctx, e, paths, o, iopts, g)
 }
 
-// isDir reports whether path names a directory.
+// isDir reports whether path names a directory, or an s3:// prefix (a
+// URI not ending in a capture's name).
 func isDir(path string) bool {
+	if captures.IsRemote(path) {
+		return !tape.HasCaptureExt(path)
+	}
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
 }

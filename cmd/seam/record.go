@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -36,6 +37,7 @@ type recordOptions struct {
 	engine   engineFlags
 	fwd      forwardFlags
 	otlp     otlpFlags
+	ship     shipFlags
 }
 
 func recordCommand() *command {
@@ -43,7 +45,7 @@ func recordCommand() *command {
 		name:    "record",
 		summary: "run the recording proxy: point a client's base URL at it",
 		usage:   "seam record --upstream URL | --forward [--listen ADDR] [-o FILE|DIR] [flags]",
-		help:    recordHelp,
+		help:    recordHelp + rotateHelp,
 		example: "seam record --upstream https://api.openai.com -o captures/",
 		new:     func() runner { return &recordOptions{} },
 	}
@@ -116,6 +118,7 @@ func (o *recordOptions) flags(fs *flag.FlagSet) {
 	o.engine.register(fs, shape.DefaultProfile)
 	o.fwd.register(fs)
 	o.otlp.register(fs)
+	o.ship.register(fs)
 }
 
 func (o *recordOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
@@ -270,6 +273,9 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (captur
 	if o.tui {
 		cfg.Server.Log = nil // the TUI has the terminal
 	}
+	if err := o.ship.apply(e, o.output, &cfg); err != nil {
+		return capture.RecordingOptions{}, err
+	}
 	return cfg, nil
 }
 
@@ -277,6 +283,7 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (captur
 // the TUI quitting, then stops it. banner says where clients go, for the
 // TUI's header.
 func runRecording(ctx context.Context, e *env, o *recordOptions, r *capture.Recording, count *atomic.Int64, banner string) error {
+	o.ship.announce(e)
 	path := r.Path()
 	otlpLog := e.stderr
 	if o.tui {
@@ -290,6 +297,15 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *capture.Reco
 	if err != nil {
 		r.Stop(0, io.Discard)
 		return err
+	}
+	if live != nil && r.Rotated() {
+		// Export follows one capture file; a rotated recording has many.
+		live.stop(e)
+		r.Stop(0, io.Discard)
+		return &usageError{cmd: "record", msg: "--otlp follows one capture file and --rotate writes many: use one of them per run (seam export --format otlp DIR back-fills a rotated recording's files)", example: "seam export --format otlp --otlp http://127.0.0.1:4318 captures/"}
+	}
+	if r.Rotated() {
+		path = filepath.Dir(path) // the TUI picks up each new file there
 	}
 	var runErr error
 	var tuiDone chan error // nil without --tui: never ready
@@ -332,8 +348,9 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *capture.Reco
 	if err := live.stop(e); err != nil && runErr == nil {
 		runErr = err
 	}
+	stopErr = errors.Join(stopErr, o.ship.finish(e))
 	if stopErr != nil {
-		return stopErr // a capture that lost exchanges fails the run, interrupted or not
+		return stopErr // a capture that lost exchanges or uploads fails the run, interrupted or not
 	}
 	return runErr
 }

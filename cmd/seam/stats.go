@@ -35,8 +35,8 @@ func statsCommand() *command {
 
 // statsHelp is the text of "seam help stats".
 var statsHelp = `
-Reads every capture given (a directory stands for the captures in it and
-below it) and adds up its exchanges by model and endpoint, or by what --by
+Reads every capture given (a directory, or an s3://bucket/prefix, stands
+for the captures in it and below it) and adds up its exchanges by model and endpoint, or by what --by
 names (a comma-separated list of ` + strings.Join(query.StatsKeys(), ", ") + `):
 
   n         exchanges

@@ -69,7 +69,19 @@ func (o *tuiOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if !tui.IsTerminal(e.stdout) {
 		return fmt.Errorf("tui: stdout is not a terminal; for a text report run: %s", e.hint(append([]string{"inspect"}, fs.Args()...)...))
 	}
-	paths, names, cleanup, err := importForTUI(ctx, e, fs.Args())
+	paths := fs.Args()
+	if slices.ContainsFunc(paths, captures.IsRemote) {
+		if o.follow {
+			return &usageError{cmd: "tui", msg: "--follow tails local files: an s3:// capture is read once", example: "seam tui s3://bucket/prefix"}
+		}
+		local, cleanup, err := localCopies(ctx, e, paths)
+		defer cleanup()
+		if err != nil {
+			return err
+		}
+		paths = local
+	}
+	paths, names, cleanup, err := importForTUI(ctx, e, paths)
 	defer cleanup()
 	if err != nil {
 		return err
