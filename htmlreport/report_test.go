@@ -252,3 +252,15 @@ func TestProviderErrorPage(t *testing.T) {
 		t.Errorf("index row %q", got)
 	}
 }
+
+// TestToolsOnlyAnswer: an answer that is only tool calls says so instead
+// of showing an empty text box.
+func TestToolsOnlyAnswer(t *testing.T) {
+	page := string(render(t, loadFixture(t, "openai-responses-tool-then-text.ndjson"), 0))
+	if !strings.Contains(page, "No text: the answer is its tool calls.") {
+		t.Error("the tools-only answer has no note")
+	}
+	if strings.Contains(page, `<pre class="text"></pre>`) {
+		t.Error("an empty text box is drawn")
+	}
+}
