@@ -213,6 +213,11 @@ func (f *files) rotate(first int) {
 // exchange has written its last line.
 func (f *files) exchange(ex int) (*tape.ExchangeWriter, string, func()) {
 	f.mu.Lock()
+	if ex > f.top && f.due(f.cur) {
+		// Only a new exchange rotates: a sandwich's back leg, numbered
+		// after its front, must find the front's file, not open another.
+		f.rotate(ex)
+	}
 	cf := f.cur
 	if ex < cf.first {
 		for i := len(f.open) - 1; i >= 0; i-- {
@@ -221,10 +226,6 @@ func (f *files) exchange(ex int) (*tape.ExchangeWriter, string, func()) {
 				break
 			}
 		}
-	}
-	if cf == f.cur && f.due(cf) {
-		f.rotate(max(ex, f.top+1))
-		cf = f.cur
 	}
 	f.top = max(f.top, ex)
 	cf.refs++
