@@ -342,10 +342,10 @@ func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 	announce := o.announcer(e, p, fwd)
 	so := listen.Options{Listen: o.listen, AllowHosts: o.allow, Log: e.stderr, Forward: fwd != nil}
 	if !p.forwards {
-		var tally serveTally
-		err := serveReplay(ctx, o.listen, tally.wrap(replay.NewServer(p.caps, sopts)), fwd, so, announce)
+		var tally replay.Tally
+		err := serveReplay(ctx, o.listen, tally.Wrap(replay.NewServer(p.caps, sopts)), fwd, so, announce)
 		if ctx.Err() != nil {
-			tally.report(e.stderr)
+			fmt.Fprintln(e.stderr, tally.String())
 		}
 		return err
 	}
