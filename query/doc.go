@@ -12,7 +12,9 @@
 //   - stats (Stats, StatsGroup, Summary): exchanges added up in groups
 //     sharing a model, endpoint, host, session, day, capture or protocol:
 //     outcomes, time to first byte and gaps between chunks as nearest-rank
-//     percentiles (internal/dist), stalls, tokens and findings by id.
+//     percentiles (internal/dist), stalls, tokens and findings by id;
+//   - pairing (PairByNumber): the exchanges of two inputs paired by number
+//     as they are read, for seam diff over every pair.
 //
 // It reads what inspect reports of an exchange (inspect.ExchangeReport)
 // and the exchange as the capture holds it (tape.Exchange); it does not
