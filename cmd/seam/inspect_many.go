@@ -90,7 +90,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 		found++
 		matched[session.ExchangeRef{Capture: in.path, Ex: x.Ex}] = true
 		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: in.path, Exchanges: []*inspect.ExchangeReport{rep}}
-		g.add(one, func(c junit.Case) junit.Case {
+		g.Add(one, func(c junit.Case) junit.Case {
 			c.Name = in.path + "#" + c.Name[len("exchange "):]
 			return c
 		})
