@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -128,7 +127,7 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	if err != nil {
 		return err
 	}
-	if o.format == "curl" && o.upstream == "" && demoCapture(notes) {
+	if o.format == "curl" && o.upstream == "" && demo.MockUpstream(notes) {
 		// The command would connect to nothing: say so, beside it and on
 		// the terminal, and how to send it somewhere real.
 		serve := e.hint("serve", fs.Arg(0))
@@ -145,12 +144,6 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 // reports.
 func writeWhole(ctx context.Context, e *env, format string, caps []*tape.Capture) error {
 	return convert.WriteDocument(ctx, e.stdout, format, caps, version, coding.Decode)
-}
-
-// demoCapture reports whether a capture with these notes was recorded by
-// seam demo, against its mock upstream, now gone.
-func demoCapture(notes []tape.Note) bool {
-	return slices.ContainsFunc(notes, func(n tape.Note) bool { return n.Text == demo.MockNote })
 }
 
 // exportOne writes one exchange as an sse body or a curl command.
