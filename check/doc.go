@@ -8,6 +8,9 @@
 // each exchange again under faults that only re-cut or move the chunks,
 // and checks that nothing a client assembles, and no finding, changes.
 //
+// Gate is the same verdict for seam inspect: whether a finding reached
+// --fail-on, and a JUnit case per exchange (InspectCases).
+//
 // It returns what differs, per fixture, as lines a person reads; it does
 // not print them, parse flags or choose an exit status (cmd/seam does),
 // and it writes nothing but goldens.

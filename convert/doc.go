@@ -16,8 +16,10 @@
 // messages as Chrome's _webSocketMessages), [WriteGoVCR] and [WriteVCRpy]
 // cassettes go-vcr (v3, v4) and VCR.py replay, bodies byte for byte, and
 // [WriteCurl] a shell script that replays an exchange's request with curl,
-// secrets read from the environment. What goes out is redacted as the
-// recorder redacts.
+// secrets read from the environment; [WriteDocument] picks the document
+// format by the name seam export gives it, and [SideBody] is one side's body
+// as its reader got it (decoded). What goes out is redacted as the recorder
+// redacts.
 //
 // It judges nothing (package inspect does) and opens no files (package
 // captures finds and sniffs them).

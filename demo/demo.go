@@ -136,6 +136,12 @@ func demoDir(dir string) (string, error) {
 // recognises it.
 const MockNote = "seam demo: the upstream is the demo's mock, which stopped when the demo ended"
 
+// MockUpstream reports whether a capture with these notes was recorded by
+// seam demo, against its mock upstream, now gone.
+func MockUpstream(notes []tape.Note) bool {
+	return slices.ContainsFunc(notes, func(n tape.Note) bool { return n.Text == MockNote })
+}
+
 // record records every exchange of caps through a recording proxy with
 // engine eng in front of upstream, into a new capture at path.
 func record(ctx context.Context, o Options, path string, upstream *url.URL, eng tape.Engine, caps []*tape.Capture) (string, []capture.Summary, error) {

@@ -9,10 +9,12 @@
 //     matches an exchange's assembled text and tool calls, its request's
 //     messages and its headers, each match naming its place and the event
 //     that added its first byte;
-//   - stats (Stats, StatsGroup, Summary): exchanges added up in groups
+//   - stats (Stats, StatsGroup, Summary, StatsReport): exchanges added up in groups
 //     sharing a model, endpoint, host, session, day, capture or protocol:
 //     outcomes, time to first byte and gaps between chunks as nearest-rank
-//     percentiles (internal/dist), stalls, tokens and findings by id.
+//     percentiles (internal/dist), stalls, tokens and findings by id;
+//   - pairing (PairByNumber): the exchanges of two inputs paired by number
+//     as they are read, for seam diff over every pair.
 //
 // It reads what inspect reports of an exchange (inspect.ExchangeReport)
 // and the exchange as the capture holds it (tape.Exchange); it does not

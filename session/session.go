@@ -106,3 +106,19 @@ type Rewrite struct {
 	// it; Evidence is an excerpt of the message concerned.
 	Message, Evidence string
 }
+
+// Selected keeps the sessions of ss with an exchange selected reports
+// true for, in their order: a filter that selects no exchange of a
+// session leaves the session out.
+func Selected(ss []*Session, selected func(ExchangeRef) bool) []*Session {
+	var out []*Session
+	for _, s := range ss {
+		for _, r := range s.Exchanges {
+			if selected(r) {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}

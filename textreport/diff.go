@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/seam-dev/seam/inspect"
@@ -97,4 +98,35 @@ func ShortenDiff(d *inspect.Diff, keep, hunks int) *inspect.Diff {
 		out.Hunks = append(out.Hunks, h)
 	}
 	return &out
+}
+
+// WriteDiffSummary writes the line ending seam diff over every exchange
+// pair: which exchanges of A were compared with the same numbers in B (A
+// having na exchanges, B nb), then those of either without a counterpart.
+func WriteDiffSummary(w io.Writer, compared, onlyA, onlyB []int, na, nb int) error {
+	what := "no exchange: none has the same number in A and B"
+	switch {
+	case len(compared) == 1:
+		what = "exchange " + joinInts(compared) + " of A with the same number in B"
+	case len(compared) > 1:
+		what = "exchanges " + joinInts(compared) + " of A with the same numbers in B"
+	}
+	if _, err := fmt.Fprintf(w, "compared %s (A has %s, B has %d)\n", what, plural(na, "exchange"), nb); err != nil {
+		return err
+	}
+	if len(onlyA) > 0 {
+		fmt.Fprintf(w, "only in A: exchange %s\n", joinInts(onlyA))
+	}
+	if len(onlyB) > 0 {
+		fmt.Fprintf(w, "only in B: exchange %s\n", joinInts(onlyB))
+	}
+	return nil
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }

@@ -12,7 +12,8 @@
 // one-line-per-exchange summary of seam inspect over many captures, a seam
 // grep match, the list of detectors and the shaping engine's switches, in
 // tables that fit a width by leaving columns out (Table) and paragraphs
-// wrapped to one (Wrap).
+// wrapped to one (Wrap), and help text fitted to one (FitHelp). A long run over many captures
+// draws a progress line (Progress).
 //
 // The layout is for an 80-column terminal: prose wrapped, long texts,
 // arguments and runs of diff lines cut with a count of what was left out

@@ -14,6 +14,10 @@
 // A CA is valid for a year; [Rotate] replaces it in place, moving the old
 // files aside, and [Authority.ExpiresWithin] tells when to.
 //
+// What a user does with the CA is text here too: how each client (Node,
+// Python, Go, curl, VS Code, the Debian store) trusts it, what must trust
+// it again after a rotation, and when to rotate.
+//
 // Keys are ECDSA P-256, so minting a leaf costs well under a millisecond;
 // leaves are cached in memory per host and minted again before they expire.
 package tlsca

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/seam-dev/seam/internal/completion"
 )
 
 // TestCompletionBash: the bash script completes commands, each command's
@@ -59,11 +61,11 @@ func TestCompletionBash(t *testing.T) {
 		}
 	}
 	// Every flag of every command is offered.
-	for _, c := range completionSpec() {
-		got := " " + complete("seam", c.name, "-") + " "
-		for _, f := range c.flags {
-			if !strings.Contains(got, " "+dashed(f.name)+" ") {
-				t.Errorf("seam %s -<tab> lacks %s: %s", c.name, dashed(f.name), got)
+	for _, c := range completionSpec().Commands {
+		got := " " + complete("seam", c.Name, "-") + " "
+		for _, f := range c.Flags {
+			if !strings.Contains(got, " "+completion.Dashed(f.Name)+" ") {
+				t.Errorf("seam %s -<tab> lacks %s: %s", c.Name, completion.Dashed(f.Name), got)
 			}
 		}
 	}
@@ -80,9 +82,9 @@ func TestCompletionShells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range completionSpec() {
-		if !strings.Contains(string(fish), "-a "+c.name+" -d ") {
-			t.Errorf("fish script lacks command %s", c.name)
+	for _, c := range completionSpec().Commands {
+		if !strings.Contains(string(fish), "-a "+c.Name+" -d ") {
+			t.Errorf("fish script lacks command %s", c.Name)
 		}
 	}
 	if !strings.Contains(string(fish), "__fish_seen_subcommand_from record' -l listen") || !strings.Contains(string(fish), "__fish_seen_subcommand_from record' -s o") {

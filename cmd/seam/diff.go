@@ -5,12 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/textreport"
 )
 
@@ -148,9 +147,7 @@ func (s *reportStream) next() (*inspect.ExchangeReport, error) {
 }
 
 // diffAll compares every exchange of A with the exchange of B that has the
-// same number. Both inputs are read exchange by exchange, side by side, so
-// only the exchanges still waiting for their counterpart are held (none,
-// when both number theirs in the same order).
+// same number (query.PairByNumber), reading both side by side.
 func diffAll(ctx context.Context, e *env, o *diffOptions, pathA, pathB string) error {
 	a, closeA, err := openReportStream(ctx, e, pathA)
 	if err != nil {
@@ -162,144 +159,35 @@ func diffAll(ctx context.Context, e *env, o *diffOptions, pathA, pathB string) e
 		return err
 	}
 	defer closeB()
-	d := &diffRun{e: e, o: o, pathA: pathA, pathB: pathB, out: diffPairs{Pairs: []*inspect.Diff{}}}
-	p := &numberPairs{waitA: map[int]*inspect.ExchangeReport{}, waitB: map[int]*inspect.ExchangeReport{}, compared: map[int]bool{}, pair: d.pair}
-	for !a.done || !b.done {
-		if err := ctx.Err(); err != nil {
-			return err
+	out := diffPairs{Pairs: []*inspect.Diff{}}
+	var compared []int
+	differ := false
+	out.OnlyA, out.OnlyB, err = query.PairByNumber(ctx, a.next, b.next, func(x, y *inspect.ExchangeReport) error {
+		diff := inspect.DiffExchangeReports(x, y)
+		diff.A, diff.B = pathA+"#"+strconv.Itoa(x.Ex), pathB+"#"+strconv.Itoa(y.Ex)
+		differ = differ || !diff.Equal
+		compared = append(compared, x.Ex)
+		if o.json {
+			out.Pairs = append(out.Pairs, diff)
+			return nil
 		}
-		ra, err := a.next()
-		if err != nil {
-			return err
-		}
-		if err := p.take(ra, true); err != nil {
-			return err
-		}
-		rb, err := b.next()
-		if err != nil {
-			return err
-		}
-		if err := p.take(rb, false); err != nil {
-			return err
-		}
+		return textreport.WriteDiff(e.stdout, diff, false)
+	})
+	if err != nil {
+		return err
 	}
 	printWarnings(e, a.src.Warnings())
 	printWarnings(e, b.src.Warnings())
-	d.out.OnlyA, d.out.OnlyB = sortedKeys(p.waitA), sortedKeys(p.waitB)
-	return d.finish(a.n, b.n)
-}
-
-// numberPairs pairs the exchange reports of two inputs by number as they
-// are read, each kept waiting until its counterpart comes.
-type numberPairs struct {
-	waitA, waitB map[int]*inspect.ExchangeReport
-	compared     map[int]bool
-	pair         func(a, b *inspect.ExchangeReport) error
-}
-
-// take files a report of side A (aSide) or B: paired with the other
-// side's exchange of the same number when it was read, else kept waiting.
-// A continuation of an exchange already compared is not compared again.
-func (p *numberPairs) take(r *inspect.ExchangeReport, aSide bool) error {
-	if r == nil || p.compared[r.Ex] {
-		return nil
-	}
-	wait, other := p.waitA, p.waitB
-	if !aSide {
-		wait, other = other, wait
-	}
-	y, ok := other[r.Ex]
-	if !ok {
-		if _, dup := wait[r.Ex]; !dup {
-			wait[r.Ex] = r
-		}
-		return nil
-	}
-	delete(other, r.Ex)
-	p.compared[r.Ex] = true
-	if aSide {
-		return p.pair(r, y)
-	}
-	return p.pair(y, r)
-}
-
-// diffRun writes the diffs of seam diff over every exchange pair.
-type diffRun struct {
-	e            *env
-	o            *diffOptions
-	pathA, pathB string
-	out          diffPairs
-	order        []string // the exchanges compared, in order
-	differ       bool
-}
-
-// pair diffs exchange x of A with y of B.
-func (d *diffRun) pair(x, y *inspect.ExchangeReport) error {
-	diff := inspect.DiffExchangeReports(x, y)
-	diff.A, diff.B = d.pathA+"#"+strconv.Itoa(x.Ex), d.pathB+"#"+strconv.Itoa(y.Ex)
-	d.differ = d.differ || !diff.Equal
-	d.order = append(d.order, strconv.Itoa(x.Ex))
-	if d.o.json {
-		d.out.Pairs = append(d.out.Pairs, diff)
-		return nil
-	}
-	return textreport.WriteDiff(d.e.stdout, diff, false)
-}
-
-// finish writes the JSON document, or the line saying what was compared,
-// A having na exchanges and B nb.
-func (d *diffRun) finish(na, nb int) error {
-	differ := d.differ || len(d.out.OnlyA)+len(d.out.OnlyB) > 0
-	var err error
-	if d.o.json {
-		err = writeJSON(d.e.stdout, d.out)
+	if o.json {
+		err = writeJSON(e.stdout, out)
 	} else {
-		err = writeDiffSummary(d.e, d.out, d.order, na, nb)
+		err = textreport.WriteDiffSummary(e.stdout, compared, out.OnlyA, out.OnlyB, a.n, b.n)
 	}
 	if err != nil {
 		return err
 	}
-	if d.o.exitCode && differ {
+	if o.exitCode && (differ || len(out.OnlyA)+len(out.OnlyB) > 0) {
 		return errDiffers
 	}
 	return nil
-}
-
-func sortedKeys(m map[int]*inspect.ExchangeReport) []int {
-	var out []int
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// writeDiffSummary says which exchanges were compared and which have no
-// counterpart.
-func writeDiffSummary(e *env, out diffPairs, compared []string, na, nb int) error {
-	what := "no exchange: none has the same number in A and B"
-	switch {
-	case len(compared) == 1:
-		what = "exchange " + compared[0] + " of A with the same number in B"
-	case len(compared) > 1:
-		what = "exchanges " + strings.Join(compared, ", ") + " of A with the same numbers in B"
-	}
-	if _, err := fmt.Fprintf(e.stdout, "compared %s (A has %s, B has %d)\n", what, plural(na, "exchange"), nb); err != nil {
-		return err
-	}
-	if len(out.OnlyA) > 0 {
-		fmt.Fprintf(e.stdout, "only in A: exchange %s\n", joinInts(out.OnlyA))
-	}
-	if len(out.OnlyB) > 0 {
-		fmt.Fprintf(e.stdout, "only in B: exchange %s\n", joinInts(out.OnlyB))
-	}
-	return nil
-}
-
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ", ")
 }

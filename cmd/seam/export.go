@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -116,7 +115,7 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	if fs.NArg() > 1 || isDir(fs.Arg(0)) || o.where != "" || o.ex.capture != "" {
 		return exportMany(ctx, e, fs.Args(), o, side)
 	}
-	if whole(o.format) {
+	if convert.IsDocument(o.format) {
 		c, err := captures.Load(ctx, fs.Arg(0), e.open())
 		if err != nil {
 			return err
@@ -128,7 +127,7 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	if err != nil {
 		return err
 	}
-	if o.format == "curl" && o.upstream == "" && demoCapture(notes) {
+	if o.format == "curl" && o.upstream == "" && demo.MockUpstream(notes) {
 		// The command would connect to nothing: say so, beside it and on
 		// the terminal, and how to send it somewhere real.
 		serve := e.hint("serve", fs.Arg(0))
@@ -141,25 +140,10 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	return exportOne(e, o, side, h, x)
 }
 
-// whole reports whether format writes every exchange selected in one
-// document: a HAR or a cassette.
-func whole(format string) bool { return format == "har" || format == "govcr" || format == "vcrpy" }
-
-// writeWhole writes caps as one document of a format whole reports.
+// writeWhole writes caps as one document of a format convert.IsDocument
+// reports.
 func writeWhole(ctx context.Context, e *env, format string, caps []*tape.Capture) error {
-	switch format {
-	case "govcr":
-		return convert.WriteGoVCR(e.stdout, caps, convert.CassetteOptions{Context: ctx})
-	case "vcrpy":
-		return convert.WriteVCRpy(e.stdout, caps, convert.CassetteOptions{Context: ctx})
-	}
-	return convert.WriteHARs(e.stdout, caps, convert.HAROptions{Creator: version, Decode: coding.Decode, Context: ctx})
-}
-
-// demoCapture reports whether a capture with these notes was recorded by
-// seam demo, against its mock upstream, now gone.
-func demoCapture(notes []tape.Note) bool {
-	return slices.ContainsFunc(notes, func(n tape.Note) bool { return n.Text == demo.MockNote })
+	return convert.WriteDocument(ctx, e.stdout, format, caps, version, coding.Decode)
 }
 
 // exportOne writes one exchange as an sse body or a curl command.
@@ -171,21 +155,14 @@ func exportOne(e *env, o *exportOptions, side tape.Side, h *tape.Header, x *tape
 		}
 		return convert.WriteCurl(e.stdout, x, base)
 	}
-	sd := x.Side(side)
-	body := sd.Body()
-	if sd.Response != nil && !o.wire {
-		if ce := strings.Join(sd.Response.Headers["content-encoding"], ", "); ce != "" {
-			dec, err := coding.Decode(body, ce)
-			switch {
-			case dec == nil && err != nil:
-				return fmt.Errorf("exchange %d %s body: %w (--wire writes it as sent)", x.Ex, side, err)
-			case err != nil:
-				fmt.Fprintf(e.stderr, "warning: exchange %d %s body: %s; wrote the %d bytes decoded before it\n", x.Ex, side, visible.String(err.Error()), len(dec))
-			}
-			body = dec
-		}
+	body, warning, err := convert.SideBody(x, side, o.wire, coding.Decode)
+	if err != nil {
+		return err
 	}
-	_, err := e.stdout.Write(body)
+	if warning != nil {
+		fmt.Fprintf(e.stderr, "warning: %s\n", visible.String(warning.Error()))
+	}
+	_, err = e.stdout.Write(body)
 	return err
 }
 
@@ -201,7 +178,7 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 	if err != nil {
 		return err
 	}
-	if !whole(o.format) && o.ex.n != 0 && o.ex.capture == "" && len(paths) > 1 {
+	if !convert.IsDocument(o.format) && o.ex.n != 0 && o.ex.capture == "" && len(paths) > 1 {
 		return &usageError{cmd: "export", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
 			example: "seam export --format " + o.format + " --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
 	}
@@ -225,7 +202,7 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 	if err != nil {
 		return err
 	}
-	if whole(o.format) {
+	if convert.IsDocument(o.format) {
 		return writeWhole(ctx, e, o.format, caps)
 	}
 	var found []string

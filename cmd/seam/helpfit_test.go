@@ -25,8 +25,4 @@ func TestHelpFitsEighty(t *testing.T) {
 			}
 		}
 	}
-	got := fitHelp("  seam serve --mode new_episodes --upstream https://api.openai.com -o captures/ captures/\n")
-	if want := "  seam serve --mode new_episodes --upstream https://api.openai.com -o \\\n      captures/ captures/\n"; got != want {
-		t.Errorf("a long command line fits as\n%s\nwant\n%s", got, want)
-	}
 }

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
-	"time"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
-	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/tui"
 	"github.com/seam-dev/seam/visible"
 )
@@ -56,8 +54,8 @@ func inspectInputs(ctx context.Context, e *env, paths []string, label string, op
 // sessions and detectors of those reported see them.
 func inspectSome(ctx context.Context, e *env, paths []string, label string, opts inspect.Options, want func(path string, ex int) bool, fn func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error) error {
 	batchGC(e)
-	p := newProgress(e, label, paths)
-	defer p.done()
+	p := textreport.NewProgress(e.stderr, tui.IsTerminal(e.stderr), label, len(paths), captures.Size(paths))
+	defer p.Done()
 	for i, path := range paths {
 		p.File(i)
 		if err := inspectInput(ctx, e, path, p, opts, want, fn); err != nil {
@@ -67,7 +65,7 @@ func inspectSome(ctx context.Context, e *env, paths []string, label string, opts
 	return nil
 }
 
-func inspectInput(ctx context.Context, e *env, path string, p *progress, opts inspect.Options, want func(path string, ex int) bool, fn func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error) error {
+func inspectInput(ctx context.Context, e *env, path string, p *textreport.Progress, opts inspect.Options, want func(path string, ex int) bool, fn func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error) error {
 	o := e.open()
 	o.Progress = p
 	src, err := captures.Open(ctx, path, o)
@@ -91,64 +89,6 @@ func inspectInput(ctx context.Context, e *env, path string, p *progress, opts in
 	}
 	printWarnings(e, src.Warnings())
 	return nil
-}
-
-// progress says on stderr how far a long run over many inputs has got, on
-// a terminal only: a line rewritten in place at most four times a second,
-// from one second in, and cleared at the end. It is the captures.Progress
-// of the inputs read.
-type progress struct {
-	e      *env
-	label  string
-	on     bool
-	total  int64
-	files  int
-	cur    int
-	read   atomic.Int64
-	start  time.Time
-	last   time.Time
-	shown  bool
-	tickAt int64
-}
-
-func newProgress(e *env, label string, paths []string) *progress {
-	return &progress{e: e, label: label, files: len(paths), total: captures.Size(paths), start: time.Now(), on: tui.IsTerminal(e.stderr)}
-}
-
-// File says the run started on input i.
-func (p *progress) File(i int) {
-	p.cur = i
-	p.show()
-}
-
-// Read counts n bytes read.
-func (p *progress) Read(n int64) {
-	if v := p.read.Add(n); p.on && v-p.tickAt > 1<<20 {
-		p.tickAt = v
-		p.show()
-	}
-}
-
-func (p *progress) show() {
-	if !p.on || time.Since(p.start) < time.Second || time.Since(p.last) < 250*time.Millisecond {
-		return
-	}
-	p.last, p.shown = time.Now(), true
-	line := fmt.Sprintf("%s: %s", p.label, units.Bytes(p.read.Load()))
-	if p.total > 0 {
-		line += fmt.Sprintf(" of %s (%d%%)", units.Bytes(p.total), p.read.Load()*100/p.total)
-	}
-	if p.files > 1 {
-		line += fmt.Sprintf(" · capture %d of %d", p.cur+1, p.files)
-	}
-	fmt.Fprintf(p.e.stderr, "\r\x1b[K%s", line)
-}
-
-// done clears the progress line.
-func (p *progress) done() {
-	if p.shown {
-		fmt.Fprint(p.e.stderr, "\r\x1b[K")
-	}
 }
 
 // rowOf is what a --where filter reads of an inspected exchange.

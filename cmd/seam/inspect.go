@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/captures"
+	"github.com/seam-dev/seam/check"
 	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
@@ -117,13 +118,15 @@ func (o *inspectOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) erro
 	if err != nil {
 		return &usageError{cmd: "inspect", msg: err.Error(), example: "seam inspect --protocol chat body.sse"}
 	}
-	g := &findingGate{o: o, stdout: e.stdout, threshold: inspect.Error}
+	var failOn *inspect.Severity
 	if o.failOn != "" {
-		if g.failOn, err = inspect.ParseSeverity(o.failOn); err != nil {
+		sev, err := inspect.ParseSeverity(o.failOn)
+		if err != nil {
 			return &usageError{cmd: "inspect", msg: "--fail-on: " + err.Error(), example: "seam inspect --fail-on error FILE"}
 		}
-		g.threshold = g.failOn
+		failOn = &sev
 	}
+	g := &findingGate{Gate: check.NewGate(failOn, o.junit != ""), junit: o.junit, stdout: e.stdout}
 	if o.client != "" && !slices.Contains(clients.All(), o.client) {
 		return &usageError{cmd: "inspect", msg: fmt.Sprintf("unknown --client %q (clients: %s)", o.client, strings.Join(clients.All(), ", ")), example: "seam inspect --client vscode FILE"}
 	}
@@ -177,7 +180,7 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 		if err := w.exchange(one); err != nil {
 			return err
 		}
-		g.add(one, nil)
+		g.Add(one, nil)
 		return nil
 	})
 	if err != nil {

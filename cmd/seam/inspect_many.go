@@ -90,7 +90,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 		found++
 		matched[session.ExchangeRef{Capture: in.path, Ex: x.Ex}] = true
 		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: in.path, Exchanges: []*inspect.ExchangeReport{rep}}
-		g.add(one, func(c junit.Case) junit.Case {
+		g.Add(one, func(c junit.Case) junit.Case {
 			c.Name = in.path + "#" + c.Name[len("exchange "):]
 			return c
 		})
@@ -107,7 +107,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 	}
 	ss := sessions.List()
 	if !where.Empty() {
-		ss = sessionsMatched(ss, matched)
+		ss = session.Selected(ss, func(r session.ExchangeRef) bool { return matched[r] })
 	}
 	if err := w.close(len(paths), found, ss); err != nil {
 		return err
@@ -195,21 +195,6 @@ func (w *manyReport) close(captures, found int, sessions []*session.Session) err
 		fmt.Fprintln(out, "details of one exchange: seam inspect --ex CAPTURE#N; the same as JSON: --json")
 	}
 	return nil
-}
-
-// sessionsMatched keeps the sessions with an exchange a filter selected:
-// a filter that selects no exchange of a session leaves it out.
-func sessionsMatched(ss []*session.Session, matched map[session.ExchangeRef]bool) []*session.Session {
-	var out []*session.Session
-	for _, s := range ss {
-		for _, r := range s.Exchanges {
-			if matched[r] {
-				out = append(out, s)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // marshalSessions encodes the sessions list at the document's second

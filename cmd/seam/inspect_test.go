@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"testing"
+
+	"github.com/seam-dev/seam/tui"
 )
 
 // Colour, the progress line and the table's width follow a terminal only:
@@ -14,7 +16,7 @@ func TestDevNullIsNoTerminal(t *testing.T) {
 	}
 	defer f.Close()
 	e := testEnv(nil, nil, f)
-	if colorFlag("auto").enabled(e, f) || newProgress(e, "inspect", nil).on {
+	if colorFlag("auto").enabled(e, f) || tui.IsTerminal(f) {
 		t.Fatal("/dev/null taken for a terminal")
 	}
 }

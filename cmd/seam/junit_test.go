@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/fixtures"
-	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/junit"
 )
 
@@ -100,24 +99,6 @@ func TestJUnitShape(t *testing.T) {
 	}
 	if bytes.ContainsAny(b.Bytes(), "\x1b\x07") {
 		t.Error("control characters reached the XML")
-	}
-}
-
-// seam inspect --junit: one case per exchange, failed by its error findings.
-func TestInspectJUnit(t *testing.T) {
-	c, err := fixtures.Load(fixtures.Incident)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	rep := inspect.Inspect(c, inspect.Options{})
-	if err := junit.Write(&b, "seam inspect", inspectCases(rep, inspect.Error), 0); err != nil {
-		t.Fatal(err)
-	}
-	s := validJUnit(t, b.Bytes())
-	cs := s.Suites[0].Cases
-	if len(cs) != len(c.Exchanges) || cs[0].Failure == nil || !strings.Contains(cs[0].Failure.Text, "xml.unclosed-closer") {
-		t.Fatalf("cases %+v", cs)
 	}
 }
 

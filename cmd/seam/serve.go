@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -175,22 +176,12 @@ func (f *listFlag) Set(v string) error {
 	return nil
 }
 
-// servePlan is what a serve run does, decided from its flags and arguments.
+// servePlan is what a serve run does (replay.PlanServe decides it from
+// the flags), with the captures loaded and --upstream parsed.
 type servePlan struct {
-	mode     replay.Mode
+	*replay.ServePlan
 	caps     []*tape.Capture
 	upstream *url.URL // nil when nothing is forwarded, or in forward mode
-	forwards bool     // some requests go upstream (to --upstream, or in forward mode to their host)
-	record   string   // capture spec for recordings; "" with record false
-	recordOn bool
-}
-
-// serveExamples are the examples of usage errors per mode that forwards.
-var serveExamples = map[replay.Mode]string{
-	replay.ModeOnce:        "seam serve --mode once --upstream https://api.openai.com captures/chat.ndjson",
-	replay.ModeNewEpisodes: "seam serve --mode new_episodes --upstream https://api.openai.com captures/",
-	replay.ModeAll:         "seam serve --mode all --upstream https://api.openai.com -o captures/",
-	replay.ModePassthrough: "seam serve --mode passthrough --upstream https://api.openai.com",
 }
 
 // serveUsage is a usage error of seam serve.
@@ -204,101 +195,30 @@ func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*se
 	if err != nil {
 		return nil, serveUsage("--mode: "+err.Error(), "seam serve --mode new_episodes --upstream https://api.openai.com captures/")
 	}
-	p := &servePlan{mode: mode}
-	args, needUpstream, err := p.checkMode(ctx, o, args)
+	rp, err := replay.PlanServe(replay.ServeRequest{Mode: mode, Captures: args, Upstream: o.upstream, Output: o.output, Forward: o.fwd.forward,
+		Exists: func(path string) (bool, error) { return captures.Exists(ctx, path) }})
+	var pe *replay.PlanError
+	if errors.As(err, &pe) {
+		return nil, serveUsage(pe.Msg, pe.Example)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := p.checkUpstream(o, needUpstream); err != nil {
-		return nil, err
+	p := &servePlan{ServePlan: rp}
+	if rp.Upstream != "" {
+		if p.upstream, err = parseUpstream(rp.Upstream); err != nil {
+			return nil, serveUsage(err.Error(), rp.Example())
+		}
 	}
-	if len(args) > 0 {
-		if p.caps, err = captures.LoadAll(ctx, args, e.open()); err != nil {
+	if len(rp.Replay) > 0 {
+		if p.caps, err = captures.LoadAll(ctx, rp.Replay, e.open()); err != nil {
 			return nil, err
 		}
 		if mode == replay.ModeOnce && countExchanges(p.caps) == 0 {
-			return nil, fmt.Errorf("%s exists but holds no exchanges; delete it to record it again with --mode once", args[0])
+			return nil, fmt.Errorf("%s exists but holds no exchanges; delete it to record it again with --mode once", rp.Replay[0])
 		}
 	}
 	return p, nil
-}
-
-// checkMode checks the captures and -o against the mode and says where
-// recordings go; it returns the captures to replay (none when --mode once
-// records) and whether requests go to --upstream.
-func (p *servePlan) checkMode(ctx context.Context, o *serveOptions, args []string) (replayed []string, needUpstream bool, err error) {
-	upEx := serveExamples[p.mode]
-	switch p.mode {
-	case replay.ModeNone:
-		if len(args) == 0 {
-			return nil, false, serveUsage("no capture given", "seam serve captures/")
-		}
-		if o.upstream != "" {
-			return nil, false, serveUsage("--mode none never forwards, so --upstream does not apply; to forward what matches nothing use --mode new_episodes", "seam serve --mode new_episodes --upstream https://api.openai.com captures/")
-		}
-		if o.output != "" {
-			return nil, false, serveUsage("--mode none records nothing, so -o does not apply", "seam serve captures/")
-		}
-	case replay.ModeOnce:
-		if len(args) != 1 {
-			return nil, false, serveUsage("--mode once takes exactly one capture file or directory: recorded if it does not exist, replayed if it does", upEx)
-		}
-		if o.output != "" {
-			return nil, false, serveUsage("--mode once records to the capture given, so -o does not apply", upEx)
-		}
-		exists, err := captures.Exists(ctx, args[0])
-		if err != nil {
-			return nil, false, err
-		}
-		if !exists {
-			p.recordOn, p.record = true, args[0]
-			return nil, true, nil
-		}
-	case replay.ModeNewEpisodes:
-		if len(args) == 0 {
-			return nil, false, serveUsage("no capture given (--mode all records everything without one)", upEx)
-		}
-		needUpstream, p.recordOn, p.record = true, true, o.output
-	case replay.ModeAll, replay.ModePassthrough:
-		if len(args) > 0 {
-			return nil, false, serveUsage(fmt.Sprintf("--mode %s replays nothing, so it takes no capture (recordings go to -o)", p.mode), upEx)
-		}
-		needUpstream = true
-		if p.mode == replay.ModeAll {
-			p.recordOn, p.record = true, o.output
-		} else if o.output != "" {
-			return nil, false, serveUsage("--mode passthrough records nothing, so -o does not apply; --mode all records", upEx)
-		}
-	}
-	return args, needUpstream, nil
-}
-
-// checkUpstream checks --upstream and --forward against a mode that does
-// or does not send requests upstream.
-func (p *servePlan) checkUpstream(o *serveOptions, needUpstream bool) error {
-	upEx := serveExamples[p.mode]
-	p.forwards = needUpstream
-	if needUpstream && o.fwd.forward {
-		if o.upstream != "" {
-			return serveUsage("--forward sends each request to the host it names, so --upstream does not apply", "seam serve --forward --mode new_episodes captures/")
-		}
-		return nil
-	}
-	if !needUpstream {
-		return nil
-	}
-	if o.upstream == "" {
-		what := "--mode " + string(p.mode)
-		if p.mode == replay.ModeOnce {
-			what += " with a capture that does not exist yet"
-		}
-		return serveUsage(what+" needs --upstream", upEx)
-	}
-	var err error
-	if p.upstream, err = parseUpstream(o.upstream); err != nil {
-		return serveUsage(err.Error(), upEx)
-	}
-	return nil
 }
 
 func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
@@ -316,7 +236,7 @@ func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 	if err != nil {
 		return err
 	}
-	sopts := replay.ServerOptions{Speed: o.speed, Faults: o.faults, Seed: o.seed, Mode: p.mode, Ignore: o.ignore, Redaction: red}
+	sopts := replay.ServerOptions{Speed: o.speed, Faults: o.faults, Seed: o.seed, Mode: p.Mode, Ignore: o.ignore, Redaction: red}
 	if !o.quiet {
 		// One line per request answered or refused, as it ends; the path
 		// and a miss's reason come from the client: sanitised.
@@ -336,16 +256,16 @@ func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 	} else if flag := o.fwd.used(); flag != "" {
 		return &usageError{cmd: "serve", msg: flag + " applies to --forward", example: "seam serve --forward " + flag + " ... captures/"}
 	}
-	if (o.otlp.url != "" || o.otlp.content) && !p.recordOn {
-		return &usageError{cmd: "serve", msg: "--otlp sends the exchanges seam serve records, and mode " + string(p.mode) + " records none", example: "seam serve --mode new_episodes --upstream https://api.openai.com -o captures/ --otlp http://127.0.0.1:4318 captures/"}
+	if (o.otlp.url != "" || o.otlp.content) && !p.RecordOn {
+		return &usageError{cmd: "serve", msg: "--otlp sends the exchanges seam serve records, and mode " + string(p.Mode) + " records none", example: "seam serve --mode new_episodes --upstream https://api.openai.com -o captures/ --otlp http://127.0.0.1:4318 captures/"}
 	}
 	announce := o.announcer(e, p, fwd)
 	so := listen.Options{Listen: o.listen, AllowHosts: o.allow, Log: e.stderr, Forward: fwd != nil}
-	if !p.forwards {
-		var tally serveTally
-		err := serveReplay(ctx, o.listen, tally.wrap(replay.NewServer(p.caps, sopts)), fwd, so, announce)
+	if !p.Forwards {
+		var tally replay.Tally
+		err := serveReplay(ctx, o.listen, tally.Wrap(replay.NewServer(p.caps, sopts)), fwd, so, announce)
 		if ctx.Err() != nil {
-			tally.report(e.stderr)
+			fmt.Fprintln(e.stderr, tally.String())
 		}
 		return err
 	}
@@ -358,8 +278,8 @@ func (o *serveOptions) announcer(e *env, p *servePlan, fwd *forwardSetup) func(a
 	return func(addr net.Addr, path string) {
 		// The first line names the address: scripts and tests read it.
 		fmt.Fprintf(e.stderr, "serving %s from %s on http://%s (mode %s, speed %g)\n",
-			plural(countExchanges(p.caps), "exchange"), plural(len(p.caps), "capture"), addr, p.mode, o.speed)
-		fmt.Fprintln(e.stderr, describeServe(p, path))
+			plural(countExchanges(p.caps), "exchange"), plural(len(p.caps), "capture"), addr, p.Mode, o.speed)
+		fmt.Fprintln(e.stderr, p.Describe(upstreamName(p.upstream), path))
 		if len(o.faults) > 0 {
 			fmt.Fprintf(e.stderr, "injecting faults %s (seed %d)\n", o.faults.String(), o.seed)
 		}
@@ -387,8 +307,8 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 	if fwd != nil {
 		leg.Forward, leg.Transport = fwd.proxy, capture.UpstreamTransport(fwd.upstream)
 	}
-	create := e.createCapture(p.record)
-	if !p.recordOn {
+	create := e.createCapture(p.Record)
+	if !p.RecordOn {
 		create = func() (io.WriteCloser, string, error) { return captures.Discard(), "", nil }
 	}
 	tuneGC(e)
@@ -407,7 +327,7 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 	}
 	announce(leg.Addr(), r.Path())
 	var live *otlpLive
-	if p.recordOn && p.record != "-" {
+	if p.RecordOn && p.Record != "-" {
 		if live, err = startOTLP(ctx, e, &o.otlp, "serve", r.Path(), e.stderr); err != nil {
 			r.Stop(0, io.Discard)
 			return err
@@ -422,7 +342,7 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 	}
 	// Forwarded streams get the same grace as seam record's.
 	stopErr := r.Stop(shutdownGrace, e.stderr)
-	if p.recordOn {
+	if p.RecordOn {
 		r.Report(e.stderr, count.Load())
 	}
 	if err := live.stop(e); err != nil && runErr == nil {
@@ -468,28 +388,6 @@ func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardS
 	}
 }
 
-// describeServe says in one line what the mode does in this run.
-func describeServe(p *servePlan, path string) string {
-	up := "the host each names"
-	if p.upstream != nil {
-		up = tape.RedactUpstream(p.upstream)
-	}
-	switch p.mode {
-	case replay.ModeOnce:
-		if p.recordOn {
-			return "mode once: " + p.record + " does not exist yet: forwarding every request to " + up + " and recording to " + path
-		}
-		return "mode once: the capture exists: strict replay, a request that matches nothing gets a 404"
-	case replay.ModeNewEpisodes:
-		return "mode new_episodes: replaying what matches; forwarding the rest to " + up + " and recording it to " + path
-	case replay.ModeAll:
-		return "mode all: forwarding every request to " + up + " and recording to " + path
-	case replay.ModePassthrough:
-		return "mode passthrough: forwarding every request to " + up + ", recording nothing"
-	}
-	return "mode none: strict replay, a request that matches nothing gets a 404"
-}
-
 // countExchanges returns how many exchanges caps hold.
 func countExchanges(caps []*tape.Capture) int {
 	n := 0
@@ -497,4 +395,12 @@ func countExchanges(caps []*tape.Capture) int {
 		n += len(c.Exchanges)
 	}
 	return n
+}
+
+// upstreamName is up as a capture header names it, "" for none.
+func upstreamName(up *url.URL) string {
+	if up == nil {
+		return ""
+	}
+	return tape.RedactUpstream(up)
 }

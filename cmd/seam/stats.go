@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"slices"
 	"strings"
 	"time"
 
@@ -105,28 +104,9 @@ func (o *statsOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 	if err != nil {
 		return err
 	}
-	groups, total := st.Groups(), st.Total()
-	var ss []*session.Session
-	if slices.Contains(by, "session") {
-		for _, s := range sessions.List() {
-			for _, g := range groups {
-				if g.Key["session"] == s.ID {
-					ss = append(ss, s)
-					break
-				}
-			}
-		}
-	}
+	r := st.Report(len(paths), sessions.List())
 	if o.json {
-		return writeJSON(e.stdout, struct {
-			By        []string            `json:"by"`
-			StallNs   int64               `json:"stall_ns"`
-			Captures  int                 `json:"captures"`
-			Exchanges int                 `json:"exchanges"`
-			Groups    []*query.StatsGroup `json:"groups"`
-			Total     *query.StatsGroup   `json:"total"`
-			Sessions  []*session.Session  `json:"sessions,omitempty"`
-		}{by, int64(o.stall), len(paths), total.Exchanges, groups, total, ss})
+		return writeJSON(e.stdout, r)
 	}
-	return textreport.WriteStats(e.stdout, termWidth(e, e.stdout), textreport.Stats{By: by, Stall: o.stall, Captures: len(paths), Groups: groups, Total: total, Sessions: ss})
+	return textreport.WriteStats(e.stdout, termWidth(e, e.stdout), textreport.Stats{By: r.By, Stall: r.Stall, Captures: r.Captures, Groups: r.Groups, Total: r.Total, Sessions: r.Sessions})
 }

@@ -1,9 +1,7 @@
-package main
+package textreport
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,23 +11,10 @@ import (
 // rewritten in place and cleared at the end; a run that is not long, or
 // not on a terminal, says nothing.
 func TestProgress(t *testing.T) {
-	dir := t.TempDir()
-	var paths []string
-	for _, n := range []string{"a.ndjson", "b.ndjson"} {
-		p := filepath.Join(dir, n)
-		if err := os.WriteFile(p, bytes.Repeat([]byte("x"), 2_000_000), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
 	var out bytes.Buffer
-	e := &env{stderr: &out}
-	p := newProgress(e, "stats", paths)
-	if p.on {
-		t.Fatal("progress on a buffer, not a terminal")
-	}
+	p := NewProgress(&out, false, "stats", 2, 4_000_000)
 	p.Read(3_000_000)
-	p.done()
+	p.Done()
 	if out.Len() != 0 {
 		t.Fatalf("said %q off a terminal", out.String())
 	}
@@ -40,7 +25,7 @@ func TestProgress(t *testing.T) {
 	}
 	p.start = time.Now().Add(-2 * time.Second)
 	p.File(1)
-	p.done()
+	p.Done()
 	got := out.String()
 	if !strings.Contains(got, "\r\x1b[Kstats: 2.9 MiB of 3.8 MiB (75%) · capture 2 of 2") || !strings.HasSuffix(got, "\r\x1b[K") {
 		t.Errorf("progress %q", got)

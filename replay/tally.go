@@ -1,26 +1,27 @@
-package main
+package replay
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"sync/atomic"
 )
 
-// serveTally counts what seam serve answered, for the line it prints when
-// it stops: requests answered from captures, misses (seam's 404), and
-// other statuses (faults it injected, recorded errors).
-type serveTally struct {
+// Tally counts what a mock upstream answered, for the line seam serve
+// prints when it stops: requests answered from captures, misses (the
+// server's 404), and other error statuses (faults injected, recorded
+// errors). A CONNECT is not counted: the requests inside its tunnel are.
+// The zero Tally is ready to use.
+type Tally struct {
 	requests, misses, other atomic.Int64
 }
 
-// wrap counts the responses h writes.
-func (t *serveTally) wrap(h http.Handler) http.Handler {
+// Wrap returns h counting the responses it writes into t.
+func (t *Tally) Wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w}
 		h.ServeHTTP(sw, r)
 		if r.Method == http.MethodConnect {
-			return // a tunnel: the requests inside it are counted
+			return
 		}
 		t.requests.Add(1)
 		switch {
@@ -32,19 +33,23 @@ func (t *serveTally) wrap(h http.Handler) http.Handler {
 	})
 }
 
-// report writes the summary line: "served 3 requests: 2 answered from
+// String is the summary line: "served 3 requests: 2 answered from
 // captures, 1 miss".
-func (t *serveTally) report(w io.Writer) {
+func (t *Tally) String() string {
 	n, miss, other := t.requests.Load(), t.misses.Load(), t.other.Load()
+	requests := fmt.Sprintf("%d requests", n)
+	if n == 1 {
+		requests = "1 request"
+	}
 	misses := fmt.Sprintf("%d misses", miss)
 	if miss == 1 {
 		misses = "1 miss"
 	}
-	line := fmt.Sprintf("served %s: %d answered from captures, %s", plural(int(n), "request"), n-miss-other, misses)
+	line := fmt.Sprintf("served %s: %d answered from captures, %s", requests, n-miss-other, misses)
 	if other > 0 {
 		line += fmt.Sprintf(", %d other errors (faults or recorded)", other)
 	}
-	fmt.Fprintln(w, line)
+	return line
 }
 
 // statusWriter remembers the status a handler wrote; Unwrap lets
