@@ -96,7 +96,11 @@ func findingCounts(fs []inspect.Finding) string {
 	var parts []string
 	for _, s := range slices.Backward(slices.Sorted(maps.Keys(n))) {
 		if s >= inspect.Warn {
-			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+			noun := map[inspect.Severity]string{inspect.Warn: "warning", inspect.Error: "error"}[s]
+			if n[s] != 1 {
+				noun += "s"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], noun))
 		}
 	}
 	return strings.Join(parts, ", ")
