@@ -102,7 +102,19 @@ func checkSDKCapture(t *testing.T, file string, results map[string]sdkResult) {
 		t.Fatalf("inspect --json has %d exchanges, the capture %d", len(doc.Exchanges), len(c.Exchanges))
 	}
 	seen := map[string]int{}
-	for i, x := range c.Exchanges {
+	// Exchanges are paired by number: concurrent requests write their
+	// lines in an order of their own, so the capture's order and the
+	// report's need not be the same.
+	byEx := map[int]int{}
+	for i, e := range doc.Exchanges {
+		byEx[e.Ex] = i
+	}
+	for _, x := range c.Exchanges {
+		i, ok := byEx[x.Ex]
+		if !ok {
+			t.Errorf("exchange %d is not in inspect --json", x.Ex)
+			continue
+		}
 		model := bodyModel(x.Request.URL, x.Request.Body)
 		b, ok := sdkBodies[model]
 		if !ok {
