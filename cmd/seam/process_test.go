@@ -198,10 +198,12 @@ func TestInterruptEndsRecording(t *testing.T) {
 	rest := make(chan string, 1)
 	go func() { b, _ := io.ReadAll(br); rest <- string(b) }()
 	cmd.Process.Signal(os.Interrupt)
+	// stderr is read to its end (seam exiting closes it) before Wait, which
+	// closes the pipe as soon as the process is gone and may cut the read.
+	said := <-rest
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("exit %v, want status 0", err)
 	}
-	said := <-rest
 	if !strings.Contains(said, "1 exchange recorded to "+out) || strings.Contains(said, "seam: interrupted") {
 		t.Errorf("stderr after ctrl-c:\n%s", said)
 	}
