@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
 
 	"github.com/seam-dev/seam/bucket"
-	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -24,35 +21,4 @@ func (e *env) bucketStore() *bucket.Store {
 		e.store = bucket.NewStore(a)
 	}
 	return e.store
-}
-
-// localCopies returns args with each s3:// input replaced by local copies
-// of the captures it names, streamed into a private temporary directory
-// that cleanup removes: for the TUI, which reads files in place.
-func localCopies(ctx context.Context, e *env, args []string) (_ []string, cleanup func(), err error) {
-	cleanup = func() {}
-	var out []string
-	var dir string
-	for _, a := range args {
-		if !captures.IsRemote(a) {
-			out = append(out, a)
-			continue
-		}
-		if dir == "" {
-			if dir, err = os.MkdirTemp("", "seam-s3-"); err != nil {
-				return nil, cleanup, fmt.Errorf("fetch %s: %w", a, err)
-			}
-			cleanup = func() { os.RemoveAll(dir) }
-		}
-		sub, err := os.MkdirTemp(dir, "in-")
-		if err != nil {
-			return nil, cleanup, fmt.Errorf("fetch %s: %w", a, err)
-		}
-		paths, err := captures.Fetch(ctx, a, sub, e.open())
-		if err != nil {
-			return nil, cleanup, err
-		}
-		out = append(out, paths...)
-	}
-	return out, cleanup, nil
 }

@@ -119,7 +119,7 @@ func TestTUILocalCopies(t *testing.T) {
 	dir := putFixtures(t, fake)
 	var stderr bytes.Buffer
 	e := testEnv(nil, io.Discard, &stderr)
-	paths, cleanup, err := localCopies(context.Background(), e, []string{"fixtures/x.ndjson", "s3://caps/team"})
+	paths, _, cleanup, err := tuiInputs(context.Background(), e, []string{"fixtures/x.ndjson", "s3://caps/team"})
 	if err != nil {
 		t.Fatal(err)
 	}

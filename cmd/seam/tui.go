@@ -5,14 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/seam-dev/seam/captures"
-	"github.com/seam-dev/seam/internal/outfile"
-	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tui"
 )
 
@@ -69,19 +64,10 @@ func (o *tuiOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if !tui.IsTerminal(e.stdout) {
 		return fmt.Errorf("tui: stdout is not a terminal; for a text report run: %s", e.hint(append([]string{"inspect"}, fs.Args()...)...))
 	}
-	paths := fs.Args()
-	if slices.ContainsFunc(paths, captures.IsRemote) {
-		if o.follow {
-			return &usageError{cmd: "tui", msg: "--follow tails local files: an s3:// capture is read once", example: "seam tui s3://bucket/prefix"}
-		}
-		local, cleanup, err := localCopies(ctx, e, paths)
-		defer cleanup()
-		if err != nil {
-			return err
-		}
-		paths = local
+	if o.follow && slices.ContainsFunc(fs.Args(), captures.IsRemote) {
+		return &usageError{cmd: "tui", msg: "--follow tails local files: an s3:// capture is read once", example: "seam tui s3://bucket/prefix"}
 	}
-	paths, names, cleanup, err := importForTUI(ctx, e, paths)
+	paths, names, cleanup, err := tuiInputs(ctx, e, fs.Args())
 	defer cleanup()
 	if err != nil {
 		return err
@@ -100,48 +86,4 @@ func (o *tuiOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 		return errInterrupted
 	}
 	return err
-}
-
-// importForTUI returns paths with every file that is not a capture but a
-// recording seam imports (a raw body, a cassette, a HAR: what inspect and
-// report open) replaced by the capture it converts to, written in a
-// private temporary directory the returned func removes; the TUI reads
-// captures in place. A file that is neither is refused, saying why, as
-// inspect refuses it.
-func importForTUI(ctx context.Context, e *env, paths []string) ([]string, map[string]string, func(), error) {
-	out := slices.Clone(paths)
-	names := map[string]string{}
-	dir := ""
-	cleanup := func() {
-		if dir != "" {
-			os.RemoveAll(dir)
-		}
-	}
-	for i, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			continue // the TUI says what is wrong with it
-		}
-		st, err := f.Stat()
-		if err != nil || !st.Mode().IsRegular() || captures.CheckHeader(f, p) == nil {
-			f.Close()
-			continue
-		}
-		f.Close()
-		c, err := captures.Load(ctx, p, e.open())
-		if err != nil {
-			return nil, nil, cleanup, err
-		}
-		if dir == "" {
-			if dir, err = os.MkdirTemp("", "seam-tui-"); err != nil {
-				return nil, nil, cleanup, fmt.Errorf("tui: a directory for imported recordings: %w", err)
-			}
-		}
-		out[i] = filepath.Join(dir, fmt.Sprintf("%d.ndjson", i))
-		if _, err := outfile.Write(out[i], 0o600, func(w io.Writer) error { return tape.WriteCapture(ctx, w, c, version) }); err != nil {
-			return nil, nil, cleanup, fmt.Errorf("tui: import %s: %w", p, err)
-		}
-		names[out[i]] = p + " (imported)"
-	}
-	return out, names, cleanup, nil
 }

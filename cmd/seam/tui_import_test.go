@@ -21,7 +21,7 @@ func TestTUIImportsRecordings(t *testing.T) {
 	e := testEnv(nil, nil, nil)
 	raw := filepath.Join(fixturesDir, "realworld", "anthropic-sdk-basic-response.sse")
 	capture := filepath.Join(fixturesDir, "anthropic-tool-use.ndjson")
-	paths, names, cleanup, err := importForTUI(context.Background(), e, []string{capture, raw, fixturesDir})
+	paths, names, cleanup, err := tuiInputs(context.Background(), e, []string{capture, raw, fixturesDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestTUIImportsRecordings(t *testing.T) {
 	}
 	garbage := filepath.Join(t.TempDir(), "x.json")
 	os.WriteFile(garbage, []byte("{}\n"), 0o600)
-	_, _, cleanup, err = importForTUI(context.Background(), e, []string{garbage})
+	_, _, cleanup, err = tuiInputs(context.Background(), e, []string{garbage})
 	cleanup()
 	if err == nil || !strings.Contains(err.Error(), "no provider payload") {
 		t.Errorf("a file that is no recording: %v", err)
