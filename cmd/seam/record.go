@@ -156,34 +156,12 @@ func (o *recordOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	if err != nil {
 		return err
 	}
-	var proxy *url.URL
-	if o.proxy != "" {
-		const sw = "seam record --upstream https://api.openai.com --proxy http://127.0.0.1:3000"
-		if proxy, err = parseUpstream(o.proxy); err != nil {
-			return &usageError{cmd: "record", msg: strings.Replace(err.Error(), "--upstream", "--proxy", 1), example: sw}
-		}
-		if o.engine.profile != "" || len(o.engine.set) > 0 {
-			return &usageError{cmd: "record", msg: "--proxy records a proxy under test, which is the engine: --profile and --set do not apply", example: sw}
-		}
-		eng = tape.Engine{Profile: shape.ProfileExternal}
+	proxy, err := o.proxyUnderTest(&eng)
+	if err != nil {
+		return err
 	}
-
-	// The listeners: one for clients, and in a sandwich a second one for the
-	// proxy under test to send its upstream requests to.
-	legs := []*capture.Endpoint{{Listen: o.listen, Upstream: up, Leg: capture.Whole}}
-	if proxy != nil {
-		legs = []*capture.Endpoint{
-			{Listen: o.listen, Upstream: proxy, Leg: capture.Front},
-			{Listen: o.back, Upstream: up, Leg: capture.Back},
-		}
-	}
-	cfg.Header, cfg.Endpoints = recordHeader(up, eng, false), legs
-	if proxy != nil {
-		cfg.Note = func(legs []*capture.Endpoint) string {
-			return fmt.Sprintf("sandwich: clients → seam http://%s → proxy under test %s → seam http://%s → %s",
-				legs[0].Addr(), tape.RedactUpstream(proxy), legs[1].Addr(), tape.RedactUpstream(up))
-		}
-	}
+	legs := o.listeners(up, proxy, &cfg)
+	cfg.Header = recordHeader(up, eng, false)
 	tuneGC(e)
 	r, err := capture.StartRecording(cfg)
 	if err != nil {
@@ -201,6 +179,43 @@ func (o *recordOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 			legs[0].Addr(), legs[1].Addr(), tape.RedactUpstream(up))
 	}
 	return runRecording(ctx, e, o, r, &count, banner)
+}
+
+// proxyUnderTest reads --proxy, the proxy a sandwich records from both
+// sides (nil without it), which is then the engine eng names.
+func (o *recordOptions) proxyUnderTest(eng *tape.Engine) (*url.URL, error) {
+	if o.proxy == "" {
+		return nil, nil
+	}
+	const sw = "seam record --upstream https://api.openai.com --proxy http://127.0.0.1:3000"
+	proxy, err := parseUpstream(o.proxy)
+	if err != nil {
+		return nil, &usageError{cmd: "record", msg: strings.Replace(err.Error(), "--upstream", "--proxy", 1), example: sw}
+	}
+	if o.engine.profile != "" || len(o.engine.set) > 0 {
+		return nil, &usageError{cmd: "record", msg: "--proxy records a proxy under test, which is the engine: --profile and --set do not apply", example: sw}
+	}
+	*eng = tape.Engine{Profile: shape.ProfileExternal}
+	return proxy, nil
+}
+
+// listeners sets cfg's listeners and returns them: one for clients, and
+// in a sandwich (proxy set) a second one for the proxy under test to send
+// its upstream requests to, with the capture's note saying so.
+func (o *recordOptions) listeners(up, proxy *url.URL, cfg *capture.RecordingOptions) []*capture.Endpoint {
+	if proxy == nil {
+		cfg.Endpoints = []*capture.Endpoint{{Listen: o.listen, Upstream: up, Leg: capture.Whole}}
+		return cfg.Endpoints
+	}
+	cfg.Endpoints = []*capture.Endpoint{
+		{Listen: o.listen, Upstream: proxy, Leg: capture.Front},
+		{Listen: o.back, Upstream: up, Leg: capture.Back},
+	}
+	cfg.Note = func(legs []*capture.Endpoint) string {
+		return fmt.Sprintf("sandwich: clients → seam http://%s → proxy under test %s → seam http://%s → %s",
+			legs[0].Addr(), tape.RedactUpstream(proxy), legs[1].Addr(), tape.RedactUpstream(up))
+	}
+	return cfg.Endpoints
 }
 
 // runRecordForward runs seam record --forward.
