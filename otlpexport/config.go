@@ -1,9 +1,12 @@
 package otlpexport
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -101,7 +104,7 @@ func FromEnv(getenv func(string) string, endpoint string) (cfg Config, on bool, 
 		return Config{}, false, nil
 	}
 	cfg = Config{ServiceName: "seam", Queue: DefaultQueue, Batch: DefaultBatch, Retry: DefaultRetry, Timeout: DefaultTimeout, Interval: DefaultInterval}
-	cfg.Protocol = strings.TrimSpace(cmpOr(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL"), ProtocolHTTP))
+	cfg.Protocol = cmp.Or(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")), strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL")), ProtocolHTTP)
 	switch cfg.Protocol {
 	case ProtocolHTTP, ProtocolGRPC:
 	default:
@@ -122,50 +125,68 @@ func FromEnv(getenv func(string) string, endpoint string) (cfg Config, on bool, 
 	if strings.TrimSpace(getenv("OTEL_METRICS_EXPORTER")) == "none" {
 		cfg.MetricsURL = ""
 	}
-	if cfg.Headers, err = parseList(getenv("OTEL_EXPORTER_OTLP_HEADERS"), "OTEL_EXPORTER_OTLP_HEADERS"); err != nil {
+	if err := cfg.readResource(getenv); err != nil {
 		return Config{}, false, err
+	}
+	if err := cfg.readLimits(getenv); err != nil {
+		return Config{}, false, err
+	}
+	return cfg, true, nil
+}
+
+// readResource reads the headers sent with every export and the resource
+// the spans describe (OTEL_EXPORTER_OTLP_[TRACES_]HEADERS,
+// OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME).
+func (c *Config) readResource(getenv func(string) string) error {
+	var err error
+	if c.Headers, err = parseList(getenv("OTEL_EXPORTER_OTLP_HEADERS"), "OTEL_EXPORTER_OTLP_HEADERS"); err != nil {
+		return err
 	}
 	th, err := parseList(getenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS"), "OTEL_EXPORTER_OTLP_TRACES_HEADERS")
 	if err != nil {
-		return Config{}, false, err
+		return err
 	}
-	for k, v := range th {
-		cfg.Headers[k] = v
-	}
+	maps.Copy(c.Headers, th)
 	res, err := parseList(getenv("OTEL_RESOURCE_ATTRIBUTES"), "OTEL_RESOURCE_ATTRIBUTES")
 	if err != nil {
-		return Config{}, false, err
+		return err
 	}
-	for k, v := range res {
+	for _, k := range slices.Sorted(maps.Keys(res)) { // the same resource every run
+		v := res[k]
 		if k == "service.name" {
-			cfg.ServiceName = v
+			c.ServiceName = v
 			continue
 		}
-		cfg.Resource = append(cfg.Resource, attribute.String(k, v))
+		c.Resource = append(c.Resource, attribute.String(k, v))
 	}
 	if s := strings.TrimSpace(getenv("OTEL_SERVICE_NAME")); s != "" {
-		cfg.ServiceName = s
+		c.ServiceName = s
 	}
+	return nil
+}
+
+// readLimits reads the queue, batch, timeout and interval variables.
+func (c *Config) readLimits(getenv func(string) string) error {
 	ints := []struct {
 		name string
 		dst  *int
-	}{{"OTEL_BSP_MAX_QUEUE_SIZE", &cfg.Queue}, {"OTEL_BSP_MAX_EXPORT_BATCH_SIZE", &cfg.Batch}}
+	}{{"OTEL_BSP_MAX_QUEUE_SIZE", &c.Queue}, {"OTEL_BSP_MAX_EXPORT_BATCH_SIZE", &c.Batch}}
 	for _, v := range ints {
 		if err := positive(getenv, v.name, v.dst); err != nil {
-			return Config{}, false, err
+			return err
 		}
 	}
 	for _, v := range []struct {
 		name string
 		dst  *time.Duration
-	}{{"OTEL_EXPORTER_OTLP_TIMEOUT", &cfg.Timeout}, {"OTEL_METRIC_EXPORT_INTERVAL", &cfg.Interval}} {
+	}{{"OTEL_EXPORTER_OTLP_TIMEOUT", &c.Timeout}, {"OTEL_METRIC_EXPORT_INTERVAL", &c.Interval}} {
 		ms := int(v.dst.Milliseconds())
 		if err := positive(getenv, v.name, &ms); err != nil {
-			return Config{}, false, err
+			return err
 		}
 		*v.dst = time.Duration(ms) * time.Millisecond
 	}
-	return cfg, true, nil
+	return nil
 }
 
 // positive sets *dst to the positive integer variable name holds, when set.
@@ -222,13 +243,4 @@ func parseList(s, name string) (map[string]string, error) {
 		out[k] = dv
 	}
 	return out, nil
-}
-
-func cmpOr(vs ...string) string {
-	for _, v := range vs {
-		if strings.TrimSpace(v) != "" {
-			return v
-		}
-	}
-	return ""
 }
