@@ -319,25 +319,31 @@ func kindName(b []byte) string {
 	return string(b)
 }
 
-// mirroredT reads the time the client got a mirrored upstream chunk, the
-// first number of its trailing `,"client":[T,OFF]}` (the encoder writes it
-// last), falling back to gjson when the line has another layout.
+// mirroredT reads the time the client got a mirrored upstream chunk: the
+// first number of the `,"client":[T,OFF]` the encoder writes last on the
+// line. Only the line's tail is read (a chunk line can be megabytes; the
+// indexer reads each once).
 func mirroredT(line []byte) (int64, bool) {
 	const p = `,"client":[`
-	i := bytes.LastIndex(line, []byte(p))
+	line = bytes.TrimRight(line, "\n")
+	if !bytes.HasSuffix(line, []byte("]}")) {
+		return 0, false
+	}
+	tail := line[max(0, len(line)-64):]
+	i := bytes.LastIndex(tail, []byte(p))
 	if i < 0 {
 		return 0, false
 	}
-	b := line[i+len(p):]
+	b := tail[i+len(p):]
 	j := bytes.IndexByte(b, ',')
 	if j < 0 {
 		return 0, false
 	}
-	if n, err := strconv.ParseInt(string(b[:j]), 10, 64); err == nil && bytes.HasSuffix(bytes.TrimRight(line, "\n"), []byte("]}")) {
-		return n, true
+	if _, err := strconv.ParseInt(string(bytes.TrimSuffix(b[j+1:], []byte("]}"))), 10, 64); err != nil {
+		return 0, false // not the line's own member: the line goes on after it
 	}
-	r := gjson.GetBytes(line, "client.0")
-	return r.Int(), r.Exists()
+	n, err := strconv.ParseInt(string(b[:j]), 10, 64)
+	return n, err == nil
 }
 
 // chunkSideT reads the side and t of a chunk line from the text after its
