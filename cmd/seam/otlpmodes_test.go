@@ -31,17 +31,7 @@ func TestOTLPSandwich(t *testing.T) {
 	}))
 	defer api.Close()
 	var back atomic.Value
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		resp, err := http.Post("http://"+back.Load().(string)+r.URL.Path, "application/json", r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), 502)
-			return
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Write(x.Client.Body())
-	}))
+	proxy := httptest.NewServer(corruptingProxy(&back, x.Client.Body()))
 	defer proxy.Close()
 	recv := newOTLPRecv(t)
 	out := filepath.Join(t.TempDir(), "sandwich.ndjson")

@@ -284,17 +284,7 @@ func TestSandwichRecord(t *testing.T) {
 	// listener), ignores what comes back, and answers with the corrupted
 	// stream the incident's client received.
 	var back atomic.Value // the address of seam's back listener, once known
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		resp, err := http.Post("http://"+back.Load().(string)+r.URL.Path, "application/json", r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), 502)
-			return
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Write(x.Client.Body())
-	}))
+	proxy := httptest.NewServer(corruptingProxy(&back, x.Client.Body()))
 	defer proxy.Close()
 
 	out := filepath.Join(t.TempDir(), "sandwich.ndjson")
@@ -410,4 +400,22 @@ func TestServeModes(t *testing.T) {
 	if len(c.Exchanges) != 1 || !strings.Contains(string(c.Exchanges[0].Request.Body), `"model":"new"`) {
 		t.Errorf("new_episodes recorded %d exchanges, want only the new request", len(c.Exchanges))
 	}
+}
+
+// corruptingProxy is a proxy under test for sandwich tests: it forwards a
+// request to its upstream (seam's back listener, at the address back
+// holds once known), ignores what comes back, and answers with body, the
+// corrupted stream a client received.
+func corruptingProxy(back *atomic.Value, body []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		resp, err := http.Post("http://"+back.Load().(string)+r.URL.Path, "application/json", r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(body)
+	})
 }
