@@ -173,10 +173,35 @@ func (u *Uploader) Resume(dir string) (queued []string, cut int, err error) {
 			cut++
 		}
 	}
+	dropEmpty(dir)
 	u.mu.Lock()
 	u.stats.Resumed += len(queued)
 	u.mu.Unlock()
 	return queued, cut, nil
+}
+
+// dropEmpty removes the empty capture files in dir that no running seam
+// holds and no marker names: a run killed between creating a file and
+// writing its marker leaves one, which holds nothing (not even a header)
+// and would otherwise stay for good.
+func dropEmpty(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".ndjson") && !strings.HasSuffix(name, ".ndjson.zst") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		if st, err := e.Info(); err != nil || st.Size() != 0 || filelock.Held(path) {
+			continue
+		}
+		if _, err := os.Stat(markerPath(path)); errors.Is(err, os.ErrNotExist) {
+			os.Remove(path)
+		}
+	}
 }
 
 // Queued returns how many files wait for upload (the one uploading

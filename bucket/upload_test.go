@@ -172,6 +172,9 @@ func TestResumeUploadsOnceAndNeverOverwrites(t *testing.T) {
 	if rep := u.Finish(10 * time.Second); rep.Uploaded != 2 {
 		t.Fatalf("first run %+v", rep)
 	}
+	// Killed between creating a file and writing its marker: empty, no
+	// marker.
+	unmarked, _ := writeFile(t, dir, "5.ndjson.zst", 0)
 	// Undo the marker of "between", as a kill before it was written would.
 	os.WriteFile(between+bucket.MarkerExt, []byte(`{"object":"s3://caps/p/2.ndjson","state":"pending","closed":true}`), 0o600)
 
@@ -199,7 +202,10 @@ func TestResumeUploadsOnceAndNeverOverwrites(t *testing.T) {
 		t.Errorf("PUTs %v, want one per file with content", fake.Counts("PUT"))
 	}
 	if _, err := os.Stat(empty); !os.IsNotExist(err) {
-		t.Error("an empty file left pending is dropped")
+		t.Error("an empty file left pending is not dropped")
+	}
+	if _, err := os.Stat(unmarked); !os.IsNotExist(err) {
+		t.Error("an empty file a kill left before its marker is not dropped")
 	}
 
 	// Another file of the same name but other content is never
