@@ -1,6 +1,9 @@
 package shape
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
 )
@@ -14,9 +17,12 @@ type anthropicEncoder struct {
 	cur     int  // open block index, -1 none
 	curKind Kind // kind of the open block
 	toolBlk map[int]int
-	reason  string
-	usage   string
-	done    bool
+	// opaque maps the upstream index of a block forwarded as it came to the
+	// index it is forwarded under (see opaqueBlock).
+	opaque map[int]int
+	reason string
+	usage  string
+	done   bool
 }
 
 func (a *anthropicEncoder) ensureStarted(f *frames, m *Meta) {
@@ -106,16 +112,70 @@ func (a *anthropicEncoder) messageDelta(f *frames) {
 	endTyped(f)
 }
 
-// opaqueBlock keeps the encoder's block numbering clear of a block it
-// forwards as it came (a server tool use, redacted thinking): the block
-// open before it ends, and later blocks are numbered after it.
+// maxOpaqueIndex bounds the upstream index a forwarded block keeps: past
+// it the block is numbered as the encoder's next, so a hostile index cannot
+// run the numbering out of int.
+const maxOpaqueIndex = 1 << 20
+
+// opaqueBlock keeps the encoder's block numbering clear of the blocks it
+// forwards as they came (a server tool use, redacted thinking) and of
+// stray tool arguments (an input_json_delta for no open tool call): the
+// block open before such a start ends, and each gets an index no block the
+// encoder numbered has, the upstream's own when it is free. A client places
+// a delta by its index, so forwarding one under an index the encoder gave
+// to another block would add its content to that block (a stray argument
+// delta appended to a tool call it never belonged to).
 func (a *anthropicEncoder) opaqueBlock(f *frames, e *Event) {
-	if e.Comment || gjson.Get(e.Raw, "type").Str != "content_block_start" {
+	if e.Comment || !strings.HasPrefix(e.Raw, "{") {
 		return
 	}
-	a.stop(f)
-	if idx := int(gjson.Get(e.Raw, "index").Int()); idx >= a.next {
-		a.next = idx + 1
+	root := gjson.Parse(e.Raw)
+	ix := root.Get("index") // read as every decoder reads it: missing is 0
+	if ix.Exists() && ix.Index <= 0 {
+		return
+	}
+	up := int(ix.Int())
+	c, mapped := a.opaque[up]
+	typ := root.Get("type").Str
+	if typ == "" {
+		typ = e.Type
+	}
+	switch typ {
+	case "content_block_start":
+		a.stop(f)
+		mapped = false
+	case "content_block_delta":
+		if !mapped && root.Get("delta.type").Str != "input_json_delta" {
+			return // a delta of a block the encoder writes (a signature): as it came
+		}
+	case "content_block_stop":
+		if !mapped {
+			return
+		}
+		delete(a.opaque, up)
+	default:
+		return
+	}
+	if !mapped {
+		c = a.next
+		if up > c && up < maxOpaqueIndex {
+			c = up
+		}
+		a.next = c + 1
+		if a.opaque == nil {
+			a.opaque = map[int]int{}
+		}
+		a.opaque[up] = c
+	}
+	switch {
+	case !ix.Exists() && c != 0:
+		sep := ","
+		if strings.HasPrefix(strings.TrimLeft(e.Raw[1:], " \t\r\n"), "}") {
+			sep = ""
+		}
+		e.Raw = `{"index":` + strconv.Itoa(c) + sep + e.Raw[1:]
+	case ix.Exists() && (c != up || ix.Type != gjson.Number):
+		e.Raw = e.Raw[:ix.Index] + strconv.Itoa(c) + e.Raw[ix.Index+len(ix.Raw):]
 	}
 }
 

@@ -76,7 +76,9 @@ func events(body []byte) []sse.Event {
 }
 
 // assembled is what a client assembles from a stream (its terminated
-// events with JSON payloads): the text of each
+// events with JSON payloads, up to the terminal event: [DONE],
+// message_stop, response.completed/failed/incomplete; what follows it is
+// another finding, and the engine ends the message there): the text of each
 // choice (Chat Completions delta.content; Responses output_text.delta;
 // Anthropic text_delta) and the tool calls as "name(args)".
 type assembled struct {
@@ -113,6 +115,9 @@ func assemble(t testing.TB, body []byte) assembled {
 	}
 	for _, ev := range events(body) {
 		d := ev.Data
+		if ev.Terminated && terminal(d) {
+			break
+		}
 		// A client discards an event no blank line ended, and cannot read
 		// a payload that is not JSON.
 		if !ev.Terminated || d == "[DONE]" || !gjson.Valid(d) {
@@ -168,6 +173,18 @@ func assemble(t testing.TB, body []byte) assembled {
 		}
 	}
 	return a
+}
+
+// terminal reports whether an event's data ends the message.
+func terminal(d string) bool {
+	if d == "[DONE]" {
+		return true
+	}
+	switch gjson.Get(d, "type").Str {
+	case "message_stop", "response.completed", "response.failed", "response.incomplete":
+		return gjson.Valid(d)
+	}
+	return false
 }
 
 // realworld is where the repository keeps the recorded streams of

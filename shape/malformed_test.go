@@ -38,6 +38,17 @@ func TestUndecodableEventsForwarded(t *testing.T) {
 			[]string{`"index":3,"delta":{"type":"input_json_delta","partial_json":"{\"a\":1}"}`, "message_stop"},
 			nil,
 		},
+		// The engine numbers its own blocks (here text 0, tool 1): a stray
+		// delta whose upstream index is 1 must not land in the tool call
+		// the engine numbered 1 (found by FuzzEngine).
+		"arguments for a block never started, under an index the engine gave a tool": {
+			ProfilePassthrough + "+holdback",
+			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n" +
+				"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\"}}\n\n" +
+				"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{}\"}}\n\n",
+			[]string{`"index":1,"content_block":{"type":"tool_use"`, `"index":2,"delta":{"type":"input_json_delta","partial_json":"{}"}`},
+			[]string{`"index":1,"delta":{"type":"input_json_delta"`},
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			profile, set := tc.profile, map[string]string(nil)
