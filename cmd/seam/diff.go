@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/seam-dev/seam/captures"
@@ -112,57 +111,23 @@ type diffPairs struct {
 	OnlyB []int           `json:"only_b,omitempty"`
 }
 
-// reportStream inspects the exchanges of one input as they are read.
-type reportStream struct {
-	path string
-	src  *captures.Source
-	in   *inspect.Inspector
-	done bool
-	n    int // exchanges read
-}
-
-func openReportStream(ctx context.Context, e *env, path string) (*reportStream, func(), error) {
-	src, err := captures.Open(ctx, path, e.open())
-	if err != nil {
-		return nil, nil, err
-	}
-	return &reportStream{path: path, src: src, in: inspect.NewInspector(path, *src.Header(), inspect.Options{NoDiffs: true})}, src.Close, nil
-}
-
-// next returns the next exchange's report, or nil at the end.
-func (s *reportStream) next() (*inspect.ExchangeReport, error) {
-	if s.done {
-		return nil, nil
-	}
-	x, err := s.src.Next()
-	if err == io.EOF {
-		s.done = true
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	s.n++
-	return s.in.Exchange(x), nil
-}
-
 // diffAll compares every exchange of A with the exchange of B that has the
 // same number (query.PairByNumber), reading both side by side.
 func diffAll(ctx context.Context, e *env, o *diffOptions, pathA, pathB string) error {
-	a, closeA, err := openReportStream(ctx, e, pathA)
+	a, err := captures.OpenInspection(ctx, pathA, e.open(), inspect.Options{NoDiffs: true})
 	if err != nil {
 		return err
 	}
-	defer closeA()
-	b, closeB, err := openReportStream(ctx, e, pathB)
+	defer a.Close()
+	b, err := captures.OpenInspection(ctx, pathB, e.open(), inspect.Options{NoDiffs: true})
 	if err != nil {
 		return err
 	}
-	defer closeB()
+	defer b.Close()
 	out := diffPairs{Pairs: []*inspect.Diff{}}
 	var compared []int
 	differ := false
-	out.OnlyA, out.OnlyB, err = query.PairByNumber(ctx, a.next, b.next, func(x, y *inspect.ExchangeReport) error {
+	out.OnlyA, out.OnlyB, err = query.PairByNumber(ctx, a.Next, b.Next, func(x, y *inspect.ExchangeReport) error {
 		diff := inspect.DiffExchangeReports(x, y)
 		diff.A, diff.B = pathA+"#"+strconv.Itoa(x.Ex), pathB+"#"+strconv.Itoa(y.Ex)
 		differ = differ || !diff.Equal
@@ -176,12 +141,12 @@ func diffAll(ctx context.Context, e *env, o *diffOptions, pathA, pathB string) e
 	if err != nil {
 		return err
 	}
-	printWarnings(e, a.src.Warnings())
-	printWarnings(e, b.src.Warnings())
+	printWarnings(e, a.Warnings())
+	printWarnings(e, b.Warnings())
 	if o.json {
 		err = writeJSON(e.stdout, out)
 	} else {
-		err = textreport.WriteDiffSummary(e.stdout, compared, out.OnlyA, out.OnlyB, a.n, b.n)
+		err = textreport.WriteDiffSummary(e.stdout, compared, out.OnlyA, out.OnlyB, a.Read(), b.Read())
 	}
 	if err != nil {
 		return err

@@ -167,16 +167,15 @@ func isDir(path string) bool {
 // the few being inspected (on every CPU), not the capture.
 func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, opts inspect.Options, g *findingGate) error {
 	batchGC(e)
-	src, err := captures.Open(ctx, path, e.open())
+	src, err := captures.OpenInspection(ctx, path, e.open(), opts)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	in := inspect.NewInspector(path, *src.Header(), opts)
 	w := newStreamReport(e, o, path)
 	p := &exPicker{n: o.ex.n, seen: map[int]bool{}}
-	err = in.Run(ctx, src.Next, p.pick, func(_ *tape.Exchange, x *inspect.ExchangeReport) error {
-		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: path, Exchanges: []*inspect.ExchangeReport{x}}
+	err = src.Run(ctx, p.pick, func(i captures.Inspected) error {
+		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: path, Exchanges: []*inspect.ExchangeReport{i.Report}}
 		if err := w.exchange(one); err != nil {
 			return err
 		}
@@ -186,11 +185,10 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 	if err != nil {
 		return err
 	}
-	printWarnings(e, src.Warnings())
 	if o.ex.n != 0 && p.picked == 0 {
 		return &captures.NoExchangeError{Path: path, Ex: o.ex.n, Have: len(p.seen)}
 	}
-	if err := w.close(src.Warnings(), in.Sessions()); err != nil {
+	if err := w.close(src.Warnings(), src.Inspector.Sessions()); err != nil {
 		return err
 	}
 	return g.finish("seam inspect " + path)
