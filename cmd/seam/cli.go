@@ -335,16 +335,10 @@ func isSet(fs *flag.FlagSet, name string) bool {
 
 // writeJSON writes v as indented JSON, without HTML escaping.
 func writeJSON(w io.Writer, v any) error {
-	return writeJSONIndent(w, v, "")
-}
-
-// writeJSONIndent is writeJSON with every line after the first starting
-// with prefix, for a value inside a document.
-func writeJSONIndent(w io.Writer, v any, prefix string) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent(prefix, "  ")
+	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encode JSON: %w", err)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
-	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/tui"
@@ -172,11 +171,11 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 		return err
 	}
 	defer src.Close()
-	w := newStreamReport(e, o, path)
+	w := textreport.NewStreamWriter(e.stdout, path, o.form(e))
 	p := &exPicker{n: o.ex.n, seen: map[int]bool{}}
 	err = src.Run(ctx, p.pick, func(i captures.Inspected) error {
 		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: path, Exchanges: []*inspect.ExchangeReport{i.Report}}
-		if err := w.exchange(one); err != nil {
+		if err := w.Exchange(one); err != nil {
 			return err
 		}
 		g.Add(one, nil)
@@ -188,7 +187,7 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 	if o.ex.n != 0 && p.picked == 0 {
 		return &captures.NoExchangeError{Path: path, Ex: o.ex.n, Have: len(p.seen)}
 	}
-	if err := w.close(src.Warnings(), src.Inspector.Sessions()); err != nil {
+	if err := w.Close(src.Warnings(), src.Inspector.Sessions()); err != nil {
 		return err
 	}
 	return g.finish("seam inspect " + path)
@@ -216,54 +215,9 @@ func (p *exPicker) pick(x *tape.Exchange) inspect.Pick {
 	return inspect.PickDrop
 }
 
-// streamReport writes inspectStream's report: JSON, what --client ends up
-// with, or text.
-type streamReport struct {
-	e      *env
-	client string
-	jw     *inspect.JSONWriter
-	tw     *textreport.Writer
-}
-
-func newStreamReport(e *env, o *inspectOptions, path string) *streamReport {
-	w := &streamReport{e: e, client: o.client}
-	switch {
-	case o.json:
-		w.jw = inspect.NewJSONWriter(e.stdout, path)
-	case o.client == "":
-		w.tw = textreport.NewWriter(e.stdout, o.color.enabled(e, e.stdout))
-		w.tw.Capture = path
-	}
-	return w
-}
-
-// exchange writes the report on one exchange.
-func (w *streamReport) exchange(one *inspect.Report) error {
-	switch {
-	case w.jw != nil:
-		return w.jw.Exchange(one.Exchanges[0])
-	case w.client != "":
-		return textreport.WriteClient(w.e.stdout, one, w.client)
-	}
-	return w.tw.Exchange(one.Exchanges[0])
-}
-
-// close ends the report with the capture's warnings and sessions.
-func (w *streamReport) close(warned []error, sessions []*session.Session) error {
-	var warnings []string
-	for _, err := range warned {
-		warnings = append(warnings, err.Error())
-	}
-	switch {
-	case w.jw != nil:
-		w.jw.SetSessions(sessions)
-		return w.jw.Close(warnings)
-	case w.tw != nil:
-		w.tw.Warnings(warnings)
-		w.tw.Sessions(sessions)
-		return w.tw.Close()
-	}
-	return nil
+// form is the form of the report the flags ask for.
+func (o *inspectOptions) form(e *env) textreport.Form {
+	return textreport.Form{JSON: o.json, Client: o.client, Color: o.color.enabled(e, e.stdout), One: o.ex.n != 0, Width: termWidth(e, e.stdout)}
 }
 
 // colorFlag is --color: auto (the default), always or never.
