@@ -87,3 +87,8 @@ func (o *tuiOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	}
 	return err
 }
+
+// tuiInputs returns what the TUI reads for args (captures.Local).
+func tuiInputs(ctx context.Context, e *env, args []string) (paths []string, names map[string]string, cleanup func(), err error) {
+	return captures.Local(ctx, args, e.open(), version)
+}
