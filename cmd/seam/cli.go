@@ -10,13 +10,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/seam-dev/seam/bucket"
+	"github.com/seam-dev/seam/internal/cli"
 	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/textreport"
@@ -196,7 +196,7 @@ func run(ctx context.Context, args []string, e *env) error {
 	fs.SetOutput(io.Discard)
 	r := c.new()
 	r.flags(fs)
-	if err := parseInterspersed(fs, rest); err != nil {
+	if err := cli.ParseInterspersed(fs, rest); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(e.stdout, c)
 			return nil
@@ -216,32 +216,6 @@ func run(ctx context.Context, args []string, e *env) error {
 		return nil
 	}
 	return err
-}
-
-// parseInterspersed parses flags wherever they stand among the arguments
-// (seam inspect FILE --json is seam inspect --json FILE), as users type
-// them. A lone "-" is an argument (stdin or stdout); after "--" everything
-// is an argument. The arguments end up in fs.Args, in their order.
-func parseInterspersed(fs *flag.FlagSet, args []string) error {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		// Parse stops at the first argument, or after a "--" it removes.
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			pos = append(pos, rest...)
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-	// Parsing "--" alone sets nothing but the arguments.
-	return fs.Parse(append([]string{"--"}, pos...))
 }
 
 func unknownCommand(name string) error {
@@ -286,52 +260,13 @@ or stdout.
 }
 
 func printCommandHelp(out io.Writer, c *command) {
-	var w strings.Builder
-	defer func() { writeFitted(out, w.String()) }()
-	fmt.Fprintf(&w, "Usage: %s\n\n%s\n", c.usage, strings.TrimSpace(c.help))
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	c.new().flags(fs)
-	if !hasFlags(fs) {
-		return
-	}
-	var lines []string
-	fs.VisitAll(func(f *flag.Flag) {
-		dash := "--"
-		if len(f.Name) == 1 {
-			dash = "-"
-		}
-		name, usage := flag.UnquoteUsage(f)
-		head := dash + f.Name
-		if name != "" {
-			head += " " + name
-		}
-		line := fmt.Sprintf("  %-24s  %s", head, usage)
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
-			line += fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		lines = append(lines, line)
-	})
-	sort.Strings(lines)
-	fmt.Fprintf(&w, "\nFlags:\n%s\n", strings.Join(lines, "\n"))
-	if c.example != "" {
-		fmt.Fprintf(&w, "\nExample:\n  %s\n", c.example)
-	}
+	writeFitted(out, cli.Help(c.usage, c.help, c.example, fs))
 }
 
-// hasFlags reports whether any flag is defined on fs.
-func hasFlags(fs *flag.FlagSet) bool {
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	return n > 0
-}
-
-// isSet reports whether the flag name was given on the command line (not
-// left at its default).
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
+// isSet reports whether the flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool { return cli.IsSet(fs, name) }
 
 // writeJSON writes v as indented JSON, without HTML escaping.
 func writeJSON(w io.Writer, v any) error {

@@ -3,10 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/cli"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 )
@@ -32,24 +31,4 @@ func (f *engineFlags) resolve(base *tape.Engine) (tape.Engine, error) {
 }
 
 // setFlag collects repeated switch=value flags.
-type setFlag map[string]string
-
-func (s *setFlag) String() string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(*s)) {
-		parts = append(parts, k+"="+(*s)[k])
-	}
-	return strings.Join(parts, ",")
-}
-
-func (s *setFlag) Set(v string) error {
-	k, val, ok := strings.Cut(v, "=")
-	if !ok || strings.TrimSpace(k) == "" {
-		return fmt.Errorf("want switch=value, got %q", v)
-	}
-	if *s == nil {
-		*s = map[string]string{}
-	}
-	(*s)[strings.TrimSpace(k)] = strings.TrimSpace(val)
-	return nil
-}
+type setFlag = cli.Pairs

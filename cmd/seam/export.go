@@ -112,7 +112,7 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 			return &usageError{cmd: "export", msg: fmt.Sprintf("--%s applies to --format %s, not %s", f.name, f.format, o.format), example: example}
 		}
 	}
-	if fs.NArg() > 1 || isDir(fs.Arg(0)) || o.where != "" || o.ex.capture != "" {
+	if fs.NArg() > 1 || isDir(fs.Arg(0)) || o.where != "" || o.ex.Capture != "" {
 		return exportMany(ctx, e, fs.Args(), o, side)
 	}
 	if convert.IsDocument(o.format) {
@@ -122,7 +122,7 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 		}
 		return writeWhole(ctx, e, o.format, []*tape.Capture{c})
 	}
-	n := max(o.ex.n, 1)
+	n := max(o.ex.N, 1)
 	h, x, notes, err := oneExchange(ctx, e, fs.Arg(0), n)
 	if err != nil {
 		return err
@@ -178,13 +178,13 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 	if err != nil {
 		return err
 	}
-	if !convert.IsDocument(o.format) && o.ex.n != 0 && o.ex.capture == "" && len(paths) > 1 {
-		return &usageError{cmd: "export", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
-			example: "seam export --format " + o.format + " --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
+	if !convert.IsDocument(o.format) && o.ex.N != 0 && o.ex.Capture == "" && len(paths) > 1 {
+		return &usageError{cmd: "export", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.N, len(paths), o.ex.N),
+			example: "seam export --format " + o.format + " --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.N) + " DIR"}
 	}
 	var want func(string, int) bool
-	if o.ex.n != 0 {
-		want = o.ex.matches
+	if o.ex.N != 0 {
+		want = o.ex.Matches
 	}
 	var caps []*tape.Capture
 	iopts := inspect.Options{AssembleOnly: !where.Uses("finding", "severity"), NoDiffs: true, Sessions: session.NewLinker()}

@@ -140,7 +140,7 @@ func (o *inspectOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) erro
 		e = &quiet
 	}
 	iopts := inspect.Options{Protocol: proto}
-	if fs.NArg() == 1 && !isDir(fs.Arg(0)) && o.where == "" && o.ex.capture == "" {
+	if fs.NArg() == 1 && !isDir(fs.Arg(0)) && o.where == "" && o.ex.Capture == "" {
 		return inspectStream(ctx, e, fs.Arg(0), o, iopts, g)
 	}
 	paths, err := captures.Expand(ctx, fs.Args(), e.open())
@@ -172,7 +172,7 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 	}
 	defer src.Close()
 	w := textreport.NewStreamWriter(e.stdout, path, o.form(e))
-	p := &exPicker{n: o.ex.n, seen: map[int]bool{}}
+	p := &exPicker{n: o.ex.N, seen: map[int]bool{}}
 	err = src.Run(ctx, p.pick, func(i captures.Inspected) error {
 		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: path, Exchanges: []*inspect.ExchangeReport{i.Report}}
 		if err := w.Exchange(one); err != nil {
@@ -184,8 +184,8 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 	if err != nil {
 		return err
 	}
-	if o.ex.n != 0 && p.picked == 0 {
-		return &captures.NoExchangeError{Path: path, Ex: o.ex.n, Have: len(p.seen)}
+	if o.ex.N != 0 && p.picked == 0 {
+		return &captures.NoExchangeError{Path: path, Ex: o.ex.N, Have: len(p.seen)}
 	}
 	if err := w.Close(src.Warnings(), src.Inspector.Sessions()); err != nil {
 		return err
@@ -217,7 +217,7 @@ func (p *exPicker) pick(x *tape.Exchange) inspect.Pick {
 
 // form is the form of the report the flags ask for.
 func (o *inspectOptions) form(e *env) textreport.Form {
-	return textreport.Form{JSON: o.json, Client: o.client, Color: o.color.enabled(e, e.stdout), One: o.ex.n != 0, Width: termWidth(e, e.stdout)}
+	return textreport.Form{JSON: o.json, Client: o.client, Color: o.color.enabled(e, e.stdout), One: o.ex.N != 0, Width: termWidth(e, e.stdout)}
 }
 
 // colorFlag is --color: auto (the default), always or never.

@@ -3,10 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
-	"strings"
 
+	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/junit"
 	"github.com/seam-dev/seam/internal/shellquote"
@@ -15,43 +14,8 @@ import (
 	"github.com/seam-dev/seam/textreport"
 )
 
-// exFlag is inspect's --ex: N, or CAPTURE#N among several captures.
-type exFlag struct {
-	capture string
-	n       int
-}
-
-func (f *exFlag) String() string {
-	if f.n == 0 {
-		return ""
-	}
-	if f.capture != "" {
-		return f.capture + "#" + strconv.Itoa(f.n)
-	}
-	return strconv.Itoa(f.n)
-}
-
-func (f *exFlag) Set(v string) error {
-	num := v
-	if i := strings.LastIndexByte(v, '#'); i >= 0 {
-		f.capture, num = v[:i], v[i+1:]
-	}
-	n, err := strconv.Atoi(num)
-	if err != nil || n < 1 {
-		return fmt.Errorf("want an exchange number from 1, or CAPTURE#N, got %q", v)
-	}
-	f.n = n
-	return nil
-}
-
-// matches reports whether exchange ex of the capture at path is the one
-// the flag names.
-func (f *exFlag) matches(path string, ex int) bool {
-	if f.n != ex {
-		return false
-	}
-	return f.capture == "" || f.capture == path || filepath.Base(f.capture) == filepath.Base(path) && !strings.Contains(f.capture, "/")
-}
+// exFlag is --ex: N, or CAPTURE#N among several captures.
+type exFlag = captures.Ref
 
 // inspectMany inspects several captures (or a directory of them): a
 // summary line per exchange, then the sessions of more than one turn;
@@ -64,14 +28,14 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 	if err != nil {
 		return err
 	}
-	if o.ex.n != 0 && o.ex.capture == "" && len(paths) > 1 {
-		return &usageError{cmd: "inspect", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
-			example: "seam inspect --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
+	if o.ex.N != 0 && o.ex.Capture == "" && len(paths) > 1 {
+		return &usageError{cmd: "inspect", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.N, len(paths), o.ex.N),
+			example: "seam inspect --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.N) + " DIR"}
 	}
 	w := textreport.NewManyWriter(e.stdout, o.form(e))
 	var want func(string, int) bool
-	if o.ex.n != 0 {
-		want = o.ex.matches
+	if o.ex.N != 0 {
+		want = o.ex.Matches
 	}
 	found := 0
 	matched := map[session.ExchangeRef]bool{}
@@ -97,7 +61,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 	if err != nil {
 		return err
 	}
-	if o.ex.n != 0 && found == 0 && where.Empty() {
+	if o.ex.N != 0 && found == 0 && where.Empty() {
 		return fmt.Errorf("no exchange %s among the %s given", o.ex.String(), plural(len(paths), "capture"))
 	}
 	ss := sessions.List()

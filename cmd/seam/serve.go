@@ -15,6 +15,7 @@ import (
 
 	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/captures"
+	"github.com/seam-dev/seam/internal/cli"
 	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
@@ -38,24 +39,7 @@ type serveOptions struct {
 }
 
 // faultFlag collects repeated --fault flags.
-type faultFlag []replay.Fault
-
-func (f *faultFlag) String() string {
-	var s []string
-	for _, x := range *f {
-		s = append(s, x.String())
-	}
-	return strings.Join(s, ",")
-}
-
-func (f *faultFlag) Set(v string) error {
-	x, err := replay.ParseFault(v)
-	if err != nil {
-		return err
-	}
-	*f = append(*f, x)
-	return nil
-}
+type faultFlag = replay.Faults
 
 // serveModeHelp is one line per mode, for the help text.
 const serveModeHelp = `
@@ -167,14 +151,7 @@ func (o *serveOptions) flags(fs *flag.FlagSet) {
 }
 
 // listFlag collects a repeated string flag.
-type listFlag []string
-
-func (f *listFlag) String() string { return strings.Join(*f, ",") }
-
-func (f *listFlag) Set(v string) error {
-	*f = append(*f, v)
-	return nil
-}
+type listFlag = cli.List
 
 // servePlan is what a serve run does (replay.PlanServe decides it from
 // the flags), with the captures loaded and --upstream parsed.
