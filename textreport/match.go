@@ -1,6 +1,8 @@
 package textreport
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -26,4 +28,21 @@ func WriteMatch(out io.Writer, loc string, m query.Match, color bool) {
 		hit = "\x1b[1;31m" + hit + "\x1b[0m"
 	}
 	fmt.Fprintf(out, "%s  %s: %s%s%s\n", loc, place, visible.String(m.Before), hit, visible.String(m.After))
+}
+
+// WriteMatchJSON writes one match of seam grep as a line of JSON, with
+// the capture it is in named, no character that acts on a terminal
+// unescaped.
+func WriteMatchJSON(w io.Writer, capture string, m query.Match) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		Capture string `json:"capture"`
+		query.Match
+	}{capture, m}); err != nil {
+		return fmt.Errorf("encode match: %w", err)
+	}
+	_, err := w.Write(visible.JSON(b.Bytes()))
+	return err
 }

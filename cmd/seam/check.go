@@ -5,13 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/check"
-	"github.com/seam-dev/seam/visible"
+	"github.com/seam-dev/seam/internal/junit"
 )
 
 type checkOptions struct {
@@ -106,7 +104,7 @@ func (o *checkOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 			failed++
 		}
 		if !o.json && o.junit != "-" {
-			printCheckResult(e.stdout, r)
+			check.WriteResult(e.stdout, r)
 		}
 	})
 	if err != nil {
@@ -125,7 +123,7 @@ func (o *checkOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 		fmt.Fprintf(e.stdout, "%d passed, %d failed\n", passed, failed)
 	}
 	if o.junit != "" {
-		if err := writeJUnitFile(e.stdout, o.junit, "seam check", check.JUnitCases(results), time.Since(start)); err != nil {
+		if err := junit.WriteTo(e.stdout, o.junit, "seam check", check.JUnitCases(results), time.Since(start)); err != nil {
 			return err
 		}
 	}
@@ -133,18 +131,4 @@ func (o *checkOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 		return errCheckFailed
 	}
 	return nil
-}
-
-// printCheckResult prints a fixture's ok or FAIL line, and under a FAIL
-// what differs.
-func printCheckResult(w io.Writer, r check.Result) {
-	if r.OK {
-		fmt.Fprintf(w, "ok    %s\n", visible.String(r.Path))
-		return
-	}
-	fmt.Fprintf(w, "FAIL  %s\n", visible.String(r.Path))
-	for _, pr := range r.Problems {
-		// Problems quote the fixture: evidence, frames, warnings.
-		fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(visible.Text(pr), "\n", "\n      "))
-	}
 }

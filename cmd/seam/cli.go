@@ -18,6 +18,7 @@ import (
 	"github.com/seam-dev/seam/bucket"
 	"github.com/seam-dev/seam/internal/cli"
 	"github.com/seam-dev/seam/internal/shellquote"
+	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/tui"
@@ -151,7 +152,7 @@ func exitCode(err error, stderr io.Writer) int {
 	default:
 		// Errors quote what they failed on: a capture, a stream, a file name.
 		fmt.Fprintln(stderr, "seam: "+visible.Text(err.Error()))
-		if hint := inUseHint(err); hint != "" {
+		if hint := listen.InUseHint(err); hint != "" {
 			fmt.Fprintln(stderr, "try: "+hint)
 		}
 		return 1

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -127,7 +125,7 @@ func (o *grepOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 		}
 		for _, m := range ms {
 			if o.json {
-				if err := writeMatchJSON(out, src.path, m); err != nil {
+				if err := textreport.WriteMatchJSON(out, src.path, m); err != nil {
 					return err
 				}
 				continue
@@ -146,20 +144,4 @@ func (o *grepOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 		return errNoMatch
 	}
 	return nil
-}
-
-// writeMatchJSON writes one match as a line of JSON, with the capture
-// named.
-func writeMatchJSON(w *bufio.Writer, capture string, m query.Match) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(struct {
-		Capture string `json:"capture"`
-		query.Match
-	}{capture, m}); err != nil {
-		return fmt.Errorf("encode match: %w", err)
-	}
-	_, err := w.Write(visible.JSON(b.Bytes()))
-	return err
 }
