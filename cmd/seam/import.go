@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/seam-dev/seam/captures"
-	"github.com/seam-dev/seam/tape"
+	"github.com/seam-dev/seam/convert"
 )
 
 type importOptions struct {
@@ -95,11 +95,7 @@ func (o *importOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 				return fmt.Errorf("read request body: %w", err)
 			}
 		}
-		for _, x := range c.Exchanges {
-			if x.Request == nil {
-				x.Request = &tape.Request{Ex: x.Ex, Method: o.method, URL: o.url, Body: body, Headers: tape.Headers{}}
-			}
-		}
+		convert.GiveRequest(c, o.method, o.url, body)
 	}
 	if err := saveCapture(ctx, e, o.output, c); err != nil {
 		return err

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/seam-dev/seam/captures"
-	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -164,49 +162,15 @@ func (o *replayOptions) replayOne(ctx context.Context, e *env, w io.Writer, eng 
 		_, err := e.stdout.Write(res.Body())
 		return rx, false, err
 	}
-	// Describe's lines each go through the sanitiser (its excerpts are
-	// quoted already; a capture's bytes never reach the terminal raw).
-	desc := strings.Split(res.Describe(), "\n")
-	for i := range desc {
-		desc[i] = visible.String(desc[i])
-	}
-	fmt.Fprintf(w, "exchange %d: %s\n", x.Ex, strings.Join(desc, "\n"))
-	if res.Identical() || res.NoClient {
-		return rx, false, nil
-	}
-	return rx, true, writeReplayDiff(w, x, rx)
+	differs, err := textreport.WriteReplay(w, x, rx, res)
+	return rx, differs, err
 }
 
-// writeReplayDiff prints how the findings change from the recorded client
-// side to the replayed one, then the diff of the assembled client output,
-// recorded against replayed.
-func writeReplayDiff(w io.Writer, recorded, replayed *tape.Exchange) error {
-	a := inspect.Inspect(&tape.Capture{Name: "recorded", Exchanges: []*tape.Exchange{recorded}}, inspect.Options{NoDiffs: true})
-	b := inspect.Inspect(&tape.Capture{Name: "replayed", Exchanges: []*tape.Exchange{replayed}}, inspect.Options{NoDiffs: true})
-	if len(a.Exchanges) == 0 || len(b.Exchanges) == 0 {
-		return nil
-	}
-	fmt.Fprintf(w, "  findings, recorded → replayed: %s\n", inspect.CompareFindings(a.Exchanges[0].Findings, b.Exchanges[0].Findings))
-	d := inspect.DiffExchangeReports(a.Exchanges[0], b.Exchanges[0])
-	d.A, d.B = "recorded client", "replayed client"
-	return textreport.WriteDiff(w, d, false)
-}
-
-// saveCapture writes c to path (or stdout for "-").
+// saveCapture writes c to spec (captures.Save) and says where.
 func saveCapture(ctx context.Context, e *env, spec string, c *tape.Capture) error {
-	out, path, err := captures.Create(spec, e.stdout, time.Now())
-	if err != nil {
-		return err
-	}
-	if err := tape.WriteCapture(ctx, out, c, version); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if path != "stdout" {
+	path, err := captures.Save(ctx, spec, e.stdout, c, version)
+	if err == nil && path != "stdout" {
 		fmt.Fprintf(e.stderr, "wrote %s\n", path)
 	}
-	return nil
+	return err
 }
