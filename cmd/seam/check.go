@@ -25,31 +25,11 @@ func checkCommand() *command {
 		name:    "check",
 		summary: "CI regression: replay fixtures, compare chunk by chunk and findings with goldens",
 		usage:   "seam check [--update] [--json] [--junit FILE] [--fault F]... DIR|CAPTURE...",
-		help:    checkHelp,
+		help:    helpText("check"),
 		example: "seam check fixtures/",
 		new:     func() runner { return &checkOptions{} },
 	}
 }
-
-// checkHelp is the text of "seam help check".
-const checkHelp = `
-For every fixture capture, rebuilds the engine recorded in its header,
-replays the recorded upstream chunks through it and compares the produced
-client stream with the recorded one frame by frame (bytes and boundaries);
-then inspects the replayed exchange and compares its findings (warn and
-error) with the golden beside the fixture, <fixture>.expect.json. Prints one
-ok or FAIL line per fixture, with what differs, then "N passed, N failed",
-and exits 1 on any failure. --update rewrites the goldens from what the
-replay finds; review them with git diff.
-
-For CI systems: --json prints the results as one JSON document instead
-({"passed", "failed", "fixtures": [{"path", "ok", "problems", "ms"}]}), and
---junit FILE also writes them as JUnit XML, one test case per fixture whose
-failure holds the first differing frame and the findings diff.
-
-An exchange with no client side (an imported recording) has nothing to
-compare the replayed stream with; only its findings are checked.
-` + checkFaultsHelp
 
 func (o *checkOptions) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.update, "update", false, "rewrite the goldens")
@@ -61,20 +41,6 @@ func (o *checkOptions) flags(fs *flag.FlagSet) {
 
 // errCheckFailed reports failing fixtures: exit status 1.
 var errCheckFailed = errors.New("check failed")
-
-// checkFaultsHelp is the paragraph of seam check's help on --fault.
-const checkFaultsHelp = `
---fault replays every fixture a second time with its upstream chunks
-faulted (repeat it to combine faults, applied in order; --seed picks the
-positions), as seam serve --fault would send them, and checks that the
-faults change nothing that matters: what the client assembles (its text
-and tool calls) and the findings (by id, severity and side) must be those
-of the replay without faults. Frame boundaries and event numbers may
-differ: a proxy is free to re-cut a stream, not to change it. Only the
-faults that re-cut or move the chunks apply (split-event, split-rune,
-coalesce, latency, stall, jitter); those that change the content
-(drop-delta, truncate, status, ...) make every stream differ by design:
-see what they do with seam replay --fault.`
 
 func (o *checkOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	batchGC(e)

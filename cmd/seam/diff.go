@@ -23,26 +23,11 @@ func diffCommand() *command {
 		name:    "diff",
 		summary: "diff the assembled output of two exchanges or captures",
 		usage:   "seam diff [--ex N] [--ex-b M] A B",
-		help:    diffHelp,
+		help:    helpText("diff"),
 		example: "seam diff before.ndjson after.ndjson\n  seam diff --ex 3 --ex-b 4 capture.ndjson capture.ndjson",
 		new:     func() runner { return &diffOptions{} },
 	}
 }
-
-// diffHelp is the text of "seam help diff".
-const diffHelp = `
-Assembles the client side of exchanges in A and B (captures or raw
-recordings) and prints a text diff of the results with +/- gutters; each
-hunk says the event, chunk, byte offset and time in B where it begins.
-
-By default every exchange of A is compared with the exchange of B that has
-the same number, and the last line says which pairs were compared and which
-exchanges have no counterpart. --ex (and --ex-b) compare one pair; A and B
-may then be the same file with different --ex and --ex-b.
-
---json prints one diff object with --ex, else {"pairs": [diff, …],
-"only_a": [ex, …], "only_b": [ex, …]}. --exit-code exits 1 when any pair
-differs or an exchange has no counterpart.`
 
 func (o *diffOptions) flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.exA, "ex", 0, "compare only exchange `N` of A (default: every exchange)")

@@ -41,57 +41,11 @@ func inspectCommand() *command {
 		name:    "inspect",
 		summary: "assemble each side, diff streamed vs final and upstream vs client, find corruption",
 		usage:   "seam inspect [flags] CAPTURE|RAW|-|DIR...",
-		help:    inspectHelp,
+		help:    helpText("inspect"),
 		example: "seam inspect --fail-on error captures/seam-20261122T093428Z.ndjson",
 		new:     func() runner { return &inspectOptions{} },
 	}
 }
-
-// inspectHelp is the text of "seam help inspect".
-var inspectHelp = `
-Reads a capture (or a raw recording: an .sse body, JSONL payloads one per
-line, a VCR YAML cassette, an HTTP-snapshot JSON) and, for every exchange,
-assembles the message each side carries per its protocol (detected from the
-URL, Content-Type, event names and payloads), emulates how the real clients
-that read its protocol would assemble it (` + strings.Join(clients.All(), ", ") + `),
-diffs the streamed deltas against the final output the stream claims and the
-upstream side against the client side, and runs the corruption detectors.
-
-Upstream and client are compared part by part too, across protocols: every
-tool call (structured, or an Obsidian <use_tool> block in the text), finish
-reason, usage, error, reasoning and refusal, so a call a proxy dropped,
-added, renamed or rewrote is a diff.* finding pointing at the event on each
-side; text hunks say whether they sit in the preamble, a tool block or the
-tail. In a sandwich recording (seam record --proxy) the client's request is
-compared with the one the proxy sent upstream: model, parameters, tools and
-the message history (req.* findings when it was rewritten).
-
-Each exchange starts with a verdict line: its protocol, how it ended, and
-its worst finding with the event where it was born (or ok); then the
-request, the findings, what each side assembled to, where clients disagree
-and the diffs, long ones cut with a count. A summary ends the report: how
-many exchanges had errors or warnings, and their verdicts.
-
-Findings are sorted by severity; each points at the exchange, side, event,
-chunk, byte offset and time where it was born. --json prints the same report
-as one JSON document (schema in the inspect package docs). With --fail-on,
-seam exits 1 when any finding reaches that severity, for CI.
-
-Each exchange is placed in its session (the exchanges whose request
-histories extend one another, an agent's loop): the report names the
-session, the turn and the exchange it extends, and a request that rewrites
-the history instead of extending it is a finding (session.turn-dropped,
-session.turn-edited).
-
-Several captures, or a directory or an s3://bucket/prefix (the captures in
-it and below it; s3://bucket/prefix/NAME.ndjson.zst is one capture), give
-one summary line per exchange (status, outcome, timing, gaps, stalls,
-tokens/s, session and findings) and the sessions of more than one turn,
-linked across the captures in the order given (a directory's in the order
-they were recorded); --ex CAPTURE#N prints one exchange's full report,
---json one document {"schema", "captures": [report], "sessions"} whose
-reports are what inspect --json writes for each capture. --where keeps
-only the exchanges a filter selects (seam help where).`
 
 func (o *inspectOptions) flags(fs *flag.FlagSet) {
 	fs.Var(&o.ex, "ex", "inspect only exchange `N` (CAPTURE#N among several captures)")

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/replay"
@@ -31,36 +30,11 @@ func replayCommand() *command {
 		name:    "replay",
 		summary: "feed a capture's upstream side through the shaping engine again and compare",
 		usage:   "seam replay [--profile P] [--set switch=value] [--ex N] [-o FILE] CAPTURE|RAW",
-		help:    replayHelp,
+		help:    helpText("replay"),
 		example: "seam replay --set holdback=on fixtures/incident-holdback-off.ndjson",
 		new:     func() runner { return &replayOptions{} },
 	}
 }
-
-// replayHelp is the text of "seam help replay".
-var replayHelp = `
-Rebuilds the shaping engine recorded in the capture's header (or the one
---profile and --set describe, --set applying on top of the recorded engine),
-pushes the recorded upstream chunks through it with their recorded boundaries,
-and compares the client stream it produces with the recorded one: identical
-frame for frame, or the first differing frame and a diff of the assembled
-output. Flip one switch to see a fix take effect:
-
-  seam replay --set holdback=on incident.ndjson
-
---raw writes the produced client bytes to stdout instead; -o writes the
-replayed exchanges as a capture. --speed 1 paces pushes by the recorded times.
-
---fault changes the recorded upstream side before the engine sees it, as
-seam serve --fault sends it (the same seed gives the same bytes), so how a
-proxy copes can be seen offline: split-rune and split-event re-cut the
-chunks, drop-delta and the like rewrite the events, latency, stall and
-jitter move the chunks' times (the replayed capture keeps them), disconnect
-cuts the side, status answers with an error. Faults: ` + strings.Join(replay.FaultKinds(), ", ") + `.
-
-A raw upstream recording (an .sse body, JSONL payloads, a VCR cassette) has
-no engine and no client side: name a --profile to see what seam's engine
-makes of it.`
 
 func (o *replayOptions) flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ex, "ex", 0, "replay only exchange `N`")

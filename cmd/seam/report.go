@@ -32,39 +32,11 @@ func reportCommand() *command {
 		name:    "report",
 		summary: "one HTML page to attach to a bug: verdict, findings, diffs, timing chart",
 		usage:   "seam report [--ex N] [-o FILE|DIR|-] CAPTURE|RAW",
-		help:    reportHelp,
+		help:    helpText("report"),
 		example: "seam report fixtures/incident-holdback-off.ndjson",
 		new:     func() runner { return &reportOptions{} },
 	}
 }
-
-// reportHelp is the text of "seam help report".
-const reportHelp = `
-Inspects a capture (or a raw recording, as seam inspect reads them) and
-writes what it finds as one HTML file you can attach to a bug report or
-send to someone without seam. Per exchange it shows:
-
-  - the verdict: protocol, outcome, and the worst finding with where it was
-    born (side, event, chunk, byte offset, time);
-  - every finding with its place and evidence;
-  - the upstream-vs-client and streamed-vs-final diffs, with the bytes
-    where the texts part emphasised;
-  - a timing chart of both sides: bytes over time, a tick per chunk,
-    stalls (no bytes for longer than --stall) shaded, and the event where
-    the sides diverge and the first finding's event marked;
-  - what each side assembles to, where the emulated clients disagree, and
-    the request (method, URL, headers, the body indented when it is JSON),
-    redacted as the capture is.
-
-A capture with several exchanges gets one section each and an index at the
-top; --ex picks one. The page needs no network and runs no script: open
-it in any browser, print it, or mail it. Text from the capture is escaped,
-and control and bidi characters are shown as visible escapes (\u202e).
-The same capture always gives the same file.
-
-By default the page is written to <capture name>.report.html in the
-current directory; -o names another file, a directory to write it in, or
-- for stdout.`
 
 func (o *reportOptions) flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ex, "ex", 0, "report only exchange `N`")

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -41,98 +40,16 @@ type serveOptions struct {
 // faultFlag collects repeated --fault flags.
 type faultFlag = replay.Faults
 
-// serveModeHelp is one line per mode, for the help text.
-const serveModeHelp = `
-  none          strict replay (default): a request that matches nothing gets
-                a 404 naming the closest exchange and why it differs
-  once          one CAPTURE: if it does not exist yet (or is a directory with
-                no captures), forward everything to --upstream and record it
-                there; if it exists, replay it strictly as none
-  new_episodes  replay what matches; forward the rest to --upstream and
-                record it to -o, a new file or a directory such as the one
-                replayed (new episodes answer from the next run on)
-  all           forward and record everything to -o; replay nothing
-  passthrough   forward everything to --upstream; replay and record nothing`
-
 func serveCommand() *command {
 	return &command{
 		name:    "serve",
 		summary: "serve captures as a mock upstream, at recorded timing",
 		usage:   "seam serve [--mode M] [--upstream URL] [-o FILE|DIR] [--listen ADDR] [--speed N] [--fault F]... [CAPTURE|DIR...]",
-		help:    serveHelp,
+		help:    helpText("serve"),
 		example: "seam serve --speed 0 captures/",
 		new:     func() runner { return &serveOptions{} },
 	}
 }
-
-// serveHelp is the text of "seam help serve".
-var serveHelp = `
-Answers OpenAI- and Anthropic-style requests from recorded exchanges, with the
-upstream side of the exchange a request matches, chunk by chunk with the
-recorded boundaries and timing (scaled by --speed; 0 sends at once). Point any
-client or proxy at it, e.g. OPENAI_BASE_URL=http://127.0.0.1:8081/v1.
-
-Matching: same method and path, and the same JSON body once made canonical.
-Object keys may come in any order. These top-level fields are ignored (add
-more with --ignore):
-  ` + strings.Join(replay.DefaultIgnore(), ", ") + `
-Secret fields are compared as seam record stores them ("[redacted]"), so a
-client sending its real key matches the recording; a capture recorded with
---redact patterns matches when serve is given the same ones.
-Ids the upstream made up and the client sends back (Chat tool call id and
-tool_call_id, Anthropic tool_use id and tool_use_id, Responses call_id and
-item ids, previous_response_id) compare by order of first appearance: which
-result answers which call still counts, the id values do not. The model,
-every message in order (role, content, tool calls, tool results) and every
-other field count. A request recorded several times (a retry) answers with
-each recording in turn, then repeats the last. A miss gets a 404 whose JSON
-error names the closest exchange on that endpoint (same model first, then
-the longest equal message history) and the first difference.
-
-With --forward, seam serve is a forward proxy like seam record --forward
-(HTTPS_PROXY, seam's CA, the same --host and --intercept-all): a client that
-cannot change its base URL is answered from captures recorded that way, each
-request matching only the exchanges recorded for its host; hosts not
-intercepted are tunnelled to the network. Modes that forward send misses to
-the host each request names (no --upstream).
-
-Modes (--mode), in VCR's vocabulary:` + serveModeHelp + `
-
-Only requests addressed to an IP address, localhost or the --listen name
-are answered (a web page rebinding a DNS name to 127.0.0.1 would read
-recorded prompts in the misses); --allow-host NAME accepts another name.
-
-Each request gets a line on stderr as its answer ends, unless -q: a hit
-names the exchange that answered, its status, how long it took and the
-faults applied; a miss says why nothing matched; a forwarded exchange is
-summed up as seam record does. Recordings are new capture files, as seam
-record writes them (-o defaults to ./captures/seam-<UTC time>.ndjson).
-
-A body recorded compressed (Content-Encoding gzip, deflate, br or zstd) is
-sent as recorded to a client whose Accept-Encoding allows it; any other
-client, or any --fault, gets it decoded, without Content-Encoding, and an
-` + replay.DecodedHeader + ` header naming the coding removed.
-
---fault injects a departure from the recording into every replayed response,
-to see how a client or proxy copes; repeat it to combine faults, applied in
-order. Faults that pick a position (which event, where to split) draw from
---seed, so the same seed gives the same bytes. latency waits before the
-response, stall before an event, chunk or byte, jitter moves every gap by
-up to ± its duration (never below zero); these wait in wall-clock time
-whatever --speed says. seam replay --fault and seam check --fault apply
-the same faults offline. Faults: ` + strings.Join(replay.FaultKinds(), ", ") + `.
-
-Examples:
-  # replay strictly, as fast as the client reads
-  seam serve --speed 0 captures/
-  # record a test's conversation on the first run, replay it on every later one
-  seam serve --mode once --upstream https://api.openai.com captures/chat.ndjson
-  # replay what was recorded, record what is new into the same directory
-  seam serve --mode new_episodes --upstream https://api.openai.com -o captures/ captures/
-  # see how a client copes with a split UTF-8 rune and rate limiting
-  seam serve --fault split-rune --fault status=429:2 captures/
-  # a slow first byte and a two-second stall at event 40, nothing else waits
-  seam serve --speed 0 --fault latency=300ms --fault stall=2s@event:40 captures/`
 
 func (o *serveOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8081", "`address` to listen on (a port alone: 127.0.0.1:PORT)")
