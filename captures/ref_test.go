@@ -1,6 +1,10 @@
 package captures
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+	"time"
+)
 
 // TestRef: N or CAPTURE#N (the last # splits, so a capture name may hold
 // one), numbers from 1; a bare file name matches that file in any
@@ -35,5 +39,21 @@ func TestRef(t *testing.T) {
 	}
 	if (&Ref{}).String() != "" {
 		t.Error("the zero Ref names an exchange")
+	}
+}
+
+// TestIsDir: a directory and an s3:// prefix stand for the captures in
+// them; a file, a missing path and an s3:// capture do not.
+func TestIsDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.ndjson")
+	write(t, file, capture(time.Time{}, 1))
+	for path, want := range map[string]bool{
+		dir: true, file: false, filepath.Join(dir, "none"): false,
+		"s3://bucket/prefix": true, "s3://bucket/prefix/a.ndjson.zst": false,
+	} {
+		if got := IsDir(path); got != want {
+			t.Errorf("IsDir(%s) = %v", path, got)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package textreport
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -174,12 +173,9 @@ func sessionsJSON(ss []*session.Session) ([]byte, error) {
 	if ss == nil {
 		ss = []*session.Session{}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("  ", "  ")
-	if err := enc.Encode(ss); err != nil {
+	b, err := visible.EncodeJSON(ss, "  ", "  ")
+	if err != nil {
 		return nil, fmt.Errorf("encode JSON: %w", err)
 	}
-	return bytes.TrimSuffix(visible.JSON(b.Bytes()), []byte("\n")), nil
+	return bytes.TrimSuffix(b, []byte("\n")), nil
 }

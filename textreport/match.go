@@ -1,8 +1,6 @@
 package textreport
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -34,15 +32,13 @@ func WriteMatch(out io.Writer, loc string, m query.Match, color bool) {
 // the capture it is in named, no character that acts on a terminal
 // unescaped.
 func WriteMatchJSON(w io.Writer, capture string, m query.Match) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(struct {
+	b, err := visible.EncodeJSON(struct {
 		Capture string `json:"capture"`
 		query.Match
-	}{capture, m}); err != nil {
+	}{capture, m}, "", "")
+	if err != nil {
 		return fmt.Errorf("encode match: %w", err)
 	}
-	_, err := w.Write(visible.JSON(b.Bytes()))
+	_, err = w.Write(b)
 	return err
 }

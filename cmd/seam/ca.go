@@ -42,7 +42,7 @@ func (o *caOptions) run(_ context.Context, e *env, fs *flag.FlagSet) error {
 	if o.path && o.pem || o.rotate && (o.path || o.pem) {
 		return &usageError{cmd: "ca", msg: "--path, --pem and --rotate do different things; pick one", example: "seam ca --path"}
 	}
-	dir, err := caDir(e, o.dir)
+	dir, err := tlsca.Dir(o.dir, e.getenv)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -269,18 +267,14 @@ func printCommandHelp(out io.Writer, c *command) {
 // isSet reports whether the flag name was given on the command line.
 func isSet(fs *flag.FlagSet, name string) bool { return cli.IsSet(fs, name) }
 
-// writeJSON writes v as indented JSON, without HTML escaping.
+// writeJSON writes v as indented JSON, as seam prints JSON
+// (visible.EncodeJSON): what a capture holds may be printed.
 func writeJSON(w io.Writer, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	b, err := visible.EncodeJSON(v, "", "  ")
+	if err != nil {
 		return fmt.Errorf("encode JSON: %w", err)
 	}
-	// What a capture holds may be printed: no character that acts on a
-	// terminal goes out unescaped.
-	if _, err := w.Write(visible.JSON(b.Bytes())); err != nil {
+	if _, err := w.Write(b); err != nil {
 		return fmt.Errorf("write JSON: %w", err)
 	}
 	return nil

@@ -78,7 +78,7 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 			return &usageError{cmd: "export", msg: fmt.Sprintf("--%s applies to --format %s, not %s", f.name, f.format, o.format), example: example}
 		}
 	}
-	if fs.NArg() > 1 || isDir(fs.Arg(0)) || o.where != "" || o.ex.Capture != "" {
+	if fs.NArg() > 1 || captures.IsDir(fs.Arg(0)) || o.where != "" || o.ex.Capture != "" {
 		return exportMany(ctx, e, fs.Args(), o, side)
 	}
 	if convert.IsDocument(o.format) {

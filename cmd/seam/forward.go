@@ -7,8 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 
 	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/tlsca"
@@ -79,7 +77,7 @@ func (f *forwardFlags) setup(e *env, cmd, listenAddr string) (*forwardSetup, err
 		return nil, err
 	}
 	s := &forwardSetup{ForwardPlan: p, intercept: p.Intercept, upstream: p.Upstream, log: e.stderr}
-	dir, err := caDir(e, f.caDir)
+	dir, err := tlsca.Dir(f.caDir, e.getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -87,22 +85,6 @@ func (f *forwardFlags) setup(e *env, cmd, listenAddr string) (*forwardSetup, err
 		return nil, err
 	}
 	return s, nil
-}
-
-// caDir is where seam's CA lives: flag (--ca-dir) when given, else
-// $SEAM_CA_DIR, else seam/ in the user's config directory.
-func caDir(e *env, flag string) (string, error) {
-	if flag != "" {
-		return flag, nil
-	}
-	if d := e.getenv("SEAM_CA_DIR"); d != "" {
-		return d, nil
-	}
-	cfg, err := os.UserConfigDir()
-	if err != nil {
-		return "", fmt.Errorf("find the CA directory: %w (set SEAM_CA_DIR or --ca-dir)", err)
-	}
-	return filepath.Join(cfg, "seam"), nil
 }
 
 // proxy builds the forward proxy in front of h (a forward-mode recorder,

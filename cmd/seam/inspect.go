@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
-	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/tui"
 )
@@ -94,7 +92,7 @@ func (o *inspectOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) erro
 		e = &quiet
 	}
 	iopts := inspect.Options{Protocol: proto}
-	if fs.NArg() == 1 && !isDir(fs.Arg(0)) && o.where == "" && o.ex.Capture == "" {
+	if fs.NArg() == 1 && !captures.IsDir(fs.Arg(0)) && o.where == "" && o.ex.Capture == "" {
 		return inspectStream(ctx, e, fs.Arg(0), o, iopts, g)
 	}
 	paths, err := captures.Expand(ctx, fs.Args(), e.open())
@@ -102,16 +100,6 @@ func (o *inspectOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) erro
 		return err
 	}
 	return inspectMany(ctx, e, paths, o, iopts, g)
-}
-
-// isDir reports whether path names a directory, or an s3:// prefix (a
-// URI not ending in a capture's name).
-func isDir(path string) bool {
-	if captures.IsRemote(path) {
-		return !tape.HasCaptureExt(path)
-	}
-	st, err := os.Stat(path)
-	return err == nil && st.IsDir()
 }
 
 // inspectStream inspects the capture at path exchange by exchange, writing
@@ -126,8 +114,8 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 	}
 	defer src.Close()
 	w := textreport.NewStreamWriter(e.stdout, path, o.form(e))
-	p := &exPicker{n: o.ex.N, seen: map[int]bool{}}
-	err = src.Run(ctx, p.pick, func(i captures.Inspected) error {
+	p := inspect.NewExPicker(o.ex.N)
+	err = src.Run(ctx, p.Pick, func(i captures.Inspected) error {
 		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: path, Exchanges: []*inspect.ExchangeReport{i.Report}}
 		if err := w.Exchange(one); err != nil {
 			return err
@@ -138,35 +126,13 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 	if err != nil {
 		return err
 	}
-	if o.ex.N != 0 && p.picked == 0 {
-		return &captures.NoExchangeError{Path: path, Ex: o.ex.N, Have: len(p.seen)}
+	if o.ex.N != 0 && p.Picked() == 0 {
+		return &captures.NoExchangeError{Path: path, Ex: o.ex.N, Have: p.Seen()}
 	}
 	if err := w.Close(src.Warnings(), src.Inspector.Sessions()); err != nil {
 		return err
 	}
 	return g.finish("seam inspect " + path)
-}
-
-// exPicker picks what inspectStream reports: every exchange, or with --ex
-// the one asked for, the exchanges before it skimmed (read and
-// assembled, so its session and its retry detector see them) and those
-// after it dropped.
-type exPicker struct {
-	n      int // --ex, 0 for every exchange
-	seen   map[int]bool
-	picked int
-}
-
-func (p *exPicker) pick(x *tape.Exchange) inspect.Pick {
-	p.seen[x.Ex] = true
-	switch {
-	case p.n == 0 || x.Ex == p.n:
-		p.picked++
-		return inspect.PickReport
-	case p.picked == 0:
-		return inspect.PickSkim
-	}
-	return inspect.PickDrop
 }
 
 // form is the form of the report the flags ask for.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/seam-dev/seam/captures"
@@ -64,9 +63,9 @@ func (o *reportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	if st, err := os.Stat(in); err == nil && st.IsDir() {
 		return &usageError{cmd: "report", msg: visible.String(in) + " is a directory: a page shows one capture; seam inspect " + shellquote.Word(in) + " lists them", example: "seam report " + shellquote.Word(filepath.Join(in, "CAPTURE.ndjson"))}
 	}
-	out, err := reportPath(in, o.output)
+	out, err := htmlreport.PagePath(in, o.output)
 	if err != nil {
-		return err
+		return &usageError{cmd: "report", msg: err.Error(), example: "seam report -o report.html -"}
 	}
 	c, err := captures.Load(ctx, in, e.open())
 	if err != nil {
@@ -92,28 +91,4 @@ func (o *reportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	}
 	fmt.Fprintf(e.stderr, "wrote %s (%s, %s): open it in a browser\n", out, plural(len(rep.Exchanges), "exchange"), units.Bytes(n))
 	return nil
-}
-
-// reportPath decides where the page goes: -o as given ("-" for stdout, a
-// directory for <name>.report.html in it), else <name>.report.html in the
-// current directory, name being the capture's file name without its
-// extension.
-func reportPath(in, output string) (string, error) {
-	if output == "-" {
-		return "-", nil
-	}
-	name := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in)) + ".report.html"
-	if output == "" {
-		if in == "-" {
-			return "", &usageError{cmd: "report", msg: "reading stdin: name the page with -o FILE (or -o - for stdout)", example: "seam report -o report.html -"}
-		}
-		return name, nil
-	}
-	if st, err := os.Stat(output); err == nil && st.IsDir() {
-		if in == "-" {
-			return "", &usageError{cmd: "report", msg: "reading stdin: name the page with -o FILE, not a directory", example: "seam report -o report.html -"}
-		}
-		return filepath.Join(output, name), nil
-	}
-	return output, nil
 }
