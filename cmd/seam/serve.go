@@ -108,7 +108,7 @@ func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*se
 		if p.caps, err = captures.LoadAll(ctx, rp.Replay, e.open()); err != nil {
 			return nil, err
 		}
-		if mode == replay.ModeOnce && countExchanges(p.caps) == 0 {
+		if mode == replay.ModeOnce && tape.CountExchanges(p.caps) == 0 {
 			return nil, fmt.Errorf("%s exists but holds no exchanges; delete it to record it again with --mode once", rp.Replay[0])
 		}
 	}
@@ -172,8 +172,8 @@ func (o *serveOptions) announcer(e *env, p *servePlan, fwd *forwardSetup) func(a
 	return func(addr net.Addr, path string) {
 		// The first line names the address: scripts and tests read it.
 		fmt.Fprintf(e.stderr, "serving %s from %s on http://%s (mode %s, speed %g)\n",
-			plural(countExchanges(p.caps), "exchange"), plural(len(p.caps), "capture"), addr, p.Mode, o.speed)
-		fmt.Fprintln(e.stderr, p.Describe(upstreamName(p.upstream), path))
+			plural(tape.CountExchanges(p.caps), "exchange"), plural(len(p.caps), "capture"), addr, p.Mode, o.speed)
+		fmt.Fprintln(e.stderr, p.Describe(tape.RedactUpstream(p.upstream), path))
 		if len(o.faults) > 0 {
 			fmt.Fprintf(e.stderr, "injecting faults %s (seed %d)\n", o.faults.String(), o.seed)
 		}
@@ -251,50 +251,19 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 // serveReplay answers from captures alone on addr until ctx ends, behind
 // a forward proxy when fwd is set.
 func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardSetup, so listen.Options, announce func(net.Addr, string)) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
+	var wrap func(http.Handler) (http.Handler, func(), error)
 	if fwd != nil {
-		f, err := fwd.proxy(h)
-		if err != nil {
-			ln.Close()
-			return err
+		wrap = func(h http.Handler) (http.Handler, func(), error) {
+			f, err := fwd.proxy(h)
+			if err != nil {
+				return nil, nil, err
+			}
+			return f, func() {
+				ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+				defer cancel()
+				f.Shutdown(ctx)
+			}, nil
 		}
-		defer func() {
-			ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-			defer cancel()
-			f.Shutdown(ctx)
-		}()
-		h = f
 	}
-	srv := listen.NewServer(h, so)
-	ln = listen.HintTLS(ln, ln.Addr().String(), fwd != nil, so.Log)
-	announce(ln.Addr(), "")
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-		// ctrl-c is how a server stops: not an error.
-		return srv.Close()
-	}
-}
-
-// countExchanges returns how many exchanges caps hold.
-func countExchanges(caps []*tape.Capture) int {
-	n := 0
-	for _, c := range caps {
-		n += len(c.Exchanges)
-	}
-	return n
-}
-
-// upstreamName is up as a capture header names it, "" for none.
-func upstreamName(up *url.URL) string {
-	if up == nil {
-		return ""
-	}
-	return tape.RedactUpstream(up)
+	return listen.Run(ctx, addr, h, so, fwd != nil, wrap, func(a net.Addr) { announce(a, "") })
 }
