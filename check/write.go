@@ -21,3 +21,11 @@ func WriteResult(w io.Writer, r Result) {
 		fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(visible.Text(pr), "\n", "\n      "))
 	}
 }
+
+// Summary is seam check --json's document: how many fixtures passed and
+// failed, and each one's result.
+type Summary struct {
+	Passed   int      `json:"passed"`
+	Failed   int      `json:"failed"`
+	Fixtures []Result `json:"fixtures"`
+}

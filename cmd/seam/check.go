@@ -78,11 +78,7 @@ func (o *checkOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 	}
 	switch {
 	case o.json:
-		if err := writeJSON(e.stdout, struct {
-			Passed   int            `json:"passed"`
-			Failed   int            `json:"failed"`
-			Fixtures []check.Result `json:"fixtures"`
-		}{passed, failed, results}); err != nil {
+		if err := writeJSON(e.stdout, check.Summary{Passed: passed, Failed: failed, Fixtures: results}); err != nil {
 			return err
 		}
 	case o.junit != "-":

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"regexp"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
@@ -56,14 +55,7 @@ func (o *grepOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if fs.NArg() < 2 {
 		return &usageError{cmd: "grep", msg: "want a pattern and at least one capture or directory", example: ex}
 	}
-	pattern := fs.Arg(0)
-	if o.fixed {
-		pattern = regexp.QuoteMeta(pattern)
-	}
-	if o.ignoreCase {
-		pattern = "(?i)" + pattern
-	}
-	re, err := regexp.Compile(pattern)
+	re, err := query.CompilePattern(fs.Arg(0), o.fixed, o.ignoreCase)
 	if err != nil {
 		return &usageError{cmd: "grep", msg: "pattern: " + err.Error() + " (-F searches for a fixed string)", example: ex}
 	}

@@ -47,13 +47,7 @@ func (o *statsOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 	if o.stall <= 0 {
 		return &usageError{cmd: "stats", msg: "--stall must be more than 0", example: "seam stats --stall 2s captures/"}
 	}
-	var by []string
-	for _, k := range strings.Split(o.by, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			by = append(by, k)
-		}
-	}
-	st, err := query.NewStats(by, o.stall)
+	st, err := query.NewStats(query.ParseKeys(o.by), o.stall)
 	if err != nil {
 		return &usageError{cmd: "stats", msg: "--by: " + err.Error(), example: ex}
 	}
