@@ -235,27 +235,13 @@ func unknownHelp(name string) error {
 	return &usageError{msg: fmt.Sprintf("no help for %q: the topics are switches and where, and the commands %s", name, strings.Join(names, ", ")), example: "seam help where"}
 }
 
+// printUsage writes "seam help": help/seam.txt with a line per command.
 func printUsage(out io.Writer) {
-	var w strings.Builder
-	defer func() { writeFitted(out, w.String()) }()
-	fmt.Fprint(&w, `seam finds the seams in LLM streams: it records what an upstream sent and
-what a client received, byte for byte and with timing, through a reverse proxy.
-
-Usage:
-  seam <command> [flags] [arguments]
-
-Commands:
-`)
+	var list strings.Builder
 	for _, c := range commands() {
-		fmt.Fprintf(&w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(&list, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprint(&w, `
-Run "seam help <command>" or "seam <command> -h" for a command's flags,
-"seam help switches" for the shaping engine's profiles and switches, and
-"seam help where" for the filter language of --where and the TUI.
-Flags may come before or after arguments; "--" ends them. "-" means stdin
-or stdout.
-`)
+	writeFitted(out, strings.Replace(helpText("seam"), "{{commands}}\n", list.String(), 1))
 }
 
 func printCommandHelp(out io.Writer, c *command) {

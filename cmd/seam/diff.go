@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
@@ -89,13 +88,6 @@ func exchangeReport(ctx context.Context, e *env, path string, n int) (*inspect.E
 	return inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true}).Exchange(x), nil
 }
 
-// diffPairs is the JSON form of seam diff over every exchange pair.
-type diffPairs struct {
-	Pairs []*inspect.Diff `json:"pairs"`
-	OnlyA []int           `json:"only_a,omitempty"`
-	OnlyB []int           `json:"only_b,omitempty"`
-}
-
 // diffAll compares every exchange of A with the exchange of B that has the
 // same number (query.PairByNumber), reading both side by side.
 func diffAll(ctx context.Context, e *env, o *diffOptions, pathA, pathB string) error {
@@ -109,20 +101,11 @@ func diffAll(ctx context.Context, e *env, o *diffOptions, pathA, pathB string) e
 		return err
 	}
 	defer b.Close()
-	out := diffPairs{Pairs: []*inspect.Diff{}}
-	var compared []int
-	differ := false
-	out.OnlyA, out.OnlyB, err = query.PairByNumber(ctx, a.Next, b.Next, func(x, y *inspect.ExchangeReport) error {
-		diff := inspect.DiffExchangeReports(x, y)
-		diff.A, diff.B = pathA+"#"+strconv.Itoa(x.Ex), pathB+"#"+strconv.Itoa(y.Ex)
-		differ = differ || !diff.Equal
-		compared = append(compared, x.Ex)
-		if o.json {
-			out.Pairs = append(out.Pairs, diff)
-			return nil
-		}
-		return textreport.WriteDiff(e.stdout, diff, false)
-	})
+	var each func(*inspect.Diff) error
+	if !o.json {
+		each = func(d *inspect.Diff) error { return textreport.WriteDiff(e.stdout, d, false) }
+	}
+	out, err := query.DiffByNumber(ctx, pathA, pathB, a.Next, b.Next, o.json, each)
 	if err != nil {
 		return err
 	}
@@ -131,12 +114,12 @@ func diffAll(ctx context.Context, e *env, o *diffOptions, pathA, pathB string) e
 	if o.json {
 		err = writeJSON(e.stdout, out)
 	} else {
-		err = textreport.WriteDiffSummary(e.stdout, compared, out.OnlyA, out.OnlyB, a.Read(), b.Read())
+		err = textreport.WriteDiffSummary(e.stdout, out.Compared, out.OnlyA, out.OnlyB, a.Read(), b.Read())
 	}
 	if err != nil {
 		return err
 	}
-	if o.exitCode && (differ || len(out.OnlyA)+len(out.OnlyB) > 0) {
+	if o.exitCode && out.Differs() {
 		return errDiffers
 	}
 	return nil
