@@ -1,11 +1,15 @@
 package captures
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/seam-dev/seam/tape"
 )
 
 // Create opens where a new capture goes. spec is a file, a directory
@@ -24,6 +28,24 @@ func Create(spec string, stdout io.Writer, now time.Time) (io.WriteCloser, strin
 		return nil, "", err
 	}
 	return f, path, nil
+}
+
+// Save writes c where Create puts a new capture for spec, now (seam is
+// the version of seam writing, for a header that names none), and
+// returns the path written ("stdout" for "-").
+func Save(ctx context.Context, spec string, stdout io.Writer, c *tape.Capture, seam string) (string, error) {
+	out, path, err := Create(spec, stdout, time.Now())
+	if err != nil {
+		return "", err
+	}
+	if err := tape.WriteCapture(ctx, out, c, seam); err != nil {
+		out.Close()
+		return "", err
+	}
+	if err := out.Close(); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, nil
 }
 
 // NewPath returns where a new capture goes for the -o spec as Create

@@ -1,6 +1,8 @@
 package captures
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -28,5 +30,32 @@ func TestCreateMissingParent(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "typo")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the refused path was created in part: %v", err)
+	}
+}
+
+// TestSave: a capture saved to a file loads back with its exchanges and
+// its header; "-" writes it to stdout; an existing
+// file is never overwritten.
+func TestSave(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src.ndjson")
+	write(t, src, capture(time.Now(), 1, 2))
+	c, err := Load(context.Background(), src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "dst.ndjson")
+	if path, err := Save(context.Background(), dst, nil, c, "9.9"); err != nil || path != dst {
+		t.Fatalf("Save: %s, %v", path, err)
+	}
+	back, err := Load(context.Background(), dst, Options{})
+	if err != nil || len(back.Exchanges) != 2 || back.Header.Seam != "test" {
+		t.Fatalf("loaded back %d exchanges by %q: %v", len(back.Exchanges), back.Header.Seam, err)
+	}
+	var out bytes.Buffer
+	if path, err := Save(context.Background(), "-", &out, c, "9.9"); err != nil || path != "stdout" || !bytes.Contains(out.Bytes(), []byte(`"type":"capture"`)) {
+		t.Errorf("stdout: %s, %v, %d bytes", path, err, out.Len())
+	}
+	if _, err := Save(context.Background(), dst, nil, c, "9.9"); err == nil {
+		t.Error("an existing capture was overwritten")
 	}
 }

@@ -106,3 +106,14 @@ func fetchOne(ctx context.Context, uri, path string, o Options) error {
 	}
 	return nil
 }
+
+// IsDir reports whether path names a directory, or an s3:// prefix (a
+// URI not ending in a capture's name): inputs that stand for the captures
+// in them.
+func IsDir(path string) bool {
+	if IsRemote(path) {
+		return !tape.HasCaptureExt(path)
+	}
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}

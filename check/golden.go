@@ -74,14 +74,11 @@ func checkGolden(gp string, got Golden, update bool) ([]string, error) {
 // with every character that acts on a terminal escaped (visible.JSON), as
 // seam prints JSON.
 func encodeGolden(g Golden) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(g); err != nil {
+	b, err := visible.EncodeJSON(g, "", "  ")
+	if err != nil {
 		return nil, fmt.Errorf("encode JSON: %w", err)
 	}
-	return visible.JSON(b.Bytes()), nil
+	return b, nil
 }
 
 // readRegular reads the file at path whole, if it is a regular file (see

@@ -1,10 +1,8 @@
 package convert
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -177,16 +175,13 @@ func encodeHAR(w io.Writer, creator string, entries []harOutEntry) error {
 		"creator": map[string]string{"name": "seam", "version": creator},
 		"entries": entries,
 	}}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("write HAR: %w", err)
-	}
 	// A HAR may be printed: characters that act on a terminal are \u
 	// escapes.
-	if _, err := w.Write(visible.JSON(b.Bytes())); err != nil {
+	b, err := visible.EncodeJSON(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write HAR: %w", err)
+	}
+	if _, err := w.Write(b); err != nil {
 		return fmt.Errorf("write HAR: %w", err)
 	}
 	return nil

@@ -91,6 +91,17 @@ func Import(r io.Reader, name string) (*tape.Capture, error) {
 	return ImportBytes(b, name)
 }
 
+// GiveRequest gives every exchange of c recorded without a request (a
+// raw body) one: method, url (a path and query) and body, so seam serve
+// can match it.
+func GiveRequest(c *tape.Capture, method, url string, body []byte) {
+	for _, x := range c.Exchanges {
+		if x.Request == nil {
+			x.Request = &tape.Request{Ex: x.Ex, Method: method, URL: url, Body: body, Headers: tape.Headers{}}
+		}
+	}
+}
+
 // ImportBytes is [Import] of a recording held in memory.
 func ImportBytes(b []byte, name string) (*tape.Capture, error) {
 	sum := sha256.Sum256(b)

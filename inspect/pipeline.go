@@ -152,3 +152,35 @@ func (in *Inspector) runSerial(ctx context.Context, next func() (*tape.Exchange,
 		}
 	}
 }
+
+// ExPicker picks the exchanges a report on one of them (seam inspect
+// --ex N) needs: that one reported, those before it skimmed (read and
+// assembled, so its session and its retry detector see them) and those
+// after it dropped; with n 0, every one reported.
+type ExPicker struct {
+	n      int
+	seen   map[int]bool
+	picked int
+}
+
+// NewExPicker returns the picker of exchange n, 0 for every exchange.
+func NewExPicker(n int) *ExPicker { return &ExPicker{n: n, seen: map[int]bool{}} }
+
+// Pick is the pick for x, for Inspector.Run.
+func (p *ExPicker) Pick(x *tape.Exchange) Pick {
+	p.seen[x.Ex] = true
+	switch {
+	case p.n == 0 || x.Ex == p.n:
+		p.picked++
+		return PickReport
+	case p.picked == 0:
+		return PickSkim
+	}
+	return PickDrop
+}
+
+// Picked returns how many exchanges were reported.
+func (p *ExPicker) Picked() int { return p.picked }
+
+// Seen returns how many different exchange numbers were offered.
+func (p *ExPicker) Seen() int { return len(p.seen) }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -218,5 +219,27 @@ func TestRunErrors(t *testing.T) {
 				t.Errorf("cancelled at exchange 5: %d reports, error %v; want 5, %v", n, err, context.Canceled)
 			}
 		})
+	}
+}
+
+// TestExPicker: with --ex N the exchanges before N are skimmed, N is
+// reported and those after it dropped; with 0 every one is reported.
+func TestExPicker(t *testing.T) {
+	p := NewExPicker(3)
+	var got []Pick
+	for _, ex := range []int{1, 2, 3, 4} {
+		got = append(got, p.Pick(&tape.Exchange{Ex: ex}))
+	}
+	if want := []Pick{PickSkim, PickSkim, PickReport, PickDrop}; !slices.Equal(got, want) || p.Picked() != 1 || p.Seen() != 4 {
+		t.Errorf("--ex 3: %v (%d picked of %d), want %v", got, p.Picked(), p.Seen(), want)
+	}
+	all := NewExPicker(0)
+	for _, ex := range []int{1, 2} {
+		if all.Pick(&tape.Exchange{Ex: ex}) != PickReport {
+			t.Errorf("every exchange: %d not reported", ex)
+		}
+	}
+	if none := NewExPicker(9); none.Pick(&tape.Exchange{Ex: 1}) != PickSkim || none.Picked() != 0 {
+		t.Error("--ex 9 of a capture without it")
 	}
 }

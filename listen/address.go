@@ -55,3 +55,19 @@ func ExposedWarning(addr string) string {
 func InUse(err error) bool {
 	return errors.Is(err, syscall.EADDRINUSE)
 }
+
+// InUseHint is the advice for a listen that failed because another
+// process holds the address, "" for any other error.
+func InUseHint(err error) string {
+	if !InUse(err) {
+		return ""
+	}
+	port := "PORT"
+	var op *net.OpError
+	if errors.As(err, &op) && op.Addr != nil {
+		if _, p, err := net.SplitHostPort(op.Addr.String()); err == nil {
+			port = p
+		}
+	}
+	return fmt.Sprintf("--listen 127.0.0.1:0 picks a free port; or stop what holds port %s (lsof -i :%s, ss -ltnp)", port, port)
+}

@@ -1,6 +1,11 @@
 package listen
 
-import "testing"
+import (
+	"errors"
+	"net"
+	"strings"
+	"testing"
+)
 
 // TestAddress: a bare port is the loopback interface's; anything else is
 // taken as net.Listen takes it, or refused saying what was expected.
@@ -25,5 +30,23 @@ func TestAddress(t *testing.T) {
 		if Exposed(addr) != exposed {
 			t.Errorf("Exposed(%q) = %v", addr, !exposed)
 		}
+	}
+}
+
+// TestInUseHint: a listen failing on a held port gets advice naming that
+// port; any other error gets none.
+func TestInUseHint(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	_, err = net.Listen("tcp", held.Addr().String())
+	_, port, _ := net.SplitHostPort(held.Addr().String())
+	if h := InUseHint(err); !strings.Contains(h, "holds port "+port+" (lsof -i :"+port) {
+		t.Errorf("hint for %v: %q", err, h)
+	}
+	if h := InUseHint(errors.New("listen: permission denied")); h != "" {
+		t.Errorf("hint for another error: %q", h)
 	}
 }

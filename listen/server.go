@@ -1,6 +1,7 @@
 package listen
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -233,4 +234,36 @@ func (l *tlsHintListener) tls(addr net.Addr) {
 	l.seen[host] = true
 	fmt.Fprintf(l.log, "seam: a client at %s started a TLS handshake on http://%s, which speaks plain HTTP (it dials https:// or wss://; openai-node's Realtime clients always dial wss:): %s\n",
 		visible.String(host), l.listen, l.hint)
+}
+
+// Run serves h on addr until ctx ends, which is how a server stops (no
+// error). wrap, when set, puts a handler in front of h once the address
+// is held (a forward proxy, forward set: a client speaking TLS to the
+// port is then told to use it as a proxy), returning what stops it; an
+// error of wrap ends the run. announce hears the address listened on.
+func Run(ctx context.Context, addr string, h http.Handler, o Options, forward bool, wrap func(http.Handler) (http.Handler, func(), error), announce func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	if wrap != nil {
+		w, stop, err := wrap(h)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stop()
+		h = w
+	}
+	srv := NewServer(h, o)
+	ln = HintTLS(ln, ln.Addr().String(), forward, o.Log)
+	announce(ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+		return srv.Close()
+	}
 }

@@ -3,6 +3,7 @@ package listen
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -195,5 +196,48 @@ func TestHostGuardForward(t *testing.T) {
 			}
 		}
 		srv.Close()
+	}
+}
+
+// TestRun: the handler (behind wrap) answers on the address announced
+// until ctx ends, which stops the run without an error and runs wrap's
+// stop; a wrap error ends the run before serving, an address in use is a
+// listen error.
+func TestRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs := make(chan net.Addr, 1)
+	stopped := false
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "inner") })
+	wrap := func(h http.Handler) (http.Handler, func(), error) {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "wrapped ")
+			h.ServeHTTP(w, r)
+		}), func() { stopped = true }, nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, "127.0.0.1:0", h, Options{Log: io.Discard}, false, wrap, func(a net.Addr) { addrs <- a })
+	}()
+	addr := <-addrs
+	resp, err := http.Get("http://" + addr.String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "wrapped inner" {
+		t.Errorf("answer %q", b)
+	}
+	if err := Run(context.Background(), addr.String(), h, Options{}, false, nil, func(net.Addr) {}); err == nil || !InUse(err) {
+		t.Errorf("address in use: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil || !stopped {
+		t.Errorf("after ctx ended: %v, wrap stopped %v", err, stopped)
+	}
+	bad := errors.New("no proxy")
+	err = Run(context.Background(), "127.0.0.1:0", h, Options{}, false, func(http.Handler) (http.Handler, func(), error) { return nil, nil, bad }, func(net.Addr) { t.Error("announced") })
+	if !errors.Is(err, bad) {
+		t.Errorf("wrap error: %v", err)
 	}
 }

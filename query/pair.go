@@ -3,9 +3,50 @@ package query
 import (
 	"context"
 	"slices"
+	"strconv"
 
 	"github.com/seam-dev/seam/inspect"
 )
+
+// Diffs is what seam diff finds over every exchange pair of two inputs;
+// its JSON is seam diff --json's document.
+type Diffs struct {
+	Pairs    []*inspect.Diff `json:"pairs"` // when DiffByNumber keeps them
+	OnlyA    []int           `json:"only_a,omitempty"`
+	OnlyB    []int           `json:"only_b,omitempty"`
+	Compared []int           `json:"-"` // the exchanges paired, in the order found
+	Differ   bool            `json:"-"` // some pair differs
+}
+
+// Differs reports whether the inputs differ: a pair does, or an exchange
+// has no counterpart.
+func (d *Diffs) Differs() bool { return d.Differ || len(d.OnlyA)+len(d.OnlyB) > 0 }
+
+// DiffByNumber diffs each exchange of A with B's of the same number
+// (PairByNumber), the sides named nameA#N and nameB#N, and calls each
+// (when set) with every diff as its pair is found; keep holds them in
+// Pairs too.
+func DiffByNumber(ctx context.Context, nameA, nameB string, nextA, nextB func() (*inspect.ExchangeReport, error), keep bool, each func(*inspect.Diff) error) (*Diffs, error) {
+	d := &Diffs{Pairs: []*inspect.Diff{}}
+	var err error
+	d.OnlyA, d.OnlyB, err = PairByNumber(ctx, nextA, nextB, func(x, y *inspect.ExchangeReport) error {
+		diff := inspect.DiffExchangeReports(x, y)
+		diff.A, diff.B = nameA+"#"+strconv.Itoa(x.Ex), nameB+"#"+strconv.Itoa(y.Ex)
+		d.Differ = d.Differ || !diff.Equal
+		d.Compared = append(d.Compared, x.Ex)
+		if keep {
+			d.Pairs = append(d.Pairs, diff)
+		}
+		if each != nil {
+			return each(diff)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
 
 // PairByNumber pairs the exchange reports of two inputs, A and B, by
 // exchange number, reading them side by side (nextA and nextB return the

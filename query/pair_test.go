@@ -44,3 +44,27 @@ func TestPairByNumber(t *testing.T) {
 		t.Error("an ended context: no error")
 	}
 }
+
+// TestDiffByNumber: each pair is diffed with its sides named input#N and
+// handed over as found (reading both inputs side by side), kept only when asked; the inputs differ when an
+// exchange has no counterpart.
+func TestDiffByNumber(t *testing.T) {
+	var seen []string
+	d, err := DiffByNumber(context.Background(), "a.ndjson", "b.ndjson", reports(1, 2, 3), reports(2, 1), true, func(x *inspect.Diff) error {
+		seen = append(seen, x.A+" "+x.B)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a.ndjson#2 b.ndjson#2", "a.ndjson#1 b.ndjson#1"}; !slices.Equal(seen, want) || len(d.Pairs) != 2 || d.Pairs[1].A != "a.ndjson#1" {
+		t.Errorf("diffs %v (%d kept), want %v", seen, len(d.Pairs), want)
+	}
+	if !slices.Equal(d.Compared, []int{2, 1}) || !slices.Equal(d.OnlyA, []int{3}) || d.Differ || !d.Differs() {
+		t.Errorf("compared %v, only in A %v, a pair differs %v, differs %v", d.Compared, d.OnlyA, d.Differ, d.Differs())
+	}
+	d, err = DiffByNumber(context.Background(), "a", "b", reports(1), reports(1), false, nil)
+	if err != nil || len(d.Pairs) != 0 || d.Pairs == nil || d.Differs() {
+		t.Errorf("one equal pair, not kept: %+v, %v", d, err)
+	}
+}

@@ -29,6 +29,19 @@ const (
 	ScopeHeaders Scope = "headers"
 )
 
+// CompilePattern compiles seam grep's PATTERN: a regular expression (RE2
+// syntax), or with fixed a string matched as it is; with ignoreCase, in
+// any case.
+func CompilePattern(pattern string, fixed, ignoreCase bool) (*regexp.Regexp, error) {
+	if fixed {
+		pattern = regexp.QuoteMeta(pattern)
+	}
+	if ignoreCase {
+		pattern = "(?i)" + pattern
+	}
+	return regexp.Compile(pattern)
+}
+
 // Scopes lists every scope.
 func Scopes() []Scope { return []Scope{ScopeText, ScopeTools, ScopeRequest, ScopeHeaders} }
 

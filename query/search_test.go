@@ -89,3 +89,32 @@ func TestAround(t *testing.T) {
 		t.Errorf("long hit %q", h)
 	}
 }
+
+// TestCompilePattern: a regular expression, a fixed string whose
+// metacharacters match themselves, and either in any case.
+func TestCompilePattern(t *testing.T) {
+	for _, c := range []struct {
+		pattern           string
+		fixed, ignoreCase bool
+		in                string
+		want              bool
+	}{
+		{"use_tool<", false, false, "a use_tool<", true},
+		{"a.c", false, false, "abc", true},
+		{"a.c", true, false, "abc", false},
+		{"a.c", true, false, "xa.cx", true},
+		{"USE_TOOL", false, true, "use_tool", true},
+		{"A(B", true, true, "a(b", true},
+	} {
+		re, err := CompilePattern(c.pattern, c.fixed, c.ignoreCase)
+		if err != nil {
+			t.Fatalf("%q: %v", c.pattern, err)
+		}
+		if got := re.MatchString(c.in); got != c.want {
+			t.Errorf("%q (fixed %v, -i %v) on %q: %v", c.pattern, c.fixed, c.ignoreCase, c.in, got)
+		}
+	}
+	if _, err := CompilePattern("a(b", false, false); err == nil {
+		t.Error("an unbalanced regular expression compiled")
+	}
+}

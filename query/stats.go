@@ -31,6 +31,18 @@ type Stats struct {
 	total  *StatsGroup
 }
 
+// ParseKeys reads a comma-separated list of keys (seam stats --by),
+// empty entries left out.
+func ParseKeys(s string) []string {
+	var keys []string
+	for _, k := range strings.Split(s, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
 // NewStats returns Stats grouping by the given keys (of StatsKeys) and
 // counting gaps longer than stall (0: inspect.DefaultStall) as stalls.
 func NewStats(by []string, stall time.Duration) (*Stats, error) {

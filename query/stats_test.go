@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,5 +60,15 @@ func TestStats(t *testing.T) {
 	}
 	if _, err := NewStats([]string{"colour"}, 0); err == nil || !strings.Contains(err.Error(), `cannot group by "colour"`) {
 		t.Errorf("unknown key: %v", err)
+	}
+}
+
+// TestParseKeys: --by's list, space trimmed and empty entries left out.
+func TestParseKeys(t *testing.T) {
+	if got := ParseKeys(" model, ,endpoint,"); !slices.Equal(got, []string{"model", "endpoint"}) {
+		t.Errorf("ParseKeys = %q", got)
+	}
+	if got := ParseKeys(""); len(got) != 0 {
+		t.Errorf("ParseKeys(\"\") = %q", got)
 	}
 }

@@ -187,6 +187,29 @@ func (f Fault) String() string {
 	return string(f.Kind)
 }
 
+// Faults is a list of faults applied in order, read from repeated --fault
+// flags (a flag.Value).
+type Faults []Fault
+
+// String spells the faults as --fault does, comma-separated.
+func (fs *Faults) String() string {
+	var s []string
+	for _, f := range *fs {
+		s = append(s, f.String())
+	}
+	return strings.Join(s, ",")
+}
+
+// Set adds the fault spec describes (ParseFault).
+func (fs *Faults) Set(spec string) error {
+	f, err := ParseFault(spec)
+	if err != nil {
+		return err
+	}
+	*fs = append(*fs, f)
+	return nil
+}
+
 // plan is a faulted recording to send: the chunks, and the extra wall
 // time to wait before each (on top of its recorded time, whatever the
 // speed) and before the response line.

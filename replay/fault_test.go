@@ -235,3 +235,20 @@ func TestFaultOffsets(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultsFlag: repeated --fault flags add up in order and read back as
+// they were given; a bad one is refused with ParseFault's error.
+func TestFaultsFlag(t *testing.T) {
+	var fs replay.Faults
+	for _, v := range []string{"split-rune", "status=429:2", "stall=2s@event:40"} {
+		if err := fs.Set(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := fs.String(); got != "split-rune,status=429:2,stall=2s@event:40" {
+		t.Errorf("String %q", got)
+	}
+	if err := fs.Set("nope"); err == nil || len(fs) != 3 {
+		t.Errorf("Set(nope): %v, %d faults", err, len(fs))
+	}
+}

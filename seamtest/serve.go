@@ -141,28 +141,9 @@ func (s *Server) startMock(c config) error {
 		return err
 	}
 	ctx := context.Background()
-	load, record := c.paths, ""
-	switch mode {
-	case replay.ModeOnce:
-		exists, err := captures.Exists(ctx, c.paths[0])
-		if err != nil {
-			return err
-		}
-		if !exists {
-			load, record = c.paths[1:], c.paths[0]
-		}
-	case replay.ModeNewEpisodes:
-		record = c.recordTo
-		if record == "" {
-			record = newEpisodes(c.paths[0])
-		}
-	case replay.ModeAll:
-		load, record = nil, c.recordTo
-		if record == "" {
-			record = c.paths[0]
-		}
-	case replay.ModePassthrough:
-		load = nil
+	load, record, err := mockPlan(ctx, c, mode)
+	if err != nil {
+		return err
 	}
 	var caps []*tape.Capture
 	if len(load) > 0 {
@@ -206,6 +187,35 @@ func (s *Server) startMock(c config) error {
 	}
 	s.mockURL = "http://" + leg.Addr().String()
 	return nil
+}
+
+// mockPlan returns what the mock upstream of c replays (load) and where
+// it records (record, "" for nowhere) in mode.
+func mockPlan(ctx context.Context, c config, mode replay.Mode) (load []string, record string, err error) {
+	load = c.paths
+	switch mode {
+	case replay.ModeOnce:
+		exists, err := captures.Exists(ctx, c.paths[0])
+		if err != nil {
+			return nil, "", err
+		}
+		if !exists {
+			load, record = c.paths[1:], c.paths[0]
+		}
+	case replay.ModeNewEpisodes:
+		record = c.recordTo
+		if record == "" {
+			record = newEpisodes(c.paths[0])
+		}
+	case replay.ModeAll:
+		load, record = nil, c.recordTo
+		if record == "" {
+			record = c.paths[0]
+		}
+	case replay.ModePassthrough:
+		load = nil
+	}
+	return load, record, nil
 }
 
 // newEpisodes is where new_episodes records by default: the directory

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/seam-dev/seam/tape"
@@ -59,4 +62,43 @@ func ParseProfile(r io.Reader, name string) (tape.Engine, error) {
 		return tape.Engine{}, fmt.Errorf("%s: %w", name, err)
 	}
 	return e, nil
+}
+
+// Choose returns the full engine description a capture header records for
+// the engine a command line asks for: profile (a built-in profile's name,
+// or a profile file), else base (a capture's recorded engine; the default
+// profile when nil), with the switches in set applied on top.
+func Choose(profile string, set map[string]string, base *tape.Engine) (tape.Engine, error) {
+	var eng tape.Engine
+	switch {
+	case profile != "" && isProfileFile(profile):
+		file, err := os.Open(profile)
+		if err != nil {
+			return tape.Engine{}, fmt.Errorf("--profile: %w", err)
+		}
+		defer file.Close()
+		if eng, err = ParseProfile(file, profile); err != nil {
+			return tape.Engine{}, err
+		}
+	case profile != "":
+		eng.Profile = profile
+	case base != nil:
+		eng = *base
+	}
+	switches := maps.Clone(eng.Switches)
+	if switches == nil {
+		switches = map[string]string{}
+	}
+	maps.Copy(switches, set)
+	return Resolve(eng.Profile, switches)
+}
+
+// isProfileFile reports whether a --profile value names a file rather
+// than a built-in profile.
+func isProfileFile(v string) bool {
+	if slices.Contains(Profiles(), v) {
+		return false
+	}
+	_, err := os.Stat(v)
+	return err == nil || strings.ContainsAny(v, "/.")
 }

@@ -149,3 +149,12 @@ func warningLine(err error) int {
 	}
 	return 0
 }
+
+// CountExchanges returns how many exchanges caps hold.
+func CountExchanges(caps []*Capture) int {
+	n := 0
+	for _, c := range caps {
+		n += len(c.Exchanges)
+	}
+	return n
+}

@@ -204,8 +204,11 @@ func redactQuery(q string) string {
 // RedactUpstream returns the upstream base URL u as seam names it in a
 // capture header, on the terminal and in an error a client gets: without
 // its user info (credentials) or its query (which may hold a key), not
-// even an empty "?", so request URLs join it.
+// even an empty "?", so request URLs join it; "" for none (nil).
 func RedactUpstream(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
 	v := *u
 	v.User = nil
 	v.RawQuery, v.ForceQuery = "", false

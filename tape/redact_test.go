@@ -224,3 +224,15 @@ func TestMaskFields(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactUpstreamNone: no upstream names none; captures' exchanges add
+// up.
+func TestRedactUpstreamNone(t *testing.T) {
+	if got := RedactUpstream(nil); got != "" {
+		t.Errorf("RedactUpstream(nil) = %q", got)
+	}
+	caps := []*Capture{{Exchanges: []*Exchange{{Ex: 1}, {Ex: 2}}}, {}, {Exchanges: []*Exchange{{Ex: 1}}}}
+	if n := CountExchanges(caps); n != 3 {
+		t.Errorf("CountExchanges = %d", n)
+	}
+}

@@ -27,3 +27,18 @@ func WriteMatch(out io.Writer, loc string, m query.Match, color bool) {
 	}
 	fmt.Fprintf(out, "%s  %s: %s%s%s\n", loc, place, visible.String(m.Before), hit, visible.String(m.After))
 }
+
+// WriteMatchJSON writes one match of seam grep as a line of JSON, with
+// the capture it is in named, no character that acts on a terminal
+// unescaped.
+func WriteMatchJSON(w io.Writer, capture string, m query.Match) error {
+	b, err := visible.EncodeJSON(struct {
+		Capture string `json:"capture"`
+		query.Match
+	}{capture, m}, "", "")
+	if err != nil {
+		return fmt.Errorf("encode match: %w", err)
+	}
+	_, err = w.Write(b)
+	return err
+}

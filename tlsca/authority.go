@@ -47,6 +47,23 @@ type Authority struct {
 	leaves  leafCache
 }
 
+// Dir is where seam's CA lives: dir (--ca-dir) when given, else
+// $SEAM_CA_DIR (read with getenv), else seam/ in the user's config
+// directory.
+func Dir(dir string, getenv func(string) string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	if d := getenv("SEAM_CA_DIR"); d != "" {
+		return d, nil
+	}
+	cfg, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("find the CA directory: %w (set SEAM_CA_DIR or --ca-dir)", err)
+	}
+	return filepath.Join(cfg, "seam"), nil
+}
+
 // Open loads the CA in dir, creating dir (0700) and a new CA when neither
 // file exists yet. created says whether it made a new one. A CA that is
 // only half there, unreadable, malformed, expired or whose key is readable

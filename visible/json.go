@@ -1,9 +1,28 @@
 package visible
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"unicode/utf8"
 )
+
+// EncodeJSON encodes v as seam prints JSON: without HTML escaping,
+// indented by indent with every line after the first starting with prefix
+// (indent "" for one line), a newline after it, and written safe to print
+// (JSON). An error is encoding/json's.
+func EncodeJSON(v any, prefix, indent string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent(prefix, indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return JSON(b.Bytes()), nil
+}
 
 // JSON returns the encoded JSON document b with every character a
 // terminal may act on, or that hides or reorders text, written as a \u

@@ -22,33 +22,11 @@ func caCommand() *command {
 		name:    "ca",
 		summary: "show seam's CA for --forward and how to make clients trust it",
 		usage:   "seam ca [--path | --pem | --rotate] [--ca-dir DIR]",
-		help:    caHelp,
+		help:    helpText("ca"),
 		example: "seam ca",
 		new:     func() runner { return &caOptions{} },
 	}
 }
-
-// caHelp is the text of "seam help ca".
-const caHelp = `
-seam record --forward decrypts the connections it records with certificates
-signed by seam's own certificate authority, so the client must trust that CA.
-"seam ca" creates the CA on first use (in $SEAM_CA_DIR, else the seam
-directory of your user config directory: ~/.config/seam on Linux), prints
-where its certificate is and how to trust it for Node, Python, Go, curl,
-VS Code (Copilot Chat) and the Debian system store.
-
-The private key next to it can impersonate any web site to a client that
-trusts the CA: it is created readable by you alone, never leaves that
-directory, and seam refuses to use it when others can read it or another
-user owns it, and refuses a CA directory that another user owns or others
-can write in (another user could have made it first, say in /tmp).
-
-A new CA is valid for a year: "seam ca" and "seam record --forward" warn
-when it expires within 30 days. "seam ca --rotate" then makes a new CA in
-its place (the old certificate and key are moved aside in the same
-directory, not deleted) and says, per client, what must trust the new one.
-It also replaces a CA that expired or was damaged. Trust the CA
-only where you record; to start over, delete both files and run "seam ca".`
 
 func (o *caOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.dir, "ca-dir", "", "`directory` of seam's CA (default $SEAM_CA_DIR, else the user config directory's seam/)")
@@ -64,7 +42,7 @@ func (o *caOptions) run(_ context.Context, e *env, fs *flag.FlagSet) error {
 	if o.path && o.pem || o.rotate && (o.path || o.pem) {
 		return &usageError{cmd: "ca", msg: "--path, --pem and --rotate do different things; pick one", example: "seam ca --path"}
 	}
-	dir, err := caDir(e, o.dir)
+	dir, err := tlsca.Dir(o.dir, e.getenv)
 	if err != nil {
 		return err
 	}

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/check"
-	"github.com/seam-dev/seam/visible"
+	"github.com/seam-dev/seam/internal/junit"
 )
 
 type checkOptions struct {
@@ -27,31 +25,11 @@ func checkCommand() *command {
 		name:    "check",
 		summary: "CI regression: replay fixtures, compare chunk by chunk and findings with goldens",
 		usage:   "seam check [--update] [--json] [--junit FILE] [--fault F]... DIR|CAPTURE...",
-		help:    checkHelp,
+		help:    helpText("check"),
 		example: "seam check fixtures/",
 		new:     func() runner { return &checkOptions{} },
 	}
 }
-
-// checkHelp is the text of "seam help check".
-const checkHelp = `
-For every fixture capture, rebuilds the engine recorded in its header,
-replays the recorded upstream chunks through it and compares the produced
-client stream with the recorded one frame by frame (bytes and boundaries);
-then inspects the replayed exchange and compares its findings (warn and
-error) with the golden beside the fixture, <fixture>.expect.json. Prints one
-ok or FAIL line per fixture, with what differs, then "N passed, N failed",
-and exits 1 on any failure. --update rewrites the goldens from what the
-replay finds; review them with git diff.
-
-For CI systems: --json prints the results as one JSON document instead
-({"passed", "failed", "fixtures": [{"path", "ok", "problems", "ms"}]}), and
---junit FILE also writes them as JUnit XML, one test case per fixture whose
-failure holds the first differing frame and the findings diff.
-
-An exchange with no client side (an imported recording) has nothing to
-compare the replayed stream with; only its findings are checked.
-` + checkFaultsHelp
 
 func (o *checkOptions) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.update, "update", false, "rewrite the goldens")
@@ -63,20 +41,6 @@ func (o *checkOptions) flags(fs *flag.FlagSet) {
 
 // errCheckFailed reports failing fixtures: exit status 1.
 var errCheckFailed = errors.New("check failed")
-
-// checkFaultsHelp is the paragraph of seam check's help on --fault.
-const checkFaultsHelp = `
---fault replays every fixture a second time with its upstream chunks
-faulted (repeat it to combine faults, applied in order; --seed picks the
-positions), as seam serve --fault would send them, and checks that the
-faults change nothing that matters: what the client assembles (its text
-and tool calls) and the findings (by id, severity and side) must be those
-of the replay without faults. Frame boundaries and event numbers may
-differ: a proxy is free to re-cut a stream, not to change it. Only the
-faults that re-cut or move the chunks apply (split-event, split-rune,
-coalesce, latency, stall, jitter); those that change the content
-(drop-delta, truncate, status, ...) make every stream differ by design:
-see what they do with seam replay --fault.`
 
 func (o *checkOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	batchGC(e)
@@ -106,7 +70,7 @@ func (o *checkOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 			failed++
 		}
 		if !o.json && o.junit != "-" {
-			printCheckResult(e.stdout, r)
+			check.WriteResult(e.stdout, r)
 		}
 	})
 	if err != nil {
@@ -114,18 +78,14 @@ func (o *checkOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 	}
 	switch {
 	case o.json:
-		if err := writeJSON(e.stdout, struct {
-			Passed   int            `json:"passed"`
-			Failed   int            `json:"failed"`
-			Fixtures []check.Result `json:"fixtures"`
-		}{passed, failed, results}); err != nil {
+		if err := writeJSON(e.stdout, check.Summary{Passed: passed, Failed: failed, Fixtures: results}); err != nil {
 			return err
 		}
 	case o.junit != "-":
 		fmt.Fprintf(e.stdout, "%d passed, %d failed\n", passed, failed)
 	}
 	if o.junit != "" {
-		if err := writeJUnitFile(e.stdout, o.junit, "seam check", check.JUnitCases(results), time.Since(start)); err != nil {
+		if err := junit.WriteTo(e.stdout, o.junit, "seam check", check.JUnitCases(results), time.Since(start)); err != nil {
 			return err
 		}
 	}
@@ -133,18 +93,4 @@ func (o *checkOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 		return errCheckFailed
 	}
 	return nil
-}
-
-// printCheckResult prints a fixture's ok or FAIL line, and under a FAIL
-// what differs.
-func printCheckResult(w io.Writer, r check.Result) {
-	if r.OK {
-		fmt.Fprintf(w, "ok    %s\n", visible.String(r.Path))
-		return
-	}
-	fmt.Fprintf(w, "FAIL  %s\n", visible.String(r.Path))
-	for _, pr := range r.Problems {
-		// Problems quote the fixture: evidence, frames, warnings.
-		fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(visible.Text(pr), "\n", "\n      "))
-	}
 }

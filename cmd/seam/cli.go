@@ -1,23 +1,22 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/seam-dev/seam/bucket"
+	"github.com/seam-dev/seam/internal/cli"
 	"github.com/seam-dev/seam/internal/shellquote"
+	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/query"
 	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/tui"
@@ -151,7 +150,7 @@ func exitCode(err error, stderr io.Writer) int {
 	default:
 		// Errors quote what they failed on: a capture, a stream, a file name.
 		fmt.Fprintln(stderr, "seam: "+visible.Text(err.Error()))
-		if hint := inUseHint(err); hint != "" {
+		if hint := listen.InUseHint(err); hint != "" {
 			fmt.Fprintln(stderr, "try: "+hint)
 		}
 		return 1
@@ -196,7 +195,7 @@ func run(ctx context.Context, args []string, e *env) error {
 	fs.SetOutput(io.Discard)
 	r := c.new()
 	r.flags(fs)
-	if err := parseInterspersed(fs, rest); err != nil {
+	if err := cli.ParseInterspersed(fs, rest); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(e.stdout, c)
 			return nil
@@ -218,32 +217,6 @@ func run(ctx context.Context, args []string, e *env) error {
 	return err
 }
 
-// parseInterspersed parses flags wherever they stand among the arguments
-// (seam inspect FILE --json is seam inspect --json FILE), as users type
-// them. A lone "-" is an argument (stdin or stdout); after "--" everything
-// is an argument. The arguments end up in fs.Args, in their order.
-func parseInterspersed(fs *flag.FlagSet, args []string) error {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		// Parse stops at the first argument, or after a "--" it removes.
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			pos = append(pos, rest...)
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-	// Parsing "--" alone sets nothing but the arguments.
-	return fs.Parse(append([]string{"--"}, pos...))
-}
-
 func unknownCommand(name string) error {
 	var names []string
 	for _, c := range commands() {
@@ -262,95 +235,32 @@ func unknownHelp(name string) error {
 	return &usageError{msg: fmt.Sprintf("no help for %q: the topics are switches and where, and the commands %s", name, strings.Join(names, ", ")), example: "seam help where"}
 }
 
+// printUsage writes "seam help": help/seam.txt with a line per command.
 func printUsage(out io.Writer) {
-	var w strings.Builder
-	defer func() { writeFitted(out, w.String()) }()
-	fmt.Fprint(&w, `seam finds the seams in LLM streams: it records what an upstream sent and
-what a client received, byte for byte and with timing, through a reverse proxy.
-
-Usage:
-  seam <command> [flags] [arguments]
-
-Commands:
-`)
+	var list strings.Builder
 	for _, c := range commands() {
-		fmt.Fprintf(&w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(&list, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprint(&w, `
-Run "seam help <command>" or "seam <command> -h" for a command's flags,
-"seam help switches" for the shaping engine's profiles and switches, and
-"seam help where" for the filter language of --where and the TUI.
-Flags may come before or after arguments; "--" ends them. "-" means stdin
-or stdout.
-`)
+	writeFitted(out, strings.Replace(helpText("seam"), "{{commands}}\n", list.String(), 1))
 }
 
 func printCommandHelp(out io.Writer, c *command) {
-	var w strings.Builder
-	defer func() { writeFitted(out, w.String()) }()
-	fmt.Fprintf(&w, "Usage: %s\n\n%s\n", c.usage, strings.TrimSpace(c.help))
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	c.new().flags(fs)
-	if !hasFlags(fs) {
-		return
-	}
-	var lines []string
-	fs.VisitAll(func(f *flag.Flag) {
-		dash := "--"
-		if len(f.Name) == 1 {
-			dash = "-"
-		}
-		name, usage := flag.UnquoteUsage(f)
-		head := dash + f.Name
-		if name != "" {
-			head += " " + name
-		}
-		line := fmt.Sprintf("  %-24s  %s", head, usage)
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
-			line += fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		lines = append(lines, line)
-	})
-	sort.Strings(lines)
-	fmt.Fprintf(&w, "\nFlags:\n%s\n", strings.Join(lines, "\n"))
-	if c.example != "" {
-		fmt.Fprintf(&w, "\nExample:\n  %s\n", c.example)
-	}
+	writeFitted(out, cli.Help(c.usage, c.help, c.example, fs))
 }
 
-// hasFlags reports whether any flag is defined on fs.
-func hasFlags(fs *flag.FlagSet) bool {
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	return n > 0
-}
+// isSet reports whether the flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool { return cli.IsSet(fs, name) }
 
-// isSet reports whether the flag name was given on the command line (not
-// left at its default).
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
-// writeJSON writes v as indented JSON, without HTML escaping.
+// writeJSON writes v as indented JSON, as seam prints JSON
+// (visible.EncodeJSON): what a capture holds may be printed.
 func writeJSON(w io.Writer, v any) error {
-	return writeJSONIndent(w, v, "")
-}
-
-// writeJSONIndent is writeJSON with every line after the first starting
-// with prefix, for a value inside a document.
-func writeJSONIndent(w io.Writer, v any, prefix string) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(prefix, "  ")
-	if err := enc.Encode(v); err != nil {
+	b, err := visible.EncodeJSON(v, "", "  ")
+	if err != nil {
 		return fmt.Errorf("encode JSON: %w", err)
 	}
-	// What a capture holds may be printed: no character that acts on a
-	// terminal goes out unescaped.
-	if _, err := w.Write(visible.JSON(b.Bytes())); err != nil {
+	if _, err := w.Write(b); err != nil {
 		return fmt.Errorf("write JSON: %w", err)
 	}
 	return nil

@@ -19,22 +19,11 @@ func completionCommand() *command {
 		name:    "completion",
 		summary: "print a shell completion script (bash, zsh or fish)",
 		usage:   "seam completion bash|zsh|fish",
-		help:    completionHelp,
+		help:    helpText("completion"),
 		example: "seam completion bash",
 		new:     func() runner { return completionOptions{} },
 	}
 }
-
-// completionHelp is the text of "seam help completion".
-const completionHelp = `
-Prints a script that completes seam's commands, their flags, the values of
---format, --mode, --protocol, --color and --fail-on, the help topics, and
-file names elsewhere. Load it for the current shell, or install it:
-
-  bash:  source <(seam completion bash)
-         seam completion bash > ~/.local/share/bash-completion/completions/seam
-  zsh:   source <(seam completion zsh)       (in ~/.zshrc, after compinit)
-  fish:  seam completion fish > ~/.config/fish/completions/seam.fish`
 
 func (completionOptions) run(_ context.Context, e *env, fs *flag.FlagSet) error {
 	if fs.NArg() != 1 {

@@ -18,27 +18,11 @@ func demoCommand() *command {
 		name:    "demo",
 		summary: "record embedded real streams through the proxy, offline, and summarise them",
 		usage:   "seam demo [--speed N] [-o DIR]",
-		help:    demoHelp,
+		help:    helpText("demo"),
 		example: "seam demo --speed 4",
 		new:     func() runner { return &demoOptions{} },
 	}
 }
-
-// demoHelp is the text of "seam help demo".
-const demoHelp = `
-Runs seam end to end with no network and no API key. A mock upstream on
-127.0.0.1 plays real recorded streams (OpenAI Chat Completions with parallel
-tool calls, Anthropic Messages with tool use, OpenAI Responses) at their
-recorded timing; a demo client sends each recorded request through the real
-recording proxy on 127.0.0.1; the proxy writes a capture file. seam then
-prints a summary per exchange, checks that the capture decodes and inspects it.
-
-Then the incident that started seam: the real token stream of an Obsidian
-Copilot tool call goes through the Obsidian XML engine as the shaping proxy
-ran it before its fix (holdback=off). inspect finds "</use_tool<use_tool>"
-in the assembled message, which no single delta contains, and names the
-client event where it was born; a replay with the fix switched on
-(holdback=on) shows it gone, as a diff.`
 
 func (o *demoOptions) flags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.speed, "speed", 1, "playback speed of the recorded timing (0 sends at once)")

@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
-	"strconv"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
@@ -24,26 +22,11 @@ func diffCommand() *command {
 		name:    "diff",
 		summary: "diff the assembled output of two exchanges or captures",
 		usage:   "seam diff [--ex N] [--ex-b M] A B",
-		help:    diffHelp,
+		help:    helpText("diff"),
 		example: "seam diff before.ndjson after.ndjson\n  seam diff --ex 3 --ex-b 4 capture.ndjson capture.ndjson",
 		new:     func() runner { return &diffOptions{} },
 	}
 }
-
-// diffHelp is the text of "seam help diff".
-const diffHelp = `
-Assembles the client side of exchanges in A and B (captures or raw
-recordings) and prints a text diff of the results with +/- gutters; each
-hunk says the event, chunk, byte offset and time in B where it begins.
-
-By default every exchange of A is compared with the exchange of B that has
-the same number, and the last line says which pairs were compared and which
-exchanges have no counterpart. --ex (and --ex-b) compare one pair; A and B
-may then be the same file with different --ex and --ex-b.
-
---json prints one diff object with --ex, else {"pairs": [diff, …],
-"only_a": [ex, …], "only_b": [ex, …]}. --exit-code exits 1 when any pair
-differs or an exchange has no counterpart.`
 
 func (o *diffOptions) flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.exA, "ex", 0, "compare only exchange `N` of A (default: every exchange)")
@@ -105,88 +88,38 @@ func exchangeReport(ctx context.Context, e *env, path string, n int) (*inspect.E
 	return inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true}).Exchange(x), nil
 }
 
-// diffPairs is the JSON form of seam diff over every exchange pair.
-type diffPairs struct {
-	Pairs []*inspect.Diff `json:"pairs"`
-	OnlyA []int           `json:"only_a,omitempty"`
-	OnlyB []int           `json:"only_b,omitempty"`
-}
-
-// reportStream inspects the exchanges of one input as they are read.
-type reportStream struct {
-	path string
-	src  *captures.Source
-	in   *inspect.Inspector
-	done bool
-	n    int // exchanges read
-}
-
-func openReportStream(ctx context.Context, e *env, path string) (*reportStream, func(), error) {
-	src, err := captures.Open(ctx, path, e.open())
-	if err != nil {
-		return nil, nil, err
-	}
-	return &reportStream{path: path, src: src, in: inspect.NewInspector(path, *src.Header(), inspect.Options{NoDiffs: true})}, src.Close, nil
-}
-
-// next returns the next exchange's report, or nil at the end.
-func (s *reportStream) next() (*inspect.ExchangeReport, error) {
-	if s.done {
-		return nil, nil
-	}
-	x, err := s.src.Next()
-	if err == io.EOF {
-		s.done = true
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	s.n++
-	return s.in.Exchange(x), nil
-}
-
 // diffAll compares every exchange of A with the exchange of B that has the
 // same number (query.PairByNumber), reading both side by side.
 func diffAll(ctx context.Context, e *env, o *diffOptions, pathA, pathB string) error {
-	a, closeA, err := openReportStream(ctx, e, pathA)
+	a, err := captures.OpenInspection(ctx, pathA, e.open(), inspect.Options{NoDiffs: true})
 	if err != nil {
 		return err
 	}
-	defer closeA()
-	b, closeB, err := openReportStream(ctx, e, pathB)
+	defer a.Close()
+	b, err := captures.OpenInspection(ctx, pathB, e.open(), inspect.Options{NoDiffs: true})
 	if err != nil {
 		return err
 	}
-	defer closeB()
-	out := diffPairs{Pairs: []*inspect.Diff{}}
-	var compared []int
-	differ := false
-	out.OnlyA, out.OnlyB, err = query.PairByNumber(ctx, a.next, b.next, func(x, y *inspect.ExchangeReport) error {
-		diff := inspect.DiffExchangeReports(x, y)
-		diff.A, diff.B = pathA+"#"+strconv.Itoa(x.Ex), pathB+"#"+strconv.Itoa(y.Ex)
-		differ = differ || !diff.Equal
-		compared = append(compared, x.Ex)
-		if o.json {
-			out.Pairs = append(out.Pairs, diff)
-			return nil
-		}
-		return textreport.WriteDiff(e.stdout, diff, false)
-	})
+	defer b.Close()
+	var each func(*inspect.Diff) error
+	if !o.json {
+		each = func(d *inspect.Diff) error { return textreport.WriteDiff(e.stdout, d, false) }
+	}
+	out, err := query.DiffByNumber(ctx, pathA, pathB, a.Next, b.Next, o.json, each)
 	if err != nil {
 		return err
 	}
-	printWarnings(e, a.src.Warnings())
-	printWarnings(e, b.src.Warnings())
+	printWarnings(e, a.Warnings())
+	printWarnings(e, b.Warnings())
 	if o.json {
 		err = writeJSON(e.stdout, out)
 	} else {
-		err = textreport.WriteDiffSummary(e.stdout, compared, out.OnlyA, out.OnlyB, a.n, b.n)
+		err = textreport.WriteDiffSummary(e.stdout, out.Compared, out.OnlyA, out.OnlyB, a.Read(), b.Read())
 	}
 	if err != nil {
 		return err
 	}
-	if o.exitCode && (differ || len(out.OnlyA)+len(out.OnlyB) > 0) {
+	if o.exitCode && out.Differs() {
 		return errDiffers
 	}
 	return nil

@@ -3,11 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
-	"maps"
-	"os"
-	"slices"
 	"strings"
 
+	"github.com/seam-dev/seam/internal/cli"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 )
@@ -29,59 +27,8 @@ func (f *engineFlags) register(fs *flag.FlagSet, profileDefault string) {
 // capture header. base is the engine to start from when --profile is not
 // given (a capture's recorded engine, or the default profile when nil).
 func (f *engineFlags) resolve(base *tape.Engine) (tape.Engine, error) {
-	var eng tape.Engine
-	switch {
-	case f.profile != "" && isProfileFile(f.profile):
-		file, err := os.Open(f.profile)
-		if err != nil {
-			return tape.Engine{}, fmt.Errorf("--profile: %w", err)
-		}
-		defer file.Close()
-		if eng, err = shape.ParseProfile(file, f.profile); err != nil {
-			return tape.Engine{}, err
-		}
-	case f.profile != "":
-		eng.Profile = f.profile
-	case base != nil:
-		eng = *base
-	}
-	set := maps.Clone(eng.Switches)
-	if set == nil {
-		set = map[string]string{}
-	}
-	maps.Copy(set, f.set)
-	return shape.Resolve(eng.Profile, set)
-}
-
-// isProfileFile reports whether the --profile value names a file rather
-// than a built-in profile.
-func isProfileFile(v string) bool {
-	if slices.Contains(shape.Profiles(), v) {
-		return false
-	}
-	_, err := os.Stat(v)
-	return err == nil || strings.ContainsAny(v, "/.")
+	return shape.Choose(f.profile, f.set, base)
 }
 
 // setFlag collects repeated switch=value flags.
-type setFlag map[string]string
-
-func (s *setFlag) String() string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(*s)) {
-		parts = append(parts, k+"="+(*s)[k])
-	}
-	return strings.Join(parts, ",")
-}
-
-func (s *setFlag) Set(v string) error {
-	k, val, ok := strings.Cut(v, "=")
-	if !ok || strings.TrimSpace(k) == "" {
-		return fmt.Errorf("want switch=value, got %q", v)
-	}
-	if *s == nil {
-		*s = map[string]string{}
-	}
-	(*s)[strings.TrimSpace(k)] = strings.TrimSpace(val)
-	return nil
-}
+type setFlag = cli.Pairs

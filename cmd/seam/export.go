@@ -33,45 +33,11 @@ func exportCommand() *command {
 		name:    "export",
 		summary: "write captures out: HAR, go-vcr or VCR.py cassettes, a raw body, curl, OTLP spans",
 		usage:   "seam export --format har|govcr|vcrpy|sse|curl|otlp [--ex N|CAPTURE#N] [--where FILTER] [--side upstream|client] CAPTURE|DIR...",
-		help:    exportHelp,
+		help:    helpText("export"),
 		example: "seam export --format curl --ex 2 capture.ndjson",
 		new:     func() runner { return &exportOptions{} },
 	}
 }
-
-// exportHelp is the text of "seam help export".
-const exportHelp = `
-Writes a capture in another format on stdout:
-
-  har   an HTTP Archive 1.2 document, one entry per exchange, with the
-        response as the client received it, for browsers' and proxies' tools
-        (a compressed body is given decoded, its wire size kept)
-  govcr a go-vcr cassette (format version 2, as go-vcr v3 and v4 load it),
-        an interaction per exchange with the response as the client
-        received it, its body byte for byte (compressed as sent, !!binary
-        when not UTF-8); redacted headers are left out, as a go-vcr hook
-        strips them
-  vcrpy a VCR.py cassette (its YAML serializer), likewise
-  sse   the body of one exchange's side (--side client by default), byte
-        for byte, to replay with any tool or diff with another; a body sent
-        with a Content-Encoding is decoded (--wire keeps the bytes as sent)
-  curl  a shell command that sends one exchange's request again; redacted
-        headers are read from environment variables named after them
-        (authorization from $AUTHORIZATION). Every part taken from the
-        capture is single-quoted, so the command runs curl and nothing else;
-        a request a shell cannot carry safely (a method or header name that
-        is not an HTTP token, a line break in a header, a NUL in the body)
-        is refused. --upstream URL sends it elsewhere: to seam serve CAPTURE
-        (http://127.0.0.1:8081), say, for a capture of seam demo, whose mock
-        upstream stopped with the demo (the command says so in a comment)
-
-Several captures, or a directory (the captures in it and below it), make
-one HAR (or cassette) with every exchange, each entry's comment naming its
-capture; sse and curl then want --ex CAPTURE#N. --where exports only the
-exchanges a filter selects (seam help where): a HAR or cassette of them,
-or, for sse and curl, the one it selects. A cassette holds HTTP exchanges
-with a response: WebSockets and exchanges cut before their response are
-left out.`
 
 func (o *exportOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.format, "format", "", "output `format`: har, govcr, vcrpy, sse, curl or otlp (required)")
@@ -112,7 +78,7 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 			return &usageError{cmd: "export", msg: fmt.Sprintf("--%s applies to --format %s, not %s", f.name, f.format, o.format), example: example}
 		}
 	}
-	if fs.NArg() > 1 || isDir(fs.Arg(0)) || o.where != "" || o.ex.capture != "" {
+	if fs.NArg() > 1 || captures.IsDir(fs.Arg(0)) || o.where != "" || o.ex.Capture != "" {
 		return exportMany(ctx, e, fs.Args(), o, side)
 	}
 	if convert.IsDocument(o.format) {
@@ -122,7 +88,7 @@ func (o *exportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 		}
 		return writeWhole(ctx, e, o.format, []*tape.Capture{c})
 	}
-	n := max(o.ex.n, 1)
+	n := max(o.ex.N, 1)
 	h, x, notes, err := oneExchange(ctx, e, fs.Arg(0), n)
 	if err != nil {
 		return err
@@ -178,13 +144,13 @@ func exportMany(ctx context.Context, e *env, args []string, o *exportOptions, si
 	if err != nil {
 		return err
 	}
-	if !convert.IsDocument(o.format) && o.ex.n != 0 && o.ex.capture == "" && len(paths) > 1 {
-		return &usageError{cmd: "export", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.n, len(paths), o.ex.n),
-			example: "seam export --format " + o.format + " --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.n) + " DIR"}
+	if !convert.IsDocument(o.format) && o.ex.N != 0 && o.ex.Capture == "" && len(paths) > 1 {
+		return &usageError{cmd: "export", msg: fmt.Sprintf("--ex %d: name the capture too among %d captures, as CAPTURE#%d", o.ex.N, len(paths), o.ex.N),
+			example: "seam export --format " + o.format + " --ex " + shellquote.Word(paths[0]) + "#" + strconv.Itoa(o.ex.N) + " DIR"}
 	}
 	var want func(string, int) bool
-	if o.ex.n != 0 {
-		want = o.ex.matches
+	if o.ex.N != 0 {
+		want = o.ex.Matches
 	}
 	var caps []*tape.Capture
 	iopts := inspect.Options{AssembleOnly: !where.Uses("finding", "severity"), NoDiffs: true, Sessions: session.NewLinker()}

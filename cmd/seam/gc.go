@@ -1,49 +1,11 @@
 package main
 
-import "runtime/debug"
+import "github.com/seam-dev/seam/internal/gctune"
 
-// batchGCPercent is the garbage collector's target for the commands that
-// read captures through (inspect, check and those reading through
-// inspectInputs), unless GOGC says otherwise. They hold a few exchanges at
-// a time but allocate several times the capture's size on the way (chunk
-// data, events, decoded payloads, reports), so the default target (100:
-// collect each time the heap doubles a live heap of a few MB) collects
-// hundreds of times a second and the collector takes a quarter of the
-// CPU. At 400 it collects a fifth as often, for a heap of five times the
-// live one: about 90 MB instead of 40 MB on a 560 MB capture, still
-// bounded by the exchanges in flight, not the capture.
-const batchGCPercent = 400
+// batchGC tunes the collector for a command that reads captures through
+// (gctune.Batch).
+func batchGC(e *env) { gctune.Batch(e.getenv) }
 
-// batchMemoryLimit is the soft memory limit that goes with it, unless
-// GOMEMLIMIT says otherwise: five times the live heap is cheap for the few
-// MB an ordinary exchange holds, not for an exchange of hundreds of MB (a
-// huge body, a long recording), whose heap the collector then keeps near
-// this limit instead of at five times its size. It is below the 256 MB
-// seam promises a reading command stays within on hostile input (the caps
-// bound what is live; the limit bounds what the collector lets pile up when
-// other work starves it of CPU: a deflate bomb's 95 MB peak grew to 344 MB
-// on a loaded machine with a limit of 512 MiB).
-const batchMemoryLimit = 224 << 20
-
-// batchGC sets the garbage collector's target for a command that reads
-// captures through, when the user has not set GOGC, and with it the soft
-// memory limit, when the user has not set GOMEMLIMIT either (a GOGC of the
-// user's own gets no limit it did not ask for).
-func batchGC(e *env) {
-	if e.getenv("GOGC") == "" {
-		debug.SetGCPercent(batchGCPercent)
-		if e.getenv("GOMEMLIMIT") == "" {
-			debug.SetMemoryLimit(batchMemoryLimit)
-		}
-	}
-}
-
-// tuneGC has the garbage collector keep the heap within half again its live
-// size (GOGC=50) while recording, unless the user set GOGC or GOMEMLIMIT: a
-// proxy holding many streams allocates little per chunk, so collecting
-// more often costs little, and memory is what it runs short of.
-func tuneGC(e *env) {
-	if e.getenv("GOGC") == "" && e.getenv("GOMEMLIMIT") == "" {
-		debug.SetGCPercent(50)
-	}
-}
+// tuneGC tunes the collector for a command that proxies streams
+// (gctune.Proxy).
+func tuneGC(e *env) { gctune.Proxy(e.getenv) }

@@ -2,13 +2,10 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"regexp"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
@@ -37,37 +34,11 @@ func grepCommand() *command {
 		name:    "grep",
 		summary: "search captures: assembled text, tool calls, request messages, headers",
 		usage:   "seam grep [-i] [-F] [--in SCOPES] [--where FILTER] [-l] [--json] PATTERN DIR|CAPTURE...",
-		help:    grepHelp,
+		help:    helpText("grep"),
 		example: "seam grep -i 'use_tool<' captures/",
 		new:     func() runner { return &grepOptions{} },
 	}
 }
-
-// grepHelp is the text of "seam help grep".
-const grepHelp = `
-Searches every exchange of the captures given (a directory, or an
-s3://bucket/prefix, stands for the captures in it and below it) for PATTERN, a regular expression (RE2 syntax;
--F for a fixed string, -i to ignore case), in what each exchange means
-rather than in its raw bytes:
-
-  text      each side's assembled text, reasoning and refusal (the side
-            clients received, and the other where it differs)
-  tools     each side's tool call names and arguments
-  request   the request's messages: text, tool calls and tool results
-  headers   the request's and the responses' headers
-
---in narrows the scopes (--in text,tools). Each match prints a line: the
-capture and exchange (capture#ex), the side and place, the event that
-added the matched text's first byte when it is a stream's text, and the
-match with up to 40 bytes around it, everything from the capture drawn
-with visible markers for the terminal. -l prints each matching exchange
-once; --json prints one JSON object per match, one per line. --where
-searches only the exchanges a filter selects (seam help where). A request
-carries the whole history, so a message matches again in every later turn
-of its session.
-
-Exit status: 0 when something matched, 1 when nothing did, 2 for a usage
-error.`
 
 func (o *grepOptions) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.ignoreCase, "i", false, "ignore case")
@@ -84,14 +55,7 @@ func (o *grepOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 	if fs.NArg() < 2 {
 		return &usageError{cmd: "grep", msg: "want a pattern and at least one capture or directory", example: ex}
 	}
-	pattern := fs.Arg(0)
-	if o.fixed {
-		pattern = regexp.QuoteMeta(pattern)
-	}
-	if o.ignoreCase {
-		pattern = "(?i)" + pattern
-	}
-	re, err := regexp.Compile(pattern)
+	re, err := query.CompilePattern(fs.Arg(0), o.fixed, o.ignoreCase)
 	if err != nil {
 		return &usageError{cmd: "grep", msg: "pattern: " + err.Error() + " (-F searches for a fixed string)", example: ex}
 	}
@@ -127,7 +91,7 @@ func (o *grepOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 		}
 		for _, m := range ms {
 			if o.json {
-				if err := writeMatchJSON(out, src.path, m); err != nil {
+				if err := textreport.WriteMatchJSON(out, src.path, m); err != nil {
 					return err
 				}
 				continue
@@ -146,20 +110,4 @@ func (o *grepOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 		return errNoMatch
 	}
 	return nil
-}
-
-// writeMatchJSON writes one match as a line of JSON, with the capture
-// named.
-func writeMatchJSON(w *bufio.Writer, capture string, m query.Match) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(struct {
-		Capture string `json:"capture"`
-		query.Match
-	}{capture, m}); err != nil {
-		return fmt.Errorf("encode match: %w", err)
-	}
-	_, err := w.Write(visible.JSON(b.Bytes()))
-	return err
 }

@@ -36,59 +36,31 @@ func printWarnings(e *env, ws []error) {
 type input struct {
 	path   string
 	header tape.Header
+	read   *tape.Header // the header it was copied from
 }
 
-// inspectInputs reads every input in paths exchange by exchange (holding
-// only the exchanges in progress, not a capture) and inspects each with
-// opts (Options.Sessions linking them across the inputs), calling fn with
-// the exchange and its report in input order. Decode warnings go to stderr
-// after each input, and a progress line too when stderr is a terminal and
-// the run is long. It stops at the first error fn returns, or when ctx
-// ends.
+// inspectInputs is inspectSome reporting every exchange.
 func inspectInputs(ctx context.Context, e *env, paths []string, label string, opts inspect.Options, fn func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error) error {
 	return inspectSome(ctx, e, paths, label, opts, nil, fn)
 }
 
-// inspectSome is inspectInputs reporting only the exchanges want selects
-// (all when want is nil); the others are skimmed (Inspector.Skim), so the
-// sessions and detectors of those reported see them.
+// inspectSome reads and inspects the inputs in paths with
+// captures.InspectAll (want selecting the exchanges reported), with
+// decode warnings on stderr after each input, and a progress line too
+// when stderr is a terminal and the run is long.
 func inspectSome(ctx context.Context, e *env, paths []string, label string, opts inspect.Options, want func(path string, ex int) bool, fn func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error) error {
 	batchGC(e)
 	p := textreport.NewProgress(e.stderr, tui.IsTerminal(e.stderr), label, len(paths), captures.Size(paths))
 	defer p.Done()
-	for i, path := range paths {
-		p.File(i)
-		if err := inspectInput(ctx, e, path, p, opts, want, fn); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func inspectInput(ctx context.Context, e *env, path string, p *textreport.Progress, opts inspect.Options, want func(path string, ex int) bool, fn func(in *input, x *tape.Exchange, rep *inspect.ExchangeReport) error) error {
 	o := e.open()
 	o.Progress = p
-	src, err := captures.Open(ctx, path, o)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	in := &input{path: path, header: *src.Header()}
-	ins := inspect.NewInspector(path, *src.Header(), opts)
-	pick := func(x *tape.Exchange) inspect.Pick {
-		if want != nil && !want(path, x.Ex) {
-			return inspect.PickSkim
+	var in *input
+	return captures.InspectAll(ctx, paths, o, opts, want, func(i captures.Inspected) error {
+		if in == nil || in.read != i.Header {
+			in = &input{path: i.Path, header: *i.Header, read: i.Header}
 		}
-		return inspect.PickReport
-	}
-	err = ins.Run(ctx, src.Next, pick, func(x *tape.Exchange, rep *inspect.ExchangeReport) error {
-		return fn(in, x, rep)
+		return fn(in, i.X, i.Report)
 	})
-	if err != nil {
-		return err
-	}
-	printWarnings(e, src.Warnings())
-	return nil
 }
 
 // rowOf is what a --where filter reads of an inspected exchange.

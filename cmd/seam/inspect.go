@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -15,8 +14,6 @@ import (
 	"github.com/seam-dev/seam/clients"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/protocol"
-	"github.com/seam-dev/seam/session"
-	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/textreport"
 	"github.com/seam-dev/seam/tui"
 )
@@ -42,57 +39,11 @@ func inspectCommand() *command {
 		name:    "inspect",
 		summary: "assemble each side, diff streamed vs final and upstream vs client, find corruption",
 		usage:   "seam inspect [flags] CAPTURE|RAW|-|DIR...",
-		help:    inspectHelp,
+		help:    helpText("inspect"),
 		example: "seam inspect --fail-on error captures/seam-20261122T093428Z.ndjson",
 		new:     func() runner { return &inspectOptions{} },
 	}
 }
-
-// inspectHelp is the text of "seam help inspect".
-var inspectHelp = `
-Reads a capture (or a raw recording: an .sse body, JSONL payloads one per
-line, a VCR YAML cassette, an HTTP-snapshot JSON) and, for every exchange,
-assembles the message each side carries per its protocol (detected from the
-URL, Content-Type, event names and payloads), emulates how the real clients
-that read its protocol would assemble it (` + strings.Join(clients.All(), ", ") + `),
-diffs the streamed deltas against the final output the stream claims and the
-upstream side against the client side, and runs the corruption detectors.
-
-Upstream and client are compared part by part too, across protocols: every
-tool call (structured, or an Obsidian <use_tool> block in the text), finish
-reason, usage, error, reasoning and refusal, so a call a proxy dropped,
-added, renamed or rewrote is a diff.* finding pointing at the event on each
-side; text hunks say whether they sit in the preamble, a tool block or the
-tail. In a sandwich recording (seam record --proxy) the client's request is
-compared with the one the proxy sent upstream: model, parameters, tools and
-the message history (req.* findings when it was rewritten).
-
-Each exchange starts with a verdict line: its protocol, how it ended, and
-its worst finding with the event where it was born (or ok); then the
-request, the findings, what each side assembled to, where clients disagree
-and the diffs, long ones cut with a count. A summary ends the report: how
-many exchanges had errors or warnings, and their verdicts.
-
-Findings are sorted by severity; each points at the exchange, side, event,
-chunk, byte offset and time where it was born. --json prints the same report
-as one JSON document (schema in the inspect package docs). With --fail-on,
-seam exits 1 when any finding reaches that severity, for CI.
-
-Each exchange is placed in its session (the exchanges whose request
-histories extend one another, an agent's loop): the report names the
-session, the turn and the exchange it extends, and a request that rewrites
-the history instead of extending it is a finding (session.turn-dropped,
-session.turn-edited).
-
-Several captures, or a directory or an s3://bucket/prefix (the captures in
-it and below it; s3://bucket/prefix/NAME.ndjson.zst is one capture), give
-one summary line per exchange (status, outcome, timing, gaps, stalls,
-tokens/s, session and findings) and the sessions of more than one turn,
-linked across the captures in the order given (a directory's in the order
-they were recorded); --ex CAPTURE#N prints one exchange's full report,
---json one document {"schema", "captures": [report], "sessions"} whose
-reports are what inspect --json writes for each capture. --where keeps
-only the exchanges a filter selects (seam help where).`
 
 func (o *inspectOptions) flags(fs *flag.FlagSet) {
 	fs.Var(&o.ex, "ex", "inspect only exchange `N` (CAPTURE#N among several captures)")
@@ -141,7 +92,7 @@ func (o *inspectOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) erro
 		e = &quiet
 	}
 	iopts := inspect.Options{Protocol: proto}
-	if fs.NArg() == 1 && !isDir(fs.Arg(0)) && o.where == "" && o.ex.capture == "" {
+	if fs.NArg() == 1 && !captures.IsDir(fs.Arg(0)) && o.where == "" && o.ex.Capture == "" {
 		return inspectStream(ctx, e, fs.Arg(0), o, iopts, g)
 	}
 	paths, err := captures.Expand(ctx, fs.Args(), e.open())
@@ -151,33 +102,22 @@ func (o *inspectOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) erro
 	return inspectMany(ctx, e, paths, o, iopts, g)
 }
 
-// isDir reports whether path names a directory, or an s3:// prefix (a
-// URI not ending in a capture's name).
-func isDir(path string) bool {
-	if captures.IsRemote(path) {
-		return !tape.HasCaptureExt(path)
-	}
-	st, err := os.Stat(path)
-	return err == nil && st.IsDir()
-}
-
 // inspectStream inspects the capture at path exchange by exchange, writing
 // each exchange's report as soon as it and those before it are inspected,
 // so memory holds the exchanges in progress at one point of the file and
 // the few being inspected (on every CPU), not the capture.
 func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, opts inspect.Options, g *findingGate) error {
 	batchGC(e)
-	src, err := captures.Open(ctx, path, e.open())
+	src, err := captures.OpenInspection(ctx, path, e.open(), opts)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	in := inspect.NewInspector(path, *src.Header(), opts)
-	w := newStreamReport(e, o, path)
-	p := &exPicker{n: o.ex.n, seen: map[int]bool{}}
-	err = in.Run(ctx, src.Next, p.pick, func(_ *tape.Exchange, x *inspect.ExchangeReport) error {
-		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: path, Exchanges: []*inspect.ExchangeReport{x}}
-		if err := w.exchange(one); err != nil {
+	w := textreport.NewStreamWriter(e.stdout, path, o.form(e))
+	p := inspect.NewExPicker(o.ex.N)
+	err = src.Run(ctx, p.Pick, func(i captures.Inspected) error {
+		one := &inspect.Report{Schema: inspect.SchemaVersion, Capture: path, Exchanges: []*inspect.ExchangeReport{i.Report}}
+		if err := w.Exchange(one); err != nil {
 			return err
 		}
 		g.Add(one, nil)
@@ -186,86 +126,18 @@ func inspectStream(ctx context.Context, e *env, path string, o *inspectOptions, 
 	if err != nil {
 		return err
 	}
-	printWarnings(e, src.Warnings())
-	if o.ex.n != 0 && p.picked == 0 {
-		return &captures.NoExchangeError{Path: path, Ex: o.ex.n, Have: len(p.seen)}
+	if o.ex.N != 0 && p.Picked() == 0 {
+		return &captures.NoExchangeError{Path: path, Ex: o.ex.N, Have: p.Seen()}
 	}
-	if err := w.close(src.Warnings(), in.Sessions()); err != nil {
+	if err := w.Close(src.Warnings(), src.Inspector.Sessions()); err != nil {
 		return err
 	}
 	return g.finish("seam inspect " + path)
 }
 
-// exPicker picks what inspectStream reports: every exchange, or with --ex
-// the one asked for, the exchanges before it skimmed (read and
-// assembled, so its session and its retry detector see them) and those
-// after it dropped.
-type exPicker struct {
-	n      int // --ex, 0 for every exchange
-	seen   map[int]bool
-	picked int
-}
-
-func (p *exPicker) pick(x *tape.Exchange) inspect.Pick {
-	p.seen[x.Ex] = true
-	switch {
-	case p.n == 0 || x.Ex == p.n:
-		p.picked++
-		return inspect.PickReport
-	case p.picked == 0:
-		return inspect.PickSkim
-	}
-	return inspect.PickDrop
-}
-
-// streamReport writes inspectStream's report: JSON, what --client ends up
-// with, or text.
-type streamReport struct {
-	e      *env
-	client string
-	jw     *inspect.JSONWriter
-	tw     *textreport.Writer
-}
-
-func newStreamReport(e *env, o *inspectOptions, path string) *streamReport {
-	w := &streamReport{e: e, client: o.client}
-	switch {
-	case o.json:
-		w.jw = inspect.NewJSONWriter(e.stdout, path)
-	case o.client == "":
-		w.tw = textreport.NewWriter(e.stdout, o.color.enabled(e, e.stdout))
-		w.tw.Capture = path
-	}
-	return w
-}
-
-// exchange writes the report on one exchange.
-func (w *streamReport) exchange(one *inspect.Report) error {
-	switch {
-	case w.jw != nil:
-		return w.jw.Exchange(one.Exchanges[0])
-	case w.client != "":
-		return textreport.WriteClient(w.e.stdout, one, w.client)
-	}
-	return w.tw.Exchange(one.Exchanges[0])
-}
-
-// close ends the report with the capture's warnings and sessions.
-func (w *streamReport) close(warned []error, sessions []*session.Session) error {
-	var warnings []string
-	for _, err := range warned {
-		warnings = append(warnings, err.Error())
-	}
-	switch {
-	case w.jw != nil:
-		w.jw.SetSessions(sessions)
-		return w.jw.Close(warnings)
-	case w.tw != nil:
-		w.tw.Warnings(warnings)
-		w.tw.Sessions(sessions)
-		return w.tw.Close()
-	}
-	return nil
+// form is the form of the report the flags ask for.
+func (o *inspectOptions) form(e *env) textreport.Form {
+	return textreport.Form{JSON: o.json, Client: o.client, Color: o.color.enabled(e, e.stdout), One: o.ex.N != 0, Width: termWidth(e, e.stdout)}
 }
 
 // colorFlag is --color: auto (the default), always or never.

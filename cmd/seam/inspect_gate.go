@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"time"
 
 	"github.com/seam-dev/seam/check"
 	"github.com/seam-dev/seam/internal/junit"
@@ -21,23 +19,12 @@ type findingGate struct {
 // --fail-on was reached.
 func (g *findingGate) finish(suite string) error {
 	if g.junit != "" {
-		if err := writeJUnitFile(g.stdout, g.junit, suite, g.Cases(), 0); err != nil {
+		if err := junit.WriteTo(g.stdout, g.junit, suite, g.Cases(), 0); err != nil {
 			return err
 		}
 	}
 	if g.Reached() {
 		return errFindings
-	}
-	return nil
-}
-
-// writeJUnitFile writes a JUnit report to path, or to stdout for "-".
-func writeJUnitFile(stdout io.Writer, path, suite string, cases []junit.Case, took time.Duration) error {
-	if path == "-" {
-		return junit.Write(stdout, suite, cases, took)
-	}
-	if err := junit.WriteFile(path, suite, cases, took); err != nil {
-		return fmt.Errorf("--junit: %w", err)
 	}
 	return nil
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"net"
 
 	"github.com/seam-dev/seam/listen"
 )
@@ -21,20 +19,4 @@ func listenFlag(e *env, cmd, flag string, addr *string) error {
 		fmt.Fprintln(e.stderr, "seam "+cmd+": warning: "+listen.ExposedWarning(a))
 	}
 	return nil
-}
-
-// inUseHint is the try: line for a listen that failed because another
-// process holds the address, "" for any other error.
-func inUseHint(err error) string {
-	if !listen.InUse(err) {
-		return ""
-	}
-	port := "PORT"
-	var op *net.OpError
-	if errors.As(err, &op) && op.Addr != nil {
-		if _, p, err := net.SplitHostPort(op.Addr.String()); err == nil {
-			port = p
-		}
-	}
-	return fmt.Sprintf("--listen 127.0.0.1:0 picks a free port; or stop what holds port %s (lsof -i :%s, ss -ltnp)", port, port)
 }

@@ -8,14 +8,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/seam-dev/seam/internal/shellquote"
+	"github.com/seam-dev/seam/internal/cli"
 	"github.com/seam-dev/seam/tui"
 )
 
@@ -38,7 +35,7 @@ func main() {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go onSignals(sigs, cancel, os.Stderr)
-	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, self: selfCommand(), terminal: tui.IsTerminal(os.Stdout)}
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, self: cli.Self(), terminal: tui.IsTerminal(os.Stdout)}
 	err := run(ctx, os.Args[1:], e)
 	os.Exit(exitCode(err, e.stderr))
 }
@@ -67,24 +64,4 @@ func onSignals(sigs <-chan os.Signal, cancel context.CancelFunc, stderr *os.File
 		}
 		os.Exit(130)
 	}
-}
-
-// selfCommand returns how a user runs this seam again: "seam" when that
-// name on PATH is this executable, "go run ./cmd/seam" when go run built it
-// (in a go-build directory), else the executable's absolute path.
-func selfCommand() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return "seam"
-	}
-	exe, _ = filepath.EvalSymlinks(exe)
-	if p, err := exec.LookPath("seam"); err == nil {
-		if p, err = filepath.EvalSymlinks(p); err == nil && p == exe {
-			return "seam"
-		}
-	}
-	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
-		return "go run ./cmd/seam"
-	}
-	return shellquote.Word(exe)
 }

@@ -5,11 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
-	"time"
 
 	"github.com/seam-dev/seam/captures"
-	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -33,36 +30,11 @@ func replayCommand() *command {
 		name:    "replay",
 		summary: "feed a capture's upstream side through the shaping engine again and compare",
 		usage:   "seam replay [--profile P] [--set switch=value] [--ex N] [-o FILE] CAPTURE|RAW",
-		help:    replayHelp,
+		help:    helpText("replay"),
 		example: "seam replay --set holdback=on fixtures/incident-holdback-off.ndjson",
 		new:     func() runner { return &replayOptions{} },
 	}
 }
-
-// replayHelp is the text of "seam help replay".
-var replayHelp = `
-Rebuilds the shaping engine recorded in the capture's header (or the one
---profile and --set describe, --set applying on top of the recorded engine),
-pushes the recorded upstream chunks through it with their recorded boundaries,
-and compares the client stream it produces with the recorded one: identical
-frame for frame, or the first differing frame and a diff of the assembled
-output. Flip one switch to see a fix take effect:
-
-  seam replay --set holdback=on incident.ndjson
-
---raw writes the produced client bytes to stdout instead; -o writes the
-replayed exchanges as a capture. --speed 1 paces pushes by the recorded times.
-
---fault changes the recorded upstream side before the engine sees it, as
-seam serve --fault sends it (the same seed gives the same bytes), so how a
-proxy copes can be seen offline: split-rune and split-event re-cut the
-chunks, drop-delta and the like rewrite the events, latency, stall and
-jitter move the chunks' times (the replayed capture keeps them), disconnect
-cuts the side, status answers with an error. Faults: ` + strings.Join(replay.FaultKinds(), ", ") + `.
-
-A raw upstream recording (an .sse body, JSONL payloads, a VCR cassette) has
-no engine and no client side: name a --profile to see what seam's engine
-makes of it.`
 
 func (o *replayOptions) flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ex, "ex", 0, "replay only exchange `N`")
@@ -164,49 +136,15 @@ func (o *replayOptions) replayOne(ctx context.Context, e *env, w io.Writer, eng 
 		_, err := e.stdout.Write(res.Body())
 		return rx, false, err
 	}
-	// Describe's lines each go through the sanitiser (its excerpts are
-	// quoted already; a capture's bytes never reach the terminal raw).
-	desc := strings.Split(res.Describe(), "\n")
-	for i := range desc {
-		desc[i] = visible.String(desc[i])
-	}
-	fmt.Fprintf(w, "exchange %d: %s\n", x.Ex, strings.Join(desc, "\n"))
-	if res.Identical() || res.NoClient {
-		return rx, false, nil
-	}
-	return rx, true, writeReplayDiff(w, x, rx)
+	differs, err := textreport.WriteReplay(w, x, rx, res)
+	return rx, differs, err
 }
 
-// writeReplayDiff prints how the findings change from the recorded client
-// side to the replayed one, then the diff of the assembled client output,
-// recorded against replayed.
-func writeReplayDiff(w io.Writer, recorded, replayed *tape.Exchange) error {
-	a := inspect.Inspect(&tape.Capture{Name: "recorded", Exchanges: []*tape.Exchange{recorded}}, inspect.Options{NoDiffs: true})
-	b := inspect.Inspect(&tape.Capture{Name: "replayed", Exchanges: []*tape.Exchange{replayed}}, inspect.Options{NoDiffs: true})
-	if len(a.Exchanges) == 0 || len(b.Exchanges) == 0 {
-		return nil
-	}
-	fmt.Fprintf(w, "  findings, recorded → replayed: %s\n", inspect.CompareFindings(a.Exchanges[0].Findings, b.Exchanges[0].Findings))
-	d := inspect.DiffExchangeReports(a.Exchanges[0], b.Exchanges[0])
-	d.A, d.B = "recorded client", "replayed client"
-	return textreport.WriteDiff(w, d, false)
-}
-
-// saveCapture writes c to path (or stdout for "-").
+// saveCapture writes c to spec (captures.Save) and says where.
 func saveCapture(ctx context.Context, e *env, spec string, c *tape.Capture) error {
-	out, path, err := captures.Create(spec, e.stdout, time.Now())
-	if err != nil {
-		return err
-	}
-	if err := tape.WriteCapture(ctx, out, c, version); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if path != "stdout" {
+	path, err := captures.Save(ctx, spec, e.stdout, c, version)
+	if err == nil && path != "stdout" {
 		fmt.Fprintf(e.stderr, "wrote %s\n", path)
 	}
-	return nil
+	return err
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/seam-dev/seam/captures"
@@ -32,39 +31,11 @@ func reportCommand() *command {
 		name:    "report",
 		summary: "one HTML page to attach to a bug: verdict, findings, diffs, timing chart",
 		usage:   "seam report [--ex N] [-o FILE|DIR|-] CAPTURE|RAW",
-		help:    reportHelp,
+		help:    helpText("report"),
 		example: "seam report fixtures/incident-holdback-off.ndjson",
 		new:     func() runner { return &reportOptions{} },
 	}
 }
-
-// reportHelp is the text of "seam help report".
-const reportHelp = `
-Inspects a capture (or a raw recording, as seam inspect reads them) and
-writes what it finds as one HTML file you can attach to a bug report or
-send to someone without seam. Per exchange it shows:
-
-  - the verdict: protocol, outcome, and the worst finding with where it was
-    born (side, event, chunk, byte offset, time);
-  - every finding with its place and evidence;
-  - the upstream-vs-client and streamed-vs-final diffs, with the bytes
-    where the texts part emphasised;
-  - a timing chart of both sides: bytes over time, a tick per chunk,
-    stalls (no bytes for longer than --stall) shaded, and the event where
-    the sides diverge and the first finding's event marked;
-  - what each side assembles to, where the emulated clients disagree, and
-    the request (method, URL, headers, the body indented when it is JSON),
-    redacted as the capture is.
-
-A capture with several exchanges gets one section each and an index at the
-top; --ex picks one. The page needs no network and runs no script: open
-it in any browser, print it, or mail it. Text from the capture is escaped,
-and control and bidi characters are shown as visible escapes (\u202e).
-The same capture always gives the same file.
-
-By default the page is written to <capture name>.report.html in the
-current directory; -o names another file, a directory to write it in, or
-- for stdout.`
 
 func (o *reportOptions) flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ex, "ex", 0, "report only exchange `N`")
@@ -92,9 +63,9 @@ func (o *reportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	if st, err := os.Stat(in); err == nil && st.IsDir() {
 		return &usageError{cmd: "report", msg: visible.String(in) + " is a directory: a page shows one capture; seam inspect " + shellquote.Word(in) + " lists them", example: "seam report " + shellquote.Word(filepath.Join(in, "CAPTURE.ndjson"))}
 	}
-	out, err := reportPath(in, o.output)
+	out, err := htmlreport.PagePath(in, o.output)
 	if err != nil {
-		return err
+		return &usageError{cmd: "report", msg: err.Error(), example: "seam report -o report.html -"}
 	}
 	c, err := captures.Load(ctx, in, e.open())
 	if err != nil {
@@ -120,28 +91,4 @@ func (o *reportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	}
 	fmt.Fprintf(e.stderr, "wrote %s (%s, %s): open it in a browser\n", out, plural(len(rep.Exchanges), "exchange"), units.Bytes(n))
 	return nil
-}
-
-// reportPath decides where the page goes: -o as given ("-" for stdout, a
-// directory for <name>.report.html in it), else <name>.report.html in the
-// current directory, name being the capture's file name without its
-// extension.
-func reportPath(in, output string) (string, error) {
-	if output == "-" {
-		return "-", nil
-	}
-	name := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in)) + ".report.html"
-	if output == "" {
-		if in == "-" {
-			return "", &usageError{cmd: "report", msg: "reading stdin: name the page with -o FILE (or -o - for stdout)", example: "seam report -o report.html -"}
-		}
-		return name, nil
-	}
-	if st, err := os.Stat(output); err == nil && st.IsDir() {
-		if in == "-" {
-			return "", &usageError{cmd: "report", msg: "reading stdin: name the page with -o FILE, not a directory", example: "seam report -o report.html -"}
-		}
-		return filepath.Join(output, name), nil
-	}
-	return output, nil
 }

@@ -9,12 +9,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/captures"
+	"github.com/seam-dev/seam/internal/cli"
 	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
@@ -38,117 +38,18 @@ type serveOptions struct {
 }
 
 // faultFlag collects repeated --fault flags.
-type faultFlag []replay.Fault
-
-func (f *faultFlag) String() string {
-	var s []string
-	for _, x := range *f {
-		s = append(s, x.String())
-	}
-	return strings.Join(s, ",")
-}
-
-func (f *faultFlag) Set(v string) error {
-	x, err := replay.ParseFault(v)
-	if err != nil {
-		return err
-	}
-	*f = append(*f, x)
-	return nil
-}
-
-// serveModeHelp is one line per mode, for the help text.
-const serveModeHelp = `
-  none          strict replay (default): a request that matches nothing gets
-                a 404 naming the closest exchange and why it differs
-  once          one CAPTURE: if it does not exist yet (or is a directory with
-                no captures), forward everything to --upstream and record it
-                there; if it exists, replay it strictly as none
-  new_episodes  replay what matches; forward the rest to --upstream and
-                record it to -o, a new file or a directory such as the one
-                replayed (new episodes answer from the next run on)
-  all           forward and record everything to -o; replay nothing
-  passthrough   forward everything to --upstream; replay and record nothing`
+type faultFlag = replay.Faults
 
 func serveCommand() *command {
 	return &command{
 		name:    "serve",
 		summary: "serve captures as a mock upstream, at recorded timing",
 		usage:   "seam serve [--mode M] [--upstream URL] [-o FILE|DIR] [--listen ADDR] [--speed N] [--fault F]... [CAPTURE|DIR...]",
-		help:    serveHelp,
+		help:    helpText("serve"),
 		example: "seam serve --speed 0 captures/",
 		new:     func() runner { return &serveOptions{} },
 	}
 }
-
-// serveHelp is the text of "seam help serve".
-var serveHelp = `
-Answers OpenAI- and Anthropic-style requests from recorded exchanges, with the
-upstream side of the exchange a request matches, chunk by chunk with the
-recorded boundaries and timing (scaled by --speed; 0 sends at once). Point any
-client or proxy at it, e.g. OPENAI_BASE_URL=http://127.0.0.1:8081/v1.
-
-Matching: same method and path, and the same JSON body once made canonical.
-Object keys may come in any order. These top-level fields are ignored (add
-more with --ignore):
-  ` + strings.Join(replay.DefaultIgnore(), ", ") + `
-Secret fields are compared as seam record stores them ("[redacted]"), so a
-client sending its real key matches the recording; a capture recorded with
---redact patterns matches when serve is given the same ones.
-Ids the upstream made up and the client sends back (Chat tool call id and
-tool_call_id, Anthropic tool_use id and tool_use_id, Responses call_id and
-item ids, previous_response_id) compare by order of first appearance: which
-result answers which call still counts, the id values do not. The model,
-every message in order (role, content, tool calls, tool results) and every
-other field count. A request recorded several times (a retry) answers with
-each recording in turn, then repeats the last. A miss gets a 404 whose JSON
-error names the closest exchange on that endpoint (same model first, then
-the longest equal message history) and the first difference.
-
-With --forward, seam serve is a forward proxy like seam record --forward
-(HTTPS_PROXY, seam's CA, the same --host and --intercept-all): a client that
-cannot change its base URL is answered from captures recorded that way, each
-request matching only the exchanges recorded for its host; hosts not
-intercepted are tunnelled to the network. Modes that forward send misses to
-the host each request names (no --upstream).
-
-Modes (--mode), in VCR's vocabulary:` + serveModeHelp + `
-
-Only requests addressed to an IP address, localhost or the --listen name
-are answered (a web page rebinding a DNS name to 127.0.0.1 would read
-recorded prompts in the misses); --allow-host NAME accepts another name.
-
-Each request gets a line on stderr as its answer ends, unless -q: a hit
-names the exchange that answered, its status, how long it took and the
-faults applied; a miss says why nothing matched; a forwarded exchange is
-summed up as seam record does. Recordings are new capture files, as seam
-record writes them (-o defaults to ./captures/seam-<UTC time>.ndjson).
-
-A body recorded compressed (Content-Encoding gzip, deflate, br or zstd) is
-sent as recorded to a client whose Accept-Encoding allows it; any other
-client, or any --fault, gets it decoded, without Content-Encoding, and an
-` + replay.DecodedHeader + ` header naming the coding removed.
-
---fault injects a departure from the recording into every replayed response,
-to see how a client or proxy copes; repeat it to combine faults, applied in
-order. Faults that pick a position (which event, where to split) draw from
---seed, so the same seed gives the same bytes. latency waits before the
-response, stall before an event, chunk or byte, jitter moves every gap by
-up to ± its duration (never below zero); these wait in wall-clock time
-whatever --speed says. seam replay --fault and seam check --fault apply
-the same faults offline. Faults: ` + strings.Join(replay.FaultKinds(), ", ") + `.
-
-Examples:
-  # replay strictly, as fast as the client reads
-  seam serve --speed 0 captures/
-  # record a test's conversation on the first run, replay it on every later one
-  seam serve --mode once --upstream https://api.openai.com captures/chat.ndjson
-  # replay what was recorded, record what is new into the same directory
-  seam serve --mode new_episodes --upstream https://api.openai.com -o captures/ captures/
-  # see how a client copes with a split UTF-8 rune and rate limiting
-  seam serve --fault split-rune --fault status=429:2 captures/
-  # a slow first byte and a two-second stall at event 40, nothing else waits
-  seam serve --speed 0 --fault latency=300ms --fault stall=2s@event:40 captures/`
 
 func (o *serveOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8081", "`address` to listen on (a port alone: 127.0.0.1:PORT)")
@@ -167,14 +68,7 @@ func (o *serveOptions) flags(fs *flag.FlagSet) {
 }
 
 // listFlag collects a repeated string flag.
-type listFlag []string
-
-func (f *listFlag) String() string { return strings.Join(*f, ",") }
-
-func (f *listFlag) Set(v string) error {
-	*f = append(*f, v)
-	return nil
-}
+type listFlag = cli.List
 
 // servePlan is what a serve run does (replay.PlanServe decides it from
 // the flags), with the captures loaded and --upstream parsed.
@@ -214,7 +108,7 @@ func planServe(ctx context.Context, e *env, o *serveOptions, args []string) (*se
 		if p.caps, err = captures.LoadAll(ctx, rp.Replay, e.open()); err != nil {
 			return nil, err
 		}
-		if mode == replay.ModeOnce && countExchanges(p.caps) == 0 {
+		if mode == replay.ModeOnce && tape.CountExchanges(p.caps) == 0 {
 			return nil, fmt.Errorf("%s exists but holds no exchanges; delete it to record it again with --mode once", rp.Replay[0])
 		}
 	}
@@ -278,8 +172,8 @@ func (o *serveOptions) announcer(e *env, p *servePlan, fwd *forwardSetup) func(a
 	return func(addr net.Addr, path string) {
 		// The first line names the address: scripts and tests read it.
 		fmt.Fprintf(e.stderr, "serving %s from %s on http://%s (mode %s, speed %g)\n",
-			plural(countExchanges(p.caps), "exchange"), plural(len(p.caps), "capture"), addr, p.Mode, o.speed)
-		fmt.Fprintln(e.stderr, p.Describe(upstreamName(p.upstream), path))
+			plural(tape.CountExchanges(p.caps), "exchange"), plural(len(p.caps), "capture"), addr, p.Mode, o.speed)
+		fmt.Fprintln(e.stderr, p.Describe(tape.RedactUpstream(p.upstream), path))
 		if len(o.faults) > 0 {
 			fmt.Fprintf(e.stderr, "injecting faults %s (seed %d)\n", o.faults.String(), o.seed)
 		}
@@ -357,50 +251,19 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 // serveReplay answers from captures alone on addr until ctx ends, behind
 // a forward proxy when fwd is set.
 func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardSetup, so listen.Options, announce func(net.Addr, string)) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
+	var wrap func(http.Handler) (http.Handler, func(), error)
 	if fwd != nil {
-		f, err := fwd.proxy(h)
-		if err != nil {
-			ln.Close()
-			return err
+		wrap = func(h http.Handler) (http.Handler, func(), error) {
+			f, err := fwd.proxy(h)
+			if err != nil {
+				return nil, nil, err
+			}
+			return f, func() {
+				ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+				defer cancel()
+				f.Shutdown(ctx)
+			}, nil
 		}
-		defer func() {
-			ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-			defer cancel()
-			f.Shutdown(ctx)
-		}()
-		h = f
 	}
-	srv := listen.NewServer(h, so)
-	ln = listen.HintTLS(ln, ln.Addr().String(), fwd != nil, so.Log)
-	announce(ln.Addr(), "")
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-		// ctrl-c is how a server stops: not an error.
-		return srv.Close()
-	}
-}
-
-// countExchanges returns how many exchanges caps hold.
-func countExchanges(caps []*tape.Capture) int {
-	n := 0
-	for _, c := range caps {
-		n += len(c.Exchanges)
-	}
-	return n
-}
-
-// upstreamName is up as a capture header names it, "" for none.
-func upstreamName(up *url.URL) string {
-	if up == nil {
-		return ""
-	}
-	return tape.RedactUpstream(up)
+	return listen.Run(ctx, addr, h, so, fwd != nil, wrap, func(a net.Addr) { announce(a, "") })
 }

@@ -26,39 +26,11 @@ func statsCommand() *command {
 		name:    "stats",
 		summary: "figures across captures: outcomes, TTFB and gap percentiles, stalls, tokens, findings",
 		usage:   "seam stats [--by KEYS] [--stall D] [--where FILTER] [--json] DIR|CAPTURE...",
-		help:    statsHelp,
+		help:    helpText("stats"),
 		example: "seam stats --by model captures/",
 		new:     func() runner { return &statsOptions{} },
 	}
 }
-
-// statsHelp is the text of "seam help stats".
-var statsHelp = `
-Reads every capture given (a directory, or an s3://bucket/prefix, stands
-for the captures in it and below it) and adds up its exchanges by model and endpoint, or by what --by
-names (a comma-separated list of ` + strings.Join(query.StatsKeys(), ", ") + `):
-
-  n         exchanges
-  ok, fail  how the side clients received ended: complete or closed after
-            the end, or not (aborted, truncated, timeout, upstream error,
-            an HTTP error status)
-  ttfb      request to first byte: p50, p90, p99
-  gap       every gap between two chunks clients received: p50, p99, max
-  stalls    gaps longer than --stall, and the exchanges with any
-  in, out   tokens, where the stream reports usage
-  tok/s     output tokens over the time from first to last chunk of the
-            exchanges that report usage and came in more than one chunk
-  findings  by detector id, listed under the table
-
-Percentiles are nearest-rank: the smallest value at least that share of
-the values is at most. They are exact up to 4096 values per group, and
-within 0.5% past that (a histogram keeps memory bounded). The table fits
-the terminal by leaving columns out; --json has every figure
-({"by", "stall_ns", "captures", "exchanges", "groups": [Group], "total":
-Group, and with --by session "sessions"}: the groups as query.StatsGroup
-documents them). --where counts only the exchanges a filter selects (seam help where). Sessions are
-linked across the captures in the order given, a directory's in the order
-they were recorded (their headers' start times).`
 
 func (o *statsOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.by, "by", "model,endpoint", "group by `keys`: "+strings.Join(query.StatsKeys(), ", "))
@@ -75,13 +47,7 @@ func (o *statsOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 	if o.stall <= 0 {
 		return &usageError{cmd: "stats", msg: "--stall must be more than 0", example: "seam stats --stall 2s captures/"}
 	}
-	var by []string
-	for _, k := range strings.Split(o.by, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			by = append(by, k)
-		}
-	}
-	st, err := query.NewStats(by, o.stall)
+	st, err := query.NewStats(query.ParseKeys(o.by), o.stall)
 	if err != nil {
 		return &usageError{cmd: "stats", msg: "--by: " + err.Error(), example: ex}
 	}

@@ -20,33 +20,11 @@ func tuiCommand() *command {
 		name:    "tui",
 		summary: "browse captures in a terminal UI: diffs, timeline, findings, engine switches",
 		usage:   "seam tui [--follow] CAPTURE|DIR...",
-		help:    tuiHelp,
+		help:    helpText("tui"),
 		example: "seam tui captures/",
 		new:     func() runner { return &tuiOptions{} },
 	}
 }
-
-// tuiHelp is the text of "seam help tui".
-const tuiHelp = `
-Opens the captures (a directory stands for the *.ndjson and *.ndjson.zst files in it) in a
-terminal UI: every exchange with its status, timing and a findings badge;
-for each exchange the diffs inspect computes (streamed vs final, upstream vs
-client, recorded vs replayed), the timeline of chunks and events of both
-sides, the findings, the request and the raw bytes. "e" opens the engine's
-switches: toggling one replays the exchange in place, so a fix can be seen
-taking effect. Press "?" for every key.
-
-Large captures open at once: exchanges are indexed by a byte scan and each
-one is decoded when opened. With --follow the files are tailed as they grow
-(a capture being recorded) and the open exchange streams in live, and each
-directory given is listed again four times a second (not its
-subdirectories): a capture that appears in it, such as the file a new run of
-"seam record -o DIR/" writes, is opened and its exchanges join the list. A
-followed directory may be empty at start; the TUI then waits for captures
-in it. Without --follow a directory is read once, and must hold captures.
-
-The TUI needs a terminal on stdout; for a plain-text report use "seam
-inspect". NO_COLOR (any non-empty value) turns colour off.`
 
 func (o *tuiOptions) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.follow, "follow", false, "tail the captures as they grow and pick up new ones in the directories given")
@@ -86,4 +64,9 @@ func (o *tuiOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error {
 		return errInterrupted
 	}
 	return err
+}
+
+// tuiInputs returns what the TUI reads for args (captures.Local).
+func tuiInputs(ctx context.Context, e *env, args []string) (paths []string, names map[string]string, cleanup func(), err error) {
+	return captures.Local(ctx, args, e.open(), version)
 }

@@ -23,18 +23,11 @@ func versionCommand() *command {
 		name:    "version",
 		summary: "print seam's version and the capture format it writes",
 		usage:   "seam version",
-		help:    versionHelp,
+		help:    helpText("version"),
 		example: "seam version",
 		new:     func() runner { return versionOptions{} },
 	}
 }
-
-// versionHelp is the text of "seam help version".
-const versionHelp = `
-Prints the seam version, the capture format version, the Go toolchain and,
-when the binary was built from a git checkout (go install ./cmd/seam, go
-build, go run), the commit it was built from and whether the working tree
-had uncommitted changes ("modified"). Include it in a bug report.`
 
 func (versionOptions) run(_ context.Context, e *env, fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {

@@ -98,3 +98,15 @@ func WriteFile(path, suite string, cases []Case, took time.Duration) error {
 	_, err := outfile.Write(path, 0o600, func(w io.Writer) error { return Write(w, suite, cases, took) })
 	return err
 }
+
+// WriteTo writes the report to path, or to stdout for "-"; an error
+// writing the file names the flag it came from, --junit.
+func WriteTo(stdout io.Writer, path, suite string, cases []Case, took time.Duration) error {
+	if path == "-" {
+		return Write(stdout, suite, cases, took)
+	}
+	if err := WriteFile(path, suite, cases, took); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	return nil
+}

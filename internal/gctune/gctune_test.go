@@ -1,4 +1,4 @@
-package main
+package gctune
 
 import (
 	"math"
@@ -18,13 +18,13 @@ func TestBatchGC(t *testing.T) {
 		gogc  int
 		limit int64
 	}{
-		{nil, batchGCPercent, batchMemoryLimit},
-		{map[string]string{"GOMEMLIMIT": "2GiB"}, batchGCPercent, math.MaxInt64},
+		{nil, BatchPercent, BatchMemoryLimit},
+		{map[string]string{"GOMEMLIMIT": "2GiB"}, BatchPercent, math.MaxInt64},
 		{map[string]string{"GOGC": "100"}, 100, math.MaxInt64},
 	} {
 		debug.SetGCPercent(100)
 		debug.SetMemoryLimit(math.MaxInt64)
-		batchGC(&env{getenv: func(k string) string { return tc.env[k] }})
+		Batch(func(k string) string { return tc.env[k] })
 		if got := debug.SetGCPercent(100); got != tc.gogc {
 			t.Errorf("env %v: GC target %d, want %d", tc.env, got, tc.gogc)
 		}

@@ -1,4 +1,4 @@
-package main
+package captures
 
 import (
 	"context"
@@ -7,19 +7,19 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/internal/outfile"
 	"github.com/seam-dev/seam/tape"
 )
 
-// tuiInputs returns what the TUI can read in place for args: a local
-// capture or directory as it is; an s3:// input as local copies of the
-// captures it names, streamed; a recording seam imports (a raw body, a
-// cassette, a HAR: what inspect and report open) as the capture it
-// converts to, shown under the recording's name (names). Copies and
-// imports go to one private temporary directory that cleanup removes. A
-// file that is neither is refused, saying why, as inspect refuses it.
-func tuiInputs(ctx context.Context, e *env, args []string) (paths []string, names map[string]string, cleanup func(), err error) {
+// Local returns what a reader of capture files in place (the TUI, which
+// tails them) can read for args: a local capture or directory as it is;
+// an s3:// input as local copies of the captures it names, streamed; a
+// recording seam imports (a raw body, a cassette, a HAR) as the capture it
+// converts to, written by seam version seam and shown under the
+// recording's name (names). Copies and imports go to one private
+// temporary directory that cleanup removes. Any other argument is left as
+// it is, for the reader to say what is wrong with it.
+func Local(ctx context.Context, args []string, o Options, seam string) (paths []string, names map[string]string, cleanup func(), err error) {
 	names = map[string]string{}
 	dir := ""
 	cleanup = func() {
@@ -39,18 +39,18 @@ func tuiInputs(ctx context.Context, e *env, args []string) (paths []string, name
 	}
 	for _, a := range args {
 		switch {
-		case captures.IsRemote(a):
+		case IsRemote(a):
 			sub, err := private("s3-")
 			if err != nil {
 				return nil, nil, cleanup, err
 			}
-			local, err := captures.Fetch(ctx, a, sub, e.open())
+			local, err := Fetch(ctx, a, sub, o)
 			if err != nil {
 				return nil, nil, cleanup, err
 			}
 			paths = append(paths, local...)
 		case importable(a):
-			c, err := captures.Load(ctx, a, e.open())
+			c, err := Load(ctx, a, o)
 			if err != nil {
 				return nil, nil, cleanup, err
 			}
@@ -59,20 +59,20 @@ func tuiInputs(ctx context.Context, e *env, args []string) (paths []string, name
 				return nil, nil, cleanup, err
 			}
 			p := filepath.Join(sub, "capture.ndjson")
-			if _, err := outfile.Write(p, 0o600, func(w io.Writer) error { return tape.WriteCapture(ctx, w, c, version) }); err != nil {
+			if _, err := outfile.Write(p, 0o600, func(w io.Writer) error { return tape.WriteCapture(ctx, w, c, seam) }); err != nil {
 				return nil, nil, cleanup, fmt.Errorf("tui: import %s: %w", a, err)
 			}
 			names[p] = a + " (imported)"
 			paths = append(paths, p)
 		default:
-			paths = append(paths, a) // the TUI says what is wrong with it, if anything
+			paths = append(paths, a)
 		}
 	}
 	return paths, names, cleanup, nil
 }
 
 // importable reports whether path is a regular file that is not a
-// capture: a recording the TUI reads once converted.
+// capture: a recording read once converted.
 func importable(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
@@ -80,5 +80,5 @@ func importable(path string) bool {
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	return err == nil && st.Mode().IsRegular() && captures.CheckHeader(f, path) != nil
+	return err == nil && st.Mode().IsRegular() && CheckHeader(f, path) != nil
 }

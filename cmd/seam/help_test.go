@@ -1,0 +1,27 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHelpTexts: every command has its help text with every placeholder
+// filled, and every file in help/ is a command's or seam help's.
+func TestHelpTexts(t *testing.T) {
+	names := map[string]bool{"seam.txt": true} // seam help
+	for _, c := range commands() {
+		names[c.name+".txt"] = true
+		if strings.TrimSpace(c.help) == "" || strings.Contains(c.help, "{{") {
+			t.Errorf("seam help %s: %q", c.name, c.help)
+		}
+	}
+	files, err := helpFiles.ReadDir("help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !names[f.Name()] {
+			t.Errorf("help/%s is no command's help", f.Name())
+		}
+	}
+}
