@@ -14,25 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// get sends a GET for path to addr with the given Host header and returns
-// the status and body.
-func get(t *testing.T, addr, host, path string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequest("GET", "http://"+addr+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Host = host
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
+	"github.com/seam-dev/seam/internal/streamtest"
+)
 
 // TestHostGuard: a request is answered when its Host is an IP address,
 // localhost or a name under .localhost, the listen name or a name
@@ -67,7 +51,7 @@ func TestHostGuard(t *testing.T) {
 		{"127.0.0.1.nip.io", 421},
 		{"seam.lan.evil.example", 421},
 	} {
-		status, body := get(t, addr, tc.host, "/v1/chat/completions")
+		status, body := streamtest.GetHost(t, addr, tc.host, "/v1/chat/completions")
 		if status != tc.want {
 			t.Errorf("Host %s: status %d, want %d (%s)", tc.host, status, tc.want, body)
 		}
@@ -80,7 +64,7 @@ func TestHostGuard(t *testing.T) {
 			}
 		}
 	}
-	get(t, addr, "evil.example", "/again")
+	streamtest.GetHost(t, addr, "evil.example", "/again")
 	if n := strings.Count(log.String(), "refused a request for Host evil.example "); n != 1 {
 		t.Errorf("refusals of evil.example logged %d times:\n%s", n, log.String())
 	}
@@ -88,7 +72,7 @@ func TestHostGuard(t *testing.T) {
 	any.Config = NewServer(ok, Options{AllowHosts: []string{"*"}})
 	any.Start()
 	defer any.Close()
-	if status, _ := get(t, any.Listener.Addr().String(), "evil.example", "/"); status != 200 {
+	if status, _ := streamtest.GetHost(t, any.Listener.Addr().String(), "evil.example", "/"); status != 200 {
 		t.Errorf("--allow-host '*': status %d", status)
 	}
 }

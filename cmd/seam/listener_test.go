@@ -9,25 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// get sends a GET for path to addr with the given Host header and returns
-// the status and body.
-func get(t *testing.T, addr, host, path string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequest("GET", "http://"+addr+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Host = host
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
+	"github.com/seam-dev/seam/internal/streamtest"
+)
 
 // TestRebindingRefused: seam serve and seam record refuse a request for
 // Host evil.example, and answer it once --allow-host names it.
@@ -51,14 +35,14 @@ func TestRebindingRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := tc.start()
-			if status, body := get(t, addr, "evil.example", "/v1/chat/completions"); status != http.StatusMisdirectedRequest || !strings.Contains(body, "--allow-host evil.example") {
+			if status, body := streamtest.GetHost(t, addr, "evil.example", "/v1/chat/completions"); status != http.StatusMisdirectedRequest || !strings.Contains(body, "--allow-host evil.example") {
 				t.Errorf("Host evil.example: %d %s", status, body)
 			}
-			if status, body := get(t, addr, addr, "/v1/chat/completions"); status != tc.allowed {
+			if status, body := streamtest.GetHost(t, addr, addr, "/v1/chat/completions"); status != tc.allowed {
 				t.Errorf("Host %s: %d %s", addr, status, body)
 			}
 			addr = tc.start("--allow-host", "evil.example")
-			if status, body := get(t, addr, "evil.example", "/v1/chat/completions"); status != tc.allowed {
+			if status, body := streamtest.GetHost(t, addr, "evil.example", "/v1/chat/completions"); status != tc.allowed {
 				t.Errorf("--allow-host evil.example: %d %s", status, body)
 			}
 		})
