@@ -191,19 +191,13 @@ func textEdits(at, bt string, edits bool) (diffs, whole []diffmatchpatch.Diff) {
 	dmp := diffmatchpatch.New()
 	raw := textdiff.Diff(at[pre:len(at)-suf], bt[pre:len(bt)-suf])
 	if edits && slices.ContainsFunc(raw, func(d diffmatchpatch.Diff) bool { return d.Type == diffmatchpatch.DiffDelete }) {
-		// The common ends around the edits, merged as textdiff.Diff merges the
-		// edits of whole texts (an edit slides left into the prefix when
-		// it repeats its end). Without a deletion there is nothing for
-		// diff.boundary-dedupe to read.
-		whole = make([]diffmatchpatch.Diff, 0, len(raw)+2)
-		if pre > 0 {
-			whole = append(whole, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: at[:pre]})
-		}
-		whole = append(whole, raw...)
-		if suf > 0 {
-			whole = append(whole, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: at[len(at)-suf:]})
-		}
-		whole = dmp.DiffCleanupMerge(whole)
+		// The character diff of the whole texts, as textdiff.Diff gives it
+		// (an edit slides left into the prefix when it repeats its end).
+		// Texts too long for a character diff have the common ends put
+		// around the edits and merged, as textdiff.Diff merges them: their
+		// middle is diffed by characters when it is short enough. Without a
+		// deletion there is nothing for diff.boundary-dedupe to read.
+		whole = wholeEdits(at, bt, pre, suf, raw, dmp)
 	}
 	mid := dmp.DiffCleanupSemantic(raw)
 	diffs = make([]diffmatchpatch.Diff, 0, len(mid)+2)
@@ -213,6 +207,26 @@ func textEdits(at, bt string, edits bool) (diffs, whole []diffmatchpatch.Diff) {
 		diffs, whole = textdiff.BytesBack(diffs, a, b), textdiff.BytesBack(whole, a, b)
 	}
 	return diffs, whole
+}
+
+// wholeEdits is the diff of the whole texts at and bt (see textEdits),
+// given their common ends' lengths and the diff of what lies between.
+func wholeEdits(at, bt string, pre, suf int, raw []diffmatchpatch.Diff, dmp *diffmatchpatch.DiffMatchPatch) []diffmatchpatch.Diff {
+	if len(at)+len(bt) <= textdiff.CharDiffMax {
+		// Diffed whole, not put together from the middle's diff: the
+		// library merges a diff once, and merging the middle's merged
+		// diff with the ends again can place an edit elsewhere.
+		return textdiff.Diff(at, bt)
+	}
+	whole := make([]diffmatchpatch.Diff, 0, len(raw)+2)
+	if pre > 0 {
+		whole = append(whole, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: at[:pre]})
+	}
+	whole = append(whole, raw...)
+	if suf > 0 {
+		whole = append(whole, diffmatchpatch.Diff{Type: diffmatchpatch.DiffEqual, Text: at[len(at)-suf:]})
+	}
+	return dmp.DiffCleanupMerge(whole)
 }
 
 // hunkRange is where a hunk's change is in the two texts: bytes a0 to a1
