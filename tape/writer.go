@@ -37,6 +37,8 @@ type WriterOptions struct {
 	// recording it, when the exchange loses data because the queue was
 	// full.
 	OnDrop func(ex int)
+	// Keep, if set, hands over each exchange recorded, whole (see [Keep]).
+	Keep *Keep
 }
 
 // DefaultMaxQueued is the default bound on encoded lines waiting for the
@@ -65,6 +67,9 @@ type slab struct {
 	// ends marks the client side's end lines in b, by the offset just past
 	// each: once it is written, the exchange is recorded.
 	ends []endMark
+	// kept marks the lines that completed an exchange kept for
+	// WriterOptions.Keep: once written, it is handed over.
+	kept []keptMark
 }
 
 // endMark is a client end line in a slab.
@@ -118,10 +123,12 @@ type Writer struct {
 	dropQueued int
 	closed     bool
 	open       map[int]struct{} // exchanges started and not recorded to their end
-	err        error
-	stats      WriterStats
-	wake       chan struct{}
-	done       chan struct{}
+	// keeping holds the exchanges being gathered for WriterOptions.Keep.
+	keeping map[int]*kept
+	err     error
+	stats   WriterStats
+	wake    chan struct{}
+	done    chan struct{}
 	// wrote counts the bytes that reached the underlying io.Writer
 	// (compressed, for a compressed capture).
 	wrote atomic.Int64
@@ -145,6 +152,14 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 	}
 	if cw.max <= 0 {
 		cw.max = DefaultMaxQueued
+	}
+	if k := opts.Keep; k != nil {
+		own := *k
+		if own.Held == nil {
+			own.Held = new(atomic.Int64)
+		}
+		cw.opts.Keep = &own
+		cw.keeping = make(map[int]*kept)
 	}
 	cw.room.L = &cw.mu
 	if s, ok := w.(interface{ Sync() error }); ok && opts.Sync {
@@ -202,6 +217,10 @@ func (w *Writer) enqueue(appendLine func([]byte) []byte) {
 // lineMeta says what the writer needs to know of a line besides its bytes.
 type lineMeta struct {
 	ex int
+	// k, when set, is the kept exchange the line (of kind) goes to: it is
+	// decoded and filed there, and marked when it completes it.
+	k    *kept
+	kind Kind
 	// end marks the client side's end line; lossy says its exchange lost
 	// data, skipped that it lost all of it.
 	end, lossy, skipped bool
@@ -225,6 +244,7 @@ func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m li
 			scratch.Put(bp)
 		}
 	}()
+	complete := m.k.addLine(m.kind, line)
 	w.mu.Lock()
 	if w.closed || droppable && w.dropQueued+len(line) > w.max {
 		w.mu.Unlock()
@@ -239,6 +259,9 @@ func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m li
 	}
 	if m.end {
 		s.ends = append(s.ends, endMark{pos: len(s.b), ex: m.ex, lossy: m.lossy, skipped: m.skipped})
+	}
+	if complete {
+		s.kept = append(s.kept, keptMark{pos: len(s.b), k: m.k})
 	}
 	w.mu.Unlock()
 	select {
@@ -284,7 +307,8 @@ func (w *Writer) tail(size int) *slab {
 // recycle keeps an empty slab for reuse. Called with w.mu held.
 func (w *Writer) recycle(s *slab) {
 	if len(w.free) < maxFree && cap(s.b) <= 2*slabSize {
-		s.b, s.ends, s.drop = s.b[:0], s.ends[:0], 0
+		clear(s.kept)
+		s.b, s.ends, s.kept, s.drop = s.b[:0], s.ends[:0], s.kept[:0], 0
 		w.free = append(w.free, s)
 	}
 }
@@ -412,6 +436,7 @@ func (w *Writer) run() {
 					n = 0 // the compressor may have taken bytes the disk did not
 				}
 				ended = w.written(s.ends, n) || ended
+				w.handOver(s.kept, n)
 				if err != nil {
 					failed = w.fail(err)
 				} else {
@@ -442,6 +467,9 @@ func (w *Writer) run() {
 		if err := w.end(); err != nil {
 			failed = w.fail(fmt.Errorf("write capture: %w", err))
 		}
+	}
+	if w.keeping != nil {
+		w.handRest(failed)
 	}
 	if w.release != nil && !failed {
 		// The disk space reserved ahead of the writes goes back: a file
@@ -476,6 +504,7 @@ func (w *Writer) writeSlabs(slabs []*slab, bufs *[][]byte) (ended, failed bool) 
 		k := min(n, int64(len(s.b)))
 		n -= k
 		ended = w.written(s.ends, int(k)) || ended
+		w.handOver(s.kept, int(k))
 	}
 	if err != nil {
 		return ended, w.fail(err)

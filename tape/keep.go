@@ -1,0 +1,245 @@
+package tape
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Keep makes a [Writer] hand over each exchange it records, whole, as a
+// [Reader] of the capture would read it, once the line that completed it
+// has been written: a consumer (seam's OTLP export) gets the exchanges of
+// a recording without reading the capture back. The exchange holds
+// copies of its chunks' bytes; a client chunk that is the upstream's
+// bytes (a mirrored or referring line) shares the upstream chunk's copy,
+// as a reader's does.
+//
+// What the copies take is bounded: Held counts the bytes of every
+// exchange gathered and not yet released, and an exchange whose chunks
+// would take it past Max is not kept (Drop hears it, once); the recording
+// itself is never held up. The Writers of a recording's files share one
+// Held.
+type Keep struct {
+	// Max bounds the chunk bytes held (DefaultKeepMax when 0).
+	Max int64
+	// Held counts the bytes held; nil for a count of the Writer's own.
+	Held *atomic.Int64
+	// Sandwich says the capture is a sandwich recording's (engine profile
+	// "external"): an exchange is whole once both its legs ended.
+	Sandwich bool
+	// Done hears each exchange, from the Writer's goroutine, once the line
+	// that completed it was written (or, for one that never completed, as
+	// the Writer closes, with the anomalies a reader would find). It must
+	// not block. release must be called, once, when x is no longer used.
+	Done func(x *Exchange, release func())
+	// Drop hears, once, an exchange not handed over: its chunks would have
+	// taken Held past Max.
+	Drop func(ex int)
+}
+
+// DefaultKeepMax is Keep.Max's default.
+const DefaultKeepMax = 64 << 20
+
+// kept is an exchange a Writer is gathering for its Keep. Its legs (a
+// sandwich has two ExchangeWriters for one exchange) share it.
+type kept struct {
+	k  *Keep
+	ex int
+	mu sync.Mutex
+	g  *gatherer
+	gx *gathering
+	// held is what its chunks take of k.Held.
+	held int64
+	// dropped is set once it is not kept; handed once it is complete.
+	dropped, handed bool
+}
+
+// keptFor returns the exchange ex gathers into, making it when new; nil
+// when the Writer keeps nothing.
+func (w *Writer) keptFor(ex int) *kept {
+	if w.opts.Keep == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if k := w.keeping[ex]; k != nil {
+		return k
+	}
+	g := newGatherer("")
+	gx, _ := g.get(ex, 0)
+	k := &kept{k: w.opts.Keep, ex: ex, g: g, gx: gx}
+	w.keeping[ex] = k
+	return k
+}
+
+// add files rec (a request, response, end or note, decoded from its line,
+// or a chunk holding its own bytes) and reports whether that completed
+// the exchange: the line that carries it is then marked, and the
+// exchange handed over once it is written.
+func (k *kept) add(rec Record) (complete bool) {
+	if k == nil {
+		return false
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.dropped || k.handed {
+		return false
+	}
+	k.g.add(rec)
+	if rec.Kind != KindChunk && k.gx.done(k.k.Sandwich) {
+		k.handed = true
+		return true
+	}
+	return false
+}
+
+// addLine files the record line encodes (a line of x's exchange other than
+// a chunk), decoded as a reader would decode it, and reports whether it
+// completed the exchange.
+func (k *kept) addLine(kind Kind, line []byte) bool {
+	if k == nil {
+		return false
+	}
+	rec, err := decodeKind(kind, line)
+	if err != nil {
+		return false // a reader would skip the line too
+	}
+	return k.add(rec)
+}
+
+// chunk files a chunk of data, copied, and returns the copy; held, when
+// not nil, is bytes kept already (a mirrored line's, or the upstream chunk
+// a client chunk refers to) and is used as it is.
+func (k *kept) chunk(c Chunk, held []byte) []byte {
+	if k == nil {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.dropped || k.handed {
+		return nil
+	}
+	if held == nil {
+		n := int64(len(c.Data))
+		if k.take(n) {
+			return nil
+		}
+		held = append([]byte(nil), c.Data...)
+	}
+	c.Data, c.Ref, c.RefOff, c.Mirrored, c.MirrorT, c.MirrorOff, c.mirror, c.refLen = held, false, 0, false, 0, 0, false, 0
+	k.g.add(Record{Kind: KindChunk, Chunk: &c})
+	return held
+}
+
+// upstreamData returns the bytes of the upstream chunk at off, n of them,
+// among the last two kept: what a client chunk referring to them holds.
+func (k *kept) upstreamData(off, n int64) []byte {
+	if k == nil {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.gx == nil {
+		return nil
+	}
+	cs := k.gx.x.Upstream.Chunks
+	for i := len(cs) - 1; i >= 0 && i >= len(cs)-2; i-- {
+		if cs[i].Off == off && int64(len(cs[i].Data)) == n {
+			return cs[i].Data
+		}
+	}
+	return nil
+}
+
+// take counts n more bytes held and reports whether that drops the
+// exchange (past Max). Called with k.mu held.
+func (k *kept) take(n int64) (dropped bool) {
+	max := k.k.Max
+	if max <= 0 {
+		max = DefaultKeepMax
+	}
+	if k.k.Held.Add(n) <= max {
+		k.held += n
+		return false
+	}
+	k.k.Held.Add(-n - k.held)
+	k.held, k.dropped = 0, true
+	k.gx = nil
+	k.g = nil
+	if k.k.Drop != nil {
+		k.k.Drop(k.ex)
+	}
+	return true
+}
+
+// hand gives the exchange, complete (or cut by the Writer's end), to Done.
+func (k *kept) hand() {
+	k.mu.Lock()
+	if k.dropped || k.gx == nil {
+		k.mu.Unlock()
+		return
+	}
+	x := k.gx.finish()
+	held := k.held
+	k.gx, k.g = nil, nil
+	k.mu.Unlock()
+	var once sync.Once
+	release := func() { once.Do(func() { k.k.Held.Add(-held) }) }
+	if k.k.Done == nil {
+		release()
+		return
+	}
+	k.k.Done(x, release)
+}
+
+// keptMark is a line in a slab that completed a kept exchange, by the
+// offset just past it.
+type keptMark struct {
+	pos int
+	k   *kept
+}
+
+// handOver hands over the kept exchanges whose completing line is among
+// the first n bytes of a slab written.
+func (w *Writer) handOver(marks []keptMark, n int) {
+	for _, m := range marks {
+		if m.pos > n {
+			return
+		}
+		w.mu.Lock()
+		if w.keeping[m.k.ex] == m.k {
+			delete(w.keeping, m.k.ex)
+		}
+		w.mu.Unlock()
+		m.k.hand()
+	}
+}
+
+// handRest hands over, as the Writer closes, the kept exchanges that never
+// completed (a reader finds them cut short), unless writing failed: the
+// capture then lacks lines they have. What a completed exchange whose
+// last line was not written holds is let go.
+func (w *Writer) handRest(failed bool) {
+	w.mu.Lock()
+	rest := make([]*kept, 0, len(w.keeping))
+	for _, k := range w.keeping {
+		rest = append(rest, k)
+	}
+	clear(w.keeping)
+	w.mu.Unlock()
+	slices.SortFunc(rest, func(a, b *kept) int { return a.ex - b.ex })
+	for _, k := range rest {
+		k.mu.Lock()
+		cut := !k.handed && !k.dropped && !failed
+		k.handed = true
+		k.mu.Unlock()
+		if cut {
+			k.hand()
+			continue
+		}
+		k.mu.Lock()
+		k.k.Held.Add(-k.held)
+		k.held, k.gx, k.g = 0, nil, nil
+		k.mu.Unlock()
+	}
+}
