@@ -111,7 +111,8 @@ func (x *ExchangeWriter) Request(r Request) {
 	if r.Side == "" {
 		x.track()
 	}
-	x.w.appendLine(func(b []byte) []byte { return AppendRequest(b, r) }, false, lineMeta{k: x.k, kind: KindRequest})
+	done := x.k.line(func() Record { return Record{Kind: KindRequest, Request: keptRequest(r)} })
+	x.w.appendLine(func(b []byte) []byte { return AppendRequest(b, r) }, false, lineMeta{kept: done})
 }
 
 // Response writes r (r.Ex is set to the exchange).
@@ -120,7 +121,8 @@ func (x *ExchangeWriter) Response(r Response) {
 	if r.Side == Client {
 		x.track()
 	}
-	x.w.appendLine(func(b []byte) []byte { return AppendResponse(b, r) }, false, lineMeta{k: x.k, kind: KindResponse})
+	done := x.k.line(func() Record { return Record{Kind: KindResponse, Response: keptResponse(r)} })
+	x.w.appendLine(func(b []byte) []byte { return AppendResponse(b, r) }, false, lineMeta{kept: done})
 }
 
 // Chunk writes data, read from the upstream or written to the client at t,
@@ -271,7 +273,7 @@ func (x *ExchangeWriter) End(s Side, t int64, outcome Outcome, errText string) {
 	if sum, ok := x.h.sum(s); ok && st.unrecorded == 0 {
 		e.SHA256 = sum
 	}
-	m := lineMeta{ex: x.ex, k: x.k, kind: KindEnd}
+	m := lineMeta{ex: x.ex, kept: x.k.line(func() Record { return Record{Kind: KindEnd, End: keptEnd(e)} })}
 	if s == Client {
 		x.track()
 		m.end, m.lossy, m.skipped = true, x.lossy.Load(), x.skipped.Load()
@@ -282,5 +284,6 @@ func (x *ExchangeWriter) End(s Side, t int64, outcome Outcome, errText string) {
 // Note writes a note on the exchange.
 func (x *ExchangeWriter) Note(t int64, text string) {
 	n := Note{Ex: x.ex, T: t, Text: text}
-	x.w.appendLine(func(b []byte) []byte { return AppendNote(b, n) }, false, lineMeta{k: x.k, kind: KindNote})
+	done := x.k.line(func() Record { return Record{Kind: KindNote, Note: keptNote(n)} })
+	x.w.appendLine(func(b []byte) []byte { return AppendNote(b, n) }, false, lineMeta{kept: done})
 }

@@ -1,7 +1,10 @@
 package tape
 
 import (
+	"bytes"
 	"slices"
+	"strings"
+	"unicode/utf8"
 	"sync"
 	"sync/atomic"
 )
@@ -93,18 +96,66 @@ func (k *kept) add(rec Record) (complete bool) {
 	return false
 }
 
-// addLine files the record line encodes (a line of x's exchange other than
-// a chunk), decoded as a reader would decode it, and reports whether it
-// completed the exchange.
-func (k *kept) addLine(kind Kind, line []byte) bool {
-	if k == nil {
-		return false
+// line files rec, a line of the exchange other than a chunk, as a reader
+// of the capture reads it back (see keptRequest), and returns k when it
+// completed the exchange (the line is then marked, and the exchange
+// handed over once it is written), else nil.
+func (k *kept) line(rec func() Record) *kept {
+	if k == nil || !k.add(rec()) {
+		return nil
 	}
-	rec, err := decodeKind(kind, line)
-	if err != nil {
-		return false // a reader would skip the line too
+	return k
+}
+
+// keptRequest, keptResponse, keptEnd and keptNote return what a reader
+// reads back of a line written from r (or e, n): its strings as the
+// encoder writes them (invalid UTF-8 as U+FFFD), its headers an object
+// of arrays, its body, copied, absent when empty. TestKeepIsWhatAReaderReads
+// holds them to the Decoder's output.
+func keptRequest(r Request) *Request {
+	r.Side, r.Method, r.Scheme, r.Host, r.URL, r.Paired = Side(text(string(r.Side))), text(r.Method), text(r.Scheme), text(r.Host), text(r.URL), text(r.Paired)
+	r.Headers = keptHeaders(r.Headers)
+	if len(r.Body) == 0 {
+		r.Body = nil
+	} else {
+		r.Body = bytes.Clone(r.Body)
 	}
-	return k.add(rec)
+	return &r
+}
+
+func keptResponse(r Response) *Response {
+	r.Side, r.Headers = Side(text(string(r.Side))), keptHeaders(r.Headers)
+	return &r
+}
+
+func keptEnd(e End) *End {
+	e.Side, e.Outcome, e.Error, e.SHA256 = Side(text(string(e.Side))), Outcome(text(string(e.Outcome))), text(e.Error), text(e.SHA256)
+	return &e
+}
+
+func keptNote(n Note) *Note {
+	n.Text = text(n.Text)
+	return &n
+}
+
+func keptHeaders(h Headers) Headers {
+	out := make(Headers, len(h))
+	for k, vs := range h {
+		c := make([]string, len(vs))
+		for i, v := range vs {
+			c[i] = text(v)
+		}
+		out[text(k)] = c
+	}
+	return out
+}
+
+// text is s as a string field of a line holds it.
+func text(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // chunk files a chunk of data, copied, and returns the copy; held, when

@@ -71,7 +71,8 @@ func withoutLines(xs []*Exchange) []*Exchange {
 }
 
 // TestKeepIsWhatAReaderReads: every exchange a Writer hands over with Keep
-// is the exchange a reader reads from the capture, field for field:
+// is the exchange a reader reads from the capture, field for field (its
+// headers, strings with invalid UTF-8, empty and binary bodies):
 // mirrored and referring client chunks, notes, a request body that is not
 // UTF-8, a note with invalid UTF-8 (written as U+FFFD), an exchange that
 // lost data to a full queue, and one cut short by the Writer's end.
@@ -82,7 +83,7 @@ func TestKeepIsWhatAReaderReads(t *testing.T) {
 		recordExchange(w, 1, chunks, true)
 		recordExchange(w, 2, chunks, false)
 		x := w.Exchange(3)
-		x.Request(Request{T: 1, Method: "POST", URL: "/v1/x", Headers: Headers{"a": {"b\xff"}}, Body: []byte{0xff, 0, 'a'}})
+		x.Request(Request{T: 1, Method: "POST", URL: "/v1/x\xff", Headers: Headers{"a": {"b\xff"}, "e": {}, "n": nil}, Body: []byte{0xff, 0, 'a'}, BodyTruncated: true})
 		x.Response(Response{Side: Upstream, T: 2, Status: 500})
 		x.Chunk(Upstream, 3, []byte("oops \xfe"))
 		x.Note(4, "a note \xff")
@@ -92,7 +93,7 @@ func TestKeepIsWhatAReaderReads(t *testing.T) {
 		x.ClientChunk(8, []byte("more"), -1)
 		x.End(Client, 9, UpstreamError, "reset")
 		cut := w.Exchange(4)
-		cut.Request(Request{T: 10, Method: "POST", URL: "/v1/y"})
+		cut.Request(Request{T: 10, Method: "POST", Scheme: "https", Host: "h\xfe", URL: "/v1/y", Body: []byte{}, Paired: "fingerprint"})
 		cut.Chunk(Upstream, 11, []byte("data: {}\n\n"))
 	})
 	want := withoutLines(readKept(t, capture))

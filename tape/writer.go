@@ -217,10 +217,9 @@ func (w *Writer) enqueue(appendLine func([]byte) []byte) {
 // lineMeta says what the writer needs to know of a line besides its bytes.
 type lineMeta struct {
 	ex int
-	// k, when set, is the kept exchange the line (of kind) goes to: it is
-	// decoded and filed there, and marked when it completes it.
-	k    *kept
-	kind Kind
+	// kept, when set, is the kept exchange the line completes: it is
+	// handed over once the line is written.
+	kept *kept
 	// end marks the client side's end line; lossy says its exchange lost
 	// data, skipped that it lost all of it.
 	end, lossy, skipped bool
@@ -244,7 +243,6 @@ func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m li
 			scratch.Put(bp)
 		}
 	}()
-	complete := m.k.addLine(m.kind, line)
 	w.mu.Lock()
 	if w.closed || droppable && w.dropQueued+len(line) > w.max {
 		w.mu.Unlock()
@@ -260,8 +258,8 @@ func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m li
 	if m.end {
 		s.ends = append(s.ends, endMark{pos: len(s.b), ex: m.ex, lossy: m.lossy, skipped: m.skipped})
 	}
-	if complete {
-		s.kept = append(s.kept, keptMark{pos: len(s.b), k: m.k})
+	if m.kept != nil {
+		s.kept = append(s.kept, keptMark{pos: len(s.b), k: m.kept})
 	}
 	w.mu.Unlock()
 	select {
