@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"slices"
 	"strings"
-	"unicode/utf8"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Keep makes a [Writer] hand over each exchange it records, whole, as a
