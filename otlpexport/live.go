@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -119,14 +120,31 @@ func (l *Live) Stop() {
 
 func (l *Live) run() {
 	defer close(l.done)
-	var in *inspect.Inspector
+	// An Inspector per capture file, sessions linked across them all, as
+	// seam export --format otlp reads the files of a rotated recording:
+	// a session's id names the file and exchange it started at.
+	sessions := session.NewLinker()
+	byPath := map[string]*inspect.Inspector{}
+	var paths []string
 	for e := range l.in {
+		in := byPath[e.path]
 		if in == nil {
-			in = inspect.NewInspector(e.path, e.header, inspect.Options{Stall: l.stall, NoDiffs: true})
+			in = inspect.NewInspector(e.path, e.header, inspect.Options{Stall: l.stall, NoDiffs: true, Sessions: sessions})
+			byPath[e.path] = in
+			paths = append(paths, e.path)
+			if len(paths) > maxOpenFiles {
+				delete(byPath, paths[0])
+				paths = paths[1:]
+			}
 		}
 		l.export(in, e)
 	}
 }
+
+// maxOpenFiles is how many capture files' Inspectors Live keeps: a
+// rotated recording's files close in the order they were opened, the
+// exchanges of an old one ending while newer ones fill.
+const maxOpenFiles = 16
 
 // export inspects e and exports it. A panic inspecting a hostile exchange
 // drops its span, said as the reason: the recording goes on.
