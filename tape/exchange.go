@@ -281,6 +281,17 @@ func (x *ExchangeWriter) End(s Side, t int64, outcome Outcome, errText string) {
 	x.w.appendLine(func(b []byte) []byte { return AppendEnd(b, e) }, false, m)
 }
 
+// Whole says that no more lines will come for the exchange although a
+// reader would wait for more (a sandwich's exchange whose upstream leg
+// never came): with the Writer's Keep, the exchange is handed over as it
+// is once its lines are written, rather than when the Writer closes.
+func (x *ExchangeWriter) Whole() {
+	if x.k == nil || !x.k.whole() {
+		return
+	}
+	x.w.appendLine(func(b []byte) []byte { return b }, false, lineMeta{kept: x.k})
+}
+
 // Note writes a note on the exchange.
 func (x *ExchangeWriter) Note(t int64, text string) {
 	n := Note{Ex: x.ex, T: t, Text: text}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Keep makes a [Writer] hand over each exchange it records, whole, as a
@@ -18,7 +19,7 @@ import (
 // as a reader's does.
 //
 // What the copies take is bounded: Held counts the bytes of every
-// exchange gathered and not yet released, and an exchange whose chunks
+// exchange gathered and not yet released (its chunks' bytes and records), and an exchange whose chunks
 // would take it past Max is not kept (Drop hears it, once); the recording
 // itself is never held up. The Writers of a recording's files share one
 // Held.
@@ -42,6 +43,10 @@ type Keep struct {
 
 // DefaultKeepMax is Keep.Max's default.
 const DefaultKeepMax = 64 << 20
+
+// chunkSize is what a kept chunk's record takes besides its bytes: the
+// Chunk in its side's list (twice that, as the list grows by doubling).
+const chunkSize = 2 * int(unsafe.Sizeof(Chunk{}))
 
 // kept is an exchange a Writer is gathering for its Keep. Its legs (a
 // sandwich has two ExchangeWriters for one exchange) share it.
@@ -94,6 +99,18 @@ func (k *kept) add(rec Record) (complete bool) {
 		return true
 	}
 	return false
+}
+
+// whole marks the exchange complete as it is and reports whether it was
+// still being gathered.
+func (k *kept) whole() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.dropped || k.handed || k.gx == nil {
+		return false
+	}
+	k.handed = true
+	return true
 }
 
 // line files rec, a line of the exchange other than a chunk, as a reader
@@ -170,11 +187,14 @@ func (k *kept) chunk(c Chunk, held []byte) []byte {
 	if k.dropped || k.handed {
 		return nil
 	}
+	n := int64(chunkSize)
 	if held == nil {
-		n := int64(len(c.Data))
-		if k.take(n) {
-			return nil
-		}
+		n += int64(len(c.Data))
+	}
+	if k.take(n) {
+		return nil
+	}
+	if held == nil {
 		held = append([]byte(nil), c.Data...)
 	}
 	c.Data, c.Ref, c.RefOff, c.Mirrored, c.MirrorT, c.MirrorOff, c.mirror, c.refLen = held, false, 0, false, 0, 0, false, 0

@@ -3,11 +3,14 @@ package tape
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // keptAll records with a Keep and returns the capture and the exchanges
@@ -146,7 +149,7 @@ func TestKeepBounded(t *testing.T) {
 	t.Parallel()
 	var dropped []int
 	big := string(bytes.Repeat([]byte("x"), 600))
-	_, got := keptAll(t, Keep{Max: 1300, Drop: func(ex int) { dropped = append(dropped, ex) }}, testHeader(), func(w *Writer) {
+	_, got := keptAll(t, Keep{Max: 2500, Drop: func(ex int) { dropped = append(dropped, ex) }}, testHeader(), func(w *Writer) {
 		recordExchange(w, 2, []string{big, big, big}, false)
 		recordExchange(w, 1, []string{big}, false)
 		recordExchange(w, 3, []string{big}, true)
@@ -156,5 +159,77 @@ func TestKeepBounded(t *testing.T) {
 	}
 	if !reflect.DeepEqual(dropped, []int{2}) {
 		t.Errorf("dropped %v, want [2]", dropped)
+	}
+}
+
+// BenchmarkKeepHeld measures what Keep's bound lets exchanges hold: a
+// consumer that never releases them is handed exchanges of 200
+// passthrough chunks of about 260 bytes (seam-bench's streams) until the
+// bound drops one; it reports the heap they hold, and that per MiB of
+// Max, so the bound's real cost is known.
+func BenchmarkKeepHeld(b *testing.B) {
+	chunks := make([]string, 200)
+	for i := range chunks {
+		chunks[i] = fmt.Sprintf("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"%0230d\"}}]}\n\n", i)
+	}
+	const max = 16 << 20
+	for b.Loop() {
+		var mu sync.Mutex
+		var held []*Exchange
+		var dropped atomic.Int64
+		k := Keep{Max: max, Held: new(atomic.Int64), Drop: func(int) { dropped.Add(1) },
+			Done: func(x *Exchange, _ func()) { mu.Lock(); held = append(held, x); mu.Unlock() }}
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		w := NewWriter(io.Discard, WriterOptions{Keep: &k})
+		for ex := 1; dropped.Load() == 0; ex++ {
+			recordExchange(w, ex, chunks, true)
+		}
+		w.Close()
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		heap := float64(m1.HeapAlloc) - float64(m0.HeapAlloc)
+		b.ReportMetric(heap/(1<<20), "MiB-held")
+		b.ReportMetric(heap/max, "heap/Max")
+		b.ReportMetric(float64(len(held)), "exchanges")
+		runtime.KeepAlive(held)
+	}
+}
+
+// TestKeepWhole: a sandwich's exchange whose upstream leg never came is
+// handed over once Whole says no more lines will come, before the Writer
+// closes, as a reader reads it at the end of the capture.
+func TestKeepWhole(t *testing.T) {
+	t.Parallel()
+	h := testHeader()
+	h.Engine = Engine{Profile: "external"}
+	handed := make(chan *Exchange, 1)
+	var out bytes.Buffer
+	w := NewWriter(&out, WriterOptions{Keep: &Keep{Sandwich: true, Done: func(x *Exchange, release func()) { release(); handed <- x }}})
+	w.Header(h)
+	front := w.Exchange(1)
+	front.Request(Request{T: 1, Method: "POST", URL: "/v1/x"})
+	front.Response(Response{Side: Client, T: 5, Status: 200})
+	front.Chunk(Client, 6, []byte("data: {}\n\n"))
+	front.End(Client, 7, Complete, "")
+	select {
+	case x := <-handed:
+		t.Fatalf("exchange %d handed over before Whole: a reader waits for its upstream leg", x.Ex)
+	case <-time.After(50 * time.Millisecond):
+	}
+	front.Whole()
+	var got *Exchange
+	select {
+	case got = <-handed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("not handed over after Whole")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := withoutLines(readKept(t, out.Bytes()))
+	if len(want) != 1 || !reflect.DeepEqual(got, want[0]) {
+		t.Errorf("kept %+v\nread %+v", got, want)
 	}
 }

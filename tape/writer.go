@@ -426,7 +426,11 @@ func (w *Writer) run() {
 			ended, failed = w.writeSlabs(taken, &bufs)
 		default:
 			for _, s := range taken {
-				if failed || len(s.b) == 0 {
+				if failed {
+					continue
+				}
+				if len(s.b) == 0 {
+					w.handOver(s.kept, 0) // marks of no line (ExchangeWriter.Whole)
 					continue
 				}
 				n, err := w.write(s.b)
