@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -165,11 +164,4 @@ func FileURI(path string) string {
 		path = abs
 	}
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
-}
-
-// Exists reports whether path names a capture file: a recording written
-// to stdout has none.
-func Exists(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }

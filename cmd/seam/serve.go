@@ -323,7 +323,7 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 		},
 	}
 	var live *otlpLive
-	if p.RecordOn {
+	if p.RecordOn && p.Record != "-" {
 		if live, err = startOTLP(ctx, e, &o.otlp, "serve", p.Record, nil, &ro, e.stderr); err != nil {
 			return err
 		}
