@@ -63,7 +63,10 @@
 // once one is full, and a file closes, synced, when its last exchange
 // ends, so no exchange is split; RecordingOptions.OnClosed hears each
 // closed file (seam record --upload ships it) and Summary.File names the
-// file an exchange went to.
+// file an exchange went to. RecordingOptions.OnRecorded hears each
+// exchange, whole, once its last line is written ([Recorded], through
+// tape.Keep, within KeepMax bytes): what an exporter reads instead of the
+// file.
 //
 // In a sandwich ([Front] and [Back] legs around a proxy under test) each
 // request the proxy sends upstream is paired with the client's by the

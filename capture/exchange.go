@@ -534,7 +534,11 @@ func (x *exchange) finishEnd(outcome tape.Outcome, errText string, status int, b
 		defer x.rec.live.Done()
 		defer x.catch("summary", nil) // the exchange has ended: only a note can say so
 		s.UpstreamBytes, s.UpstreamEvents, s.TTFB = 0, 0, 0
-		l, ok := x.rec.numbering.awaitBack(x.ex)
+		l, ok, began := x.rec.numbering.awaitBack(x.ex)
+		if !began {
+			// No upstream leg will come: the exchange is whole as it is.
+			x.tw.Whole()
+		}
 		s.NoUpstream = !ok
 		if ok {
 			s.UpstreamBytes, s.UpstreamEvents = l.bytes, l.events

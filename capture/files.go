@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/seam-dev/seam/tape"
@@ -72,6 +73,11 @@ type files struct {
 	// onClosed hears each file once closed: every line written, synced.
 	onClosed func(path string, err error)
 	log      io.Writer
+	// keep, when its Done is set, hands over each exchange recorded
+	// (RecordingOptions.OnRecorded); held counts what they hold, over
+	// every file.
+	keep keeping
+	held atomic.Int64
 
 	mu   sync.Mutex
 	cur  *capFile
@@ -115,6 +121,7 @@ func (f *files) openFile(n, first int) (*capFile, error) {
 		notes = append(notes, tape.Note{Text: f.note})
 	}
 	wo := f.wopts(path)
+	wo.Keep = f.keep.of(path, h, &f.held)
 	cf := &capFile{part: n, first: first, out: out, path: path, opened: time.Now(), refs: 1}
 	if f.rot.on() || f.onClosed != nil {
 		// The header goes to a file that will be shipped at once: one
@@ -337,4 +344,38 @@ func (f *files) writerStats() (tape.WriterStats, []string) {
 		st.Skipped += s.Skipped
 	}
 	return st, append([]string(nil), f.closed...)
+}
+
+// Recorded is an exchange recorded whole, handed to
+// RecordingOptions.OnRecorded.
+type Recorded struct {
+	// Path is the capture file it went to, and Header that file's header.
+	Path   string
+	Header tape.Header
+	// X is the exchange as a reader of the file reads it (its anomalies
+	// carry no line numbers).
+	X *tape.Exchange
+	// Release must be called once X is no longer used: what it holds then
+	// stops counting against RecordingOptions.KeepMax.
+	Release func()
+}
+
+// keeping is what a recording hands over of its exchanges as it records
+// them (see tape.Keep).
+type keeping struct {
+	done func(Recorded)
+	drop func(ex int)
+	max  int64
+}
+
+// of returns the tape.Keep of the capture file at path, whose header is h;
+// nil when nothing is handed over.
+func (k keeping) of(path string, h tape.Header, held *atomic.Int64) *tape.Keep {
+	if k.done == nil {
+		return nil
+	}
+	return &tape.Keep{Max: k.max, Held: held, Sandwich: h.Engine.Profile == "external", Drop: k.drop,
+		Done: func(x *tape.Exchange, release func()) {
+			k.done(Recorded{Path: path, Header: h, X: x, Release: release})
+		}}
 }

@@ -72,6 +72,18 @@ type RecordingOptions struct {
 	Note func(eps []*Endpoint) string
 	// OnDone hears each exchange's summary as it ends.
 	OnDone func(Summary)
+	// OnRecorded, if set, hears each exchange once its last line is
+	// written to the capture, whole, as a reader of the file would read it,
+	// without the file being read back (see tape.Keep): what an exporter
+	// reads. It is called from the capture writer's goroutine and must
+	// not block.
+	OnRecorded func(Recorded)
+	// KeepMax bounds the chunk bytes the exchanges handed to OnRecorded
+	// (and those still being recorded for it) hold together
+	// (tape.DefaultKeepMax when 0); an exchange that would take them past
+	// it is not handed over, and OnNotKept hears its number.
+	KeepMax   int64
+	OnNotKept func(ex int)
 	// Server configures every endpoint's server; Listen and Forward are
 	// set per endpoint.
 	Server listen.Options
@@ -123,6 +135,7 @@ func StartRecording(o RecordingOptions) (_ *Recording, err error) {
 	rand.Read(id[:])
 	h.V, h.ID, h.Started = tape.Version, hex.EncodeToString(id[:]), start.UTC()
 	r.files = &files{rot: o.Rotate, create: o.Create, header: h, log: o.Log, onClosed: o.OnClosed,
+		keep:  keeping{done: o.OnRecorded, drop: o.OnNotKept, max: o.KeepMax},
 		wopts: func(path string) tape.WriterOptions { return r.writerOptions(o, path) }}
 	if o.Note != nil {
 		r.files.note = o.Note(r.eps)

@@ -210,9 +210,9 @@ const backWait = 2 * time.Second
 
 // awaitBack returns what the back leg saw of exchange ex's upstream side,
 // waiting for it to end when it has begun, and forgets the exchange. ok is
-// false when the proxy under test never went upstream for it (or took
-// longer than backWait to finish reading).
-func (n *Numbering) awaitBack(ex int) (backLeg, bool) {
+// false when the proxy under test never went upstream for it (began is
+// false then) or took longer than backWait to finish reading.
+func (n *Numbering) awaitBack(ex int) (l backLeg, ok, began bool) {
 	n.mu.Lock()
 	p := n.legs[ex]
 	started := p != nil && p.started
@@ -221,7 +221,7 @@ func (n *Numbering) awaitBack(ex int) (backLeg, bool) {
 	}
 	n.mu.Unlock()
 	if !started {
-		return backLeg{}, false
+		return backLeg{}, false, false
 	}
 	t := time.NewTimer(backWait)
 	defer t.Stop()
@@ -235,9 +235,9 @@ func (n *Numbering) awaitBack(ex int) (backLeg, bool) {
 	defer n.mu.Unlock()
 	delete(n.legs, ex)
 	if !ended {
-		return backLeg{}, false
+		return backLeg{}, false, true
 	}
-	return backLeg{first: p.first, bytes: p.bytes, events: p.events}, true
+	return backLeg{first: p.first, bytes: p.bytes, events: p.events}, true, true
 }
 
 // done forgets a front exchange whose back leg never came (the proxy

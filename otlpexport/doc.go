@@ -38,9 +38,14 @@
 // number, so sending a capture again (seam export --format otlp) gives
 // the same ids, and a backend that keys on them keeps one copy.
 //
-// Follow reads a capture as it is being recorded and exports each
-// exchange once its end lines are written, so a recording pays for export
-// only on a goroutine that reads the file, never in the streams.
+// Live exports a recording's exchanges as the recorder hands them over
+// (capture's RecordingOptions.OnRecorded), each once its last line is in
+// the capture, as a reader of the file would read it: nothing is read
+// back or decoded again, and the streams never wait for it. It inspects
+// them on a goroutine of its own, an Inspector per capture file with
+// sessions linked across the files of a rotated recording, as seam
+// export --format otlp reads them, so a span sent live is the span a
+// back-fill sends.
 //
 // Configuration is the OpenTelemetry SDK's standard environment (see
 // FromEnv): OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT

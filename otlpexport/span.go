@@ -1,8 +1,6 @@
 package otlpexport
 
 import (
-	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -60,14 +58,6 @@ const (
 	maxError   = 512
 	maxMessage = 1024
 )
-
-// FileURI returns the file: URI of a capture at path.
-func FileURI(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
-}
 
 // Describe builds the span of one exchange. content adds the messages
 // (gen_ai.input.messages, gen_ai.output.messages and

@@ -46,6 +46,8 @@ type ExchangeWriter struct {
 	// h hashes the chunks queued: while nothing was dropped, it hashes
 	// every byte.
 	h sideHashes
+	// k gathers the exchange for the Writer's Keep; nil without one.
+	k *kept
 }
 
 // upChunk is an upstream chunk a client chunk may refer to.
@@ -73,7 +75,9 @@ type sideState struct {
 func (st *sideState) appendChunk(b []byte) []byte { return AppendChunk(b, st.rec) }
 
 // Exchange returns a writer for the lines of exchange ex.
-func (w *Writer) Exchange(ex int) *ExchangeWriter { return &ExchangeWriter{w: w, ex: ex} }
+func (w *Writer) Exchange(ex int) *ExchangeWriter {
+	return &ExchangeWriter{w: w, ex: ex, k: w.keptFor(ex)}
+}
 
 // track counts the exchange as in flight until its client end is written.
 func (x *ExchangeWriter) track() {
@@ -107,7 +111,8 @@ func (x *ExchangeWriter) Request(r Request) {
 	if r.Side == "" {
 		x.track()
 	}
-	x.w.appendLine(func(b []byte) []byte { return AppendRequest(b, r) }, false, lineMeta{})
+	done := x.k.line(func() Record { return Record{Kind: KindRequest, Request: keptRequest(r)} })
+	x.w.appendLine(func(b []byte) []byte { return AppendRequest(b, r) }, false, lineMeta{kept: done})
 }
 
 // Response writes r (r.Ex is set to the exchange).
@@ -116,7 +121,8 @@ func (x *ExchangeWriter) Response(r Response) {
 	if r.Side == Client {
 		x.track()
 	}
-	x.w.appendLine(func(b []byte) []byte { return AppendResponse(b, r) }, false, lineMeta{})
+	done := x.k.line(func() Record { return Record{Kind: KindResponse, Response: keptResponse(r)} })
+	x.w.appendLine(func(b []byte) []byte { return AppendResponse(b, r) }, false, lineMeta{kept: done})
 }
 
 // Chunk writes data, read from the upstream or written to the client at t,
@@ -160,6 +166,10 @@ func (x *ExchangeWriter) Mirror(tUp, tClient int64, data []byte) {
 	}
 	x.h.upstream(data)
 	x.h.client(data, true, off)
+	if x.k != nil {
+		held := x.k.chunk(Chunk{Ex: x.ex, Side: Upstream, T: tUp, Off: off, Data: data}, nil)
+		x.k.chunk(Chunk{Ex: x.ex, Side: Client, T: tClient, Off: clOff, Data: data}, held)
+	}
 	// The client has these bytes already: no chunk of its refers to them
 	// (no checksum to take), but the line is the last upstream one.
 	x.last[1], x.last[0] = x.last[0], upChunk{}
@@ -205,9 +215,17 @@ func (x *ExchangeWriter) chunk(s Side, t int64, data []byte, ref bool, refOff in
 	if s == Upstream {
 		x.h.upstream(data)
 		x.queued(off, data)
+		x.k.chunk(Chunk{Ex: x.ex, Side: s, T: t, Off: off, Data: data}, nil)
 		return
 	}
 	x.h.client(data, ref, refOff)
+	if x.k != nil {
+		var held []byte
+		if ref {
+			held = x.k.upstreamData(refOff, int64(len(data)))
+		}
+		x.k.chunk(Chunk{Ex: x.ex, Side: s, T: t, Off: off, Data: data}, held)
+	}
 }
 
 // drop marks the exchange as losing data, once: it says so in a note and
@@ -255,7 +273,7 @@ func (x *ExchangeWriter) End(s Side, t int64, outcome Outcome, errText string) {
 	if sum, ok := x.h.sum(s); ok && st.unrecorded == 0 {
 		e.SHA256 = sum
 	}
-	m := lineMeta{ex: x.ex}
+	m := lineMeta{ex: x.ex, kept: x.k.line(func() Record { return Record{Kind: KindEnd, End: keptEnd(e)} })}
 	if s == Client {
 		x.track()
 		m.end, m.lossy, m.skipped = true, x.lossy.Load(), x.skipped.Load()
@@ -263,8 +281,20 @@ func (x *ExchangeWriter) End(s Side, t int64, outcome Outcome, errText string) {
 	x.w.appendLine(func(b []byte) []byte { return AppendEnd(b, e) }, false, m)
 }
 
+// Whole says that no more lines will come for the exchange although a
+// reader would wait for more (a sandwich's exchange whose upstream leg
+// never came): with the Writer's Keep, the exchange is handed over as it
+// is once its lines are written, rather than when the Writer closes.
+func (x *ExchangeWriter) Whole() {
+	if x.k == nil || !x.k.whole() {
+		return
+	}
+	x.w.appendLine(func(b []byte) []byte { return b }, false, lineMeta{kept: x.k})
+}
+
 // Note writes a note on the exchange.
 func (x *ExchangeWriter) Note(t int64, text string) {
 	n := Note{Ex: x.ex, T: t, Text: text}
-	x.w.appendLine(func(b []byte) []byte { return AppendNote(b, n) }, false, lineMeta{})
+	done := x.k.line(func() Record { return Record{Kind: KindNote, Note: keptNote(n)} })
+	x.w.appendLine(func(b []byte) []byte { return AppendNote(b, n) }, false, lineMeta{kept: done})
 }

@@ -36,6 +36,8 @@ type WriterOptions struct {
 	// recording it, when the exchange loses data because the queue was
 	// full.
 	OnDrop func(ex int)
+	// Keep, if set, hands over each exchange recorded, whole (see [Keep]).
+	Keep *Keep
 }
 
 // DefaultMaxQueued is the default bound on encoded lines waiting for the
@@ -64,6 +66,9 @@ type slab struct {
 	// ends marks the client side's end lines in b, by the offset just past
 	// each: once it is written, the exchange is recorded.
 	ends []endMark
+	// kept marks the lines that completed an exchange kept for
+	// WriterOptions.Keep: once written, it is handed over.
+	kept []keptMark
 }
 
 // endMark is a client end line in a slab.
@@ -117,10 +122,12 @@ type Writer struct {
 	dropQueued int
 	closed     bool
 	open       map[int]struct{} // exchanges started and not recorded to their end
-	err        error
-	stats      WriterStats
-	wake       chan struct{}
-	done       chan struct{}
+	// keeping holds the exchanges being gathered for WriterOptions.Keep.
+	keeping map[int]*kept
+	err     error
+	stats   WriterStats
+	wake    chan struct{}
+	done    chan struct{}
 	// wrote counts the bytes that reached the underlying io.Writer
 	// (compressed, for a compressed capture).
 	wrote atomic.Int64
@@ -144,6 +151,14 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 	}
 	if cw.max <= 0 {
 		cw.max = DefaultMaxQueued
+	}
+	if k := opts.Keep; k != nil {
+		own := *k
+		if own.Held == nil {
+			own.Held = new(atomic.Int64)
+		}
+		cw.opts.Keep = &own
+		cw.keeping = make(map[int]*kept)
 	}
 	cw.room.L = &cw.mu
 	if s, ok := w.(interface{ Sync() error }); ok && opts.Sync {
@@ -201,6 +216,9 @@ func (w *Writer) enqueue(appendLine func([]byte) []byte) {
 // lineMeta says what the writer needs to know of a line besides its bytes.
 type lineMeta struct {
 	ex int
+	// kept, when set, is the kept exchange the line completes: it is
+	// handed over once the line is written.
+	kept *kept
 	// end marks the client side's end line; lossy says its exchange lost
 	// data, skipped that it lost all of it.
 	end, lossy, skipped bool
@@ -238,6 +256,9 @@ func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m li
 	}
 	if m.end {
 		s.ends = append(s.ends, endMark{pos: len(s.b), ex: m.ex, lossy: m.lossy, skipped: m.skipped})
+	}
+	if m.kept != nil {
+		s.kept = append(s.kept, keptMark{pos: len(s.b), k: m.kept})
 	}
 	w.mu.Unlock()
 	select {
@@ -283,7 +304,8 @@ func (w *Writer) tail(size int) *slab {
 // recycle keeps an empty slab for reuse. Called with w.mu held.
 func (w *Writer) recycle(s *slab) {
 	if len(w.free) < maxFree && cap(s.b) <= 2*slabSize {
-		s.b, s.ends, s.drop = s.b[:0], s.ends[:0], 0
+		clear(s.kept)
+		s.b, s.ends, s.kept, s.drop = s.b[:0], s.ends[:0], s.kept[:0], 0
 		w.free = append(w.free, s)
 	}
 }

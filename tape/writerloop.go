@@ -67,7 +67,11 @@ func (w *Writer) run() {
 			ended, failed = w.writeSlabs(taken, &bufs)
 		default:
 			for _, s := range taken {
-				if failed || len(s.b) == 0 {
+				if failed {
+					continue
+				}
+				if len(s.b) == 0 {
+					w.handOver(s.kept, 0) // marks of no line (ExchangeWriter.Whole)
 					continue
 				}
 				n, err := w.write(s.b)
@@ -75,6 +79,7 @@ func (w *Writer) run() {
 					n = 0 // the compressor may have taken bytes the disk did not
 				}
 				ended = w.written(s.ends, n) || ended
+				w.handOver(s.kept, n)
 				if err != nil {
 					failed = w.fail(err)
 				} else {
@@ -105,6 +110,9 @@ func (w *Writer) run() {
 		if err := w.end(); err != nil {
 			failed = w.fail(fmt.Errorf("write capture: %w", err))
 		}
+	}
+	if w.keeping != nil {
+		w.handRest(failed)
 	}
 	if w.release != nil && !failed {
 		// The disk space reserved ahead of the writes goes back: a file
@@ -139,6 +147,7 @@ func (w *Writer) writeSlabs(slabs []*slab, bufs *[][]byte) (ended, failed bool) 
 		k := min(n, int64(len(s.b)))
 		n -= k
 		ended = w.written(s.ends, int(k)) || ended
+		w.handOver(s.kept, int(k))
 	}
 	if err != nil {
 		return ended, w.fail(err)

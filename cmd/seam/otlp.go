@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/otlpexport"
 )
 
@@ -44,41 +45,45 @@ func (f *otlpFlags) exporter(ctx context.Context, e *env, cmd string, log io.Wri
 	return otlpexport.New(ctx, cfg)
 }
 
-// otlpLive exports the exchanges of a capture being recorded.
+// otlpLive exports the exchanges of a capture being recorded, as the
+// recorder hands them over.
 type otlpLive struct {
-	x  *otlpexport.Exporter
-	fl *otlpexport.Follower
+	x *otlpexport.Exporter
+	l *otlpexport.Live
 }
 
-// startOTLP starts exporting the recording at path when the flags or the
-// environment ask for it; nil when they do not.
-func startOTLP(ctx context.Context, e *env, f *otlpFlags, cmd, path string, log io.Writer) (*otlpLive, error) {
+// startOTLP starts exporting what the recording cfg sets up records to
+// output (-o) when the flags or the environment ask for it, and hooks
+// the export to cfg; nil when they do not. uri names each capture file
+// for the spans (nil: its file: URI). Call it before the recording
+// starts.
+func startOTLP(ctx context.Context, e *env, f *otlpFlags, cmd, output string, uri func(string) string, cfg *capture.RecordingOptions, log io.Writer) (*otlpLive, error) {
 	x, err := f.exporter(ctx, e, cmd, log)
 	if x == nil || err != nil {
 		return nil, err
 	}
-	if !otlpexport.Exists(path) {
+	if output == "-" {
 		x.Close(ctx)
-		return nil, &usageError{cmd: cmd, msg: "OTLP export reads the capture back as it is written: give -o a file or directory, not -", example: "seam " + cmd + " --otlp http://127.0.0.1:4318 -o captures/ ..."}
+		return nil, &usageError{cmd: cmd, msg: "OTLP spans point at the capture file that holds each exchange: give -o a file or directory, not -", example: "seam " + cmd + " --otlp http://127.0.0.1:4318 -o captures/ ..."}
 	}
-	fl, err := otlpexport.Follow(path, x, otlpexport.FollowOptions{})
-	if err != nil {
-		x.Close(ctx)
-		return nil, err
+	if uri == nil {
+		uri = otlpexport.FileURI
 	}
-	return &otlpLive{x: x, fl: fl}, nil
+	l := otlpexport.NewLive(x, otlpexport.LiveOptions{URI: uri})
+	cfg.OnRecorded = func(r capture.Recorded) { l.Add(r.Path, r.Header, r.X, r.Release) }
+	cfg.OnNotKept = l.NotKept
+	return &otlpLive{x: x, l: l}, nil
 }
 
-// stop exports what the capture holds (once the recording closed it),
-// sends what is queued and says how many spans went out and were dropped.
-func (l *otlpLive) stop(e *env) error {
+// stop exports what the recording handed over (once it stopped), sends
+// what is queued and says how many spans went out and were dropped.
+func (l *otlpLive) stop(e *env) {
 	if l == nil {
-		return nil
+		return
 	}
-	err := l.fl.Stop()
+	l.l.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), otlpClose)
 	defer cancel()
 	l.x.Close(ctx)
 	fmt.Fprintln(e.stderr, l.x.Summary())
-	return err
 }

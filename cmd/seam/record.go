@@ -38,6 +38,9 @@ type recordOptions struct {
 	fwd      forwardFlags
 	otlp     otlpFlags
 	ship     shipFlags
+
+	// live is the OTLP export of the recording; nil when off.
+	live *otlpLive
 }
 
 func recordCommand() *command {
@@ -291,6 +294,15 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (captur
 	if err := o.ship.apply(e, o.output, &cfg); err != nil {
 		return capture.RecordingOptions{}, err
 	}
+	otlpLog := e.stderr
+	if o.tui {
+		otlpLog = nil // the TUI has the terminal; the summary says it after
+	}
+	live, err := startOTLP(context.Background(), e, &o.otlp, "record", o.output, o.ship.captureURI, &cfg, otlpLog)
+	if err != nil {
+		return capture.RecordingOptions{}, err
+	}
+	o.live = live
 	return cfg, nil
 }
 
@@ -300,25 +312,6 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (captur
 func runRecording(ctx context.Context, e *env, o *recordOptions, r *capture.Recording, count *atomic.Int64, banner string) error {
 	o.ship.announce(e)
 	path := r.Path()
-	otlpLog := e.stderr
-	if o.tui {
-		otlpLog = nil // the TUI has the terminal; the summary says it after
-	}
-	follow := path
-	if o.output == "-" {
-		follow = "" // no file to read back
-	}
-	live, err := startOTLP(ctx, e, &o.otlp, "record", follow, otlpLog)
-	if err != nil {
-		r.Stop(0, io.Discard)
-		return err
-	}
-	if live != nil && r.Rotated() {
-		// Export follows one capture file; a rotated recording has many.
-		live.stop(e)
-		r.Stop(0, io.Discard)
-		return &usageError{cmd: "record", msg: "--otlp follows one capture file and --rotate writes many: use one of them per run (seam export --format otlp DIR back-fills a rotated recording's files)", example: "seam export --format otlp --otlp http://127.0.0.1:4318 captures/"}
-	}
 	if r.Rotated() {
 		path = filepath.Dir(path) // the TUI picks up each new file there
 	}
@@ -360,9 +353,7 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *capture.Reco
 	}
 	stopErr := r.Stop(shutdownGrace, e.stderr)
 	r.Report(e.stderr, count.Load())
-	if err := live.stop(e); err != nil && runErr == nil {
-		runErr = err
-	}
+	o.live.stop(e)
 	stopErr = errors.Join(stopErr, o.ship.finish(e))
 	if stopErr != nil {
 		return stopErr // a capture that lost exchanges or uploads fails the run, interrupted or not

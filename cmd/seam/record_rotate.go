@@ -15,6 +15,7 @@ import (
 	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/internal/units"
+	"github.com/seam-dev/seam/otlpexport"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -253,10 +254,11 @@ func (s *shipFlags) startUpload(e *env, dir string) error {
 }
 
 // captureURI names the capture file path for others (an exported span's
-// capture URI): its object's s3:// URI when seam uploads it, else path.
+// capture URI): its object's s3:// URI when seam uploads it, else its
+// file: URI.
 func (s *shipFlags) captureURI(path string) string {
-	if s.uploader == nil || path == "" {
-		return path
+	if s.uploader == nil {
+		return otlpexport.FileURI(path)
 	}
 	return s.uploader.Object(path).String()
 }

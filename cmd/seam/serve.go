@@ -206,7 +206,7 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 		create = func() (io.WriteCloser, string, error) { return captures.Discard(), "", nil }
 	}
 	tuneGC(e)
-	r, err := capture.StartRecording(capture.RecordingOptions{
+	ro := capture.RecordingOptions{
 		Create: create, Header: recordHeader(p.upstream, eng, o.fwd.insecure), Endpoints: []*capture.Endpoint{leg},
 		Server: so, Redaction: sopts.Redaction, Log: e.stderr,
 		OnDone: func(s capture.Summary) {
@@ -215,18 +215,19 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 				fmt.Fprintln(e.stderr, s.String())
 			}
 		},
-	})
-	if err != nil {
-		return err
 	}
-	announce(leg.Addr(), r.Path())
 	var live *otlpLive
 	if p.RecordOn && p.Record != "-" {
-		if live, err = startOTLP(ctx, e, &o.otlp, "serve", r.Path(), e.stderr); err != nil {
-			r.Stop(0, io.Discard)
+		if live, err = startOTLP(ctx, e, &o.otlp, "serve", p.Record, nil, &ro, e.stderr); err != nil {
 			return err
 		}
 	}
+	r, err := capture.StartRecording(ro)
+	if err != nil {
+		live.stop(e)
+		return err
+	}
+	announce(leg.Addr(), r.Path())
 	var runErr error
 	select {
 	case err := <-r.Errs():
@@ -239,9 +240,7 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 	if p.RecordOn {
 		r.Report(e.stderr, count.Load())
 	}
-	if err := live.stop(e); err != nil && runErr == nil {
-		runErr = err
-	}
+	live.stop(e)
 	if stopErr != nil {
 		return stopErr
 	}
