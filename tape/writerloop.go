@@ -66,25 +66,9 @@ func (w *Writer) run() {
 			// hundreds of goroutines ahead of it.
 			ended, failed = w.writeSlabs(taken, &bufs)
 		default:
-			for _, s := range taken {
-				if failed {
-					continue
-				}
-				if len(s.b) == 0 {
-					w.handOver(s.kept, 0) // marks of no line (ExchangeWriter.Whole)
-					continue
-				}
-				n, err := w.write(s.b)
-				if err != nil && w.flush != nil {
-					n = 0 // the compressor may have taken bytes the disk did not
-				}
-				ended = w.written(s.ends, n) || ended
-				w.handOver(s.kept, n)
-				if err != nil {
-					failed = w.fail(err)
-				} else {
-					dirty = w.flush != nil
-				}
+			var wrote bool
+			if ended, wrote, failed = w.writeEach(taken); wrote {
+				dirty = w.flush != nil
 			}
 		}
 		if ended && dirty && !failed {
@@ -93,34 +77,79 @@ func (w *Writer) run() {
 			}
 			dirty = false
 		}
-		w.mu.Lock()
-		for i, s := range taken {
-			w.queued -= len(s.b)
-			w.dropQueued -= s.drop
-			w.recycle(s)
-			taken[i] = nil
-		}
-		w.room.Broadcast()
-		w.mu.Unlock()
+		w.giveBack(taken)
 	}
 	if timer != nil {
 		timer.Stop()
 	}
-	if w.end != nil && !failed {
-		if err := w.end(); err != nil {
-			failed = w.fail(fmt.Errorf("write capture: %w", err))
-		}
+	if !failed {
+		failed = !w.finish()
 	}
 	if w.keeping != nil {
 		w.handRest(failed)
 	}
-	if w.release != nil && !failed {
+}
+
+// finish ends the capture once every line is written: the compressed
+// stream's end, then the disk space reserved past it given back. It
+// reports whether the stream's end was written.
+func (w *Writer) finish() bool {
+	if w.end != nil {
+		if err := w.end(); err != nil {
+			w.fail(fmt.Errorf("write capture: %w", err))
+			return false
+		}
+	}
+	if w.release != nil {
 		// The disk space reserved ahead of the writes goes back: a file
 		// closed keeps only what it holds.
 		if err := w.release(); err != nil {
 			w.fail(fmt.Errorf("write capture: free the space reserved past its end: %w", err))
 		}
 	}
+	return true
+}
+
+// writeEach writes the slabs one call each, for a writer that takes no
+// batch, accounts for the client end lines written and reports whether
+// there was one, whether a write went through and whether one failed
+// (the slabs after it are not written).
+func (w *Writer) writeEach(slabs []*slab) (ended, wrote, failed bool) {
+	for _, s := range slabs {
+		if failed {
+			continue
+		}
+		if len(s.b) == 0 {
+			w.handOver(s.kept, 0) // marks of no line (ExchangeWriter.Whole)
+			continue
+		}
+		n, err := w.write(s.b)
+		if err != nil && w.flush != nil {
+			n = 0 // the compressor may have taken bytes the disk did not
+		}
+		ended = w.written(s.ends, n) || ended
+		w.handOver(s.kept, n)
+		if err != nil {
+			failed = w.fail(err)
+		} else {
+			wrote = true
+		}
+	}
+	return ended, wrote, failed
+}
+
+// giveBack returns the slabs written (or dropped) to the pool, and their
+// room in the queue to the producers waiting for it.
+func (w *Writer) giveBack(slabs []*slab) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, s := range slabs {
+		w.queued -= len(s.b)
+		w.dropQueued -= s.drop
+		w.recycle(s)
+		slabs[i] = nil
+	}
+	w.room.Broadcast()
 }
 
 // writeSlabs writes the slabs in one batch, accounts for the client end

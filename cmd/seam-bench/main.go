@@ -144,28 +144,10 @@ type path struct {
 }
 
 func run(ctx context.Context, o options, out io.Writer) error {
-	dir := o.dir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "seam-bench-")
-		if err != nil {
-			return err
-		}
-		if o.keep {
-			fmt.Fprintf(os.Stderr, "the captures are kept in %s\n", tmp)
-		} else {
-			defer os.RemoveAll(tmp)
-		}
-		dir = tmp
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, bin, cleanup, err := workDir(o)
+	defer cleanup()
+	if err != nil {
 		return err
-	}
-	bin := o.seam
-	if bin == "" {
-		fmt.Fprintln(os.Stderr, "building seam…")
-		var err error
-		if bin, err = bench.BuildSeam(dir); err != nil {
-			return err
-		}
 	}
 	clock := bench.NewClock()
 	up, err := bench.NewUpstream(clock)
@@ -175,15 +157,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	defer up.Close()
 
 	if o.otlp == "sink" {
-		sink, err := startOTLPSink()
+		done, err := sinkOTLP(&o, out)
 		if err != nil {
 			return err
 		}
-		defer sink.Close()
-		o.otlp = sink.url
-		defer func() {
-			fmt.Fprintf(out, "\nOTLP sink: %d export requests, %s\n", sink.requests.Load(), units.Bytes(sink.size.Load()))
-		}()
+		defer done()
 	}
 	paths := benchPaths(o, dir, bin)
 	fmt.Fprintf(out, "seam-bench: %d content events of ~260 B per stream, gap %s, %s per run; client, upstream and proxy on this machine (%d CPUs, load average %s at the start)\n\n",
@@ -241,6 +219,48 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return errors.New("some runs failed")
 	}
 	return nil
+}
+
+// sinkOTLP starts the OTLP endpoint the bench runs itself and points o at
+// it; done stops it and says on out what it received.
+func sinkOTLP(o *options, out io.Writer) (done func(), err error) {
+	sink, err := startOTLPSink()
+	if err != nil {
+		return nil, err
+	}
+	o.otlp = sink.url
+	return func() {
+		fmt.Fprintf(out, "\nOTLP sink: %d export requests, %s\n", sink.requests.Load(), units.Bytes(sink.size.Load()))
+		sink.Close()
+	}, nil
+}
+
+// workDir returns the directory the runs' captures go to (-dir, or a
+// temporary one that cleanup removes unless -keep) and the seam binary
+// they run (-seam, or one built there).
+func workDir(o options) (dir, bin string, cleanup func(), err error) {
+	dir, cleanup = o.dir, func() {}
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "seam-bench-"); err != nil {
+			return "", "", cleanup, err
+		}
+		if o.keep {
+			fmt.Fprintf(os.Stderr, "the captures are kept in %s\n", dir)
+		} else {
+			tmp := dir
+			cleanup = func() { os.RemoveAll(tmp) }
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", cleanup, err
+	}
+	bin = o.seam
+	if bin == "" {
+		fmt.Fprintln(os.Stderr, "building seam…")
+		if bin, err = bench.BuildSeam(dir); err != nil {
+			return "", "", cleanup, err
+		}
+	}
+	return dir, bin, cleanup, nil
 }
 
 // through starts p's proxy (if any) for one run, runs load through it with
