@@ -48,64 +48,11 @@ func recordCommand() *command {
 		name:    "record",
 		summary: "run the recording proxy: point a client's base URL at it",
 		usage:   "seam record --upstream URL | --forward [--listen ADDR] [-o FILE|DIR] [flags]",
-		help:    recordHelp + rotateHelp,
+		help:    helpText("record"),
 		example: "seam record --upstream https://api.openai.com -o captures/",
 		new:     func() runner { return &recordOptions{} },
 	}
 }
-
-// recordHelp is the text of "seam help record".
-const recordHelp = `
-Starts a reverse proxy that forwards every request to --upstream and records
-both sides of every exchange into one capture file: the request, the bytes the
-upstream sent and the bytes the client received, each read and write with its
-offset and time, and how each side ended. Streams pass through at once; nothing
-is buffered. Secrets never reach the file: credential headers, secret query
-parameters and secret fields of JSON request bodies are redacted, and where
-a response echoes one of the request's secret values it is masked at the
-same length (the bytes the client gets are untouched). --redact adds
-patterns; the README's Security section says exactly what is redacted.
-
-Point your client's base URL at the listen address, e.g. for the OpenAI SDK
-OPENAI_BASE_URL=http://127.0.0.1:8080/v1 with --upstream https://api.openai.com.
-Stop with ctrl-c; in-flight streams get a few seconds to finish.
-
-seam answers only requests addressed to an IP address, localhost or the
---listen name, so a web page cannot reach it by rebinding a DNS name to
-127.0.0.1; a client that calls seam by another name (a container reaching
-host.docker.internal) needs --allow-host NAME. It never follows redirects
-and forwards only to --upstream.
-
-To record a proxy you are building (in any language) from both sides, run
-seam around it with --proxy: clients talk to seam on --listen, seam forwards
-to your proxy at --proxy, your proxy's upstream base URL points at seam on
---back, and seam forwards that to --upstream. Each exchange then holds the
-client's request, the request as your proxy sent it upstream, the bytes the
-API sent and the bytes your proxy gave the client: "seam inspect" diffs the
-two sides. Exchanges are matched by a Seam-Exchange request header when your
-proxy passes it on; when it drops it (LiteLLM-style gateways drop unknown
-headers), by request content: the same body, else the client request whose
-text the proxy's request carries the most of (a renamed model, an added
-system prompt or re-encoded JSON still match), and in arrival order only
-when nothing matches. seam says so once, and each exchange records how it
-was paired (seam inspect shows it).
-
-For a client whose base URL cannot be changed (Copilot Chat with its own
-models, an agent with a hard-coded endpoint), --forward makes seam an HTTP
-proxy: set HTTPS_PROXY=http://127.0.0.1:8080 (and HTTP_PROXY) for the client
-and make it trust seam's CA ("seam ca" prints the file and how, per client).
-Connections to the LLM APIs (OpenAI, Azure OpenAI, Anthropic, Gemini and
-Vertex, Bedrock, Mistral, Groq, OpenRouter, GitHub Copilot; --host adds
-more, --intercept-all takes every host) are decrypted with a certificate
-seam makes for the host, recorded, and sent on to the real host, whose
-certificate seam verifies. Every other host is tunnelled untouched and not
-recorded. One capture then holds every host, each exchange naming its own.
-CONNECT reaches port 443 only, or a port --host names (host:port); seam
-never follows redirects; it serves only clients on this machine unless
---listen names another address, and then refuses to connect to loopback,
-link-local and private addresses unless --host names the host. WebSockets
-(the OpenAI Realtime API) are recorded frame by frame in both modes;
-openai-node's Realtime clients dial wss: only, so record them with --forward.`
 
 func (o *recordOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.upstream, "upstream", "", "upstream base `URL` every request is forwarded to (required)")

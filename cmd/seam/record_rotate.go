@@ -19,36 +19,6 @@ import (
 	"github.com/seam-dev/seam/visible"
 )
 
-// rotateHelp is the part of "seam help record" on --rotate and --upload.
-const rotateHelp = `
-
-A recorder that runs for days splits its capture with --rotate 64MiB or
---rotate 1h (give both to rotate at whichever comes first): once a file
-reaches the limit, new exchanges go to the next file, and the file closes
-when the exchanges still writing to it end, so an exchange is never split
-and every closed file is a whole capture. The files are numbered in the
-order they were written: captures/seam-20261127T093000Z-000001.ndjson,
--000002, ... (-o x.ndjson gives x-000001.ndjson). Exchange numbers go on
-from file to file.
-
---upload s3://bucket/prefix ships each closed file to an S3-compatible
-store (AWS S3, MinIO, Ceph, R2, SeaweedFS) as prefix/NAME, written as
-.ndjson.zst unless -o names a plain file. Credentials and region come the
-AWS way: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, an
-instance role; AWS_REGION (us-east-1 when unset). For a store other than
-AWS, set AWS_ENDPOINT_URL_S3=https://minio.example:9000 (or
-AWS_ENDPOINT_URL); the bucket then goes in the URL's path, as those stores
-expect (SEAM_S3_ADDRESSING=virtual puts it in the host name). Uploads run
-beside the recording and never slow it; one that fails is said, retried
-with backoff and, when seam stops, said again and left for the next run.
-An upload counts once the object's size and checksum match the file. Local
-files are kept (--upload-delete removes each once its upload is verified).
-A NAME.upload file beside each capture says where it goes and whether it
-is there, so a seam record --upload restarted on the same -o, after a
-crash or a kill, uploads what is left and nothing twice. Give each
-recorder its own prefix: an object of the same name with other content is
-never overwritten. "seam inspect s3://bucket/prefix" reads them back.`
-
 // shipFlags are seam record's flags for a recorder that runs for long:
 // --rotate splits the capture into files, --upload ships each closed file
 // to an object store.
