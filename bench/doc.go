@@ -14,7 +14,7 @@
 //   - Every content event carries the time it was sent on a [Clock] that the
 //     upstream and the [Client] share, so the client computes each event's
 //     latency as its receive time minus its send time.
-//   - [Proxy] runs a [capture.Recorder] on 127.0.0.1 that writes a real
+//   - [Proxy] runs a [record.Recorder] on 127.0.0.1 that writes a real
 //     capture file through a [tape.Writer], as seam record does.
 //
 // The benchmarks in this package's tests run every measurement twice, with

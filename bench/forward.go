@@ -11,18 +11,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tlsca"
 )
 
-// ForwardProxy is seam record --forward in one process: a [capture.Forward]
+// ForwardProxy is seam record --forward in one process: a [record.Forward]
 // proxy on 127.0.0.1 decrypting the tunnels to one intercepted host:port
-// with seam's CA, in front of a forward-mode [capture.Recorder] that writes
+// with seam's CA, in front of a forward-mode [record.Recorder] that writes
 // a capture file.
 type ForwardProxy struct {
 	srv *server
-	fwd *capture.Forward
+	fwd *record.Forward
 	out *captureFile
 	ca  *tlsca.Authority
 
@@ -38,7 +38,7 @@ func NewForwardProxy(caDir, host string, roots *x509.CertPool, path string) (*Fo
 	if err != nil {
 		return nil, err
 	}
-	list, err := capture.NewInterceptList([]string{host}, false)
+	list, err := record.NewInterceptList([]string{host}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -47,11 +47,11 @@ func NewForwardProxy(caDir, host string, roots *x509.CertPool, path string) (*Fo
 	if err != nil {
 		return nil, err
 	}
-	rec, err := capture.New(capture.Options{Writer: out.w, Start: start, Transport: capture.UpstreamTransport(capture.UpstreamOptions{RootCAs: roots})})
+	rec, err := record.New(record.Options{Writer: out.w, Start: start, Transport: record.UpstreamTransport(record.UpstreamOptions{RootCAs: roots})})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("new recorder: %w", err), out.close())
 	}
-	fwd, err := capture.NewForward(capture.ForwardOptions{Handler: rec, Intercept: list, Authority: ca})
+	fwd, err := record.NewForward(record.ForwardOptions{Handler: rec, Intercept: list, Authority: ca})
 	if err != nil {
 		return nil, errors.Join(err, out.close())
 	}

@@ -8,11 +8,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/tape"
 )
 
-// Proxy is a recording proxy as seam record runs it: a [capture.Recorder] on
+// Proxy is a recording proxy as seam record runs it: a [record.Recorder] on
 // 127.0.0.1 in front of an upstream, writing a capture file through a
 // [tape.Writer].
 type Proxy struct {
@@ -38,7 +38,7 @@ func NewProxy(upstream string, path string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := capture.New(capture.Options{Upstream: up, Writer: out.w, Start: start})
+	rec, err := record.New(record.Options{Upstream: up, Writer: out.w, Start: start})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("new recorder: %w", err), out.close())
 	}

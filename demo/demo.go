@@ -17,11 +17,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/fixtures"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/units"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -73,7 +73,7 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	fmt.Fprintf(w, "seam demo: a mock upstream at %s replays real recorded streams at their\nrecorded timing (speed %g); each recorded request goes through seam's recording proxy.\n\n", upURL, o.Speed)
 
 	// 1. Real streams through the passthrough engine.
-	path, sums, err := record(ctx, o, filepath.Join(dir, demoFiles[0]), upURL, tape.Engine{Profile: shape.DefaultProfile}, caps)
+	path, sums, err := recordThrough(ctx, o, filepath.Join(dir, demoFiles[0]), upURL, tape.Engine{Profile: shape.DefaultProfile}, caps)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	// 2. The incident: the real token stream through the Obsidian XML engine
 	// as it ran before the fix, then replayed with the fix switched on.
 	before := incident.Header.Engine
-	ipath, _, err := record(ctx, o, filepath.Join(dir, demoFiles[1]), upURL, before, []*tape.Capture{incident})
+	ipath, _, err := recordThrough(ctx, o, filepath.Join(dir, demoFiles[1]), upURL, before, []*tape.Capture{incident})
 	if err != nil {
 		return err
 	}
@@ -142,17 +142,17 @@ func MockUpstream(notes []tape.Note) bool {
 	return slices.ContainsFunc(notes, func(n tape.Note) bool { return n.Text == MockNote })
 }
 
-// record records every exchange of caps through a recording proxy with
+// recordThrough records every exchange of caps through a recording proxy with
 // engine eng in front of upstream, into a new capture at path.
-func record(ctx context.Context, o Options, path string, upstream *url.URL, eng tape.Engine, caps []*tape.Capture) (string, []capture.Summary, error) {
+func recordThrough(ctx context.Context, o Options, path string, upstream *url.URL, eng tape.Engine, caps []*tape.Capture) (string, []record.Summary, error) {
 	var mu sync.Mutex
-	var sums []capture.Summary
-	r, err := capture.StartRecording(capture.RecordingOptions{
+	var sums []record.Summary
+	r, err := record.StartRecording(record.RecordingOptions{
 		Create:    func() (io.WriteCloser, string, error) { return captures.Create(path, nil, time.Now()) },
 		Header:    tape.Header{Seam: o.Seam, Engine: eng, Upstream: tape.RedactUpstream(upstream)},
-		Endpoints: []*capture.Endpoint{{Listen: "127.0.0.1:0", Upstream: upstream, Leg: capture.Whole}},
-		Note:      func([]*capture.Endpoint) string { return MockNote },
-		OnDone: func(s capture.Summary) {
+		Endpoints: []*record.Endpoint{{Listen: "127.0.0.1:0", Upstream: upstream, Leg: record.Whole}},
+		Note:      func([]*record.Endpoint) string { return MockNote },
+		OnDone: func(s record.Summary) {
 			mu.Lock()
 			sums = append(sums, s)
 			mu.Unlock()
@@ -210,7 +210,7 @@ func sendRecorded(ctx context.Context, client *http.Client, base string, r *tape
 	return nil
 }
 
-func printSummaries(w io.Writer, sums []capture.Summary) {
+func printSummaries(w io.Writer, sums []record.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tendpoint\tstatus\toutcome\tupstream\tclient\tttfb\tduration")
 	for _, s := range sums {

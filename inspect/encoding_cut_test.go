@@ -16,7 +16,7 @@ import (
 
 	"github.com/andybalholm/brotli"
 
-	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -103,7 +103,7 @@ func recordCompressed(t *testing.T, co compressor, url0 string, body []byte, sto
 	var buf bytes.Buffer
 	w := tape.NewWriter(&buf, tape.WriterOptions{})
 	w.Header(tape.Header{V: tape.Version, Seam: "test", ID: t.Name(), Upstream: up.URL, Engine: tape.Engine{Profile: "passthrough"}})
-	rec, err := capture.New(capture.Options{Upstream: upURL, Writer: w})
+	rec, err := record.New(record.Options{Upstream: upURL, Writer: w})
 	if err != nil {
 		t.Fatal(err)
 	}

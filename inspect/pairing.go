@@ -26,5 +26,5 @@ func (x *ExchangeReport) PairingText() string {
 }
 
 // capturedHeader is the header seam's sandwich adds to tie its legs
-// together (capture.ExchangeHeader; inspect does not import capture).
+// together (record.ExchangeHeader; inspect does not import record).
 const capturedHeader = "Seam-Exchange"

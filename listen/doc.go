@@ -6,6 +6,6 @@
 // 127.0.0.1 from reading what seam answers, and a note when a client
 // starts TLS on a plain-HTTP listener.
 //
-// It does not record (package capture) or answer from captures (package
+// It does not record (package record) or answer from captures (package
 // replay): it wraps their handlers.
 package listen

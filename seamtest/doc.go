@@ -19,7 +19,7 @@
 // by [Speed] (1, N times faster, or 0 for none), and the same faults
 // ([Fault]: split-rune, drop-delta=N, status=429, stall=2s@event:40, ...).
 //
-// In front of it sits seam's recording proxy (package capture), in
+// In front of it sits seam's recording proxy (package record), in
 // process: every exchange a client makes through [Server.URL] is recorded,
 // both sides, chunk by chunk with timing, as seam record would. With
 // [Proxy], the proxy under test stands between two recording legs, as in

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/listen"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -37,13 +37,13 @@ type Server struct {
 	// The mock upstream: an httptest.Server, or, in the modes that
 	// forward, a recording whose handler answers from the captures.
 	mock    *httptest.Server
-	vcr     *capture.Recording
+	vcr     *record.Recording
 	mockURL string
 
 	// The observer: the recorders in front of the mock (one Whole leg, or
 	// the Front and Back legs around a proxy) writing to sink.
 	front, back *httptest.Server
-	recs        []*capture.Recorder
+	recs        []*record.Recorder
 	legs        *http.Transport
 	w           *tape.Writer
 	sink        *sink
@@ -141,7 +141,7 @@ func (s *Server) startMock(c config) error {
 		return err
 	}
 	ctx := context.Background()
-	load, record, err := mockPlan(ctx, c, mode)
+	load, recordTo, err := mockPlan(ctx, c, mode)
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func (s *Server) startMock(c config) error {
 	}
 	sopts := replay.ServerOptions{Speed: c.speed, Faults: faults, Seed: c.seed, Mode: mode,
 		Ignore: c.ignore, Redaction: red, Log: s.log}
-	forwards := mode != replay.ModeNone && (mode != replay.ModeOnce || record != "")
+	forwards := mode != replay.ModeNone && (mode != replay.ModeOnce || recordTo != "")
 	if !forwards {
 		s.mock = httptest.NewServer(replay.NewServer(caps, sopts))
 		s.mockURL = s.mock.URL
@@ -166,19 +166,19 @@ func (s *Server) startMock(c config) error {
 	if err != nil || up.Scheme == "" || up.Host == "" {
 		return fmt.Errorf("Upstream(%q): want an absolute URL such as https://api.openai.com", c.upstream)
 	}
-	create := func() (io.WriteCloser, string, error) { return captures.Create(record, io.Discard, time.Now()) }
+	create := func() (io.WriteCloser, string, error) { return captures.Create(recordTo, io.Discard, time.Now()) }
 	if mode == replay.ModePassthrough {
 		create = func() (io.WriteCloser, string, error) { return captures.Discard(), "", nil }
 	}
-	leg := &capture.Endpoint{Listen: "127.0.0.1:0", Upstream: up, Leg: capture.Whole,
-		Handler: func(rec *capture.Recorder) http.Handler {
+	leg := &record.Endpoint{Listen: "127.0.0.1:0", Upstream: up, Leg: record.Whole,
+		Handler: func(rec *record.Recorder) http.Handler {
 			sopts.Miss = rec
 			return replay.NewServer(caps, sopts)
 		}}
-	s.vcr, err = capture.StartRecording(capture.RecordingOptions{
+	s.vcr, err = record.StartRecording(record.RecordingOptions{
 		Create:    create,
 		Header:    tape.Header{Seam: "seamtest", Upstream: tape.RedactUpstream(up), Engine: tape.Engine{Profile: shape.DefaultProfile}},
-		Endpoints: []*capture.Endpoint{leg},
+		Endpoints: []*record.Endpoint{leg},
 		Server:    listen.Options{Log: io.Discard},
 		Redaction: red,
 	})
@@ -191,7 +191,7 @@ func (s *Server) startMock(c config) error {
 
 // mockPlan returns what the mock upstream of c replays (load) and where
 // it records (record, "" for nowhere) in mode.
-func mockPlan(ctx context.Context, c config, mode replay.Mode) (load []string, record string, err error) {
+func mockPlan(ctx context.Context, c config, mode replay.Mode) (load []string, recordTo string, err error) {
 	load = c.paths
 	switch mode {
 	case replay.ModeOnce:
@@ -200,22 +200,22 @@ func mockPlan(ctx context.Context, c config, mode replay.Mode) (load []string, r
 			return nil, "", err
 		}
 		if !exists {
-			load, record = c.paths[1:], c.paths[0]
+			load, recordTo = c.paths[1:], c.paths[0]
 		}
 	case replay.ModeNewEpisodes:
-		record = c.recordTo
-		if record == "" {
-			record = newEpisodes(c.paths[0])
+		recordTo = c.recordTo
+		if recordTo == "" {
+			recordTo = newEpisodes(c.paths[0])
 		}
 	case replay.ModeAll:
-		load, record = nil, c.recordTo
-		if record == "" {
-			record = c.paths[0]
+		load, recordTo = nil, c.recordTo
+		if recordTo == "" {
+			recordTo = c.paths[0]
 		}
 	case replay.ModePassthrough:
 		load = nil
 	}
-	return load, record, nil
+	return load, recordTo, nil
 }
 
 // newEpisodes is where new_episodes records by default: the directory
@@ -239,13 +239,13 @@ func (s *Server) startObserver(c config) error {
 		s.header.Engine = tape.Engine{Profile: shape.ProfileExternal}
 	}
 	s.w.Header(s.header)
-	numbering := new(capture.Numbering)
-	newRec := func(upstream string, leg capture.Leg) (*capture.Recorder, error) {
+	numbering := new(record.Numbering)
+	newRec := func(upstream string, leg record.Leg) (*record.Recorder, error) {
 		u, err := url.Parse(upstream)
 		if err != nil {
 			return nil, fmt.Errorf("recording leg: %w", err)
 		}
-		rec, err := capture.New(capture.Options{Upstream: u, Writer: s.w, Start: start, Leg: leg,
+		rec, err := record.New(record.Options{Upstream: u, Writer: s.w, Start: start, Leg: leg,
 			Numbering: numbering, Transport: s.legs})
 		if err == nil {
 			s.recs = append(s.recs, rec)
@@ -253,7 +253,7 @@ func (s *Server) startObserver(c config) error {
 		return rec, err
 	}
 	if c.proxy == nil {
-		rec, err := newRec(s.mockURL, capture.Whole)
+		rec, err := newRec(s.mockURL, record.Whole)
 		if err != nil {
 			return err
 		}
@@ -264,7 +264,7 @@ func (s *Server) startObserver(c config) error {
 	// The back leg listens before the proxy starts: the proxy is given
 	// its URL.
 	s.back = httptest.NewUnstartedServer(nil)
-	rec, err := newRec(s.mockURL, capture.Back)
+	rec, err := newRec(s.mockURL, record.Back)
 	if err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func (s *Server) startObserver(c config) error {
 	if proxyURL == "" {
 		return errors.New("Proxy: the start function returned no URL")
 	}
-	if rec, err = newRec(proxyURL, capture.Front); err != nil {
+	if rec, err = newRec(proxyURL, record.Front); err != nil {
 		return err
 	}
 	s.front = httptest.NewServer(rec)

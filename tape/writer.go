@@ -229,7 +229,7 @@ type lineMeta struct {
 // droppable lines queued past the bound; other lines are always queued, and
 // do not count against it: they are few (a request, a response, an end, a
 // note per exchange) and the request bodies they hold are bounded on their
-// own (capture's budget for request bodies in flight). After Close nothing
+// own (package record's budget for request bodies in flight). After Close nothing
 // is queued.
 func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m lineMeta) bool {
 	// Encode outside the lock, into a scratch buffer handed back at once

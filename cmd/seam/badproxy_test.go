@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
@@ -163,7 +163,7 @@ func badProxy(t *testing.T, back func() string) http.Handler {
 		path, body := breakRequest(r.URL.Path, strings.Split(mode, "+")[0], body)
 		out, _ := http.NewRequestWithContext(r.Context(), "POST", back()+path, bytes.NewReader(body))
 		out.Header.Set("Content-Type", "application/json")
-		out.Header.Set(capture.ExchangeHeader, r.Header.Get(capture.ExchangeHeader))
+		out.Header.Set(record.ExchangeHeader, r.Header.Get(record.ExchangeHeader))
 		resp, err := http.DefaultClient.Do(out)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
@@ -283,16 +283,16 @@ func TestBadProxySandwich(t *testing.T) {
 	defer proxy.Close()
 	proxyURL, _ := url.Parse(proxy.URL)
 	out := filepath.Join(t.TempDir(), "sandwich.ndjson")
-	var sums []capture.Summary
+	var sums []record.Summary
 	done := make(chan struct{}, 64)
-	rec, err := capture.StartRecording(capture.RecordingOptions{
+	rec, err := record.StartRecording(record.RecordingOptions{
 		Create: func() (io.WriteCloser, string, error) { return captures.Create(out, nil, time.Now()) },
 		Header: recordHeader(apiURL, tape.Engine{Profile: shape.ProfileExternal}, false),
-		Endpoints: []*capture.Endpoint{
-			{Listen: "127.0.0.1:0", Upstream: proxyURL, Leg: capture.Front},
-			{Listen: "127.0.0.1:0", Upstream: apiURL, Leg: capture.Back},
+		Endpoints: []*record.Endpoint{
+			{Listen: "127.0.0.1:0", Upstream: proxyURL, Leg: record.Front},
+			{Listen: "127.0.0.1:0", Upstream: apiURL, Leg: record.Back},
 		},
-		OnDone: func(s capture.Summary) { sums = append(sums, s); done <- struct{}{} },
+		OnDone: func(s record.Summary) { sums = append(sums, s); done <- struct{}{} },
 	})
 	if err != nil {
 		t.Fatal(err)

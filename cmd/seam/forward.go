@@ -8,7 +8,7 @@ import (
 	"net"
 	"net/http"
 
-	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/tlsca"
 	"github.com/seam-dev/seam/visible"
 )
@@ -55,11 +55,11 @@ func (f *forwardFlags) used() string {
 // forwardSetup is forward mode ready to run: the CA, what to intercept and
 // how to reach upstreams.
 type forwardSetup struct {
-	*capture.ForwardPlan
+	*record.ForwardPlan
 	ca        *tlsca.Authority
 	caCreated bool
-	intercept *capture.InterceptList
-	upstream  capture.UpstreamOptions
+	intercept *record.InterceptList
+	upstream  record.UpstreamOptions
 	log       io.Writer
 	quiet     bool
 }
@@ -67,9 +67,9 @@ type forwardSetup struct {
 // setup checks the flags, loads the CA (creating it on first use) and the
 // extra roots. listen is the proxy's listen address.
 func (f *forwardFlags) setup(e *env, cmd, listenAddr string) (*forwardSetup, error) {
-	p, err := capture.ForwardConfig{Hosts: f.hosts, InterceptAll: f.interceptAll, CAFiles: f.caFiles,
+	p, err := record.ForwardConfig{Hosts: f.hosts, InterceptAll: f.interceptAll, CAFiles: f.caFiles,
 		Insecure: f.insecure, Resolve: f.resolve, Listen: listenAddr}.Plan()
-	var ce *capture.ConfigError
+	var ce *record.ConfigError
 	if errors.As(err, &ce) {
 		return nil, &usageError{cmd: cmd, msg: ce.Error(), example: "seam " + cmd + " --forward --host api.example.com"}
 	}
@@ -89,11 +89,11 @@ func (f *forwardFlags) setup(e *env, cmd, listenAddr string) (*forwardSetup, err
 
 // proxy builds the forward proxy in front of h (a forward-mode recorder,
 // or seam serve's mock).
-func (s *forwardSetup) proxy(h http.Handler) (*capture.Forward, error) {
-	opts := capture.ForwardOptions{
+func (s *forwardSetup) proxy(h http.Handler) (*record.Forward, error) {
+	opts := record.ForwardOptions{
 		Handler: h, Intercept: s.intercept, Authority: s.ca,
 		AllowRemote: s.AllowRemote, Dial: s.upstream.Dial,
-		Transport: capture.UpstreamTransport(s.upstream),
+		Transport: record.UpstreamTransport(s.upstream),
 	}
 	opts.OnTunnel = func(hostport string, err error) {
 		switch {
@@ -104,7 +104,7 @@ func (s *forwardSetup) proxy(h http.Handler) (*capture.Forward, error) {
 			fmt.Fprintln(s.log, visible.String(fmt.Sprintf("tunnel %s (not intercepted, not recorded)", hostport)))
 		}
 	}
-	return capture.NewForward(opts)
+	return record.NewForward(opts)
 }
 
 // announce prints what forward mode does, after the listening line.

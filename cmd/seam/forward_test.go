@@ -18,7 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seam-dev/seam/capture"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tlsca"
 )
@@ -314,7 +314,7 @@ func TestForwardBeyondLoopback(t *testing.T) {
 			t.Fatal(err)
 		}
 		c, err := s.upstream.Dial(ctx, "tcp", "localhost:"+port)
-		var refused *capture.RefusedError
+		var refused *record.RefusedError
 		if got := errors.As(err, &refused); got != tc.refused {
 			t.Errorf("--listen %s, --host %v: dial localhost: %v, want refused %v", tc.listen, tc.hosts, err, tc.refused)
 		}

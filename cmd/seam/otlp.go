@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/otlpexport"
+	"github.com/seam-dev/seam/record"
 )
 
 // otlpClose is how long a command waits, as it ends, for the spans still
@@ -57,7 +57,7 @@ type otlpLive struct {
 // the export to cfg; nil when they do not. uri names each capture file
 // for the spans (nil: its file: URI). Call it before the recording
 // starts.
-func startOTLP(ctx context.Context, e *env, f *otlpFlags, cmd, output string, uri func(string) string, cfg *capture.RecordingOptions, log io.Writer) (*otlpLive, error) {
+func startOTLP(ctx context.Context, e *env, f *otlpFlags, cmd, output string, uri func(string) string, cfg *record.RecordingOptions, log io.Writer) (*otlpLive, error) {
 	x, err := f.exporter(ctx, e, cmd, log)
 	if x == nil || err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func startOTLP(ctx context.Context, e *env, f *otlpFlags, cmd, output string, ur
 		uri = otlpexport.FileURI
 	}
 	l := otlpexport.NewLive(x, otlpexport.LiveOptions{URI: uri})
-	cfg.OnRecorded = func(r capture.Recorded) { l.Add(r.Path, r.Header, r.X, r.Release) }
+	cfg.OnRecorded = func(r record.Recorded) { l.Add(r.Path, r.Header, r.X, r.Release) }
 	cfg.OnNotKept = l.NotKept
 	return &otlpLive{x: x, l: l}, nil
 }

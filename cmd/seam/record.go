@@ -12,9 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/listen"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/tui"
@@ -113,7 +113,7 @@ func (o *recordOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	legs := o.listeners(up, proxy, &cfg)
 	cfg.Header = recordHeader(up, eng, false)
 	tuneGC(e)
-	r, err := capture.StartRecording(cfg)
+	r, err := record.StartRecording(cfg)
 	if err != nil {
 		return err
 	}
@@ -152,16 +152,16 @@ func (o *recordOptions) proxyUnderTest(eng *tape.Engine) (*url.URL, error) {
 // listeners sets cfg's listeners and returns them: one for clients, and
 // in a sandwich (proxy set) a second one for the proxy under test to send
 // its upstream requests to, with the capture's note saying so.
-func (o *recordOptions) listeners(up, proxy *url.URL, cfg *capture.RecordingOptions) []*capture.Endpoint {
+func (o *recordOptions) listeners(up, proxy *url.URL, cfg *record.RecordingOptions) []*record.Endpoint {
 	if proxy == nil {
-		cfg.Endpoints = []*capture.Endpoint{{Listen: o.listen, Upstream: up, Leg: capture.Whole}}
+		cfg.Endpoints = []*record.Endpoint{{Listen: o.listen, Upstream: up, Leg: record.Whole}}
 		return cfg.Endpoints
 	}
-	cfg.Endpoints = []*capture.Endpoint{
-		{Listen: o.listen, Upstream: proxy, Leg: capture.Front},
-		{Listen: o.back, Upstream: up, Leg: capture.Back},
+	cfg.Endpoints = []*record.Endpoint{
+		{Listen: o.listen, Upstream: proxy, Leg: record.Front},
+		{Listen: o.back, Upstream: up, Leg: record.Back},
 	}
-	cfg.Note = func(legs []*capture.Endpoint) string {
+	cfg.Note = func(legs []*record.Endpoint) string {
 		return fmt.Sprintf("sandwich: clients → seam http://%s → proxy under test %s → seam http://%s → %s",
 			legs[0].Addr(), tape.RedactUpstream(proxy), legs[1].Addr(), tape.RedactUpstream(up))
 	}
@@ -191,17 +191,17 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 		return err
 	}
 	fs.quiet = o.quiet || o.tui
-	leg := &capture.Endpoint{Listen: o.listen, Leg: capture.Whole, Forward: fs.proxy,
-		Transport: capture.UpstreamTransport(fs.upstream)}
-	cfg.Header, cfg.Endpoints = recordHeader(nil, eng, o.fwd.insecure), []*capture.Endpoint{leg}
-	cfg.Note = func([]*capture.Endpoint) string {
+	leg := &record.Endpoint{Listen: o.listen, Leg: record.Whole, Forward: fs.proxy,
+		Transport: record.UpstreamTransport(fs.upstream)}
+	cfg.Header, cfg.Endpoints = recordHeader(nil, eng, o.fwd.insecure), []*record.Endpoint{leg}
+	cfg.Note = func([]*record.Endpoint) string {
 		if fs.intercept.All() {
 			return "forward proxy: intercepting every host"
 		}
 		return "forward proxy: intercepting " + strings.Join(fs.intercept.Hosts(), ", ")
 	}
 	tuneGC(e)
-	r, err := capture.StartRecording(cfg)
+	r, err := record.StartRecording(cfg)
 	if err != nil {
 		return err
 	}
@@ -217,18 +217,18 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 // errors): where the capture goes, the --redact patterns, the Host check
 // with --allow-host, where errors are said, and the line per exchange
 // unless -q or --tui, each exchange counted into count.
-func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (capture.RecordingOptions, error) {
+func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (record.RecordingOptions, error) {
 	red, err := tape.ParseRedaction(o.redact)
 	if err != nil {
-		return capture.RecordingOptions{}, &usageError{cmd: "record", msg: err.Error(), example: "seam record " + mode + " --redact json:metadata.user_id --redact 're:acct-[0-9]+'"}
+		return record.RecordingOptions{}, &usageError{cmd: "record", msg: err.Error(), example: "seam record " + mode + " --redact json:metadata.user_id --redact 're:acct-[0-9]+'"}
 	}
 	if o.tui && (o.output == "-" || !tui.IsTerminal(e.stdout)) {
-		return capture.RecordingOptions{}, &usageError{cmd: "record", msg: "--tui needs a terminal on stdout and a capture file (not -o -)", example: "seam record --tui " + mode}
+		return record.RecordingOptions{}, &usageError{cmd: "record", msg: "--tui needs a terminal on stdout and a capture file (not -o -)", example: "seam record --tui " + mode}
 	}
-	cfg := capture.RecordingOptions{
+	cfg := record.RecordingOptions{
 		Create: e.createCapture(o.output), Fsync: o.fsync,
 		Server: listen.Options{AllowHosts: o.allow, Log: e.stderr}, Redaction: red, Log: e.stderr,
-		OnDone: func(s capture.Summary) {
+		OnDone: func(s record.Summary) {
 			count.Add(1)
 			if !o.quiet && !o.tui {
 				fmt.Fprintln(e.stderr, s.String())
@@ -239,7 +239,7 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (captur
 		cfg.Server.Log = nil // the TUI has the terminal
 	}
 	if err := o.ship.apply(e, o.output, &cfg); err != nil {
-		return capture.RecordingOptions{}, err
+		return record.RecordingOptions{}, err
 	}
 	otlpLog := e.stderr
 	if o.tui {
@@ -247,7 +247,7 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (captur
 	}
 	live, err := startOTLP(context.Background(), e, &o.otlp, "record", o.output, o.ship.captureURI, &cfg, otlpLog)
 	if err != nil {
-		return capture.RecordingOptions{}, err
+		return record.RecordingOptions{}, err
 	}
 	o.live = live
 	return cfg, nil
@@ -256,7 +256,7 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (captur
 // runRecording runs a started recording until ctrl-c, a server failure or
 // the TUI quitting, then stops it. banner says where clients go, for the
 // TUI's header.
-func runRecording(ctx context.Context, e *env, o *recordOptions, r *capture.Recording, count *atomic.Int64, banner string) error {
+func runRecording(ctx context.Context, e *env, o *recordOptions, r *record.Recording, count *atomic.Int64, banner string) error {
 	o.ship.announce(e)
 	path := r.Path()
 	if r.Rotated() {

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/bucket"
-	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/otlpexport"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -85,7 +85,7 @@ func (s *shipFlags) on() bool { return s.rotate.size > 0 || s.rotate.every > 0 |
 // apply sets cfg up to split the capture into files and upload them, as
 // the flags say, for the -o spec output. Uploading starts here: first the
 // files a previous run in the same directory left to upload.
-func (s *shipFlags) apply(e *env, output string, cfg *capture.RecordingOptions) error {
+func (s *shipFlags) apply(e *env, output string, cfg *record.RecordingOptions) error {
 	if !s.on() {
 		if s.uploadDelete {
 			return &usageError{cmd: "record", msg: "--upload-delete applies to --upload", example: "seam record --upstream URL --upload s3://bucket/prefix --upload-delete"}
@@ -140,7 +140,7 @@ func (s *shipFlags) apply(e *env, output string, cfg *capture.RecordingOptions) 
 		return f, path, nil
 	}
 	if rotating {
-		cfg.Rotate = capture.Rotation{Size: s.rotate.size, Every: s.rotate.every,
+		cfg.Rotate = record.Rotation{Size: s.rotate.size, Every: s.rotate.every,
 			Create: func(n int) (io.WriteCloser, string, error) {
 				return create(captures.PartPath(output, start, n, ext))
 			},

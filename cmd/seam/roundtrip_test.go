@@ -9,9 +9,9 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/fixtures"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -39,7 +39,7 @@ func TestRecordThenReplayIdentical(t *testing.T) {
 			var buf bytes.Buffer
 			w := tape.NewWriter(&buf, tape.WriterOptions{})
 			w.Header(tape.Header{V: tape.Version, Seam: version, Engine: eng})
-			rec, err := capture.New(capture.Options{Upstream: upURL, Engine: eng, Writer: w})
+			rec, err := record.New(record.Options{Upstream: upURL, Engine: eng, Writer: w})
 			if err != nil {
 				t.Fatal(err)
 			}

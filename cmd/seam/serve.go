@@ -12,10 +12,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/seam-dev/seam/capture"
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/internal/cli"
 	"github.com/seam-dev/seam/listen"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -193,23 +193,23 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 		return err
 	}
 	var count atomic.Int64
-	leg := &capture.Endpoint{Listen: o.listen, Upstream: p.upstream, Leg: capture.Whole,
-		Handler: func(rec *capture.Recorder) http.Handler {
+	leg := &record.Endpoint{Listen: o.listen, Upstream: p.upstream, Leg: record.Whole,
+		Handler: func(rec *record.Recorder) http.Handler {
 			sopts.Miss = rec
 			return replay.NewServer(p.caps, sopts)
 		}}
 	if fwd != nil {
-		leg.Forward, leg.Transport = fwd.proxy, capture.UpstreamTransport(fwd.upstream)
+		leg.Forward, leg.Transport = fwd.proxy, record.UpstreamTransport(fwd.upstream)
 	}
 	create := e.createCapture(p.Record)
 	if !p.RecordOn {
 		create = func() (io.WriteCloser, string, error) { return captures.Discard(), "", nil }
 	}
 	tuneGC(e)
-	ro := capture.RecordingOptions{
-		Create: create, Header: recordHeader(p.upstream, eng, o.fwd.insecure), Endpoints: []*capture.Endpoint{leg},
+	ro := record.RecordingOptions{
+		Create: create, Header: recordHeader(p.upstream, eng, o.fwd.insecure), Endpoints: []*record.Endpoint{leg},
 		Server: so, Redaction: sopts.Redaction, Log: e.stderr,
-		OnDone: func(s capture.Summary) {
+		OnDone: func(s record.Summary) {
 			count.Add(1)
 			if !o.quiet {
 				fmt.Fprintln(e.stderr, s.String())
@@ -222,7 +222,7 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 			return err
 		}
 	}
-	r, err := capture.StartRecording(ro)
+	r, err := record.StartRecording(ro)
 	if err != nil {
 		live.stop(e)
 		return err

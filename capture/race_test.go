@@ -1,5 +1,0 @@
-//go:build race
-
-package capture_test
-
-const raceEnabled = true
