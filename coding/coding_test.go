@@ -349,3 +349,30 @@ func TestDecode(t *testing.T) {
 		t.Errorf("empty gzip body: %q %v", got, err)
 	}
 }
+
+// TestBrotliOneByteReads: a br body that a network delivers a byte at a
+// time decodes whole and ends cleanly (andybalholm/brotli reported
+// "excessive input" at the end of such a stream: FuzzWatch in package
+// protocol found it on a 14-byte body), while bytes after the stream's end
+// are an error whether they come in the last write or after it.
+func TestBrotliOneByteReads(t *testing.T) {
+	t.Parallel()
+	for _, body := range [][]byte{[]byte("00000220 10000"), bytes.Join(sseParts(t), nil)} {
+		wire, err := Encode(body, "br")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range []int{1, 2, 3, 7} {
+			got, err := decodeAll(t, "br", wire, step)
+			if err != nil || !bytes.Equal(got, body) {
+				t.Errorf("%d bytes of br in writes of %d: err %v, %d of %d bytes", len(wire), step, err, len(got), len(body))
+			}
+			if _, err := decodeAll(t, "br", append(append([]byte(nil), wire...), "junk"...), step); err == nil {
+				t.Errorf("br with trailing bytes in writes of %d: no error", step)
+			}
+		}
+		if _, err := decodeAll(t, "br", append(append([]byte(nil), wire...), "junk"...), len(wire)+4); err == nil {
+			t.Errorf("br with trailing bytes in the same write: no error")
+		}
+	}
+}

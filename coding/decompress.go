@@ -23,7 +23,7 @@ type reader struct {
 var (
 	gzipPool   sync.Pool // *gzip.Reader
 	zstdPool   sync.Pool // *zstd.Decoder
-	brotliPool sync.Pool // *brotli.Reader
+	brotliPool sync.Pool // *brotliReader
 )
 
 // newReader returns the decompressing reader for one coding over r.
@@ -54,11 +54,12 @@ func newReader(coding string, r io.Reader) (reader, error) {
 		}
 		return reader{flate.NewReader(pr), func() {}}, nil
 	case "br":
-		if b, ok := brotliPool.Get().(*brotli.Reader); ok {
-			b.Reset(r)
-			return reader{b, func() { brotliPool.Put(b) }}, nil
+		b, ok := brotliPool.Get().(*brotliReader)
+		if !ok {
+			b = &brotliReader{}
+			b.Reader = brotli.NewReader(&b.src)
 		}
-		b := brotli.NewReader(r)
+		b.reset(r)
 		return reader{b, func() { brotliPool.Put(b) }}, nil
 	case "zstd":
 		d, ok := zstdPool.Get().(*zstd.Decoder)
@@ -170,4 +171,57 @@ func (f *feeder) fill() bool {
 		f.cur = b
 	}
 	return true
+}
+
+// brotliReader is andybalholm/brotli's reader with one of its errors
+// checked again: at the end of a valid stream read in small pieces (a byte
+// at a time, as a network may deliver it) it reports "excessive input"
+// although every byte was consumed (the count of its internal buffer is
+// not cleared). On that error it reads once more, with no room for output,
+// from a source that says EOF: a reader holding no unread input asks its
+// source for more, and the stream ended cleanly; one holding bytes past
+// the stream's end does not ask, and the error stands.
+type brotliReader struct {
+	*brotli.Reader
+	src   probeSource
+	ended bool
+}
+
+func (b *brotliReader) reset(r io.Reader) {
+	b.src = probeSource{r: r}
+	b.ended = false
+	b.Reader.Reset(&b.src)
+}
+
+func (b *brotliReader) Read(p []byte) (int, error) {
+	if b.ended {
+		return 0, io.EOF
+	}
+	n, err := b.Reader.Read(p)
+	if err == nil || err.Error() != "brotli: excessive input" {
+		return n, err
+	}
+	b.src.probing = true
+	b.Reader.Read(nil)
+	b.src.probing = false
+	if b.src.asked {
+		b.ended = true
+		return n, nil
+	}
+	return n, err
+}
+
+// probeSource is a brotliReader's source: r, or, while probing, nothing
+// (EOF), noting that it was asked.
+type probeSource struct {
+	r              io.Reader
+	probing, asked bool
+}
+
+func (p *probeSource) Read(b []byte) (int, error) {
+	if p.probing {
+		p.asked = true
+		return 0, io.EOF
+	}
+	return p.r.Read(b)
 }
