@@ -231,10 +231,13 @@ func InspectContext(ctx context.Context, c *tape.Capture, opts Options) (*Report
 
 // exCtx is the working state of one exchange while detectors run.
 type exCtx struct {
-	x     *tape.Exchange
-	rep   *ExchangeReport
-	req   *request.Request
-	sides map[tape.Side]*SideReport
+	x   *tape.Exchange
+	rep *ExchangeReport
+	req *request.Request
+	// history is session.History(req), read while the exchange is
+	// prepared when sessions are linked.
+	history []session.Message
+	sides   map[tape.Side]*SideReport
 	// view is the side clients received.
 	view *SideReport
 	prev *exCtx
@@ -284,6 +287,11 @@ func prepareExchange(c *tape.Capture, x *tape.Exchange, opts Options) *exCtx {
 	if isWebSocket(x) {
 		inspectWebSocket(ctx, reqT)
 		return ctx
+	}
+	if opts.Sessions != nil && ctx.req != nil {
+		// The history's fingerprints are the request's alone: taken here,
+		// on the workers, rather than in linking's ordered step.
+		ctx.history = session.History(ctx.req)
 	}
 	ctx.readSides(c.Header.Imported, reqT)
 	ctx.chooseView()

@@ -14,7 +14,11 @@ func sessionInput(c *exCtx) (session.Turn, bool) {
 	if c.req == nil || len(c.req.Messages) == 0 && c.req.PrevResponse == "" {
 		return session.Turn{}, false
 	}
-	in := session.Turn{Ref: session.ExchangeRef{Capture: c.name, Ex: c.x.Ex}, History: session.History(c.req), PrevResponse: c.req.PrevResponse, Model: c.rep.Model}
+	history := c.history
+	if history == nil {
+		history = session.History(c.req)
+	}
+	in := session.Turn{Ref: session.ExchangeRef{Capture: c.name, Ex: c.x.Ex}, History: history, PrevResponse: c.req.PrevResponse, Model: c.rep.Model}
 	if v := c.view; v != nil {
 		in.Reply = session.Reply(v.Message)
 		in.ResponseID = v.Message.ID

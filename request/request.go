@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/clients"
+	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/tidwall/gjson"
 )
@@ -76,29 +77,76 @@ func (r *Request) NativeTools() bool {
 
 // Parse reads a Chat Completions, Responses or Anthropic Messages request
 // body. A body that is not JSON, or of another shape, gives an empty
-// Request.
+// Request. It reads the body once (see scan.go).
 func Parse(body []byte) *Request {
 	r := &Request{Tools: map[string]*Tool{}}
-	if len(body) == 0 || !gjson.ValidBytes(body) {
+	if len(body) == 0 {
 		return r
 	}
-	f := fields(gjson.ParseBytes(body), "model", "stream", "previous_response_id", "system", "instructions", "messages", "input", "tools")
-	r.Model = f[0].String()
-	r.Stream = f[1].Bool()
-	r.PrevResponse = f[2].String()
-	if s := f[3]; s.Exists() {
-		r.Messages = append(r.Messages, Message{Role: "system", Text: contentText(s)})
+	sc := jsontext.NewScanner(string(body))
+	if !sc.Open('{') {
+		return r // another value, or not JSON
 	}
-	instructions := f[4].String()
+	var (
+		seen          [8]bool
+		system, tools gjson.Result
+		instructions  string
+		msgs          []Message
+		input         []*Message
+		inputText     string
+		inputKind     byte // 's' a string, 'l' a list
+	)
+	for k := range sc.Members() {
+		i := indexOf(k, "model", "stream", "previous_response_id", "system", "instructions", "messages", "input", "tools")
+		if i < 0 || seen[i] {
+			sc.Skip()
+			continue
+		}
+		seen[i] = true
+		switch i {
+		case 0:
+			r.Model = sc.Str()
+		case 1:
+			r.Stream = sc.Value().Result().Bool()
+		case 2:
+			r.PrevResponse = sc.Str()
+		case 3:
+			system = sc.Value().Result()
+		case 4:
+			instructions = sc.Str()
+		case 5:
+			msgs = scanMessages(&sc, nil)
+		case 6:
+			switch sc.Peek() {
+			case '"':
+				inputKind, inputText = 's', sc.Str()
+			case '[':
+				inputKind = 'l'
+				input, _ = scanInput(&sc)
+			default:
+				sc.Skip()
+			}
+		case 7:
+			tools = sc.Value().Result()
+		}
+	}
+	if !sc.End() {
+		return &Request{Tools: map[string]*Tool{}}
+	}
+	if system.Exists() {
+		r.Messages = append(r.Messages, Message{Role: "system", Text: contentText(system)})
+	}
 	if instructions != "" {
 		r.Messages = append(r.Messages, Message{Role: "system", Text: instructions})
 	}
-	f[5].ForEach(func(_, m gjson.Result) bool {
-		r.Messages = appendMessage(r.Messages, m)
-		return true
-	})
-	r.readInput(f[6], instructions)
-	f[7].ForEach(func(_, t gjson.Result) bool {
+	r.Messages = append(r.Messages, msgs...)
+	switch inputKind {
+	case 's':
+		r.Messages = append(r.Messages, Message{Role: "user", Text: inputText})
+	case 'l':
+		r.readInput(input, instructions)
+	}
+	tools.ForEach(func(_, t gjson.Result) bool {
 		if tool := readTool(t); tool != nil {
 			r.Tools[tool.Name] = tool
 		}
@@ -138,36 +186,28 @@ func appendMessage(msgs []Message, m gjson.Result) []Message {
 	return append(msgs, results...)
 }
 
-// readInput reads a Responses request's input: a string (one user
-// message) or a list of items, kept item by item in Items and joined into
-// Messages.
-func (r *Request) readInput(in gjson.Result, instructions string) {
-	if in.Type == gjson.String {
-		r.Messages = append(r.Messages, Message{Role: "user", Text: in.String()})
-	}
-	if !in.IsArray() {
-		return
-	}
+// readInput takes a Responses request's input list, read item by item
+// (nil for an item that carries no message), into Items and joins it
+// into Messages.
+func (r *Request) readInput(items []*Message, instructions string) {
 	r.Items = []Message{}
 	if instructions != "" {
 		r.Items = append(r.Items, Message{Role: "system", Text: instructions})
 	}
-	in.ForEach(func(_, it gjson.Result) bool {
-		m, ok := inputItem(it)
-		if !ok {
-			return true
+	for _, m := range items {
+		if m == nil {
+			continue
 		}
-		r.Items = append(r.Items, m)
+		r.Items = append(r.Items, *m)
 		if n := len(r.Messages); len(m.ToolCalls) > 0 && n > 0 && r.Messages[n-1].Role == "assistant" {
 			// A function call joins the assistant message before it,
 			// as Chat Completions and Messages carry calls.
 			last := &r.Messages[n-1]
 			last.ToolCalls = append(slices.Clip(last.ToolCalls), m.ToolCalls...)
 		} else {
-			r.Messages = append(r.Messages, m)
+			r.Messages = append(r.Messages, *m)
 		}
-		return true
-	})
+	}
 }
 
 // readTool reads one entry of a tools list: a Chat Completions function

@@ -1,7 +1,7 @@
 package session
 
 import (
-	"hash/fnv"
+	"hash/maphash"
 	"strconv"
 	"strings"
 
@@ -75,16 +75,23 @@ func Reply(m *protocol.Message) []Message {
 	return out
 }
 
+// messageSeed seeds the fingerprints of messages: they are compared
+// within one run only (the tree of histories lives in memory), so any seed
+// does. maphash reads strings in place, where FNV took a copy of each as
+// bytes and read it a byte at a time (BenchmarkHistory).
+var messageSeed = maphash.MakeSeed()
+
 func newMessage(role, text string, calls []protocol.ToolCall, callID string) Message {
 	role = excerpt.Name(strings.ToLower(role))
 	if role == "developer" {
 		role = "system" // the same instructions, under the name newer models use
 	}
 	text = strings.TrimSpace(text)
-	h := fnv.New64a()
+	var h maphash.Hash
+	h.SetSeed(messageSeed)
 	w := func(s string) {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
+		h.WriteString(s)
+		h.WriteByte(0)
 	}
 	w(role)
 	w(text)

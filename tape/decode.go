@@ -409,6 +409,9 @@ func (d *Decoder) parse(line []byte) (Record, error) {
 		}
 		return Record{Kind: KindChunk, Chunk: c}, nil
 	}
+	if rec, ok := parseLineFast(line); ok && checkRecord(rec) == nil {
+		return rec, nil
+	}
 	var probe struct {
 		Type *string `json:"type"`
 	}

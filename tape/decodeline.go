@@ -89,13 +89,37 @@ func decodeRequest(line []byte) (*Request, error) {
 		return nil, err
 	}
 	w.Request.Body = body
-	if w.Ex < 1 {
-		return nil, fmt.Errorf("ex %d: exchanges are numbered from 1", w.Ex)
-	}
-	if w.Side != "" && w.Side != Upstream {
-		return nil, fmt.Errorf("side %q: a request's side is absent (the client's request) or %q", w.Side, Upstream)
+	if err := checkRequest(&w.Request); err != nil {
+		return nil, err
 	}
 	return &w.Request, nil
+}
+
+// checkRequest validates a decoded request: its exchange number and side.
+func checkRequest(r *Request) error {
+	if r.Ex < 1 {
+		return fmt.Errorf("ex %d: exchanges are numbered from 1", r.Ex)
+	}
+	if r.Side != "" && r.Side != Upstream {
+		return fmt.Errorf("side %q: a request's side is absent (the client's request) or %q", r.Side, Upstream)
+	}
+	return nil
+}
+
+// checkRecord runs on a request, response, end or note line read by
+// parseLineFast the checks decodeKind runs after encoding/json.
+func checkRecord(rec Record) error {
+	switch {
+	case rec.Request != nil:
+		return checkRequest(rec.Request)
+	case rec.Response != nil:
+		return checkExSide(rec.Response.Ex, rec.Response.Side)
+	case rec.End != nil:
+		return checkExSide(rec.End.Ex, rec.End.Side)
+	case rec.Note != nil && rec.Note.Ex < 0:
+		return fmt.Errorf("ex %d: must not be negative", rec.Note.Ex)
+	}
+	return nil
 }
 
 // decodeChunk decodes a chunk line with encoding/json: its bytes written

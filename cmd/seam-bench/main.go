@@ -6,6 +6,7 @@
 //	go run ./cmd/seam-bench                      # 1, 50 and 500 streams, 10 s each
 //	go run ./cmd/seam-bench -streams 500 -duration 60s
 //	go run ./cmd/seam-bench -otlp sink -zst=false -bare=false   # OTLP export on vs off
+//	go run ./cmd/seam-bench read                 # inspect, stats and grep on a 1 GB capture
 //
 // Every stream is a synthetic Chat Completions stream of -events content
 // events of about 260 bytes, sent back to back (gap 0), from package bench's
@@ -70,6 +71,9 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == readModeArg {
+		os.Exit(readMain(os.Args[2:]))
 	}
 	o := options{}
 	bare := false

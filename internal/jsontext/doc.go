@@ -20,14 +20,20 @@
 //     chunk-line fast path reads lines 5 to 27 times as fast as
 //     encoding/json (BenchmarkChunkLine in tape), and Valid checks recorded
 //     payloads about twice as fast as gjson.Valid and ten times as fast as
-//     encoding/json.Valid (BenchmarkValid).
-//   - Reading a few fields of a document already validated, or once per
-//     exchange rather than per event, uses gjson (Get, ForEach, Parse): it
+//     encoding/json.Valid (BenchmarkValid). A capture's request, response,
+//     end and note lines are read by a fast path of the Decoder too (a
+//     request line carries the body of a growing history: BenchmarkLine in
+//     tape), and request bodies by the Scanner (package request: an agent's
+//     request is tens or hundreds of KB, read once per exchange but every
+//     byte of it: BenchmarkParse).
+//   - Reading a few fields of a small document already validated, or once
+//     per exchange rather than per event, uses gjson (Get, ForEach, Parse): it
 //     is short to write and fast enough there. GetFields is its one-pass
 //     form for the per-event paths that read many plain keys of one object.
 //   - Building output (reports, --json, exports) and decoding into Go
-//     structures where speed does not matter (a capture's header, request
-//     and response lines, imports, options) uses encoding/json: it is the
+//     structures where speed does not matter (a capture's header, the
+//     lines the Decoder's fast paths leave to it, imports, options) uses
+//     encoding/json: it is the
 //     reference the other two are tested against and says where a document
 //     is wrong. EncodeIndent is its indented encoding, made faster by
 //     AppendIndent (about 5 times json.Indent, BenchmarkIndent).
