@@ -59,9 +59,15 @@ func (d *responsesDecoder) decode(dst []Event, ev *sse.Event, m *Meta) []Event {
 		return appendDelta(dst, KindText, 0, root.Get("delta").Str)
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 		return appendDelta(dst, KindReasoning, 0, root.Get("delta").Str)
-	case "response.function_call_arguments.delta":
-		return d.args(dst, oi, root.Get("delta").Str)
-	case "response.function_call_arguments.done":
+	case "response.function_call_arguments.delta", "response.function_call_arguments.done":
+		if !d.tools.has(0, oi) {
+			// Arguments for an output item that is not an open function
+			// call: no client can place them; forward them as they came.
+			return append(dst, opaque(ev))
+		}
+		if typ == "response.function_call_arguments.delta" {
+			return d.args(dst, oi, root.Get("delta").Str)
+		}
 		if d.argsSeen[oi] {
 			return dst
 		}

@@ -126,8 +126,8 @@ const maxOpaqueIndex = 1 << 20
 // to another block would add its content to that block (a stray argument
 // delta appended to a tool call it never belonged to).
 func (a *anthropicEncoder) opaqueBlock(f *frames, e *Event) {
-	if e.Comment || !strings.HasPrefix(e.Raw, "{") {
-		return
+	if e.Comment || !strings.HasPrefix(e.Raw, "{") || !gjson.Valid(e.Raw) {
+		return // no client reads what is not JSON: it stays as it came
 	}
 	root := gjson.Parse(e.Raw)
 	ix := root.Get("index") // read as every decoder reads it: missing is 0
