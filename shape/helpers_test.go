@@ -115,7 +115,7 @@ func assemble(t testing.TB, body []byte) assembled {
 	}
 	for _, ev := range events(body) {
 		d := ev.Data
-		if ev.Terminated && terminal(d) {
+		if ev.Terminated && terminal(d, ev.Type) {
 			break
 		}
 		// A client discards an event no blank line ended, and cannot read
@@ -124,7 +124,13 @@ func assemble(t testing.TB, body []byte) assembled {
 			continue
 		}
 		r := gjson.Parse(d)
-		switch typ := r.Get("type").Str; {
+		typ := r.Get("type").Str
+		if typ == "" && r.IsObject() && !r.Get("choices").Exists() {
+			// A typed protocol's event named only by its SSE event line,
+			// as the engine reads it (and the Anthropic SDKs dispatch).
+			typ = ev.Type
+		}
+		switch {
 		case typ == "response.output_text.delta":
 			add(0, r.Get("delta").Str)
 		case typ == "response.output_item.added" && r.Get("item.type").Str == "function_call":
@@ -175,12 +181,18 @@ func assemble(t testing.TB, body []byte) assembled {
 	return a
 }
 
-// terminal reports whether an event's data ends the message.
-func terminal(d string) bool {
+// terminal reports whether an event (its data d and SSE event name
+// name, read when the data names no type) ends the message.
+func terminal(d, name string) bool {
 	if d == "[DONE]" {
 		return true
 	}
-	switch gjson.Get(d, "type").Str {
+	r := gjson.Parse(d)
+	typ := r.Get("type").Str
+	if typ == "" && r.IsObject() && !r.Get("choices").Exists() {
+		typ = name
+	}
+	switch typ {
 	case "message_stop", "response.completed", "response.failed", "response.incomplete":
 		return gjson.Valid(d)
 	}
