@@ -49,12 +49,8 @@ func (w *Writer) run() {
 			}
 			w.mu.Lock()
 		}
-		taken = append(taken[:0], w.slabs...)
-		clear(w.slabs)
-		w.slabs = w.slabs[:0]
-		closing := w.closed && len(taken) == 0
-		w.mu.Unlock()
-		if closing {
+		var closing bool
+		if taken, closing = w.take(taken); closing {
 			break
 		}
 		ended := false
@@ -88,6 +84,18 @@ func (w *Writer) run() {
 	if w.keeping != nil {
 		w.handRest(failed)
 	}
+}
+
+// take moves the queued slabs into taken, reusing its array, and
+// releases w.mu, which the caller holds; closing says the writer is closed
+// with nothing left to write.
+func (w *Writer) take(taken []*slab) (_ []*slab, closing bool) {
+	taken = append(taken[:0], w.slabs...)
+	clear(w.slabs)
+	w.slabs = w.slabs[:0]
+	closing = w.closed && len(taken) == 0
+	w.mu.Unlock()
+	return taken, closing
 }
 
 // finish ends the capture once every line is written: the compressed
