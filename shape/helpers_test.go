@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seam-dev/seam/internal/jsstring"
+
 	"github.com/seam-dev/seam/sse"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
@@ -113,7 +115,9 @@ func assemble(t testing.TB, body []byte) assembled {
 		order = append(order, k)
 		return c
 	}
-	for _, ev := range events(body) {
+	// A client decodes the stream's bytes (TextDecoder) before it
+	// parses them.
+	for _, ev := range events([]byte(jsstring.Decode(string(body)))) {
 		d := ev.Data
 		if ev.Terminated && terminal(d, ev.Type) {
 			break

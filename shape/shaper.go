@@ -1,6 +1,7 @@
 package shape
 
 import (
+	"github.com/seam-dev/seam/internal/jsstring"
 	"github.com/seam-dev/seam/sse"
 	"github.com/seam-dev/seam/tape"
 	"github.com/tidwall/gjson"
@@ -157,6 +158,10 @@ func (s *shaper) onEvent(ev sse.Event) {
 		return
 	}
 	s.cur = ev
+	// A client decodes the stream's bytes before it parses them: bad
+	// UTF-8 becomes U+FFFD per maximal subpart in each event, never
+	// merged with the bytes of another.
+	s.cur.Data = jsstring.Decode(ev.Data)
 	if s.state == stateSniffing && !s.begin() {
 		return
 	}

@@ -6,11 +6,11 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/seam-dev/seam/internal/jsontext"
+	"github.com/seam-dev/seam/internal/jsstring"
 )
 
 // Line types, as written in the "type" field of every line.
@@ -323,17 +323,15 @@ const hexDigits = "0123456789abcdef"
 // JavaScript's JSON.stringify writes it (and so the way LLM APIs and proxies
 // do): quotes, backslashes and control characters are escaped; everything
 // else, including U+2028, U+2029 and '<', '>', '&', is copied as is. Invalid
-// UTF-8 is replaced by U+FFFD.
+// UTF-8 becomes U+FFFD per maximal subpart, as a JavaScript client decodes
+// it (jsstring.Decode).
 func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }
 
 // appendString appends s as a quoted JSON string, as [AppendJSONString].
 // String fields are lossy for invalid UTF-8, while byte fields go through
 // [appendBytesField], which never replaces a byte.
 func appendString(dst []byte, s string) []byte {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	return appendEscaped(dst, s)
+	return appendEscaped(dst, jsstring.Decode(s))
 }
 
 // mustEscape marks the bytes a JSON string cannot hold as they are: control

@@ -3,11 +3,11 @@ package tape
 import (
 	"bytes"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 	"unsafe"
+
+	"github.com/seam-dev/seam/internal/jsstring"
 )
 
 // Keep makes a [Writer] hand over each exchange it records, whole, as a
@@ -169,10 +169,7 @@ func keptHeaders(h Headers) Headers {
 
 // text is s as a string field of a line holds it.
 func text(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return strings.ToValidUTF8(s, "\uFFFD")
+	return jsstring.Decode(s)
 }
 
 // chunk files a chunk of data, copied, and returns the copy; held, when
