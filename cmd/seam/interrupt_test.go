@@ -63,7 +63,7 @@ func exchangesFile(t *testing.T, n int) string {
 	return path
 }
 
-// signalDelay is when the interrupt tests signal seam: a second, and more
+// signalDelay is when the interrupt tests signal seam: 300 ms, and more
 // when seam is slow to start (under -race, on a loaded machine), since a
 // signal that comes before main installs its handler kills seam (143 or
 // -1) instead of interrupting it. It is measured once per test binary.
@@ -76,7 +76,7 @@ func signalDelay(t *testing.T) time.Duration {
 		}
 		startTime = time.Since(start)
 	})
-	return time.Second + 5*startTime
+	return 300*time.Millisecond + 5*startTime
 }
 
 var (
@@ -117,8 +117,9 @@ func TestInterruptBusy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs seam on a large capture")
 	}
-	// 20,000 exchanges, 146 MB: each command takes 3 to 20 s over it
-	// without -race, five times that with it, well past the signal.
+	// 20,000 exchanges, 146 MB: each command takes 1.2 to 6 s over it
+	// without -race (replay the least, grep 1.3 s), five times that with
+	// it, well past the signal.
 	big := exchangesFile(t, 20000)
 	dir := t.TempDir()
 	cmds := [][]string{
