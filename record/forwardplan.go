@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/seam-dev/seam/internal/shellquote"
 	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/tlsca"
+	"github.com/seam-dev/seam/visible"
 )
 
 // ForwardConfig is forward mode as a command line asks for it.
@@ -32,6 +34,57 @@ type ForwardPlan struct {
 	// upstream dial then refuses this machine's and its network's
 	// addresses unless Hosts names them.
 	AllowRemote bool
+	// CA mints the intercepted hosts' certificates; CACreated says OpenCA
+	// made it for this run.
+	CA        *tlsca.Authority
+	CACreated bool
+	// Log hears a line per tunnel to a host not intercepted (nil: none);
+	// Quiet leaves out those that opened, not those that failed.
+	Log   io.Writer
+	Quiet bool
+}
+
+// OpenCA loads seam's CA from dir (tlsca.Dir), creating it on first use.
+func (p *ForwardPlan) OpenCA(dir string) error {
+	ca, created, err := tlsca.Open(dir)
+	p.CA, p.CACreated = ca, created
+	return err
+}
+
+// Proxy builds the forward proxy in front of h: a forward-mode
+// [Recorder] (an [Endpoint]'s Forward), or a mock upstream answering from
+// captures.
+func (p *ForwardPlan) Proxy(h http.Handler) (*Forward, error) {
+	opts := ForwardOptions{Handler: h, Intercept: p.Intercept, Authority: p.CA,
+		AllowRemote: p.AllowRemote, Dial: p.Upstream.Dial, Transport: UpstreamTransport(p.Upstream)}
+	if p.Log != nil {
+		opts.OnTunnel = func(hostport string, err error) {
+			switch {
+			case err != nil:
+				// Said even when quiet: the client got an error, not an answer.
+				fmt.Fprintln(p.Log, visible.String(fmt.Sprintf("tunnel %s failed: %v", hostport, err)))
+			case !p.Quiet:
+				fmt.Fprintln(p.Log, visible.String(fmt.Sprintf("tunnel %s (not intercepted, not recorded)", hostport)))
+			}
+		}
+	}
+	return NewForward(opts)
+}
+
+// Serve sets leg up to be the forward proxy: requests come to it as to a
+// proxy, the intercepted ones reach leg's handler, and upstreams are
+// reached as the plan says.
+func (p *ForwardPlan) Serve(leg *Endpoint) {
+	leg.Forward, leg.Transport = p.Proxy, UpstreamTransport(p.Upstream)
+}
+
+// Note is the capture's note for a forward-mode recording: what it
+// intercepts.
+func (p *ForwardPlan) Note() string {
+	if p.Intercept.All() {
+		return "forward proxy: intercepting every host"
+	}
+	return "forward proxy: intercepting " + strings.Join(p.Intercept.Hosts(), ", ")
 }
 
 // ConfigError is a mistake in the value of one of a ForwardConfig's
@@ -106,15 +159,16 @@ func rootPool(files []string) (*x509.CertPool, error) {
 }
 
 // Announce writes what forward mode does once listening at addr: what it
-// intercepts, the CA clients must trust (created says it was made for
-// this run), and the warnings insecure and AllowRemote call for.
-func (p *ForwardPlan) Announce(w io.Writer, addr net.Addr, ca *tlsca.Authority, created, insecure bool) {
+// intercepts, the CA clients must trust (and that it was made for this
+// run), and the warnings insecure and AllowRemote call for.
+func (p *ForwardPlan) Announce(w io.Writer, addr net.Addr, insecure bool) {
+	ca := p.CA
 	if p.Intercept.All() {
 		fmt.Fprintln(w, "intercepting every host (--intercept-all)")
 	} else {
 		fmt.Fprintf(w, "intercepting %s; other hosts are tunnelled, not recorded\n", strings.Join(p.Intercept.Hosts(), ", "))
 	}
-	if created {
+	if p.CACreated {
 		fmt.Fprintf(w, "created seam's CA: %s\n", ca.CertPath())
 	}
 	fmt.Fprintf(w, "clients must trust %s: run \"seam ca\" for how (e.g. NODE_EXTRA_CA_CERTS=%s HTTPS_PROXY=http://%s node app.js)\n",

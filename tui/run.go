@@ -60,6 +60,24 @@ func IsTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(f.Fd())
 }
 
+// Beside runs Run in a goroutine, beside the caller's own work (seam
+// record --tui follows the capture it is writing), and returns the channel
+// Run's result comes on. The TUI reads what streams wrote: a panic in it
+// comes on the channel as an error, so the caller can end its work
+// cleanly, rather than ending the process.
+func Beside(ctx context.Context, o Options) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- fmt.Errorf("tui: panic: %v", v)
+			}
+		}()
+		done <- Run(ctx, o)
+	}()
+	return done
+}
+
 // Run opens the captures and runs the TUI until the user quits. It returns
 // [ErrInterrupted] for ctrl-c, ctx.Err() when ctx is cancelled, and the
 // first error reading a capture (shown on screen when it happened) when the

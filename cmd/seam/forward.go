@@ -3,14 +3,9 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
-	"io"
-	"net"
-	"net/http"
 
 	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/tlsca"
-	"github.com/seam-dev/seam/visible"
 )
 
 // forwardFlags are the flags of forward mode, shared by the commands that
@@ -52,21 +47,10 @@ func (f *forwardFlags) used() string {
 	return ""
 }
 
-// forwardSetup is forward mode ready to run: the CA, what to intercept and
-// how to reach upstreams.
-type forwardSetup struct {
-	*record.ForwardPlan
-	ca        *tlsca.Authority
-	caCreated bool
-	intercept *record.InterceptList
-	upstream  record.UpstreamOptions
-	log       io.Writer
-	quiet     bool
-}
-
-// setup checks the flags, loads the CA (creating it on first use) and the
-// extra roots. listen is the proxy's listen address.
-func (f *forwardFlags) setup(e *env, cmd, listenAddr string) (*forwardSetup, error) {
+// setup checks the flags and returns forward mode's plan with seam's CA
+// loaded (created on first use) and tunnels said on stderr. listenAddr is
+// the proxy's listen address.
+func (f *forwardFlags) setup(e *env, cmd, listenAddr string) (*record.ForwardPlan, error) {
 	p, err := record.ForwardConfig{Hosts: f.hosts, InterceptAll: f.interceptAll, CAFiles: f.caFiles,
 		Insecure: f.insecure, Resolve: f.resolve, Listen: listenAddr}.Plan()
 	var ce *record.ConfigError
@@ -76,38 +60,10 @@ func (f *forwardFlags) setup(e *env, cmd, listenAddr string) (*forwardSetup, err
 	if err != nil {
 		return nil, err
 	}
-	s := &forwardSetup{ForwardPlan: p, intercept: p.Intercept, upstream: p.Upstream, log: e.stderr}
+	p.Log = e.stderr
 	dir, err := tlsca.Dir(f.caDir, e.getenv)
 	if err != nil {
 		return nil, err
 	}
-	if s.ca, s.caCreated, err = tlsca.Open(dir); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// proxy builds the forward proxy in front of h (a forward-mode recorder,
-// or seam serve's mock).
-func (s *forwardSetup) proxy(h http.Handler) (*record.Forward, error) {
-	opts := record.ForwardOptions{
-		Handler: h, Intercept: s.intercept, Authority: s.ca,
-		AllowRemote: s.AllowRemote, Dial: s.upstream.Dial,
-		Transport: record.UpstreamTransport(s.upstream),
-	}
-	opts.OnTunnel = func(hostport string, err error) {
-		switch {
-		case err != nil:
-			// Said even with -q: the client got an error, not an answer.
-			fmt.Fprintln(s.log, visible.String(fmt.Sprintf("tunnel %s failed: %v", hostport, err)))
-		case !s.quiet:
-			fmt.Fprintln(s.log, visible.String(fmt.Sprintf("tunnel %s (not intercepted, not recorded)", hostport)))
-		}
-	}
-	return record.NewForward(opts)
-}
-
-// announce prints what forward mode does, after the listening line.
-func (s *forwardSetup) announce(w io.Writer, addr net.Addr, insecure bool) {
-	s.Announce(w, addr, s.ca, s.caCreated, insecure)
+	return p, p.OpenCA(dir)
 }

@@ -313,7 +313,7 @@ func TestForwardBeyondLoopback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := s.upstream.Dial(ctx, "tcp", "localhost:"+port)
+		c, err := s.Upstream.Dial(ctx, "tcp", "localhost:"+port)
 		var refused *record.RefusedError
 		if got := errors.As(err, &refused); got != tc.refused {
 			t.Errorf("--listen %s, --host %v: dial localhost: %v, want refused %v", tc.listen, tc.hosts, err, tc.refused)
@@ -322,7 +322,7 @@ func TestForwardBeyondLoopback(t *testing.T) {
 			c.Close()
 		}
 		var said bytes.Buffer
-		s.announce(&said, local.Listener.Addr(), false)
+		s.Announce(&said, local.Listener.Addr(), false)
 		warned := strings.Contains(said.String(), "warning: listening beyond loopback") &&
 			strings.Contains(said.String(), "refuses to connect to loopback, link-local (the cloud metadata service at 169.254.169.254) and private addresses") &&
 			strings.Contains(said.String(), "unless --host names the host")

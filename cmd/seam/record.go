@@ -186,20 +186,15 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 	if err != nil {
 		return err
 	}
-	fs, err := o.fwd.setup(e, "record", o.listen)
+	fwd, err := o.fwd.setup(e, "record", o.listen)
 	if err != nil {
 		return err
 	}
-	fs.quiet = o.quiet || o.tui
-	leg := &record.Endpoint{Listen: o.listen, Leg: record.Whole, Forward: fs.proxy,
-		Transport: record.UpstreamTransport(fs.upstream)}
+	fwd.Quiet = o.quiet || o.tui
+	leg := &record.Endpoint{Listen: o.listen, Leg: record.Whole}
+	fwd.Serve(leg)
 	cfg.Header, cfg.Endpoints = recordHeader(nil, eng, o.fwd.insecure), []*record.Endpoint{leg}
-	cfg.Note = func([]*record.Endpoint) string {
-		if fs.intercept.All() {
-			return "forward proxy: intercepting every host"
-		}
-		return "forward proxy: intercepting " + strings.Join(fs.intercept.Hosts(), ", ")
-	}
+	cfg.Note = func([]*record.Endpoint) string { return fwd.Note() }
 	tuneGC(e)
 	r, err := record.StartRecording(cfg)
 	if err != nil {
@@ -207,7 +202,7 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 	}
 	addr := leg.Addr()
 	fmt.Fprintf(e.stderr, "listening on http://%s as a forward proxy: HTTPS_PROXY=http://%s HTTP_PROXY=http://%s\n", addr, addr, addr)
-	fs.announce(e.stderr, addr, o.fwd.insecure)
+	fwd.Announce(e.stderr, addr, o.fwd.insecure)
 	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.Path(), shape.Summary(eng))
 	return runRecording(ctx, e, o, r, &count, fmt.Sprintf("recording: a forward proxy, HTTPS_PROXY=http://%s", addr))
 }
@@ -263,24 +258,14 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *record.Recor
 		path = filepath.Dir(path) // the TUI picks up each new file there
 	}
 	var runErr error
-	var tuiDone chan error // nil without --tui: never ready
+	var tuiDone <-chan error // nil without --tui: never ready
 	tuiCtx, stopTUI := context.WithCancel(ctx)
 	defer stopTUI()
 	if o.tui {
-		// The TUI follows the capture as it grows; quitting it stops recording.
-		tuiDone = make(chan error, 1)
-		go func() {
-			// The TUI reads what the streams wrote: a panic in it stops the
-			// recording, which then records every exchange to its end,
-			// rather than ending the process.
-			defer func() {
-				if v := recover(); v != nil {
-					tuiDone <- fmt.Errorf("tui: panic: %v", v)
-				}
-			}()
-			tuiDone <- tui.Run(tuiCtx, tui.Options{Paths: []string{path}, Follow: true, In: e.stdin, Out: e.stdout, NoColor: e.getenv("NO_COLOR") != "",
-				Banner: banner + " · q stops · capture " + path})
-		}()
+		// The TUI follows the capture as it grows; quitting it, or a
+		// panic in it, stops recording.
+		tuiDone = tui.Beside(tuiCtx, tui.Options{Paths: []string{path}, Follow: true, In: e.stdin, Out: e.stdout, NoColor: e.getenv("NO_COLOR") != "",
+			Banner: banner + " · q stops · capture " + path})
 	}
 	select {
 	case err := <-r.Errs():

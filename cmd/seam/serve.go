@@ -141,12 +141,12 @@ func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 			fmt.Fprintln(e.stderr, visible.String(v.String()))
 		}
 	}
-	var fwd *forwardSetup
+	var fwd *record.ForwardPlan
 	if o.fwd.forward {
 		if fwd, err = o.fwd.setup(e, "serve", o.listen); err != nil {
 			return err
 		}
-		fwd.quiet = o.quiet
+		fwd.Quiet = o.quiet
 	} else if flag := o.fwd.used(); flag != "" {
 		return &usageError{cmd: "serve", msg: flag + " applies to --forward", example: "seam serve --forward " + flag + " ... captures/"}
 	}
@@ -168,7 +168,7 @@ func (o *serveOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error 
 
 // announcer returns what says, once seam serve listens at addr (and, when
 // it records, to the capture at path), what it serves and how.
-func (o *serveOptions) announcer(e *env, p *servePlan, fwd *forwardSetup) func(addr net.Addr, path string) {
+func (o *serveOptions) announcer(e *env, p *servePlan, fwd *record.ForwardPlan) func(addr net.Addr, path string) {
 	return func(addr net.Addr, path string) {
 		// The first line names the address: scripts and tests read it.
 		fmt.Fprintf(e.stderr, "serving %s from %s on http://%s (mode %s, speed %g)\n",
@@ -179,7 +179,7 @@ func (o *serveOptions) announcer(e *env, p *servePlan, fwd *forwardSetup) func(a
 		}
 		if fwd != nil {
 			fmt.Fprintf(e.stderr, "as a forward proxy: HTTPS_PROXY=http://%s HTTP_PROXY=http://%s\n", addr, addr)
-			fwd.announce(e.stderr, addr, o.fwd.insecure)
+			fwd.Announce(e.stderr, addr, o.fwd.insecure)
 		}
 	}
 }
@@ -187,7 +187,7 @@ func (o *serveOptions) announcer(e *env, p *servePlan, fwd *forwardSetup) func(a
 // serveForwarding answers from captures until ctx ends, sending the misses
 // to a recording proxy like seam record's (for passthrough one whose
 // capture goes nowhere).
-func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan, sopts replay.ServerOptions, fwd *forwardSetup, so listen.Options, announce func(net.Addr, string)) error {
+func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan, sopts replay.ServerOptions, fwd *record.ForwardPlan, so listen.Options, announce func(net.Addr, string)) error {
 	eng, err := (&engineFlags{}).resolve(nil)
 	if err != nil {
 		return err
@@ -199,7 +199,7 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 			return replay.NewServer(p.caps, sopts)
 		}}
 	if fwd != nil {
-		leg.Forward, leg.Transport = fwd.proxy, record.UpstreamTransport(fwd.upstream)
+		fwd.Serve(leg)
 	}
 	create := e.createCapture(p.Record)
 	if !p.RecordOn {
@@ -249,11 +249,11 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 
 // serveReplay answers from captures alone on addr until ctx ends, behind
 // a forward proxy when fwd is set.
-func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *forwardSetup, so listen.Options, announce func(net.Addr, string)) error {
+func serveReplay(ctx context.Context, addr string, h http.Handler, fwd *record.ForwardPlan, so listen.Options, announce func(net.Addr, string)) error {
 	var wrap func(http.Handler) (http.Handler, func(), error)
 	if fwd != nil {
 		wrap = func(h http.Handler) (http.Handler, func(), error) {
-			f, err := fwd.proxy(h)
+			f, err := fwd.Proxy(h)
 			if err != nil {
 				return nil, nil, err
 			}
