@@ -1,6 +1,7 @@
 package shape
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -127,7 +128,7 @@ func assemble(t testing.TB, body []byte) assembled {
 		if !ev.Terminated || d == "[DONE]" || !gjson.Valid(d) {
 			continue
 		}
-		r := gjson.Parse(d)
+		r := gjson.Parse(lastWins(d))
 		typ := r.Get("type").Str
 		if typ == "" && r.IsObject() && !r.Get("choices").Exists() {
 			// A typed protocol's event named only by its SSE event line,
@@ -171,18 +172,34 @@ func assemble(t testing.TB, body []byte) assembled {
 			})
 		}
 	}
-	// A client decodes invalid UTF-8 as U+FFFD per byte, as an encoder
-	// re-writing the JSON does.
-	valid := func(s string) string { return string([]rune(s)) }
 	for ci, b := range text {
-		a.text[ci] = valid(b.String())
+		a.text[ci] = b.String()
 	}
 	for _, k := range order {
 		if c := calls[k]; c.name != "" || c.args != "" {
-			a.tools = append(a.tools, valid(c.name+"("+c.args+")"))
+			a.tools = append(a.tools, c.name+"("+c.args+")")
 		}
 	}
 	return a
+}
+
+// lastWins returns the JSON d with each object's repeated keys reduced to
+// the last, which is the value JSON.parse (and Python's json) gives a
+// client; gjson reads the first.
+func lastWins(d string) string {
+	dec := json.NewDecoder(strings.NewReader(d))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return d
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return d
+	}
+	return b.String()
 }
 
 // terminal reports whether an event (its data d and SSE event name
@@ -191,7 +208,7 @@ func terminal(d, name string) bool {
 	if d == "[DONE]" {
 		return true
 	}
-	r := gjson.Parse(d)
+	r := gjson.Parse(lastWins(d))
 	typ := r.Get("type").Str
 	if typ == "" && r.IsObject() && !r.Get("choices").Exists() {
 		typ = name
