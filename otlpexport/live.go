@@ -1,6 +1,7 @@
 package otlpexport
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 )
@@ -103,6 +105,28 @@ func (l *Live) Add(path string, h tape.Header, ex *tape.Exchange, release func()
 // NotKept counts the span of an exchange the recorder did not hand over
 // (it would have held too many bytes) as dropped.
 func (l *Live) NotKept(int) { l.x.q.drop(1, ErrTooBig) }
+
+// Hook hands l the exchanges the recording cfg sets up records, and counts
+// those the recorder could not hand over as dropped spans. Call it before
+// the recording starts.
+func (l *Live) Hook(cfg *record.RecordingOptions) {
+	cfg.OnRecorded = func(r record.Recorded) { l.Add(r.Path, r.Header, r.X, r.Release) }
+	cfg.OnNotKept = l.NotKept
+}
+
+// Close ends the export once the recording stopped: Stop, then the
+// exporter closed, waiting up to wait for the queued spans to go out. It
+// returns the exporter's summary line. A nil l does nothing and says "".
+func (l *Live) Close(wait time.Duration) string {
+	if l == nil {
+		return ""
+	}
+	l.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	l.x.Close(ctx)
+	return l.x.Summary()
+}
 
 // Stop exports what is queued (call it once the recording stopped, so
 // every exchange was handed over) and returns. The spans are then queued

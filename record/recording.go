@@ -108,6 +108,8 @@ type Recording struct {
 	// drops counts the exchanges that lost data because the disk fell
 	// behind.
 	drops atomic.Int64
+	// served counts the exchanges the endpoints answered (OnDone's).
+	served atomic.Int64
 }
 
 // StartRecording listens on every endpoint's address, opens the capture,
@@ -169,6 +171,17 @@ func (r *Recording) writerOptions(o RecordingOptions, path string) tape.WriterOp
 	}
 }
 
+// onDone counts each exchange served, then passes its summary to f (when
+// set).
+func (r *Recording) onDone(f func(Summary)) func(Summary) {
+	return func(s Summary) {
+		r.served.Add(1)
+		if f != nil {
+			f(s)
+		}
+	}
+}
+
 // serve makes each endpoint's recorder, handler and server, and starts
 // serving; base is every request's context.
 func (r *Recording) serve(o RecordingOptions, base context.Context, start time.Time) error {
@@ -181,7 +194,7 @@ func (r *Recording) serve(o RecordingOptions, base context.Context, start time.T
 		var err error
 		ep.rec, err = New(Options{
 			Upstream: ep.Upstream, Engine: legEngine, Files: r.files.exchange, Start: start,
-			Leg: ep.Leg, Numbering: numbering, OnDone: o.OnDone, Transport: ep.Transport, Redaction: o.Redaction,
+			Leg: ep.Leg, Numbering: numbering, OnDone: r.onDone(o.OnDone), Transport: ep.Transport, Redaction: o.Redaction,
 		})
 		var h http.Handler = ep.rec
 		if err == nil && ep.Handler != nil {
@@ -273,10 +286,11 @@ func (r *Recording) Stop(grace time.Duration, log io.Writer) error {
 	return r.files.end()
 }
 
-// Report says on log what reached the capture: served is the number of
-// exchanges the proxy answered. Only exchanges whose last line was
-// written count as recorded.
-func (r *Recording) Report(log io.Writer, served int64) {
+// Report says on log what reached the capture, beside the number of
+// exchanges the endpoints answered when some were not recorded. Only
+// exchanges whose last line was written count as recorded.
+func (r *Recording) Report(log io.Writer) {
+	served := r.served.Load()
 	st, closed := r.files.writerStats()
 	to := r.Path()
 	if r.Rotated() {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/internal/units"
+	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -375,3 +376,16 @@ var skipHeaders = map[string]bool{
 // Content-Encoding): the client did not accept that coding, or a fault
 // reshapes the body's events.
 const DecodedHeader = "X-Seam-Decoded"
+
+// MissEndpoint is the endpoint of a recording (record.StartRecording)
+// that is a mock upstream forwarding what it cannot answer: it answers from
+// caps as NewServer does with o, and hands each request o.Mode forwards to
+// the endpoint's recorder, which sends it to upstream (nil in forward
+// mode) and records the exchange. o.Miss is set to that recorder.
+func MissEndpoint(listen string, upstream *url.URL, caps []*tape.Capture, o ServerOptions) *record.Endpoint {
+	return &record.Endpoint{Listen: listen, Upstream: upstream, Leg: record.Whole,
+		Handler: func(rec *record.Recorder) http.Handler {
+			o.Miss = rec
+			return NewServer(caps, o)
+		}}
+}

@@ -170,11 +170,7 @@ func (s *Server) startMock(c config) error {
 	if mode == replay.ModePassthrough {
 		create = func() (io.WriteCloser, string, error) { return captures.Discard(), "", nil }
 	}
-	leg := &record.Endpoint{Listen: "127.0.0.1:0", Upstream: up, Leg: record.Whole,
-		Handler: func(rec *record.Recorder) http.Handler {
-			sopts.Miss = rec
-			return replay.NewServer(caps, sopts)
-		}}
+	leg := replay.MissEndpoint("127.0.0.1:0", up, caps, sopts)
 	s.vcr, err = record.StartRecording(record.RecordingOptions{
 		Create:    create,
 		Header:    tape.Header{Seam: "seamtest", Upstream: tape.RedactUpstream(up), Engine: tape.Engine{Profile: shape.DefaultProfile}},

@@ -17,17 +17,6 @@ type caOptions struct {
 	rotate bool
 }
 
-func caCommand() *command {
-	return &command{
-		name:    "ca",
-		summary: "show seam's CA for --forward and how to make clients trust it",
-		usage:   "seam ca [--path | --pem | --rotate] [--ca-dir DIR]",
-		help:    helpText("ca"),
-		example: "seam ca",
-		new:     func() runner { return &caOptions{} },
-	}
-}
-
 func (o *caOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.dir, "ca-dir", "", "`directory` of seam's CA (default $SEAM_CA_DIR, else the user config directory's seam/)")
 	fs.BoolVar(&o.path, "path", false, "print only the certificate's path (for NODE_EXTRA_CA_CERTS=$(seam ca --path))")

@@ -20,17 +20,6 @@ type checkOptions struct {
 	seed   uint64
 }
 
-func checkCommand() *command {
-	return &command{
-		name:    "check",
-		summary: "CI regression: replay fixtures, compare chunk by chunk and findings with goldens",
-		usage:   "seam check [--update] [--json] [--junit FILE] [--fault F]... DIR|CAPTURE...",
-		help:    helpText("check"),
-		example: "seam check fixtures/",
-		new:     func() runner { return &checkOptions{} },
-	}
-}
-
 func (o *checkOptions) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.update, "update", false, "rewrite the goldens")
 	fs.BoolVar(&o.json, "json", false, "print the results as JSON")

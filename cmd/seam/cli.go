@@ -71,7 +71,6 @@ type command struct {
 	name    string
 	summary string // one line for "seam help"
 	usage   string // synopsis, e.g. "seam record --upstream URL [flags]"
-	help    string // paragraphs after the synopsis, before the flags
 	example string // the "try:" hint printed with usage errors
 	// new returns the command's options, empty, for its flags to fill.
 	new func() runner
@@ -87,12 +86,74 @@ type runner interface {
 	run(ctx context.Context, e *env, fs *flag.FlagSet) error
 }
 
-// commands lists every subcommand, in the order "seam help" shows them.
+// commands lists every subcommand, in the order "seam help" shows them;
+// each one's help is help/NAME.txt.
 func commands() []*command {
 	return []*command{
-		demoCommand(), recordCommand(), inspectCommand(), statsCommand(), grepCommand(), diffCommand(), replayCommand(),
-		checkCommand(), reportCommand(), importCommand(), exportCommand(),
-		serveCommand(), tuiCommand(), caCommand(), completionCommand(), versionCommand(),
+		{name: "demo", summary: "record embedded real streams through the proxy, offline, and summarise them",
+			usage:   "seam demo [--speed N] [-o DIR]",
+			example: "seam demo --speed 4",
+			new:     func() runner { return &demoOptions{} }},
+		{name: "record", summary: "run the recording proxy: point a client's base URL at it",
+			usage:   "seam record --upstream URL | --forward [--listen ADDR] [-o FILE|DIR] [flags]",
+			example: "seam record --upstream https://api.openai.com -o captures/",
+			new:     func() runner { return &recordOptions{} }},
+		{name: "inspect", summary: "assemble each side, diff streamed vs final and upstream vs client, find corruption",
+			usage:   "seam inspect [flags] CAPTURE|RAW|-|DIR...",
+			example: "seam inspect --fail-on error captures/seam-20261122T093428Z.ndjson",
+			new:     func() runner { return &inspectOptions{} }},
+		{name: "stats", summary: "figures across captures: outcomes, TTFB and gap percentiles, stalls, tokens, findings",
+			usage:   "seam stats [--by KEYS] [--stall D] [--where FILTER] [--json] DIR|CAPTURE...",
+			example: "seam stats --by model captures/",
+			new:     func() runner { return &statsOptions{} }},
+		{name: "grep", summary: "search captures: assembled text, tool calls, request messages, headers",
+			usage:   "seam grep [-i] [-F] [--in SCOPES] [--where FILTER] [-l] [--json] PATTERN DIR|CAPTURE...",
+			example: "seam grep -i 'use_tool<' captures/",
+			new:     func() runner { return &grepOptions{} }},
+		{name: "diff", summary: "diff the assembled output of two exchanges or captures",
+			usage:   "seam diff [--ex N] [--ex-b M] A B",
+			example: "seam diff before.ndjson after.ndjson\n  seam diff --ex 3 --ex-b 4 capture.ndjson capture.ndjson",
+			new:     func() runner { return &diffOptions{} }},
+		{name: "replay", summary: "feed a capture's upstream side through the shaping engine again and compare",
+			usage:   "seam replay [--profile P] [--set switch=value] [--ex N] [-o FILE] CAPTURE|RAW",
+			example: "seam replay --set holdback=on fixtures/incident-holdback-off.ndjson",
+			new:     func() runner { return &replayOptions{} }},
+		{name: "check", summary: "CI regression: replay fixtures, compare chunk by chunk and findings with goldens",
+			usage:   "seam check [--update] [--json] [--junit FILE] [--fault F]... DIR|CAPTURE...",
+			example: "seam check fixtures/",
+			new:     func() runner { return &checkOptions{} }},
+		{name: "report", summary: "one HTML page to attach to a bug: verdict, findings, diffs, timing chart",
+			usage:   "seam report [--ex N] [-o FILE|DIR|-] CAPTURE|RAW",
+			example: "seam report fixtures/incident-holdback-off.ndjson",
+			new:     func() runner { return &reportOptions{} }},
+		{name: "import", summary: "turn another tool's recording (a body, JSONL, HAR, VCR cassette, httprr, nock, snapshot JSON) into a capture",
+			usage:   "seam import [-o FILE|DIR|-] [--url PATH [--method M] [--request FILE]] RAW",
+			example: "seam import -o captures/ tests/cassettes/stream.yaml",
+			new:     func() runner { return &importOptions{} }},
+		{name: "export", summary: "write captures out: HAR, go-vcr or VCR.py cassettes, a raw body, curl, OTLP spans",
+			usage:   "seam export --format har|govcr|vcrpy|sse|curl|otlp [--ex N|CAPTURE#N] [--where FILTER] [--side upstream|client] CAPTURE|DIR...",
+			example: "seam export --format curl --ex 2 capture.ndjson",
+			new:     func() runner { return &exportOptions{} }},
+		{name: "serve", summary: "serve captures as a mock upstream, at recorded timing",
+			usage:   "seam serve [--mode M] [--upstream URL] [-o FILE|DIR] [--listen ADDR] [--speed N] [--fault F]... [CAPTURE|DIR...]",
+			example: "seam serve --speed 0 captures/",
+			new:     func() runner { return &serveOptions{} }},
+		{name: "tui", summary: "browse captures in a terminal UI: diffs, timeline, findings, engine switches",
+			usage:   "seam tui [--follow] CAPTURE|DIR...",
+			example: "seam tui captures/",
+			new:     func() runner { return &tuiOptions{} }},
+		{name: "ca", summary: "show seam's CA for --forward and how to make clients trust it",
+			usage:   "seam ca [--path | --pem | --rotate] [--ca-dir DIR]",
+			example: "seam ca",
+			new:     func() runner { return &caOptions{} }},
+		{name: "completion", summary: "print a shell completion script (bash, zsh or fish)",
+			usage:   "seam completion bash|zsh|fish",
+			example: "seam completion bash",
+			new:     func() runner { return completionOptions{} }},
+		{name: "version", summary: "print seam's version and the capture format it writes",
+			usage:   "seam version",
+			example: "seam version",
+			new:     func() runner { return versionOptions{} }},
 	}
 }
 
@@ -247,7 +308,7 @@ func printUsage(out io.Writer) {
 func printCommandHelp(out io.Writer, c *command) {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	c.new().flags(fs)
-	writeFitted(out, cli.Help(c.usage, c.help, c.example, fs))
+	writeFitted(out, cli.Help(c.usage, helpText(c.name), c.example, fs))
 }
 
 // isSet reports whether the flag name was given on the command line.

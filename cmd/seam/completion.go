@@ -14,17 +14,6 @@ type completionOptions struct{}
 
 func (completionOptions) flags(*flag.FlagSet) {}
 
-func completionCommand() *command {
-	return &command{
-		name:    "completion",
-		summary: "print a shell completion script (bash, zsh or fish)",
-		usage:   "seam completion bash|zsh|fish",
-		help:    helpText("completion"),
-		example: "seam completion bash",
-		new:     func() runner { return completionOptions{} },
-	}
-}
-
 func (completionOptions) run(_ context.Context, e *env, fs *flag.FlagSet) error {
 	if fs.NArg() != 1 {
 		return &usageError{cmd: "completion", msg: "name one shell: bash, zsh or fish", example: "seam completion bash"}

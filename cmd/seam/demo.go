@@ -13,17 +13,6 @@ type demoOptions struct {
 	output string
 }
 
-func demoCommand() *command {
-	return &command{
-		name:    "demo",
-		summary: "record embedded real streams through the proxy, offline, and summarise them",
-		usage:   "seam demo [--speed N] [-o DIR]",
-		help:    helpText("demo"),
-		example: "seam demo --speed 4",
-		new:     func() runner { return &demoOptions{} },
-	}
-}
-
 func (o *demoOptions) flags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.speed, "speed", 1, "playback speed of the recorded timing (0 sends at once)")
 	fs.StringVar(&o.output, "o", "", "`directory` for the demo's captures (default: seam/demo in the user cache directory, replaced each run)")

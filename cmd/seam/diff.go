@@ -17,17 +17,6 @@ type diffOptions struct {
 	exitCode bool
 }
 
-func diffCommand() *command {
-	return &command{
-		name:    "diff",
-		summary: "diff the assembled output of two exchanges or captures",
-		usage:   "seam diff [--ex N] [--ex-b M] A B",
-		help:    helpText("diff"),
-		example: "seam diff before.ndjson after.ndjson\n  seam diff --ex 3 --ex-b 4 capture.ndjson capture.ndjson",
-		new:     func() runner { return &diffOptions{} },
-	}
-}
-
 func (o *diffOptions) flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.exA, "ex", 0, "compare only exchange `N` of A (default: every exchange)")
 	fs.IntVar(&o.exB, "ex-b", 0, "with --ex, exchange `M` of B (default: the same number as --ex)")

@@ -28,17 +28,6 @@ type exportOptions struct {
 	otlp     otlpFlags
 }
 
-func exportCommand() *command {
-	return &command{
-		name:    "export",
-		summary: "write captures out: HAR, go-vcr or VCR.py cassettes, a raw body, curl, OTLP spans",
-		usage:   "seam export --format har|govcr|vcrpy|sse|curl|otlp [--ex N|CAPTURE#N] [--where FILTER] [--side upstream|client] CAPTURE|DIR...",
-		help:    helpText("export"),
-		example: "seam export --format curl --ex 2 capture.ndjson",
-		new:     func() runner { return &exportOptions{} },
-	}
-}
-
 func (o *exportOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.format, "format", "", "output `format`: har, govcr, vcrpy, sse, curl or otlp (required)")
 	fs.Var(&o.ex, "ex", "exchange `N` for sse and curl, CAPTURE#N among several captures (default 1)")

@@ -29,17 +29,6 @@ type grepOptions struct {
 // errNoMatch reports that seam grep found nothing: exit status 1, as grep.
 var errNoMatch = errors.New("no match")
 
-func grepCommand() *command {
-	return &command{
-		name:    "grep",
-		summary: "search captures: assembled text, tool calls, request messages, headers",
-		usage:   "seam grep [-i] [-F] [--in SCOPES] [--where FILTER] [-l] [--json] PATTERN DIR|CAPTURE...",
-		help:    helpText("grep"),
-		example: "seam grep -i 'use_tool<' captures/",
-		new:     func() runner { return &grepOptions{} },
-	}
-}
-
 func (o *grepOptions) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.ignoreCase, "i", false, "ignore case")
 	fs.BoolVar(&o.fixed, "F", false, "PATTERN is a fixed string, not a regular expression")

@@ -11,8 +11,8 @@ func TestHelpTexts(t *testing.T) {
 	names := map[string]bool{"seam.txt": true} // seam help
 	for _, c := range commands() {
 		names[c.name+".txt"] = true
-		if strings.TrimSpace(c.help) == "" || strings.Contains(c.help, "{{") {
-			t.Errorf("seam help %s: %q", c.name, c.help)
+		if strings.TrimSpace(helpText(c.name)) == "" || strings.Contains(helpText(c.name), "{{") {
+			t.Errorf("seam help %s: %q", c.name, helpText(c.name))
 		}
 	}
 	files, err := helpFiles.ReadDir("help")

@@ -17,17 +17,6 @@ type importOptions struct {
 	request string
 }
 
-func importCommand() *command {
-	return &command{
-		name:    "import",
-		summary: "turn another tool's recording (a body, JSONL, HAR, VCR cassette, httprr, nock, snapshot JSON) into a capture",
-		usage:   "seam import [-o FILE|DIR|-] [--url PATH [--method M] [--request FILE]] RAW",
-		help:    helpText("import"),
-		example: "seam import -o captures/ tests/cassettes/stream.yaml",
-		new:     func() runner { return &importOptions{} },
-	}
-}
-
 func (o *importOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.output, "o", "-", "capture `file` or directory to write (- for stdout)")
 	fs.StringVar(&o.url, "url", "", "request `path` (and query) for exchanges recorded without a request, e.g. a raw body")

@@ -34,17 +34,6 @@ type inspectOptions struct {
 // having said why.
 var errFindings = errors.New("findings reached the --fail-on severity")
 
-func inspectCommand() *command {
-	return &command{
-		name:    "inspect",
-		summary: "assemble each side, diff streamed vs final and upstream vs client, find corruption",
-		usage:   "seam inspect [flags] CAPTURE|RAW|-|DIR...",
-		help:    helpText("inspect"),
-		example: "seam inspect --fail-on error captures/seam-20261122T093428Z.ndjson",
-		new:     func() runner { return &inspectOptions{} },
-	}
-}
-
 func (o *inspectOptions) flags(fs *flag.FlagSet) {
 	fs.Var(&o.ex, "ex", "inspect only exchange `N` (CAPTURE#N among several captures)")
 	fs.StringVar(&o.where, "where", "", "inspect only the exchanges `filter` selects (seam help where)")

@@ -45,19 +45,12 @@ func (f *otlpFlags) exporter(ctx context.Context, e *env, cmd string, log io.Wri
 	return otlpexport.New(ctx, cfg)
 }
 
-// otlpLive exports the exchanges of a capture being recorded, as the
-// recorder hands them over.
-type otlpLive struct {
-	x *otlpexport.Exporter
-	l *otlpexport.Live
-}
-
 // startOTLP starts exporting what the recording cfg sets up records to
 // output (-o) when the flags or the environment ask for it, and hooks
 // the export to cfg; nil when they do not. uri names each capture file
 // for the spans (nil: its file: URI). Call it before the recording
 // starts.
-func startOTLP(ctx context.Context, e *env, f *otlpFlags, cmd, output string, uri func(string) string, cfg *record.RecordingOptions, log io.Writer) (*otlpLive, error) {
+func startOTLP(ctx context.Context, e *env, f *otlpFlags, cmd, output string, uri func(string) string, cfg *record.RecordingOptions, log io.Writer) (*otlpexport.Live, error) {
 	x, err := f.exporter(ctx, e, cmd, log)
 	if x == nil || err != nil {
 		return nil, err
@@ -66,24 +59,16 @@ func startOTLP(ctx context.Context, e *env, f *otlpFlags, cmd, output string, ur
 		x.Close(ctx)
 		return nil, &usageError{cmd: cmd, msg: "OTLP spans point at the capture file that holds each exchange: give -o a file or directory, not -", example: "seam " + cmd + " --otlp http://127.0.0.1:4318 -o captures/ ..."}
 	}
-	if uri == nil {
-		uri = otlpexport.FileURI
-	}
 	l := otlpexport.NewLive(x, otlpexport.LiveOptions{URI: uri})
-	cfg.OnRecorded = func(r record.Recorded) { l.Add(r.Path, r.Header, r.X, r.Release) }
-	cfg.OnNotKept = l.NotKept
-	return &otlpLive{x: x, l: l}, nil
+	l.Hook(cfg)
+	return l, nil
 }
 
-// stop exports what the recording handed over (once it stopped), sends
-// what is queued and says how many spans went out and were dropped.
-func (l *otlpLive) stop(e *env) {
-	if l == nil {
-		return
+// stopOTLP ends the live export l (nil: none) once the recording stopped,
+// sending what is queued, and says how many spans went out and were
+// dropped.
+func stopOTLP(e *env, l *otlpexport.Live) {
+	if l != nil {
+		fmt.Fprintln(e.stderr, l.Close(otlpClose))
 	}
-	l.l.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), otlpClose)
-	defer cancel()
-	l.x.Close(ctx)
-	fmt.Fprintln(e.stderr, l.x.Summary())
 }

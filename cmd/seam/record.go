@@ -9,11 +9,11 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/listen"
+	"github.com/seam-dev/seam/otlpexport"
 	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
@@ -40,18 +40,7 @@ type recordOptions struct {
 	ship     shipFlags
 
 	// live is the OTLP export of the recording; nil when off.
-	live *otlpLive
-}
-
-func recordCommand() *command {
-	return &command{
-		name:    "record",
-		summary: "run the recording proxy: point a client's base URL at it",
-		usage:   "seam record --upstream URL | --forward [--listen ADDR] [-o FILE|DIR] [flags]",
-		help:    helpText("record"),
-		example: "seam record --upstream https://api.openai.com -o captures/",
-		new:     func() runner { return &recordOptions{} },
-	}
+	live *otlpexport.Live
 }
 
 func (o *recordOptions) flags(fs *flag.FlagSet) {
@@ -101,8 +90,7 @@ func (o *recordOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	if err != nil {
 		return &usageError{cmd: "record", msg: err.Error(), example: "seam record --upstream URL --profile obsidian-xml --set holdback=on"}
 	}
-	var count atomic.Int64
-	cfg, err := o.config(e, "--upstream URL", &count)
+	cfg, err := o.config(e, "--upstream URL")
 	if err != nil {
 		return err
 	}
@@ -128,7 +116,7 @@ func (o *recordOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 		banner = fmt.Sprintf("recording: clients → http://%s → proxy under test → http://%s (its upstream) → %s",
 			legs[0].Addr(), legs[1].Addr(), tape.RedactUpstream(up))
 	}
-	return runRecording(ctx, e, o, r, &count, banner)
+	return runRecording(ctx, e, o, r, banner)
 }
 
 // proxyUnderTest reads --proxy, the proxy a sandwich records from both
@@ -181,8 +169,7 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 	if err != nil {
 		return &usageError{cmd: "record", msg: err.Error(), example: "seam record --forward --profile obsidian-xml"}
 	}
-	var count atomic.Int64
-	cfg, err := o.config(e, "--forward", &count)
+	cfg, err := o.config(e, "--forward")
 	if err != nil {
 		return err
 	}
@@ -204,15 +191,15 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 	fmt.Fprintf(e.stderr, "listening on http://%s as a forward proxy: HTTPS_PROXY=http://%s HTTP_PROXY=http://%s\n", addr, addr, addr)
 	fwd.Announce(e.stderr, addr, o.fwd.insecure)
 	fmt.Fprintf(e.stderr, "capturing to %s (engine %s)\n", r.Path(), shape.Summary(eng))
-	return runRecording(ctx, e, o, r, &count, fmt.Sprintf("recording: a forward proxy, HTTPS_PROXY=http://%s", addr))
+	return runRecording(ctx, e, o, r, fmt.Sprintf("recording: a forward proxy, HTTPS_PROXY=http://%s", addr))
 }
 
 // config is what every seam record run starts from, --forward or not
 // (mode, "--upstream URL" or "--forward", is for the examples of usage
 // errors): where the capture goes, the --redact patterns, the Host check
 // with --allow-host, where errors are said, and the line per exchange
-// unless -q or --tui, each exchange counted into count.
-func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (record.RecordingOptions, error) {
+// unless -q or --tui.
+func (o *recordOptions) config(e *env, mode string) (record.RecordingOptions, error) {
 	red, err := tape.ParseRedaction(o.redact)
 	if err != nil {
 		return record.RecordingOptions{}, &usageError{cmd: "record", msg: err.Error(), example: "seam record " + mode + " --redact json:metadata.user_id --redact 're:acct-[0-9]+'"}
@@ -224,7 +211,6 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (record
 		Create: e.createCapture(o.output), Fsync: o.fsync,
 		Server: listen.Options{AllowHosts: o.allow, Log: e.stderr}, Redaction: red, Log: e.stderr,
 		OnDone: func(s record.Summary) {
-			count.Add(1)
 			if !o.quiet && !o.tui {
 				fmt.Fprintln(e.stderr, s.String())
 			}
@@ -251,7 +237,7 @@ func (o *recordOptions) config(e *env, mode string, count *atomic.Int64) (record
 // runRecording runs a started recording until ctrl-c, a server failure or
 // the TUI quitting, then stops it. banner says where clients go, for the
 // TUI's header.
-func runRecording(ctx context.Context, e *env, o *recordOptions, r *record.Recording, count *atomic.Int64, banner string) error {
+func runRecording(ctx context.Context, e *env, o *recordOptions, r *record.Recording, banner string) error {
 	o.ship.announce(e)
 	path := r.Path()
 	if r.Rotated() {
@@ -284,8 +270,8 @@ func runRecording(ctx context.Context, e *env, o *recordOptions, r *record.Recor
 		<-tuiDone
 	}
 	stopErr := r.Stop(shutdownGrace, e.stderr)
-	r.Report(e.stderr, count.Load())
-	o.live.stop(e)
+	r.Report(e.stderr)
+	stopOTLP(e, o.live)
 	stopErr = errors.Join(stopErr, o.ship.finish(e))
 	if stopErr != nil {
 		return stopErr // a capture that lost exchanges or uploads fails the run, interrupted or not

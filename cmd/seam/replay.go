@@ -25,17 +25,6 @@ type replayOptions struct {
 	seed     uint64
 }
 
-func replayCommand() *command {
-	return &command{
-		name:    "replay",
-		summary: "feed a capture's upstream side through the shaping engine again and compare",
-		usage:   "seam replay [--profile P] [--set switch=value] [--ex N] [-o FILE] CAPTURE|RAW",
-		help:    helpText("replay"),
-		example: "seam replay --set holdback=on fixtures/incident-holdback-off.ndjson",
-		new:     func() runner { return &replayOptions{} },
-	}
-}
-
 func (o *replayOptions) flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ex, "ex", 0, "replay only exchange `N`")
 	fs.Float64Var(&o.speed, "speed", 0, "pace by the recorded times: 1 original, N faster, 0 no waiting")

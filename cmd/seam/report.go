@@ -26,17 +26,6 @@ type reportOptions struct {
 	protocol string
 }
 
-func reportCommand() *command {
-	return &command{
-		name:    "report",
-		summary: "one HTML page to attach to a bug: verdict, findings, diffs, timing chart",
-		usage:   "seam report [--ex N] [-o FILE|DIR|-] CAPTURE|RAW",
-		help:    helpText("report"),
-		example: "seam report fixtures/incident-holdback-off.ndjson",
-		new:     func() runner { return &reportOptions{} },
-	}
-}
-
 func (o *reportOptions) flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.ex, "ex", 0, "report only exchange `N`")
 	fs.StringVar(&o.output, "o", "", "HTML `file` or directory to write, - for stdout (default ./<capture name>.report.html)")

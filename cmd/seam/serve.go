@@ -10,11 +10,11 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
-	"sync/atomic"
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/internal/cli"
 	"github.com/seam-dev/seam/listen"
+	"github.com/seam-dev/seam/otlpexport"
 	"github.com/seam-dev/seam/record"
 	"github.com/seam-dev/seam/replay"
 	"github.com/seam-dev/seam/tape"
@@ -39,17 +39,6 @@ type serveOptions struct {
 
 // faultFlag collects repeated --fault flags.
 type faultFlag = replay.Faults
-
-func serveCommand() *command {
-	return &command{
-		name:    "serve",
-		summary: "serve captures as a mock upstream, at recorded timing",
-		usage:   "seam serve [--mode M] [--upstream URL] [-o FILE|DIR] [--listen ADDR] [--speed N] [--fault F]... [CAPTURE|DIR...]",
-		help:    helpText("serve"),
-		example: "seam serve --speed 0 captures/",
-		new:     func() runner { return &serveOptions{} },
-	}
-}
 
 func (o *serveOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8081", "`address` to listen on (a port alone: 127.0.0.1:PORT)")
@@ -192,12 +181,7 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 	if err != nil {
 		return err
 	}
-	var count atomic.Int64
-	leg := &record.Endpoint{Listen: o.listen, Upstream: p.upstream, Leg: record.Whole,
-		Handler: func(rec *record.Recorder) http.Handler {
-			sopts.Miss = rec
-			return replay.NewServer(p.caps, sopts)
-		}}
+	leg := replay.MissEndpoint(o.listen, p.upstream, p.caps, sopts)
 	if fwd != nil {
 		fwd.Serve(leg)
 	}
@@ -210,13 +194,12 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 		Create: create, Header: recordHeader(p.upstream, eng, o.fwd.insecure), Endpoints: []*record.Endpoint{leg},
 		Server: so, Redaction: sopts.Redaction, Log: e.stderr,
 		OnDone: func(s record.Summary) {
-			count.Add(1)
 			if !o.quiet {
 				fmt.Fprintln(e.stderr, s.String())
 			}
 		},
 	}
-	var live *otlpLive
+	var live *otlpexport.Live
 	if p.RecordOn && p.Record != "-" {
 		if live, err = startOTLP(ctx, e, &o.otlp, "serve", p.Record, nil, &ro, e.stderr); err != nil {
 			return err
@@ -224,7 +207,7 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 	}
 	r, err := record.StartRecording(ro)
 	if err != nil {
-		live.stop(e)
+		stopOTLP(e, live)
 		return err
 	}
 	announce(leg.Addr(), r.Path())
@@ -238,9 +221,9 @@ func (o *serveOptions) serveForwarding(ctx context.Context, e *env, p *servePlan
 	// Forwarded streams get the same grace as seam record's.
 	stopErr := r.Stop(shutdownGrace, e.stderr)
 	if p.RecordOn {
-		r.Report(e.stderr, count.Load())
+		r.Report(e.stderr)
 	}
-	live.stop(e)
+	stopOTLP(e, live)
 	if stopErr != nil {
 		return stopErr
 	}

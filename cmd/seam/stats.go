@@ -21,17 +21,6 @@ type statsOptions struct {
 	json  bool
 }
 
-func statsCommand() *command {
-	return &command{
-		name:    "stats",
-		summary: "figures across captures: outcomes, TTFB and gap percentiles, stalls, tokens, findings",
-		usage:   "seam stats [--by KEYS] [--stall D] [--where FILTER] [--json] DIR|CAPTURE...",
-		help:    helpText("stats"),
-		example: "seam stats --by model captures/",
-		new:     func() runner { return &statsOptions{} },
-	}
-}
-
 func (o *statsOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.by, "by", "model,endpoint", "group by `keys`: "+strings.Join(query.StatsKeys(), ", "))
 	fs.DurationVar(&o.stall, "stall", inspect.DefaultStall, "count gaps between chunks longer than `duration` as stalls")

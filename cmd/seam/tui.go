@@ -15,17 +15,6 @@ type tuiOptions struct {
 	follow bool
 }
 
-func tuiCommand() *command {
-	return &command{
-		name:    "tui",
-		summary: "browse captures in a terminal UI: diffs, timeline, findings, engine switches",
-		usage:   "seam tui [--follow] CAPTURE|DIR...",
-		help:    helpText("tui"),
-		example: "seam tui captures/",
-		new:     func() runner { return &tuiOptions{} },
-	}
-}
-
 func (o *tuiOptions) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.follow, "follow", false, "tail the captures as they grow and pick up new ones in the directories given")
 }

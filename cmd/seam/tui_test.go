@@ -14,7 +14,7 @@ import (
 // not a terminal.
 func runTUICommand(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	r := tuiCommand().new()
+	r := lookup("tui").new()
 	fs := flag.NewFlagSet("seam tui", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	r.flags(fs)

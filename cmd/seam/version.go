@@ -18,17 +18,6 @@ func (versionOptions) flags(*flag.FlagSet) {}
 // version is seam's release version, written into every capture header.
 const version = "0.1.0-dev"
 
-func versionCommand() *command {
-	return &command{
-		name:    "version",
-		summary: "print seam's version and the capture format it writes",
-		usage:   "seam version",
-		help:    helpText("version"),
-		example: "seam version",
-		new:     func() runner { return versionOptions{} },
-	}
-}
-
 func (versionOptions) run(_ context.Context, e *env, fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
 		return &usageError{cmd: "version", msg: "takes no arguments", example: "seam version"}
