@@ -77,14 +77,10 @@ func harWebSocket(x *tape.Exchange, started time.Time, secrets []string) ([]harW
 
 // chunkTime is the time of the chunk holding byte off of a side.
 func chunkTime(chunks []tape.Chunk, off int64) int64 {
-	i := sort.Search(len(chunks), func(i int) bool { return chunks[i].Off > off })
-	if i > 0 {
-		i--
+	if i := tape.ChunkAt(chunks, off); i >= 0 {
+		return chunks[i].T
 	}
-	if i >= len(chunks) {
-		return 0
-	}
-	return chunks[i].T
+	return 0
 }
 
 // seconds is t ns after started, in seconds since the epoch.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -327,17 +326,19 @@ func runProtocolUnknown(c *exCtx) {
 // bytePointer points at byte off of a side's body: the chunk holding it
 // and that chunk's time.
 func (c *exCtx) bytePointer(s *SideReport, off int64) Pointer {
-	p := Pointer{Ex: c.x.Ex, Side: s.Side, Event: -1, Chunk: -1, Off: off, T: -1}
-	chunks := s.ev.Chunks
-	if len(chunks) == 0 {
-		return p
-	}
-	i := sort.Search(len(chunks), func(i int) bool { return chunks[i].Off > off })
-	if i > 0 {
-		i--
-	}
-	p.Chunk, p.T = i, chunks[i].T
+	p := Pointer{Ex: c.x.Ex, Side: s.Side, Event: -1, Off: off}
+	p.Chunk, p.T = chunkTimeAt(s.ev.Chunks, off)
 	return p
+}
+
+// chunkTimeAt returns the index and time of the chunk holding byte off,
+// or -1, -1 when there are no chunks.
+func chunkTimeAt(chunks []tape.Chunk, off int64) (int, int64) {
+	i := tape.ChunkAt(chunks, off)
+	if i < 0 {
+		return -1, -1
+	}
+	return i, chunks[i].T
 }
 
 // bytesEvidence shows up to n body bytes from off, quoted.

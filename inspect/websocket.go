@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -230,12 +229,13 @@ func (r *wsReader) message(side tape.Side, ev *protocol.Side, m *wsframe.Message
 	case m.Opcode == wsframe.Text:
 		text = r.slim(side, m.Payload, audio, &wm)
 		wm.Type = gjson.Get(text, "type").String()
-		wm.Text, wm.Clipped = clipString(text, maxMessageText)
+		wm.Text, wm.Clipped = excerpt.Cut(text, maxMessageText)
 		rt = &protocol.RealtimeEvent{FromClient: side == tape.Client, Data: text}
 	case m.Opcode == wsframe.Close:
 		text = m.CloseReason
 	default:
-		text, _ = clipBytes(m.Payload, maxMessageText)
+		b, _ := excerpt.Cut(m.Payload, maxMessageText)
+		text = string(b)
 	}
 	r.kept += int64(len(text)) + wsMessageCost
 	name := m.Opcode.String()
@@ -283,7 +283,7 @@ func (r *wsReader) slim(side tape.Side, payload []byte, audio gjson.Result, wm *
 	if audio.Index <= 0 {
 		return string(payload)
 	}
-	n := base64Len(audio.Str)
+	n := protocol.Base64Len(audio.Str)
 	if side == tape.Client {
 		r.audioIn += n
 	} else {
@@ -291,18 +291,6 @@ func (r *wsReader) slim(side tape.Side, payload []byte, audio gjson.Result, wm *
 	}
 	wm.Elided = len(audio.Raw) - 2
 	return string(payload[:audio.Index]) + `"…"` + string(payload[audio.Index+len(audio.Raw):])
-}
-
-// base64Len is the number of bytes a base64 string decodes to.
-func base64Len(s string) int {
-	n := len(s) / 4 * 3
-	switch {
-	case strings.HasSuffix(s, "=="):
-		n -= 2
-	case strings.HasSuffix(s, "="):
-		n--
-	}
-	return n
 }
 
 // realtimeFindings reports what went wrong in a Realtime session.
@@ -335,41 +323,4 @@ func (c *exCtx) realtimeFindings(events []protocol.RealtimeEvent) {
 			}
 		}
 	}
-}
-
-// chunkTimeAt returns the index and time of the chunk holding byte off,
-// or -1, -1 when there are no chunks.
-func chunkTimeAt(chunks []tape.Chunk, off int64) (int, int64) {
-	if len(chunks) == 0 {
-		return -1, -1
-	}
-	i := sort.Search(len(chunks), func(i int) bool { return chunks[i].Off > off })
-	if i > 0 {
-		i--
-	}
-	return i, chunks[i].T
-}
-
-// clipBytes returns b as a string cut to at most n bytes on a rune
-// boundary, and whether it was cut.
-func clipBytes(b []byte, n int) (string, bool) {
-	if len(b) <= n {
-		return string(b), false
-	}
-	for n > 0 && !utf8.RuneStart(b[n]) {
-		n--
-	}
-	return string(b[:n]), true
-}
-
-// clipString returns s cut to at most n bytes on a rune boundary (sharing
-// its memory), and whether it was cut.
-func clipString(s string, n int) (string, bool) {
-	if len(s) <= n {
-		return s, false
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n], true
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/seam-dev/seam/tape"
 )
 
 // manifestCase holds the expected values that ../shared/realworld/MANIFEST.md
@@ -148,7 +150,7 @@ func TestTextSpansPointAtEvents(t *testing.T) {
 	if ev < 0 || !strings.Contains(se.Events[ev].Data, "Tues") {
 		t.Fatalf("byte %d maps to event %d %q", at, ev, se.Events[max(ev, 0)].Data)
 	}
-	if c := se.Events[ev].Chunk; !bytes.Contains(se.Chunks[c].Data, []byte("data")) && c != chunkAt(se.Chunks, se.Events[ev].Off) {
+	if c := se.Events[ev].Chunk; !bytes.Contains(se.Chunks[c].Data, []byte("data")) && c != tape.ChunkAt(se.Chunks, se.Events[ev].Off) {
 		t.Errorf("chunk %d does not hold offset %d", c, se.Events[ev].Off)
 	}
 }

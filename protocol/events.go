@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/seam-dev/seam/framing"
@@ -158,15 +157,6 @@ func (s *Side) sharedPrefix(t *Side) int {
 		}
 	}
 	return n
-}
-
-// chunkAt returns the index of the chunk holding body offset off.
-func chunkAt(chunks []tape.Chunk, off int64) int {
-	i := sort.Search(len(chunks), func(i int) bool { return chunks[i].Off > off })
-	if i > 0 {
-		i--
-	}
-	return i
 }
 
 // IsDone reports whether data is the Chat Completions terminator.

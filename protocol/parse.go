@@ -144,7 +144,7 @@ func parseSSE(se *Side, block func(start, end int64) string) {
 		if len(value) > MaxFieldValue {
 			value = strings.ToValidUTF8(value[:MaxFieldValue], "")
 		}
-		se.Fields = append(se.Fields, Field{Name: name, Value: value, Off: off, Chunk: chunkAt(chunks, off), T: chunks[cur].T})
+		se.Fields = append(se.Fields, Field{Name: name, Value: value, Off: off, Chunk: tape.ChunkAt(chunks, off), T: chunks[cur].T})
 	}
 	emit := func(e sse.Event, data []byte) {
 		off := e.Start + base
@@ -180,7 +180,7 @@ func hasGap(events []Event, start, end int64) bool {
 // bodyRange copies the body bytes from start to end out of the chunks.
 func bodyRange(chunks []tape.Chunk, start, end int64) string {
 	var b strings.Builder
-	for i := chunkAt(chunks, start); i < len(chunks) && chunks[i].Off < end; i++ {
+	for i := tape.ChunkAt(chunks, start); i < len(chunks) && chunks[i].Off < end; i++ {
 		c := chunks[i]
 		lo := max(start-c.Off, 0)
 		hi := min(end-c.Off, int64(len(c.Data)))

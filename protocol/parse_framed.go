@@ -103,7 +103,7 @@ func (m *chunkMap) init(chunks []tape.Chunk) {
 func (m *chunkMap) at(off int64) int {
 	c := m.chunks
 	if !m.sorted || off < c[m.hint].Off {
-		return chunkAt(c, off)
+		return tape.ChunkAt(c, off)
 	}
 	for m.hint+1 < len(c) && c[m.hint+1].Off <= off {
 		m.hint++
@@ -134,8 +134,8 @@ func addBareJSON(se *Side, base int64, bytesAt func(start, end int64) string) {
 				break
 			}
 			off := prev + int64(i)
-			c := chunkAt(se.Chunks, off)
-			ec := chunkAt(se.Chunks, prev+int64(end)-1)
+			c := tape.ChunkAt(se.Chunks, off)
+			ec := tape.ChunkAt(se.Chunks, prev+int64(end)-1)
 			out = append(out, Event{Name: "", Data: gap[i:end], Chunk: c, EndChunk: ec, Off: off, End: prev + int64(end),
 				T: se.Chunks[ec].T, Terminated: true, Bare: true, Quirks: "bare-json"})
 			at = end

@@ -177,7 +177,7 @@ func AssembleRealtime(events []RealtimeEvent) *RealtimeSession {
 		case "response.output_audio_transcript.done", "response.audio_transcript.done":
 			done(e, "audio_transcript", "transcript", ev.Message)
 		case "response.output_audio.delta", "response.audio.delta":
-			rt.OutputAudioBytes += base64Len(e.Get("delta").String())
+			rt.OutputAudioBytes += Base64Len(e.Get("delta").String())
 		case "response.function_call_arguments.delta":
 			delta(e, "function_call", ev.Message).CallID = e.Get("call_id").String()
 		case "response.function_call_arguments.done":
@@ -224,7 +224,7 @@ func (rt *RealtimeSession) clientEvent(e gjson.Result, typ string, msg int) {
 			}
 		}
 	case "input_audio_buffer.append":
-		rt.InputAudioBytes += base64Len(e.Get("audio").String())
+		rt.InputAudioBytes += Base64Len(e.Get("audio").String())
 	}
 }
 
@@ -278,8 +278,9 @@ func (rp realtimeParts) done(e gjson.Result, kind, field string, msg int) *Realt
 	return p
 }
 
-// base64Len is the number of bytes a base64 string decodes to.
-func base64Len(s string) int {
+// Base64Len is the number of bytes the padded base64 string s decodes
+// to (a Realtime audio delta's, counted without decoding it).
+func Base64Len(s string) int {
 	n := len(s) / 4 * 3
 	switch {
 	case strings.HasSuffix(s, "=="):

@@ -17,7 +17,10 @@
 // github.com/klauspost/compress/zstd for compressed captures.
 package tape
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // Version is the capture format version this package writes.
 const Version = 3
@@ -179,6 +182,17 @@ type Response struct {
 	T       int64   `json:"t"`
 	Status  int     `json:"status"`
 	Headers Headers `json:"headers"`
+}
+
+// ChunkAt returns the index of the chunk of a side's chunks (in body
+// order) that holds byte off of its body: the last one starting at or
+// before off (0 when off comes before them all), -1 when there are none.
+func ChunkAt(chunks []Chunk, off int64) int {
+	if len(chunks) == 0 {
+		return -1
+	}
+	i := sort.Search(len(chunks), func(i int) bool { return chunks[i].Off > off })
+	return max(i-1, 0)
 }
 
 // Chunk is exactly one Read from the upstream or one Write to the client.

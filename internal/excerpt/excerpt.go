@@ -20,7 +20,7 @@ func Clip(s string, n int) string {
 
 // Cut returns the start of s of at most n bytes, cut on a rune boundary,
 // and whether anything of s was left out.
-func Cut(s string, n int) (string, bool) {
+func Cut[S ~string | ~[]byte](s S, n int) (S, bool) {
 	if len(s) <= n {
 		return s, false
 	}
