@@ -101,7 +101,7 @@ func (o *recordOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	legs := o.listeners(up, proxy, &cfg)
 	cfg.Header = recordHeader(up, eng, false)
 	tuneGC(e)
-	r, err := record.StartRecording(cfg)
+	r, err := o.start(cfg)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func runRecordForward(ctx context.Context, e *env, o *recordOptions) error {
 	cfg.Header, cfg.Endpoints = recordHeader(nil, eng, o.fwd.insecure), []*record.Endpoint{leg}
 	cfg.Note = func([]*record.Endpoint) string { return fwd.Note() }
 	tuneGC(e)
-	r, err := record.StartRecording(cfg)
+	r, err := o.start(cfg)
 	if err != nil {
 		return err
 	}
@@ -232,6 +232,16 @@ func (o *recordOptions) config(e *env, mode string) (record.RecordingOptions, er
 	}
 	o.live = live
 	return cfg, nil
+}
+
+// start starts the recording cfg sets up; when it cannot (an address in
+// use), the OTLP export started for it ends too, sending nothing.
+func (o *recordOptions) start(cfg record.RecordingOptions) (*record.Recording, error) {
+	r, err := record.StartRecording(cfg)
+	if err != nil {
+		o.live.Close(otlpClose)
+	}
+	return r, err
 }
 
 // runRecording runs a started recording until ctrl-c, a server failure or
