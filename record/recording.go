@@ -65,6 +65,11 @@ type RecordingOptions struct {
 	OnClosed func(path string, err error)
 	// Fsync syncs the capture after every write.
 	Fsync bool
+	// Buffer bounds the bytes of chunk lines waiting for the disk
+	// (tape.WriterOptions.MaxQueued; 0: tape.DefaultMaxQueued). An
+	// exchange that starts while they fill three quarters of it is not
+	// recorded.
+	Buffer int
 	// Header is the capture header: its Seam, Engine, Upstream (redacted)
 	// and Insecure; V, ID and Started are set when the recording starts.
 	Header tape.Header
@@ -156,8 +161,9 @@ func StartRecording(o RecordingOptions) (_ *Recording, err error) {
 // capture cannot keep up or fails.
 func (r *Recording) writerOptions(o RecordingOptions, path string) tape.WriterOptions {
 	return tape.WriterOptions{
-		Sync:     o.Fsync,
-		Compress: strings.HasSuffix(path, tape.CompressedExt),
+		Sync:      o.Fsync,
+		MaxQueued: o.Buffer,
+		Compress:  strings.HasSuffix(path, tape.CompressedExt),
 		OnError: func(err error, inFlight int) {
 			// Said at once: the proxy keeps serving, so nothing else shows it.
 			fmt.Fprintf(o.Log, "seam: capture %s: %v: recording stopped; %s in flight will not be recorded to the end, later ones not at all (clients are still served)\n",
@@ -165,7 +171,7 @@ func (r *Recording) writerOptions(o RecordingOptions, path string) tape.WriterOp
 		},
 		OnDrop: func(ex int) {
 			if r.drops.Add(1) == 1 {
-				fmt.Fprintf(o.Log, "seam: capture %s: recording fell behind the wire (the disk, or the CPU the capture writer gets): exchange #%d and others that start before it catches up are not recorded, so those under way stay whole (their clients still get every byte; a note in the capture marks each)\n", path, ex)
+				fmt.Fprintf(o.Log, "seam: capture %s: recording fell behind the wire (the disk, or the CPU the capture writer gets): exchange #%d and others that start before it catches up are not recorded, so those under way stay whole (their clients still get every byte; a note in the capture marks each); a larger --buffer rides out longer stalls\n", path, ex)
 			}
 		},
 	}

@@ -62,6 +62,9 @@ type options struct {
 	// otlp, when set, adds a seam record --otlp path: the OTLP endpoint's
 	// URL, or "sink" for one the bench runs itself.
 	otlp string
+	// record holds more flags for every seam record run (-record
+	// "--buffer 64MiB").
+	record string
 }
 
 func main() {
@@ -89,6 +92,7 @@ func main() {
 	fs.BoolVar(&o.zst, "zst", true, "run seam record writing a compressed .ndjson.zst capture")
 	fs.BoolVar(&bare, "bare", true, "run a bare reverse proxy too (net/http/httputil in a process of its own, flushing every write, recording nothing): the floor any Go proxy pays on this machine")
 	fs.BoolVar(&o.keep, "keep", false, "keep the captures (in -dir, or in a temporary directory it names), e.g. to time seam inspect on them")
+	fs.StringVar(&o.record, "record", "", "more `flags` for every seam record run, e.g. \"--buffer 64MiB\"")
 	fs.StringVar(&o.otlp, "otlp", "", "also run seam record --otlp `URL` (\"sink\": a loopback OTLP/HTTP endpoint the bench runs, discarding what it gets), and give each seam run's CPU per exchange over its whole life")
 	cpuprofile := fs.String("cpuprofile", "", "write the harness's own CPU profile (client and upstream) to `file`")
 	fs.Func("peer", "another proxy to compare, `NAME=COMMAND` with {upstream} and {port} in COMMAND (repeatable)", func(s string) error {
@@ -330,7 +334,7 @@ func benchPaths(o options, dir, bin string) []path {
 	seamPath := func(name, ext string, extra ...string) path {
 		return path{name: name, start: func(upstream string, i int) (*proxy, error) {
 			capture := filepath.Join(dir, fmt.Sprintf("run%d%s", i, ext))
-			p, err := bench.StartSeamRecord(bin, upstream, capture, extra...)
+			p, err := bench.StartSeamRecord(bin, upstream, capture, append(strings.Fields(o.record), extra...)...)
 			if err != nil {
 				return nil, err
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/captures"
+	"github.com/seam-dev/seam/internal/cli"
 	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/otlpexport"
 	"github.com/seam-dev/seam/record"
@@ -30,6 +31,7 @@ type recordOptions struct {
 	back     string
 	output   string
 	fsync    bool
+	buffer   cli.Size
 	quiet    bool
 	tui      bool
 	allow    listFlag
@@ -50,6 +52,7 @@ func (o *recordOptions) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.back, "back", "127.0.0.1:8089", "with --proxy, the `address` the proxy's upstream requests come to")
 	fs.StringVar(&o.output, "o", "", "capture `file` or directory (default ./captures/seam-<UTC time>.ndjson; a name ending in .zst is zstd-compressed; - for stdout)")
 	fs.BoolVar(&o.fsync, "fsync", false, "fsync the capture after every write (durable, slower)")
+	fs.Var(&o.buffer, "buffer", "hold up to `SIZE` of capture lines waiting for the disk (default 16MiB; raise it when seam says recording fell behind)")
 	fs.BoolVar(&o.quiet, "q", false, "do not print a summary line per exchange")
 	fs.BoolVar(&o.tui, "tui", false, "watch exchanges arrive in the terminal UI (q stops recording)")
 	fs.Var(&o.redact, "redact", "also redact `pattern`: header:NAME, json:PATH (a.b, * any key, ** any depth) or re:REGEXP (repeatable; see Security in the README)")
@@ -208,7 +211,7 @@ func (o *recordOptions) config(e *env, mode string) (record.RecordingOptions, er
 		return record.RecordingOptions{}, &usageError{cmd: "record", msg: "--tui needs a terminal on stdout and a capture file (not -o -)", example: "seam record --tui " + mode}
 	}
 	cfg := record.RecordingOptions{
-		Create: e.createCapture(o.output), Fsync: o.fsync,
+		Create: e.createCapture(o.output), Fsync: o.fsync, Buffer: int(o.buffer),
 		Server: listen.Options{AllowHosts: o.allow, Log: e.stderr}, Redaction: red, Log: e.stderr,
 		OnDone: func(s record.Summary) {
 			if !o.quiet && !o.tui {

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/seam-dev/seam/internal/units"
 )
 
 // ParseInterspersed parses flags wherever they stand among the arguments
@@ -114,5 +116,29 @@ func (p *Pairs) Set(v string) error {
 		*p = map[string]string{}
 	}
 	(*p)[strings.TrimSpace(k)] = strings.TrimSpace(val)
+	return nil
+}
+
+// Size is a flag holding a size in bytes, written as units.ParseBytes
+// reads it (64MiB, 1GB, 512KiB); it must be above zero.
+type Size int64
+
+func (s *Size) String() string {
+	if *s == 0 {
+		return ""
+	}
+	return units.Bytes(int64(*s))
+}
+
+// Set parses v.
+func (s *Size) Set(v string) error {
+	n, err := units.ParseBytes(v)
+	if err != nil {
+		return fmt.Errorf("want a size such as 64MiB: %v", err)
+	}
+	if n < 1 {
+		return fmt.Errorf("%q: want a size above zero, such as 64MiB", v)
+	}
+	*s = Size(n)
 	return nil
 }
