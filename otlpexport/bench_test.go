@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seam-dev/seam/bench"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/tape"
 )
@@ -46,7 +47,7 @@ func BenchmarkExchange(b *testing.B) {
 	}
 	f.Close()
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := bench.ProcessCPU()
 	for b.Loop() {
 		in := inspect.NewInspector(path, *h, inspect.Options{NoDiffs: true})
 		for _, x := range xs {
@@ -57,7 +58,7 @@ func BenchmarkExchange(b *testing.B) {
 	if cpu > 0 {
 		// CPU time, garbage collection included: what a busy machine does
 		// not inflate.
-		b.ReportMetric(float64((processCPU()-cpu).Nanoseconds())/float64(b.N*len(xs)), "cpu-ns/exchange")
+		b.ReportMetric(float64((bench.ProcessCPU()-cpu).Nanoseconds())/float64(b.N*len(xs)), "cpu-ns/exchange")
 	}
 }
 

@@ -291,9 +291,9 @@ func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clo
 	if px != nil {
 		sampler = bench.NewSampler(px.pid, 250*time.Millisecond)
 	}
-	cpu0 := processCPU()
+	cpu0 := bench.ProcessCPU()
 	res := runResult{LoadResult: load.Run(ctx, hc, clock, url)}
-	res.harnessCPU = processCPU() - cpu0
+	res.harnessCPU = bench.ProcessCPU() - cpu0
 	tr.CloseIdleConnections()
 	var ps bench.ProcSummary
 	var check *bench.CaptureCheck

@@ -1,15 +1,16 @@
 //go:build unix
 
-package otlpexport
+package bench
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time this process has used so far, user and
-// system: a benchmark's figure that holds on a busy machine.
-func processCPU() time.Duration {
+// ProcessCPU returns the CPU time this process has used so far, user and
+// system: the figure that holds on a busy machine, where wall time does
+// not.
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
