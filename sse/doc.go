@@ -54,7 +54,10 @@
 // invalid sequences included, and the block is marked QuirkInvalidUTF8. seam
 // records evidence, and replacement would lose it (it would also make a rune
 // split across reads look different from a rune that was really broken).
-// Callers that need the spec's strings apply strings.ToValidUTF8(s, "\uFFFD").
+// Callers that need the spec's strings decode them as the spec does, one
+// U+FFFD per maximal ill-formed subpart (internal/jsstring.Decode, which is
+// what a JavaScript client's TextDecoder gives; strings.ToValidUTF8 is not:
+// it replaces a whole run).
 // Because the line delimiters CR, LF and ':' are ASCII, the field structure is
 // the same either way.
 //
