@@ -10,7 +10,10 @@
 // reads for a progress line the caller draws (Progress). Create opens
 // where a new capture goes (a file, a directory, stdout), PartPath names
 // the files of a recording split by seam record --rotate, and CreateFile
-// makes a capture file, locked while it is written.
+// makes a capture file, locked while it is written. Ship sets a long
+// recording up to write those files and, with a store, to upload each one
+// once closed (package bucket's uploader), resuming what a previous run
+// left: where its captures go, locally and in the bucket.
 //
 // It also gives the terminal UI what it needs to open a file it reads in
 // place: whether a file is compressed, a lazy decompressor, a check that a
