@@ -120,45 +120,43 @@ func (f *lineFields) member(line []byte, i int) (int, bool) {
 	if i >= len(line) {
 		return 0, false
 	}
-	k := -1
-	for n, name := range f.keys {
-		if string(key) == name {
-			k = n
-			break
-		}
-	}
-	if k < 0 {
-		for _, name := range f.keys {
-			if len(name) == len(key) && strings.EqualFold(name, string(key)) {
-				return 0, false // encoding/json would take it for name
-			}
-		}
+	k, exact := f.key(key)
+	switch {
+	case k < 0:
 		end, _, ok := jsontext.ScanValue(line, i, maxRawDepth)
-		return end, ok
-	}
-	if k == 0 || f.seen&(1<<k) != 0 {
-		return 0, false // a second "type", or a key read twice
+		return end, ok // a key the line does not have: skipped
+	case !exact, k == 0, f.seen&(1<<k) != 0:
+		// A key encoding/json would take for one of ours without regard
+		// to case, a second "type", or a key read twice.
+		return 0, false
 	}
 	f.seen |= 1 << k
-	switch name := f.keys[k]; name {
+	return f.value(f.keys[k], line, i)
+}
+
+// key returns the position of key among the line's keys (-1 when it is
+// none of them) and whether it matched exactly rather than without regard
+// to case.
+func (f *lineFields) key(key []byte) (k int, exact bool) {
+	for n, name := range f.keys {
+		if string(key) == name {
+			return n, true
+		}
+	}
+	for n, name := range f.keys {
+		if len(name) == len(key) && strings.EqualFold(name, string(key)) {
+			return n, false
+		}
+	}
+	return -1, false
+}
+
+// value reads the value of the member name at line[i] into f and returns
+// the position after it.
+func (f *lineFields) value(name string, line []byte, i int) (int, bool) {
+	switch name {
 	case "ex", "t", "status", "bytes", "unrecorded":
-		v, end, ok := jsontext.ScanInt(line, i)
-		if !ok || (name == "ex" || name == "status") && int64(int(v)) != v {
-			return 0, false
-		}
-		switch name {
-		case "ex":
-			f.ex = v
-		case "t":
-			f.t = v
-		case "status":
-			f.status = v
-		case "bytes":
-			f.bytes = v
-		default:
-			f.unrecorded = v
-		}
-		return end, true
+		return f.intValue(name, line, i)
 	case "headers":
 		h, end, ok := scanHeaders(line, i)
 		f.headers = h
@@ -180,7 +178,7 @@ func (f *lineFields) member(line []byte, i int) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	switch f.keys[k] {
+	switch name {
 	case "body":
 		f.haveBody = true
 		f.body, ok = unquote(raw, esc)
@@ -195,29 +193,55 @@ func (f *lineFields) member(line []byte, i int) (int, bool) {
 		return end, err == nil
 	}
 	s, ok := stringValue(raw, esc)
-	switch f.keys[k] {
-	case "side":
-		f.side = s
-	case "method":
-		f.method = s
-	case "scheme":
-		f.scheme = s
-	case "host":
-		f.host = s
-	case "url":
-		f.url = s
-	case "paired":
-		f.paired = s
-	case "outcome":
-		f.outcome = s
-	case "error":
-		f.errText = s
-	case "sha256":
-		f.sha = s
-	case "text":
-		f.text = s
-	}
+	*f.stringField(name) = s
 	return end, ok
+}
+
+// intValue reads the integer member name at line[i]; ex and status must
+// fit an int, as encoding/json requires of the fields they fill.
+func (f *lineFields) intValue(name string, line []byte, i int) (int, bool) {
+	v, end, ok := jsontext.ScanInt(line, i)
+	if !ok || (name == "ex" || name == "status") && int64(int(v)) != v {
+		return 0, false
+	}
+	switch name {
+	case "ex":
+		f.ex = v
+	case "t":
+		f.t = v
+	case "status":
+		f.status = v
+	case "bytes":
+		f.bytes = v
+	default:
+		f.unrecorded = v
+	}
+	return end, true
+}
+
+// stringField returns the field the string member name fills.
+func (f *lineFields) stringField(name string) *string {
+	switch name {
+	case "side":
+		return &f.side
+	case "method":
+		return &f.method
+	case "scheme":
+		return &f.scheme
+	case "host":
+		return &f.host
+	case "url":
+		return &f.url
+	case "paired":
+		return &f.paired
+	case "outcome":
+		return &f.outcome
+	case "error":
+		return &f.errText
+	case "sha256":
+		return &f.sha
+	}
+	return &f.text
 }
 
 // stringValue returns a JSON string's decoded text, the sides and the
