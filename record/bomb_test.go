@@ -54,21 +54,11 @@ func bombUpstream(body []byte) http.Handler {
 // got it.
 func sendBomb(t *testing.T, r *rig, auth string) []byte {
 	t.Helper()
-	req, _ := http.NewRequest("POST", r.front.URL+"/v1/chat/completions", strings.NewReader(`{"stream":true}`))
+	h := http.Header{}
 	if auth != "" {
-		req.Header.Set("Authorization", auth)
+		h.Set("Authorization", auth)
 	}
-	tr := &http.Transport{DisableCompression: true}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b := postRaw(t, r, h)
 	return b
 }
 
@@ -183,8 +173,11 @@ func TestCompressionBombMemory(t *testing.T) {
 		t.Fatal("the body was not proxied and recorded whole")
 	}
 	// Two watches (the client got the same br body) hold a line each, up
-	// to the parser's cap of 16 MiB, then its data.
-	if p := peak.Load(); p > 64<<20 {
+	// to the parser's cap of 16 MiB, then its data: 59-62 MiB sampled,
+	// and up to 66 in one run in ten of eight in a row (garbage not yet
+	// collected), so the bound leaves room above that; what it catches is
+	// a heap that grows with the 512 MiB the bomb inflates to.
+	if p := peak.Load(); p > 80<<20 {
 		t.Fatalf("peak heap %d MiB decoding a 512 MiB bomb", p>>20)
 	}
 	t.Logf("peak heap %d MiB, %v", peak.Load()>>20, time.Since(start))

@@ -3,6 +3,7 @@ package record_test
 import (
 	"bytes"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -83,10 +84,20 @@ var chatEvents = [][]byte{
 // and returns the body as the client received it, undecoded.
 func get(t *testing.T, r *rig, ae string) (string, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", r.front.URL+"/v1/chat/completions", strings.NewReader(`{"stream":true}`))
+	h := http.Header{}
 	if ae != "" {
-		req.Header.Set("Accept-Encoding", ae)
+		h.Set("Accept-Encoding", ae)
 	}
+	return postRaw(t, r, h)
+}
+
+// postRaw sends a streaming Chat request with headers h through the
+// recorder, its transport asking for no compression of its own, and
+// returns the Content-Encoding and the body as the client received them.
+func postRaw(t *testing.T, r *rig, h http.Header) (string, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", r.front.URL+"/v1/chat/completions", strings.NewReader(`{"stream":true}`))
+	maps.Copy(req.Header, h)
 	tr := &http.Transport{DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: tr}).Do(req)
@@ -94,7 +105,10 @@ func get(t *testing.T, r *rig, ae string) (string, []byte) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read the client's body: %v", err)
+	}
 	return resp.Header.Get("Content-Encoding"), b
 }
 
