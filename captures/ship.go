@@ -140,7 +140,7 @@ func (s *Shipping) startUpload(ctx context.Context, dir string, cfg *record.Reco
 		s.notices = append(s.notices, fmt.Sprintf("warning: --upload: %v", err))
 	}
 	if len(left) > 0 {
-		line := fmt.Sprintf("uploading %s a previous run left in %s", Files(len(left)), dir)
+		line := fmt.Sprintf("uploading %s a previous run left in %s", units.Count(len(left), "file"), dir)
 		if cut > 0 {
 			line += fmt.Sprintf(" (%d of them still being written when it ended: read up to the cut)", cut)
 		}
@@ -198,10 +198,10 @@ func (s *Shipping) Finish(wait time.Duration, say func(line string)) error {
 	}
 	target := s.o.Target
 	if n := s.uploader.Queued(); n > 0 {
-		say(fmt.Sprintf("seam: uploading %s to %s (ctrl-c again to leave them for the next run)", Files(n), target))
+		say(fmt.Sprintf("seam: uploading %s to %s (ctrl-c again to leave them for the next run)", units.Count(n, "file"), target))
 	}
 	rep := s.uploader.Finish(wait)
-	line := fmt.Sprintf("%s (%s) uploaded to %s", Files(rep.Uploaded), units.Bytes(rep.Bytes), target)
+	line := fmt.Sprintf("%s (%s) uploaded to %s", units.Count(rep.Uploaded, "file"), units.Bytes(rep.Bytes), target)
 	if rep.Retried > 0 {
 		line += fmt.Sprintf(", %d after failing first", rep.Retried)
 	}
@@ -215,19 +215,11 @@ func (s *Shipping) Finish(wait time.Duration, say func(line string)) error {
 	for _, p := range rep.Pending {
 		say(fmt.Sprintf("not uploaded: %s → %s: %s", p.Path, p.Object, p.Err))
 	}
-	return errors.New(Files(len(rep.Pending)) + " not uploaded: kept here; the next seam record --upload with the same -o uploads them")
+	return errors.New(units.Count(len(rep.Pending), "file") + " not uploaded: kept here; the next seam record --upload with the same -o uploads them")
 }
 
 // exists reports whether something is at path.
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
-}
-
-// Files returns "1 file", "2 files".
-func Files(n int) string {
-	if n == 1 {
-		return "1 file"
-	}
-	return fmt.Sprintf("%d files", n)
 }

@@ -183,7 +183,7 @@ func buildChart(ex int, origin int64, sides []chartSide, marks []chartMark, stal
 		c.Lanes = append(c.Lanes, lane)
 		last := s.chunks[len(s.chunks)-1]
 		desc = append(desc, s.name+": "+commas(last.Off+int64(len(last.Data)))+" bytes in "+
-			strconv.Itoa(len(s.chunks))+" chunks, "+plural(lane.StallCount, "stall"))
+			strconv.Itoa(len(s.chunks))+" chunks, "+units.Count(lane.StallCount, "stall"))
 		laneTop += laneH + laneGap
 	}
 	axisY, xStep := laneTop+12, niceStep(span, 9)
@@ -193,7 +193,7 @@ func buildChart(ex int, origin int64, sides []chartSide, marks []chartMark, stal
 		c.XLabels = append(c.XLabels, chartLabel{X: xx, Y: num(axisY), Anchor: "middle", Text: units.Duration(t)})
 	}
 	c.Grid = grid.String()
-	c.Stalls = plural(total, "stall")
+	c.Stalls = units.Count(total, "stall")
 	c.H = int(axisY + 8)
 	c.Marks = sc.markViews(marks, sides, laneTop)
 	c.Desc = "Cumulative body bytes of each side against time since the request (" +

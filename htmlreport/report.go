@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
 )
@@ -59,7 +60,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"pre":    func(s string) []visible.Piece { return pieces(s, true) },
 	"commas": func(n int) string { return commas(int64(n)) },
 	"add":    func(a, b int) int { return a + b },
-	"plural": plural,
+	"plural": units.Count[int],
 }).Parse(pageSource))
 
 // contentPolicy forbids the page every fetch, script, frame and form: it

@@ -85,11 +85,3 @@ func commas(n int64) string {
 	}
 	return b.String()
 }
-
-// plural renders a count and a noun: "1 stall", "2 stalls".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}

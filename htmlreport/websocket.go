@@ -82,7 +82,7 @@ func buildWebSocket(ws *inspect.WebSocketReport) *wsView {
 			notes = append(notes, "audio not kept")
 		}
 		if m.Frames > 1 {
-			notes = append(notes, plural(m.Frames, "frame"))
+			notes = append(notes, units.Count(m.Frames, "frame"))
 		}
 		mv.Notes = strings.Join(notes, ", ")
 		switch {

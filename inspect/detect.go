@@ -11,6 +11,7 @@ import (
 	"github.com/seam-dev/seam/coding"
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/sse"
 	"github.com/seam-dev/seam/tape"
@@ -236,7 +237,7 @@ func runUpstreamClient(c *exCtx) {
 		if h.At != nil {
 			p = *h.At
 		}
-		c.emit("diff.text-shaped", p, hunkEvidence(h), pluralWord(len(shaped), "difference")+" between upstream and client text that the engine's declared transforms make ("+ex.declared()+")")
+		c.emit("diff.text-shaped", p, hunkEvidence(h), units.Count(len(shaped), "difference")+" between upstream and client text that the engine's declared transforms make ("+ex.declared()+")")
 	}
 	if len(changed) > 0 {
 		h := changed[0]
@@ -248,7 +249,7 @@ func runUpstreamClient(c *exCtx) {
 		if h.Region != "" {
 			where = ", the first in the " + regionWords(h.Region)
 		}
-		c.emit("diff.upstream-client", p, hunkEvidence(h), pluralWord(len(changed), "difference")+" between upstream and client text"+where)
+		c.emit("diff.upstream-client", p, hunkEvidence(h), units.Count(len(changed), "difference")+" between upstream and client text"+where)
 	}
 	boundaryDedupe(c, c.sides[tape.Upstream], c.sides[tape.Client])
 }

@@ -1,7 +1,6 @@
 package inspect
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/seam-dev/seam/timing"
@@ -17,13 +16,4 @@ func stallOf(opts Options) time.Duration {
 		return opts.Stall
 	}
 	return DefaultStall
-}
-
-// pluralWord returns "1 stall", "2 stalls": n and the noun, with an s
-// unless n is 1.
-func pluralWord(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

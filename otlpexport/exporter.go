@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seam-dev/seam/internal/units"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -207,18 +208,11 @@ func (x *Exporter) Stats() Stats { return x.q.stats() }
 // Summary is the line a command prints about the export once it closed.
 func (x *Exporter) Summary() string {
 	st := x.Stats()
-	line := fmt.Sprintf("otlp: %d %s sent to %s", st.Sent, plural(st.Sent, "span"), x.cfg.TracesURL)
+	line := fmt.Sprintf("otlp: %d %s sent to %s", st.Sent, units.Noun(st.Sent, "span"), x.cfg.TracesURL)
 	if st.Dropped > 0 {
 		line += fmt.Sprintf(", %d dropped (%v); the capture holds them all: seam export --format otlp sends them again", st.Dropped, st.LastError)
 	}
 	return line
-}
-
-func plural(n int64, s string) string {
-	if n == 1 {
-		return s
-	}
-	return s + "s"
 }
 
 // idKey is the context key under which Export passes the exchange's key

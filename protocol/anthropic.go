@@ -8,6 +8,7 @@ import (
 
 	"github.com/seam-dev/seam/internal/excerpt"
 	"github.com/seam-dev/seam/internal/jsontext"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/tidwall/gjson"
 )
 
@@ -33,20 +34,13 @@ func serverResult(typ string, content gjson.Result) string {
 	switch {
 	case content.IsArray():
 		n := len(content.Array())
-		return typ + " (" + strconv.Itoa(n) + " " + plural(n, "result") + ")"
+		return typ + " (" + strconv.Itoa(n) + " " + units.Noun(n, "result") + ")"
 	case content.IsObject():
 		if code := content.Get("error_code").String(); code != "" {
 			return typ + " (error: " + code + ")"
 		}
 	}
 	return typ
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // antState is the assembly state of an Anthropic Messages stream.

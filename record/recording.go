@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/tape"
 )
@@ -167,7 +168,7 @@ func (r *Recording) writerOptions(o RecordingOptions, path string) tape.WriterOp
 		OnError: func(err error, inFlight int) {
 			// Said at once: the proxy keeps serving, so nothing else shows it.
 			fmt.Fprintf(o.Log, "seam: capture %s: %v: recording stopped; %s in flight will not be recorded to the end, later ones not at all (clients are still served)\n",
-				path, err, exchanges(inFlight))
+				path, err, units.Count(inFlight, "exchange"))
 		},
 		OnDrop: func(ex int) {
 			if r.drops.Add(1) == 1 {
@@ -310,9 +311,9 @@ func (r *Recording) Report(log io.Writer) {
 			to = fmt.Sprintf("%d files, %s to %s", len(closed), closed[0], closed[len(closed)-1])
 		}
 	}
-	line := fmt.Sprintf("%s recorded to %s", exchanges(st.Recorded), to)
+	line := fmt.Sprintf("%s recorded to %s", units.Count(st.Recorded, "exchange"), to)
 	if to == "" {
-		line = fmt.Sprintf("%s recorded: no capture file kept (none had an exchange)", exchanges(st.Recorded))
+		line = fmt.Sprintf("%s recorded: no capture file kept (none had an exchange)", units.Count(st.Recorded, "exchange"))
 	}
 	if lost := served - int64(st.Recorded); lost > 0 {
 		line += fmt.Sprintf(" (%d served, %d not recorded)", served, lost)
@@ -326,12 +327,4 @@ func (r *Recording) Report(log io.Writer) {
 		line += fmt.Sprintf("; %d of them cut short: recording fell behind the wire", cut)
 	}
 	fmt.Fprintln(log, line)
-}
-
-// exchanges returns "1 exchange", "2 exchanges".
-func exchanges(n int) string {
-	if n == 1 {
-		return "1 exchange"
-	}
-	return fmt.Sprintf("%d exchanges", n)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -120,7 +121,7 @@ func (x Exchange) failure(least inspect.Severity) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "seamtest: exchange %d, %s %s (status %d, %s): %d %s at %s or above",
-		x.Ex, x.Method, x.URL, x.Status, x.Outcome, len(bad), plural(len(bad), "finding"), least)
+		x.Ex, x.Method, x.URL, x.Status, x.Outcome, len(bad), units.Noun(len(bad), "finding"), least)
 	for _, f := range bad {
 		b.WriteString("\n  " + f.String())
 	}
@@ -322,11 +323,4 @@ func visibleText(s string) string {
 		lines[i] = visible.String(l)
 	}
 	return strings.Join(lines, "\n")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -111,7 +112,7 @@ func WriteDiffSummary(w io.Writer, compared, onlyA, onlyB []int, na, nb int) err
 	case len(compared) > 1:
 		what = "exchanges " + joinInts(compared) + " of A with the same numbers in B"
 	}
-	if _, err := fmt.Fprintf(w, "compared %s (A has %s, B has %d)\n", what, plural(na, "exchange"), nb); err != nil {
+	if _, err := fmt.Fprintf(w, "compared %s (A has %s, B has %d)\n", what, units.Count(na, "exchange"), nb); err != nil {
 		return err
 	}
 	if len(onlyA) > 0 {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/visible"
 )
@@ -154,7 +155,7 @@ func (m *ManyWriter) Close(captures, found int, sessions []*session.Session) err
 		}
 		fmt.Fprintf(m.w, "\n  ],\n  \"sessions\": %s\n}\n", b)
 	case m.f.Client == "" && !m.f.One:
-		fmt.Fprintf(m.w, "%s, %s\n\n", plural(captures, "capture"), plural(found, "exchange"))
+		fmt.Fprintf(m.w, "%s, %s\n\n", units.Count(captures, "capture"), units.Count(found, "exchange"))
 		if err := m.rows.Write(m.w, m.f.Width); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -17,7 +18,7 @@ func quoteClip(s string, n int) string {
 	if len(s) <= n {
 		return strconv.Quote(s)
 	}
-	return strconv.Quote(excerpt.Clip(s, n)) + " (" + plural(len(s), "byte") + ")"
+	return strconv.Quote(excerpt.Clip(s, n)) + " (" + units.Count(len(s), "byte") + ")"
 }
 
 // clipCount is excerpt.Clip saying how many bytes the whole has when it
@@ -26,7 +27,7 @@ func clipCount(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return excerpt.Clip(s, n) + " (" + plural(len(s), "byte") + ")"
+	return excerpt.Clip(s, n) + " (" + units.Count(len(s), "byte") + ")"
 }
 
 // writeItems writes items joined by " · " after first, breaking lines at
@@ -99,18 +100,9 @@ func writeWrappedAt(w io.Writer, col int, text, indent string) {
 	fmt.Fprintln(w)
 }
 
-// plural returns "1 stall", "2 stalls": n and the noun, with an s unless
-// n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
 // more returns "1 more line", "2 more lines".
 func more(n int, noun string) string {
-	return strings.Replace(plural(n, noun), " ", " more ", 1)
+	return strings.Replace(units.Count(n, noun), " ", " more ", 1)
 }
 
 // orDash draws s (from a capture) for the terminal, or "-" when empty.

@@ -34,7 +34,7 @@ func sessionLine(r *session.Ref, capture string) string {
 	if r.Continues != "" {
 		parts = append(parts, "continues response "+excerpt.Name(r.Continues)+" (not in these captures)")
 	}
-	parts = append(parts, plural(r.Messages, "message"))
+	parts = append(parts, units.Count(r.Messages, "message"))
 	return strings.Join(parts, " · ")
 }
 
@@ -77,7 +77,7 @@ func writeSessions(w io.Writer, ss []*session.Session, paint func(code, s string
 // SessionSummary renders a session's totals on one line: "6 turns · 5
 // tool calls · tokens in 2100 out 210 · 1.48s · 1 rewrite".
 func SessionSummary(s *session.Session) string {
-	parts := []string{plural(s.Turns, "turn"), plural(s.ToolCalls, "tool call")}
+	parts := []string{units.Count(s.Turns, "turn"), units.Count(s.ToolCalls, "tool call")}
 	if s.UsageTurns > 0 {
 		parts = append(parts, fmt.Sprintf("tokens in %d out %d", s.TokensIn, s.TokensOut))
 	}
@@ -88,7 +88,7 @@ func SessionSummary(s *session.Session) string {
 		parts = append(parts, strconv.Itoa(s.Failed)+" failed")
 	}
 	if s.Rewrites > 0 {
-		parts = append(parts, plural(s.Rewrites, "rewrite"))
+		parts = append(parts, units.Count(s.Rewrites, "rewrite"))
 	}
 	if len(s.Models) > 0 {
 		var ms []string

@@ -9,6 +9,7 @@ import (
 	"github.com/seam-dev/seam/framing"
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -27,7 +28,7 @@ func writeSides(w io.Writer, sides []*inspect.SideReport, paint func(code, s str
 	}
 	for _, s := range sides {
 		m := s.Message
-		fmt.Fprintf(w, "-- %s: %s, %s, %s", visible.String(string(s.Side)), plural(s.Chunks, "chunk"), plural(s.Events, "event"), plural(int(s.Bytes), "byte"))
+		fmt.Fprintf(w, "-- %s: %s, %s, %s", visible.String(string(s.Side)), units.Count(s.Chunks, "chunk"), units.Count(s.Events, "event"), units.Count(int(s.Bytes), "byte"))
 		if s.Encoding != "" {
 			fmt.Fprintf(w, " %s (%d decoded)", visible.String(s.Encoding), s.Decoded)
 		}
@@ -103,7 +104,7 @@ func writeSides(w io.Writer, sides []*inspect.SideReport, paint func(code, s str
 // the text from a little before the first byte where the two differ, so
 // the two lines show where they part instead of the same start twice.
 func sideText(s, other string, hasOther, client bool) string {
-	size := plural(len(s), "byte")
+	size := units.Count(len(s), "byte")
 	switch {
 	case !hasOther:
 		if len(s) > textClip {

@@ -31,7 +31,7 @@ type Stats struct {
 // WriteStats writes the figures as a table that fits width cells (no
 // limit when 0), then the findings by id per group and the sessions.
 func WriteStats(w io.Writer, width int, s Stats) error {
-	fmt.Fprintf(w, "%s, %s · by %s · stalls are gaps over %s\n\n", plural(s.Captures, "capture"), plural(s.Total.Exchanges, "exchange"),
+	fmt.Fprintf(w, "%s, %s · by %s · stalls are gaps over %s\n\n", units.Count(s.Captures, "capture"), units.Count(s.Total.Exchanges, "exchange"),
 		strings.Join(s.By, ", "), units.Duration(int64(s.Stall)))
 	if s.Total.Exchanges == 0 {
 		fmt.Fprintln(w, "no exchange to count")

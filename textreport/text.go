@@ -93,7 +93,7 @@ func (t *Writer) Exchange(x *inspect.ExchangeReport) error {
 	t.count[sev]++
 	writeItems(bw, paint(ansiBold, "==")+" ", v)
 	meta := []string{visible.String(x.Method) + " " + visible.String(x.Origin+x.Endpoint), "model " + orDash(x.Model),
-		"status " + strconv.Itoa(x.Status), "ttfb " + units.Duration(x.TTFB), "duration " + units.Duration(x.Dur), plural(x.Events, "event")}
+		"status " + strconv.Itoa(x.Status), "ttfb " + units.Duration(x.TTFB), "duration " + units.Duration(x.Dur), units.Count(x.Events, "event")}
 	writeItems(bw, "   ", meta)
 	if x.Paired != "" && x.Paired != tape.PairedHeader {
 		writeItems(bw, "   ", []string{x.PairingText()})
@@ -170,7 +170,7 @@ func (t *Writer) Close() error {
 				parts = append(parts, fmt.Sprintf("%d %s", n, c.word))
 			}
 		}
-		fmt.Fprintf(bw, "%s %s: %s\n", t.paint(ansiBold, "=="), plural(t.n, "exchange"), strings.Join(parts, ", "))
+		fmt.Fprintf(bw, "%s %s: %s\n", t.paint(ansiBold, "=="), units.Count(t.n, "exchange"), strings.Join(parts, ", "))
 		if t.n > 1 {
 			for _, v := range t.listed {
 				writeItems(bw, "   ", v)

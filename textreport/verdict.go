@@ -9,6 +9,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/visible"
 )
 
@@ -83,7 +84,7 @@ func writeFindings(w io.Writer, fs []inspect.Finding, paint func(code, s string)
 			if c.sev == inspect.Info {
 				counts = append(counts, fmt.Sprintf("%d info", n[c.sev]))
 			} else {
-				counts = append(counts, plural(n[c.sev], c.noun))
+				counts = append(counts, units.Count(n[c.sev], c.noun))
 			}
 		}
 	}

@@ -26,7 +26,7 @@ func writeWebSocket(w io.Writer, x *inspect.ExchangeReport, paint func(code, s s
 		if s.Side == tape.Client {
 			dir = "client → server"
 		}
-		fmt.Fprintf(w, "-- %s (%s): %s, %s, %s", s.Side, dir, plural(s.Chunks, "frame"), plural(s.Events, "message"), plural(int(s.Bytes), "byte"))
+		fmt.Fprintf(w, "-- %s (%s): %s, %s, %s", s.Side, dir, units.Count(s.Chunks, "frame"), units.Count(s.Events, "message"), units.Count(int(s.Bytes), "byte"))
 		if s.Outcome != "" {
 			fmt.Fprintf(w, ", %s", visible.String(string(s.Outcome)))
 		}

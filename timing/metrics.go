@@ -2,7 +2,6 @@ package timing
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -95,7 +94,7 @@ func (m *Metrics) Line() string {
 	var parts []string
 	if m.Gaps > 0 {
 		parts = append(parts, "gaps p50 "+units.Duration(m.GapP50)+" p99 "+units.Duration(m.GapP99)+" max "+units.Duration(m.GapMax),
-			plural(m.Stalls, "stall")+" over "+units.Duration(m.StallNs))
+			units.Count(m.Stalls, "stall")+" over "+units.Duration(m.StallNs))
 	}
 	if m.TokensIn > 0 || m.TokensOut > 0 {
 		parts = append(parts, fmt.Sprintf("tokens in %d out %d", m.TokensIn, m.TokensOut))
@@ -104,13 +103,4 @@ func (m *Metrics) Line() string {
 		parts = append(parts, fmt.Sprintf("%.1f tokens/s", m.TokensPerS))
 	}
 	return strings.Join(parts, " · ")
-}
-
-// plural returns "1 stall", "2 stalls": n and the noun, with an s
-// unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

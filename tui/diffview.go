@@ -92,7 +92,7 @@ func (m *model) buildDiff() *diffDoc {
 			out = append(out, newLine(sty(title, st.header), sty(fmt.Sprintf("  identical (%s = %s)", df.A, df.B), st.okText)))
 			continue
 		}
-		out = append(out, newLine(sty(title, st.header), sty("  "+plural(len(df.Hunks), "hunk")+"  ", st.bold),
+		out = append(out, newLine(sty(title, st.header), sty("  "+units.Count(len(df.Hunks), "hunk")+"  ", st.bold),
 			sty("--- "+df.A, st.del), txt("  "), sty("+++ "+df.B, st.add)))
 		for hi := range df.Hunks {
 			h := &df.Hunks[hi]

@@ -225,7 +225,7 @@ func (m *model) sessionTotals() string {
 			}
 		}
 	}
-	parts := []string{plural(len(m.sess.rows), "turn"), plural(tools, "tool call")}
+	parts := []string{units.Count(len(m.sess.rows), "turn"), units.Count(tools, "tool call")}
 	if in > 0 || out > 0 {
 		parts = append(parts, fmt.Sprintf("tokens in %d out %d", in, out))
 	}
@@ -233,18 +233,10 @@ func (m *model) sessionTotals() string {
 		parts = append(parts, units.Duration(int64(end.Sub(start))))
 	}
 	if rewrites > 0 {
-		parts = append(parts, plural(rewrites, "rewrite"))
+		parts = append(parts, units.Count(rewrites, "rewrite"))
 	}
 	if failed > 0 {
 		parts = append(parts, strconv.Itoa(failed)+" failed")
 	}
 	return strings.Join(parts, " · ")
-}
-
-// plural returns "1 turn", "2 turns".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/shape"
 	"github.com/seam-dev/seam/tape"
 )
@@ -102,7 +103,7 @@ func (m *model) onReplay(msg replayMsg) {
 	d.invalidate()
 	m.clamp()
 	before, after := len(d.rec.rep.Findings), len(msg.r.view.rep.Findings)
-	m.setStatus(fmt.Sprintf("replayed with %s: %s, %d recorded", engineDelta(d.recEngine, d.engine), plural(after, "finding"), before))
+	m.setStatus(fmt.Sprintf("replayed with %s: %s, %d recorded", engineDelta(d.recEngine, d.engine), units.Count(after, "finding"), before))
 }
 
 // onPanelKey handles the engine switch panel.

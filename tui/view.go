@@ -68,7 +68,7 @@ func (m *model) titleBar() string {
 	default:
 		name = fmt.Sprintf("%d captures in %s", len(m.caps), clean(filepath.Dir(m.caps[0].name)))
 	}
-	parts := []string{plural(len(m.sums), "exchange")}
+	parts := []string{units.Count(len(m.sums), "exchange")}
 	if len(m.list.rows) != len(m.sums) {
 		parts[0] = fmt.Sprintf("%d of %d exchanges", len(m.list.rows), len(m.sums))
 	}
@@ -90,7 +90,7 @@ func (m *model) titleBar() string {
 		warns += len(c.warnings)
 	}
 	if warns > 0 {
-		parts = append(parts, "⚠ "+plural(warns, "line")+" skipped")
+		parts = append(parts, "⚠ "+units.Count(warns, "line")+" skipped")
 	}
 	if m.following() {
 		parts = append(parts, "● following")
@@ -287,7 +287,7 @@ func (m *model) panelView(h int) []string {
 		if d.replaying {
 			status += " (replaying…)"
 		} else if d.rp != nil {
-			status += fmt.Sprintf(" · %s now, %d recorded", plural(len(d.rp.view.rep.Findings), "finding"), len(d.rec.rep.Findings))
+			status += fmt.Sprintf(" · %s now, %d recorded", units.Count(len(d.rp.view.rep.Findings), "finding"), len(d.rec.rep.Findings))
 		}
 	}
 	out = append(out, "", paint([]run{sty("  "+status, st.notice)}, m.w, "", st.match))

@@ -95,7 +95,7 @@ func (v *exView) wsRawHead(t rawTarget) string {
 		}
 		var notes []string
 		if m.Frames > 1 {
-			notes = append(notes, plural(m.Frames, "frame"))
+			notes = append(notes, units.Count(m.Frames, "frame"))
 		}
 		if m.Compressed {
 			notes = append(notes, "inflated")
@@ -163,7 +163,7 @@ func (m *model) buildSession() *diffDoc {
 	}
 	for _, s := range v.rep.Sides {
 		line := []run{sty(fmt.Sprintf("   %-15s ", wsDirection(s.Side)), sideStyle(st, s.Side)),
-			txt(fmt.Sprintf("%s, %s, %s", plural(s.Chunks, "frame"), plural(s.Events, "message"), units.Bytes(s.Bytes)))}
+			txt(fmt.Sprintf("%s, %s, %s", units.Count(s.Chunks, "frame"), units.Count(s.Events, "message"), units.Bytes(s.Bytes)))}
 		if s.Outcome != "" {
 			line = append(line, txt(" · "+clean(string(s.Outcome))))
 		}

@@ -57,15 +57,6 @@ func (e *env) hint(args ...string) string {
 	return self
 }
 
-// plural returns "1 exchange", "2 exchanges": n and the noun, with an s
-// unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
 // command is one seam subcommand.
 type command struct {
 	name    string

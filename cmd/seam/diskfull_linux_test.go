@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -165,7 +166,7 @@ func TestRecordOnFullFilesystem(t *testing.T) {
 		t.Fatalf("the file holds %d whole exchanges; the tmpfs should fit some, not 7", whole)
 	}
 	final := log.String()
-	if want := fmt.Sprintf("%s recorded to %s (7 served, %d not recorded)", plural(whole, "exchange"), out, 7-whole); !strings.Contains(final, want) {
+	if want := fmt.Sprintf("%s recorded to %s (7 served, %d not recorded)", units.Count(whole, "exchange"), out, 7-whole); !strings.Contains(final, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, final)
 	}
 	if want := "seam: capture " + out + ": write capture: "; !strings.Contains(final[strings.LastIndex(final, "recorded to"):], want) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/convert"
+	"github.com/seam-dev/seam/internal/units"
 )
 
 type importOptions struct {
@@ -50,7 +51,7 @@ func (o *importOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 		return err
 	}
 	if o.output != "-" {
-		fmt.Fprintf(e.stderr, "imported %s\n", plural(len(c.Exchanges), "exchange"))
+		fmt.Fprintf(e.stderr, "imported %s\n", units.Count(len(c.Exchanges), "exchange"))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/internal/junit"
 	"github.com/seam-dev/seam/internal/shellquote"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/textreport"
@@ -62,7 +63,7 @@ func inspectMany(ctx context.Context, e *env, paths []string, o *inspectOptions,
 		return err
 	}
 	if o.ex.N != 0 && found == 0 && where.Empty() {
-		return fmt.Errorf("no exchange %s among the %s given", o.ex.String(), plural(len(paths), "capture"))
+		return fmt.Errorf("no exchange %s among the %s given", o.ex.String(), units.Count(len(paths), "capture"))
 	}
 	ss := sessions.List()
 	if !where.Empty() {

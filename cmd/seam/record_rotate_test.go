@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/seam-dev/seam/bucket"
-	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/internal/s3fake"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -221,7 +221,7 @@ func TestRecordRotateUploadKill9(t *testing.T) {
 	// The restart takes up every file whose marker does not say uploaded:
 	// one killed between its PUT and its marker's update is among them,
 	// found in the bucket and not sent again (checked below).
-	if want := fmt.Sprintf("uploading %s a previous run left", captures.Files(pending)); !strings.Contains(stderr2, want) && pending > 0 {
+	if want := fmt.Sprintf("uploading %s a previous run left", units.Count(pending, "file")); !strings.Contains(stderr2, want) && pending > 0 {
 		t.Errorf("the restart does not say %q:\n%s", want, stderr2)
 	}
 	if !regexp.MustCompile(`\d+ files? \(.*\) uploaded to s3://caps/team/host-a`).MatchString(stderr2) {

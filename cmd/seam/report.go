@@ -78,6 +78,6 @@ func (o *reportOptions) run(ctx context.Context, e *env, fs *flag.FlagSet) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "wrote %s (%s, %s): open it in a browser\n", out, plural(len(rep.Exchanges), "exchange"), units.Bytes(n))
+	fmt.Fprintf(e.stderr, "wrote %s (%s, %s): open it in a browser\n", out, units.Count(len(rep.Exchanges), "exchange"), units.Bytes(n))
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/seam-dev/seam/captures"
 	"github.com/seam-dev/seam/internal/cli"
+	"github.com/seam-dev/seam/internal/units"
 	"github.com/seam-dev/seam/listen"
 	"github.com/seam-dev/seam/otlpexport"
 	"github.com/seam-dev/seam/record"
@@ -161,7 +162,7 @@ func (o *serveOptions) announcer(e *env, p *servePlan, fwd *record.ForwardPlan) 
 	return func(addr net.Addr, path string) {
 		// The first line names the address: scripts and tests read it.
 		fmt.Fprintf(e.stderr, "serving %s from %s on http://%s (mode %s, speed %g)\n",
-			plural(tape.CountExchanges(p.caps), "exchange"), plural(len(p.caps), "capture"), addr, p.Mode, o.speed)
+			units.Count(tape.CountExchanges(p.caps), "exchange"), units.Count(len(p.caps), "capture"), addr, p.Mode, o.speed)
 		fmt.Fprintln(e.stderr, p.Describe(tape.RedactUpstream(p.upstream), path))
 		if len(o.faults) > 0 {
 			fmt.Fprintf(e.stderr, "injecting faults %s (seed %d)\n", o.faults.String(), o.seed)

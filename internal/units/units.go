@@ -97,3 +97,18 @@ func trimZeros(s string) string {
 	}
 	return s
 }
+
+// Count formats a count of things: "1 file", "0 files", "2 exchanges".
+// noun is the singular, made plural with an s.
+func Count[N ~int | ~int64](n N, noun string) string {
+	return strconv.FormatInt(int64(n), 10) + " " + Noun(n, noun)
+}
+
+// Noun is noun as it goes after the number n: the singular for 1, else
+// with an s ("exchange", "exchanges").
+func Noun[N ~int | ~int64](n N, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}

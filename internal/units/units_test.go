@@ -57,3 +57,17 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 files"}, {1, "1 file"}, {2, "2 files"}, {-1, "-1 files"}} {
+		if got := Count(c.n, "file"); got != c.want {
+			t.Errorf("Count(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+	if Noun(int64(1), "span") != "span" || Noun(int64(3), "span") != "spans" {
+		t.Error("Noun")
+	}
+}
