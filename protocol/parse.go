@@ -44,13 +44,7 @@ func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
 		}
 		return se
 	}
-	// Every event takes at least two line feeds (a field line and a blank
-	// line) in the common framing: size the list once.
-	lines := 0
-	for i := range chunks {
-		lines += bytes.Count(chunks[i].Data, []byte{'\n'})
-	}
-	se.Events = make([]Event, 0, lines/2+1)
+	se.Events = make([]Event, 0, eventsIn(chunks, size))
 	var sb strings.Builder
 	sb.Grow(size - shared)
 	for i := ci; i < len(chunks); i++ {
@@ -82,6 +76,30 @@ func ParseSide(chunks []tape.Chunk, twin *Side) *Side {
 	}
 	return se
 }
+
+// eventsIn estimates how many events a body of size bytes in chunks
+// holds, to size the event list once: every event takes at least two line
+// feeds (a field line and a blank line) in the common framing, counted in
+// the first chunks (up to eventSample bytes) and scaled to the whole body.
+// Counting them all costs a call per chunk, and a stream at an LLM's pace
+// comes as hundreds of chunks of an event each.
+func eventsIn(chunks []tape.Chunk, size int) int {
+	lines, seen := 0, 0
+	for i := 0; i < len(chunks) && seen < eventSample; i++ {
+		lines += bytes.Count(chunks[i].Data, []byte{'\n'})
+		seen += len(chunks[i].Data)
+	}
+	if seen == 0 {
+		return 1
+	}
+	// A quarter more than the sample says, so a body whose events grow
+	// shorter after the first still fits without growing.
+	return int(int64(lines)*int64(size)*5/(int64(seen)*8)) + 1
+}
+
+// eventSample is how many leading bytes of a side eventsIn counts line
+// feeds in.
+const eventSample = 4096
 
 // twinPrefix returns how many leading bytes of the body chunks carry are
 // the twin's (its Body's first bytes), and the index of the first chunk
