@@ -38,7 +38,22 @@ type SeamRecord struct {
 // upstream on a free loopback port, writing capture (compressed when its
 // name ends in .zst), with extra flags after the others.
 func StartSeamRecord(bin, upstream, capture string, extra ...string) (*SeamRecord, error) {
-	args := append([]string{"record", "--upstream", upstream, "--listen", "127.0.0.1:0", "-o", capture, "-q"}, extra...)
+	return startSeam(bin, capture, append([]string{"--upstream", upstream}, extra...))
+}
+
+// StartSeamForward runs the seam binary bin as "seam record --forward" on
+// a free loopback port, decrypting the tunnels to host (host:port) with
+// the CA in caDir, trusting the upstream certificates caFile signs, and
+// writing capture, with extra flags after the others. Its URL is the
+// proxy's, as HTTPS_PROXY takes it.
+func StartSeamForward(bin, host, caDir, caFile, capture string, extra ...string) (*SeamRecord, error) {
+	return startSeam(bin, capture, append([]string{"--forward", "--host", host, "--ca-dir", caDir, "--ca-file", caFile}, extra...))
+}
+
+// startSeam runs "seam record" with args on a free loopback port, writing
+// capture, and waits for it to say where it listens.
+func startSeam(bin, capture string, args []string) (*SeamRecord, error) {
+	args = append([]string{"record", "--listen", "127.0.0.1:0", "-o", capture, "-q"}, args...)
 	p := &SeamRecord{Cmd: exec.Command(bin, args...), Capture: capture}
 	stderr, err := p.Cmd.StderrPipe()
 	if err != nil {
@@ -66,13 +81,14 @@ func StartSeamRecord(bin, upstream, capture string, extra ...string) (*SeamRecor
 }
 
 // stderrRest passes on what is left of seam's stderr, line by line, but
-// for the lines every run prints.
+// for the lines every run prints (and those every forward run prints).
 type stderrRest struct{ sc *bufio.Scanner }
 
 func (s stderrRest) Read(p []byte) (int, error) {
 	for s.sc.Scan() {
 		line := s.sc.Text()
-		if strings.HasPrefix(line, "capturing to ") || strings.Contains(line, " recorded to ") || line == "seam: interrupted" {
+		if strings.HasPrefix(line, "capturing to ") || strings.Contains(line, " recorded to ") || line == "seam: interrupted" ||
+			strings.HasPrefix(line, "intercepting ") || strings.HasPrefix(line, "clients must trust ") {
 			continue
 		}
 		return copy(p, line+"\n"), nil

@@ -6,6 +6,7 @@
 //	go run ./cmd/seam-bench                      # 1, 50 and 500 streams, 10 s each
 //	go run ./cmd/seam-bench -streams 500 -duration 60s
 //	go run ./cmd/seam-bench -otlp sink -zst=false -bare=false   # OTLP export on vs off
+//	go run ./cmd/seam-bench -forward -streams 1,50              # forward mode against direct TLS too
 //	go run ./cmd/seam-bench read                 # inspect, stats and grep on a 1 GB capture
 //
 // Every stream is a synthetic Chat Completions stream of -events content
@@ -17,6 +18,12 @@
 // A first phase sends one stream with an event every 5 ms and reports the
 // delay seam adds per event (p50 and p99 of seam's event latency minus
 // direct's).
+//
+// -forward adds a second group of paths to a TLS upstream (HTTP/2 on
+// every TLS leg): direct TLS, seam record --forward (the client's
+// HTTPS_PROXY, trusting seam's CA; plain and compressed) and a bare forward
+// proxy (seam's CONNECT handling and TLS interception in front of a
+// recording-free httputil.ReverseProxy), each compared with direct TLS.
 //
 // A proxy to compare with is added with -peer NAME=COMMAND, COMMAND using
 // {upstream} and {port}; mitmproxy's mitmdump is added by itself when it is
@@ -31,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -65,12 +73,25 @@ type options struct {
 	// record holds more flags for every seam record run (-record
 	// "--buffer 64MiB").
 	record string
+	// forward adds the forward-mode runs: direct TLS, seam record
+	// --forward (plain and .zst, as plain and zst say) and, with bare, a
+	// bare forward proxy.
+	forward bool
+	// self is this program, run as the bare proxies ("" without -bare).
+	self string
 }
 
 func main() {
 	if len(os.Args) == 4 && os.Args[1] == bareProxyArg {
 		if err := bareProxy(os.Args[2], os.Args[3]); err != nil {
 			fmt.Fprintln(os.Stderr, "seam-bench bare proxy:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) == 6 && os.Args[1] == bareForwardArg {
+		if err := bareForward(os.Args[2], os.Args[3], os.Args[4], os.Args[5]); err != nil {
+			fmt.Fprintln(os.Stderr, "seam-bench bare forward proxy:", err)
 			os.Exit(1)
 		}
 		return
@@ -93,6 +114,7 @@ func main() {
 	fs.BoolVar(&bare, "bare", true, "run a bare reverse proxy too (net/http/httputil in a process of its own, flushing every write, recording nothing): the floor any Go proxy pays on this machine")
 	fs.BoolVar(&o.keep, "keep", false, "keep the captures (in -dir, or in a temporary directory it names), e.g. to time seam inspect on them")
 	fs.StringVar(&o.record, "record", "", "more `flags` for every seam record run, e.g. \"--buffer 64MiB\"")
+	fs.BoolVar(&o.forward, "forward", false, "also run forward mode (HTTPS_PROXY, TLS on both legs, HTTP/2) against a TLS upstream: direct TLS, seam record --forward plain and .zst, and (with -bare) a bare forward proxy: seam's CONNECT handling and TLS interception recording nothing")
 	fs.StringVar(&o.otlp, "otlp", "", "also run seam record --otlp `URL` (\"sink\": a loopback OTLP/HTTP endpoint the bench runs, discarding what it gets), and give each seam run's CPU per exchange over its whole life")
 	cpuprofile := fs.String("cpuprofile", "", "write the harness's own CPU profile (client and upstream) to `file`")
 	fs.Func("peer", "another proxy to compare, `NAME=COMMAND` with {upstream} and {port} in COMMAND (repeatable)", func(s string) error {
@@ -120,6 +142,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "seam-bench: -bare:", err)
 			os.Exit(1)
 		}
+		o.self = self
 		o.peers = append([]peer{{name: "bare proxy", argv: []string{self, bareProxyArg, "{upstream}", "127.0.0.1:{port}"}}}, o.peers...)
 	}
 	if _, err := exec.LookPath("mitmdump"); err == nil {
@@ -149,6 +172,9 @@ func main() {
 type path struct {
 	name  string
 	start func(upstream string, i int) (*proxy, error) // nil for direct
+	// tls, when set, takes the path to the TLS upstream of the forward
+	// runs, else to the plain one.
+	tls *tlsRoute
 }
 
 func run(ctx context.Context, o options, out io.Writer) error {
@@ -171,14 +197,28 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		}
 		defer done()
 	}
-	paths := benchPaths(o, dir, bin)
-	fmt.Fprintf(out, "seam-bench: %d content events of ~260 B per stream, gap %s, %s per run; client, upstream and proxy on this machine (%d CPUs, load average %s at the start)\n\n",
-		o.events, o.interval, o.duration, runtime.NumCPU(), loadAverage())
+	groups := [][]path{benchPaths(o, dir, bin)}
+	if o.forward {
+		r, err := newTLSRoute(clock, dir)
+		if err != nil {
+			return err
+		}
+		defer r.up.Close()
+		groups = append(groups, forwardPaths(o, r, dir, bin, o.self))
+	}
+	pace := "back to back"
+	if o.interval > 0 {
+		pace = "one every " + o.interval.String()
+	}
+	fmt.Fprintf(out, "seam-bench: %d content events of ~260 B per stream, %s, %s per run; client, upstream and proxy on this machine (%d CPUs, load average %s at the start)\n\n",
+		o.events, pace, o.duration, runtime.NumCPU(), loadAverage())
 
 	run := 0
 	if o.gap > 0 {
-		if err := delayRun(ctx, o, up, clock, paths, &run, out); err != nil {
-			return err
+		for _, paths := range groups {
+			if err := delayRun(ctx, o, up, clock, paths, &run, out); err != nil {
+				return err
+			}
 		}
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -186,34 +226,12 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	failed := false
 	var lives []string
 	for _, n := range o.streams {
-		var direct runResult
-		for _, p := range paths {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			run++
-			fmt.Fprintf(os.Stderr, "%d streams through %s…\n", n, p.name)
-			load := bench.Load{Concurrency: n, Duration: o.duration, Stream: bench.Stream{Events: o.events, Interval: o.interval}}
-			res, ps, check, err := through(ctx, o, up, clock, p, run, load)
-			if err != nil {
+		for _, paths := range groups {
+			if err := throughputRuns(ctx, o, up, clock, paths, n, &run, tw, &lives); err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
 				failed = true
-				fmt.Fprintf(os.Stderr, "%d streams through %s: %v\n", n, p.name, err)
-				fmt.Fprintf(tw, "%d\t%s\tfailed: see above\t\n", n, p.name)
-				continue
-			}
-			if p.start == nil {
-				direct = res
-			}
-			fmt.Fprintln(tw, strings.Join(throughputRow(n, p, res, direct, ps, check), "\t")+"\t")
-			if res.lifeCPU > 0 && res.Streams > 0 {
-				lives = append(lives, fmt.Sprintf("%d streams, %s: %s CPU over its life for %d exchanges: %s per exchange",
-					n, p.name, units.Duration(int64(res.lifeCPU)), res.Streams, units.Duration(int64(res.lifeCPU)/int64(res.Streams))))
-			}
-			if res.Errors > 0 {
-				fmt.Fprintf(os.Stderr, "%d streams through %s: %d failed: %v\n", n, p.name, res.Errors, res.Err)
 			}
 		}
 	}
@@ -222,6 +240,48 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	if len(lives) > 0 {
 		fmt.Fprintf(out, "\n%s\n", strings.Join(lives, "\n"))
+	}
+	if failed {
+		return errors.New("some runs failed")
+	}
+	return nil
+}
+
+// throughputRuns runs n streams at a time through each of paths, the first
+// of which is the direct path the others are compared with, and writes a
+// row per path to tw and, for seam, its CPU over its life to lives. It
+// says each failure on stderr and returns an error if any run failed.
+func throughputRuns(ctx context.Context, o options, up *bench.Upstream, clock bench.Clock, paths []path, n int, run *int, tw io.Writer, lives *[]string) error {
+	var direct runResult
+	failed := false
+	for _, p := range paths {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		*run++
+		fmt.Fprintf(os.Stderr, "%d streams through %s…\n", n, p.name)
+		load := bench.Load{Concurrency: n, Duration: o.duration, Stream: bench.Stream{Events: o.events, Interval: o.interval}}
+		res, ps, check, err := through(ctx, o, up, clock, p, *run, load)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			failed = true
+			fmt.Fprintf(os.Stderr, "%d streams through %s: %v\n", n, p.name, err)
+			fmt.Fprintf(tw, "%d\t%s\tfailed: see above\t\n", n, p.name)
+			continue
+		}
+		if p.start == nil {
+			direct = res
+		}
+		fmt.Fprintln(tw, strings.Join(throughputRow(n, p, res, direct, ps, check), "\t")+"\t")
+		if res.lifeCPU > 0 && res.Streams > 0 {
+			*lives = append(*lives, fmt.Sprintf("%d streams, %s: %s CPU over its life for %d exchanges: %s per exchange",
+				n, p.name, units.Duration(int64(res.lifeCPU)), res.Streams, units.Duration(int64(res.lifeCPU)/int64(res.Streams))))
+		}
+		if res.Errors > 0 {
+			fmt.Fprintf(os.Stderr, "%d streams through %s: %d failed: %v\n", n, p.name, res.Errors, res.Err)
+		}
 	}
 	if failed {
 		return errors.New("some runs failed")
@@ -275,17 +335,32 @@ func workDir(o options) (dir, bin string, cleanup func(), err error) {
 // a fresh client, samples the proxy meanwhile, stops it and checks its
 // capture.
 func through(ctx context.Context, o options, up *bench.Upstream, clock bench.Clock, p path, run int, load bench.Load) (runResult, bench.ProcSummary, *bench.CaptureCheck, error) {
-	url := up.URL()
+	var url string
+	if p.tls != nil {
+		url = p.tls.up.URL()
+	} else {
+		url = up.URL()
+	}
 	var px *proxy
+	var via *neturl.URL
 	if p.start != nil {
 		var err error
 		if px, err = p.start(url, run); err != nil {
 			return runResult{}, bench.ProcSummary{}, nil, err
 		}
-		url = px.url
+		if px.forward {
+			if via, err = neturl.Parse(px.url); err != nil {
+				return runResult{}, bench.ProcSummary{}, nil, errors.Join(err, px.stop())
+			}
+		} else {
+			url = px.url
+		}
 	}
 	tr := bench.NewTransport()
 	tr.MaxIdleConnsPerHost = 1024
+	if p.tls != nil {
+		p.tls.transport(tr, via)
+	}
 	hc := &http.Client{Transport: tr}
 	var sampler *bench.Sampler
 	if px != nil {

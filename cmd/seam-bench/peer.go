@@ -104,6 +104,9 @@ type proxy struct {
 	// whole life, once stopped: what it did after the load ended (the
 	// OTLP export catching up) included.
 	cpu func() time.Duration
+	// forward says url is a forward proxy (HTTPS_PROXY) for the upstream,
+	// not a base URL standing for it.
+	forward bool
 }
 
 // peer is another proxy to run: a command line, or argv (each word as it

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/seam-dev/seam/bench"
+)
+
+// TestMain lets the test binary be the bare forward proxy forwardPaths
+// starts, as seam-bench is.
+func TestMain(m *testing.M) {
+	if len(os.Args) == 6 && os.Args[1] == bareForwardArg {
+		if err := bareForward(os.Args[2], os.Args[3], os.Args[4], os.Args[5]); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestForwardPaths runs streams over the forward group's direct TLS path
+// and through its bare forward proxy (a process of its own): every stream
+// is read to its end, the same size both ways. The client of the proxy trusts only
+// seam's CA, so a proxy that tunnelled the upstream's TLS instead of
+// intercepting it would fail every stream.
+func TestForwardPaths(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := bench.NewClock()
+	dir := t.TempDir()
+	r, err := newTLSRoute(clock, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.up.Close()
+	paths := forwardPaths(options{}, r, dir, "", self)
+	if len(paths) != 2 || paths[0].start != nil {
+		t.Fatalf("paths %v, want direct TLS and the bare forward proxy", paths)
+	}
+	load := bench.Load{Concurrency: 4, Duration: 300 * time.Millisecond, Stream: bench.Stream{Events: 20}}
+	var bytes []int64
+	for i, p := range paths {
+		res, _, _, err := through(t.Context(), options{}, nil, clock, p, i, load)
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		if res.Streams == 0 || res.Errors > 0 {
+			t.Fatalf("%s: %d streams read, %d failed: %v", p.name, res.Streams, res.Errors, res.Err)
+		}
+		bytes = append(bytes, res.Bytes/int64(res.Streams))
+	}
+	// The events carry their send times, so a stream's size varies by a
+	// few bytes; a proxy that lost or added an event would be off by 260.
+	if d := bytes[0] - bytes[1]; bytes[0] == 0 || d*d > 100*100 {
+		t.Errorf("bytes per stream: direct %d, through the proxy %d", bytes[0], bytes[1])
+	}
+}
