@@ -136,22 +136,7 @@ func (g *gatherer) add(rec Record) *gathering {
 		s.Response = r
 		gx.sideTime(x, r.Side, r.T, rec.Line, -1, 0, func() string { return "the " + string(r.Side) + " response" })
 	case KindChunk:
-		c := rec.Chunk
-		s := x.Side(c.Side)
-		i := len(s.Chunks)
-		s.Chunks = append(s.Chunks, *c)
-		sc := &gx.sides[sideIndex(c.Side)]
-		if c.Off != sc.next {
-			what := fmt.Sprintf("%d bytes missing", c.Off-sc.next)
-			if c.Off < sc.next {
-				what = fmt.Sprintf("%d bytes repeated or overlapping", sc.next-c.Off)
-			}
-			x.note(Anomaly{ID: AnomalyOffsetGap, Side: c.Side, Line: rec.Line, Chunk: i, Off: c.Off, T: c.T,
-				Message: fmt.Sprintf("chunk %d of the %s side claims offset %d, but the chunks before it end at byte %d: %s", i, c.Side, c.Off, sc.next, what)})
-		}
-		sc.next = c.Off + int64(len(c.Data))
-		sc.sum += int64(len(c.Data))
-		gx.sideTime(x, c.Side, c.T, rec.Line, i, c.Off, func() string { return fmt.Sprintf("chunk %d of the %s side", i, c.Side) })
+		gx.chunk(rec.Chunk, rec.Line)
 	case KindEnd:
 		e := rec.End
 		s := x.Side(e.Side)
@@ -174,6 +159,27 @@ func (g *gatherer) add(rec Record) *gathering {
 		x.Notes = append(x.Notes, *rec.Note)
 	}
 	return gx
+}
+
+// chunk files chunk c, from line, under the exchange: *c is copied, c
+// itself is not kept (so a caller's Chunk can stay on its stack).
+func (gx *gathering) chunk(c *Chunk, line int) {
+	x := gx.x
+	s := x.Side(c.Side)
+	i := len(s.Chunks)
+	s.Chunks = append(s.Chunks, *c)
+	sc := &gx.sides[sideIndex(c.Side)]
+	if c.Off != sc.next {
+		what := fmt.Sprintf("%d bytes missing", c.Off-sc.next)
+		if c.Off < sc.next {
+			what = fmt.Sprintf("%d bytes repeated or overlapping", sc.next-c.Off)
+		}
+		x.note(Anomaly{ID: AnomalyOffsetGap, Side: c.Side, Line: line, Chunk: i, Off: c.Off, T: c.T,
+			Message: fmt.Sprintf("chunk %d of the %s side claims offset %d, but the chunks before it end at byte %d: %s", i, c.Side, c.Off, sc.next, what)})
+	}
+	sc.next = c.Off + int64(len(c.Data))
+	sc.sum += int64(len(c.Data))
+	gx.sideTime(x, c.Side, c.T, line, i, c.Off, func() string { return fmt.Sprintf("chunk %d of the %s side", i, c.Side) })
 }
 
 // sideTime checks a time of side s against the side's previous line; what

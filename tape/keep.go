@@ -58,6 +58,9 @@ type kept struct {
 	gx *gathering
 	// held is what its chunks take of k.Held.
 	held int64
+	// arena is the block the copies of its chunks' bytes are cut from
+	// (see copyData).
+	arena []byte
 	// dropped is set once it is not kept; handed once it is complete.
 	dropped, handed bool
 }
@@ -192,11 +195,34 @@ func (k *kept) chunk(c Chunk, held []byte) []byte {
 		return nil
 	}
 	if held == nil {
-		held = append([]byte(nil), c.Data...)
+		held = k.copyData(c.Data)
 	}
 	c.Data, c.Ref, c.RefOff, c.Mirrored, c.MirrorT, c.MirrorOff, c.mirror, c.refLen = held, false, 0, false, 0, 0, false, 0
-	k.g.add(Record{Kind: KindChunk, Chunk: &c})
+	k.gx.lastLine = 0
+	k.gx.chunk(&c, 0)
 	return held
+}
+
+// keepBlock is the size of the blocks a kept exchange copies its chunks'
+// bytes into: a stream's chunks are small and many (an event each, at a
+// model's pace), and one allocation per chunk was most of what keeping
+// cost the recording. An exchange's last block is partly empty: at most
+// keepBlock bytes more than Keep.Max counts per exchange held.
+const keepBlock = 16 << 10
+
+// copyData returns a copy of b cut from k's arena (a new block when the
+// current one has no room; a chunk over a quarter of a block is copied on
+// its own). Called with k.mu held.
+func (k *kept) copyData(b []byte) []byte {
+	if len(b) > keepBlock/4 {
+		return bytes.Clone(b)
+	}
+	if cap(k.arena)-len(k.arena) < len(b) {
+		k.arena = make([]byte, 0, keepBlock)
+	}
+	n := len(k.arena)
+	k.arena = append(k.arena, b...)
+	return k.arena[n:len(k.arena):len(k.arena)]
 }
 
 // upstreamData returns the bytes of the upstream chunk at off, n of them,
