@@ -59,8 +59,9 @@ func writeBuffers(f *os.File, bufs [][]byte) (int64, error) {
 	var total int64
 	var werr error
 	err = rc.Control(func(fd uintptr) {
+		var iov [][]byte
 		for len(bufs) > 0 {
-			n, err := unix.Writev(int(fd), bufs[:min(len(bufs), iovMax)])
+			n, err := unix.Writev(int(fd), firstBytes(iov[:0], bufs, writeMax))
 			if err == syscall.EINTR || err == syscall.EAGAIN {
 				continue
 			}
@@ -89,6 +90,19 @@ func writeBuffers(f *os.File, bufs [][]byte) (int64, error) {
 		return total, err
 	}
 	return total, werr
+}
+
+// firstBytes appends to iov the first n bytes of bufs (all of them when
+// fewer), at most iovMax buffers, and returns it.
+func firstBytes(iov, bufs [][]byte, n int) [][]byte {
+	for _, b := range bufs[:min(len(bufs), iovMax)] {
+		if len(b) >= n {
+			return append(iov, b[:n])
+		}
+		iov = append(iov, b)
+		n -= len(b)
+	}
+	return iov
 }
 
 // iovMax is the most buffers one writev takes (IOV_MAX).

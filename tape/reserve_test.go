@@ -147,7 +147,8 @@ func fileSpace(t *testing.T, f *os.File) (size, allocated int64) {
 }
 
 // TestWriteBuffers writes more buffers than one writev takes, of mixed
-// sizes: the file holds them all, in order.
+// sizes, a few larger than one call writes (writeMax): the file holds them
+// all, in order.
 func TestWriteBuffers(t *testing.T) {
 	t.Parallel()
 	f, err := os.Create(filepath.Join(t.TempDir(), "b"))
@@ -158,7 +159,11 @@ func TestWriteBuffers(t *testing.T) {
 	var bufs [][]byte
 	var want []byte
 	for i := range 3000 {
-		b := bytes.Repeat([]byte{byte('a' + i%26)}, i%97)
+		size := i % 97
+		if i%1000 == 500 {
+			size = 3*writeMax + 17
+		}
+		b := bytes.Repeat([]byte{byte('a' + i%26)}, size)
 		bufs = append(bufs, b)
 		want = append(want, b...)
 	}
