@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -12,7 +11,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -40,34 +38,39 @@ type tlsRoute struct {
 // newTLSRoute starts the TLS upstream (HTTP/2 when offered, a certificate
 // for 127.0.0.1 from a CA of its own) and makes seam's CA, both under dir.
 func newTLSRoute(clock bench.Clock, dir string) (*tlsRoute, error) {
-	upDir, err := os.MkdirTemp(dir, "upstream-ca-")
+	upCA, err := newCA(dir, "upstream")
 	if err != nil {
 		return nil, err
-	}
-	upCA, _, err := tlsca.Open(upDir)
-	if err != nil {
-		return nil, fmt.Errorf("upstream CA: %w", err)
 	}
 	leaf, err := upCA.Leaf("127.0.0.1")
 	if err != nil {
 		return nil, fmt.Errorf("upstream certificate: %w", err)
 	}
-	caDir, err := os.MkdirTemp(dir, "seam-ca-")
+	ca, err := newCA(dir, "seam")
 	if err != nil {
 		return nil, err
-	}
-	ca, _, err := tlsca.Open(caDir)
-	if err != nil {
-		return nil, fmt.Errorf("seam's CA: %w", err)
 	}
 	up, err := bench.NewTLSUpstream(clock, *leaf)
 	if err != nil {
 		return nil, err
 	}
-	r := &tlsRoute{up: up, upCA: upCA.CertPath(), caDir: caDir, direct: x509.NewCertPool(), proxied: x509.NewCertPool()}
+	r := &tlsRoute{up: up, upCA: upCA.CertPath(), caDir: filepath.Dir(ca.CertPath()), direct: x509.NewCertPool(), proxied: x509.NewCertPool()}
 	r.direct.AppendCertsFromPEM(upCA.CertPEM())
 	r.proxied.AppendCertsFromPEM(ca.CertPEM())
 	return r, nil
+}
+
+// newCA makes a CA (name's) in a new directory under dir.
+func newCA(dir, name string) (*tlsca.Authority, error) {
+	d, err := os.MkdirTemp(dir, name+"-ca-")
+	if err != nil {
+		return nil, err
+	}
+	ca, _, err := tlsca.Open(d)
+	if err != nil {
+		return nil, fmt.Errorf("%s CA: %w", name, err)
+	}
+	return ca, nil
 }
 
 // host is the upstream's host:port, the one host the forward proxies
@@ -162,16 +165,5 @@ func bareForward(upstream, caDir, caFile, listen string) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Addr: listen, Handler: fwd}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-		fwd.Shutdown(context.Background())
-	}()
-	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serveUntilInterrupted(&http.Server{Addr: listen, Handler: fwd}, func() { fwd.Shutdown(context.Background()) })
 }

@@ -33,12 +33,20 @@ func bareProxy(upstream, listen string) error {
 	p.FlushInterval = -1
 	p.ErrorLog = log.New(io.Discard, "", 0) // a client that stops reading at [DONE] is no news
 	p.Transport = &http.Transport{MaxIdleConnsPerHost: 1024, IdleConnTimeout: 90 * time.Second, DisableCompression: true}
-	srv := &http.Server{Addr: listen, Handler: p}
+	return serveUntilInterrupted(&http.Server{Addr: listen, Handler: p}, nil)
+}
+
+// serveUntilInterrupted serves srv until SIGINT, which closes it and then
+// calls closed (when not nil): how the bare proxies run and stop.
+func serveUntilInterrupted(srv *http.Server, closed func()) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	go func() {
 		<-ctx.Done()
 		srv.Close()
+		if closed != nil {
+			closed()
+		}
 	}()
 	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
 		return err
