@@ -255,12 +255,23 @@ func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m li
 			scratch.Put(bp)
 		}
 	}()
+	var fresh *slab
 	w.mu.Lock()
-	if w.closed || droppable && w.dropQueued+len(line) > w.max {
+	for {
+		if w.closed || droppable && w.dropQueued+len(line) > w.max {
+			w.mu.Unlock()
+			return false
+		}
+		if w.hasRoom(len(line)) || fresh != nil {
+			break
+		}
+		// A new slab is a megabyte to clear: not while the producers and
+		// the writer goroutine wait for the lock.
 		w.mu.Unlock()
-		return false
+		fresh = &slab{b: make([]byte, 0, max(slabSize, len(line)))}
+		w.mu.Lock()
 	}
-	s := w.tail(len(line))
+	s := w.tail(len(line), fresh)
 	s.b = append(s.b, line...)
 	w.queued += len(line)
 	if droppable {
@@ -296,22 +307,46 @@ var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b
 
 const maxScratch = 64 << 10
 
+// hasRoom reports whether a line of size bytes goes in the last slab
+// queued or a free one, without a new slab. Called with w.mu held.
+func (w *Writer) hasRoom(size int) bool {
+	if k := len(w.slabs); k > 0 && cap(w.slabs[k-1].b)-len(w.slabs[k-1].b) >= size {
+		return true
+	}
+	return len(w.free) > 0 && size <= slabSize
+}
+
 // tail returns the slab to append a line of size bytes to: the last
-// one while it has room, else a new one. Called with w.mu held.
-func (w *Writer) tail(size int) *slab {
+// one while it has room, else a free one, else fresh (a new slab of room
+// for the line, made by the caller outside the lock; when nil, one is
+// made here). Called with w.mu held.
+func (w *Writer) tail(size int, fresh *slab) *slab {
 	if k := len(w.slabs); k > 0 {
 		if s := w.slabs[k-1]; cap(s.b)-len(s.b) >= size {
+			w.recycleFresh(fresh)
 			return s
 		}
 	}
 	var s *slab
-	if k := len(w.free); k > 0 && size <= slabSize {
+	switch k := len(w.free); {
+	case k > 0 && size <= slabSize:
 		s, w.free = w.free[k-1], w.free[:k-1]
-	} else {
+		w.recycleFresh(fresh)
+	case fresh != nil:
+		s = fresh
+	default:
 		s = &slab{b: make([]byte, 0, max(slabSize, size))}
 	}
 	w.slabs = append(w.slabs, s)
 	return s
+}
+
+// recycleFresh keeps a new slab tail did not need (another producer made
+// room meanwhile) for reuse. Called with w.mu held.
+func (w *Writer) recycleFresh(s *slab) {
+	if s != nil {
+		w.recycle(s)
+	}
 }
 
 // recycle keeps an empty slab for reuse. Called with w.mu held.
