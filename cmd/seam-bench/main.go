@@ -99,57 +99,16 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == readModeArg {
 		os.Exit(readMain(os.Args[2:]))
 	}
-	o := options{}
-	bare := false
-	fs := flag.NewFlagSet("seam-bench", flag.ContinueOnError)
-	streams := fs.String("streams", "1,50,500", "concurrent streams per run, comma-separated")
-	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long each run lasts")
-	fs.IntVar(&o.events, "events", 200, "content events per stream")
-	fs.DurationVar(&o.interval, "interval", 0, "event interval of the throughput runs (0: back to back; 5ms is an LLM's pace, each event a read and a write of its own)")
-	fs.DurationVar(&o.gap, "gap", 5*time.Millisecond, "event interval of the one-stream delay run (0 skips it)")
-	fs.StringVar(&o.seam, "seam", "", "seam binary to run (default: build ./cmd/seam)")
-	fs.StringVar(&o.dir, "dir", "", "directory for the captures (default: a temporary one, removed)")
-	fs.BoolVar(&o.plain, "plain", true, "run seam record writing a plain .ndjson capture")
-	fs.BoolVar(&o.zst, "zst", true, "run seam record writing a compressed .ndjson.zst capture")
-	fs.BoolVar(&bare, "bare", true, "run a bare reverse proxy too (net/http/httputil in a process of its own, flushing every write, recording nothing): the floor any Go proxy pays on this machine")
-	fs.BoolVar(&o.keep, "keep", false, "keep the captures (in -dir, or in a temporary directory it names), e.g. to time seam inspect on them")
-	fs.StringVar(&o.record, "record", "", "more `flags` for every seam record run, e.g. \"--buffer 64MiB\"")
-	fs.BoolVar(&o.forward, "forward", false, "also run forward mode (HTTPS_PROXY, TLS on both legs, HTTP/2) against a TLS upstream: direct TLS, seam record --forward plain and .zst, and (with -bare) a bare forward proxy: seam's CONNECT handling and TLS interception recording nothing")
-	fs.StringVar(&o.otlp, "otlp", "", "also run seam record --otlp `URL` (\"sink\": a loopback OTLP/HTTP endpoint the bench runs, discarding what it gets), and give each seam run's CPU per exchange over its whole life")
-	cpuprofile := fs.String("cpuprofile", "", "write the harness's own CPU profile (client and upstream) to `file`")
-	fs.Func("peer", "another proxy to compare, `NAME=COMMAND` with {upstream} and {port} in COMMAND (repeatable)", func(s string) error {
-		name, cmd, ok := strings.Cut(s, "=")
-		if !ok || name == "" || !strings.Contains(cmd, "{port}") {
-			return errors.New("want NAME=COMMAND with {port} (and usually {upstream}) in COMMAND")
-		}
-		o.peers = append(o.peers, peer{name: name, command: cmd})
-		return nil
-	})
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		os.Exit(2)
-	}
-	for _, f := range strings.Split(*streams, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			fmt.Fprintf(os.Stderr, "seam-bench: -streams %q: want counts such as 1,50,500\n", *streams)
-			os.Exit(2)
-		}
-		o.streams = append(o.streams, n)
-	}
-	if bare {
-		self, err := os.Executable()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "seam-bench: -bare:", err)
+	o, cpuprofile, err := parseOptions(os.Args[1:])
+	if err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "seam-bench:", err)
 			os.Exit(1)
 		}
-		o.self = self
-		o.peers = append([]peer{{name: "bare proxy", argv: []string{self, bareProxyArg, "{upstream}", "127.0.0.1:{port}"}}}, o.peers...)
+		os.Exit(2)
 	}
-	if _, err := exec.LookPath("mitmdump"); err == nil {
-		o.peers = append(o.peers, peer{name: "mitmproxy", command: "mitmdump -q --mode reverse:{upstream} --listen-host 127.0.0.1 --listen-port {port} --set stream_large_bodies=1"})
-	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
+	if cpuprofile != "" {
+		f, err := os.Create(cpuprofile)
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
 		}
@@ -166,6 +125,63 @@ func main() {
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
+}
+
+// errUsage is parseOptions' error for flags it could not take; flag (or
+// it) has said why on stderr.
+var errUsage = errors.New("usage")
+
+// parseOptions reads seam-bench's flags from args (the command line after
+// the program's name); cpuprofile is -cpuprofile's file.
+func parseOptions(args []string) (o options, cpuprofile string, err error) {
+	bare := false
+	fs := flag.NewFlagSet("seam-bench", flag.ContinueOnError)
+	streams := fs.String("streams", "1,50,500", "concurrent streams per run, comma-separated")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long each run lasts")
+	fs.IntVar(&o.events, "events", 200, "content events per stream")
+	fs.DurationVar(&o.interval, "interval", 0, "event interval of the throughput runs (0: back to back; 5ms is an LLM's pace, each event a read and a write of its own)")
+	fs.DurationVar(&o.gap, "gap", 5*time.Millisecond, "event interval of the one-stream delay run (0 skips it)")
+	fs.StringVar(&o.seam, "seam", "", "seam binary to run (default: build ./cmd/seam)")
+	fs.StringVar(&o.dir, "dir", "", "directory for the captures (default: a temporary one, removed)")
+	fs.BoolVar(&o.plain, "plain", true, "run seam record writing a plain .ndjson capture")
+	fs.BoolVar(&o.zst, "zst", true, "run seam record writing a compressed .ndjson.zst capture")
+	fs.BoolVar(&bare, "bare", true, "run a bare reverse proxy too (net/http/httputil in a process of its own, flushing every write, recording nothing): the floor any Go proxy pays on this machine")
+	fs.BoolVar(&o.keep, "keep", false, "keep the captures (in -dir, or in a temporary directory it names), e.g. to time seam inspect on them")
+	fs.StringVar(&o.record, "record", "", "more `flags` for every seam record run, e.g. \"--buffer 64MiB\"")
+	fs.BoolVar(&o.forward, "forward", false, "also run forward mode (HTTPS_PROXY, TLS on both legs, HTTP/2) against a TLS upstream: direct TLS, seam record --forward plain and .zst, and (with -bare) a bare forward proxy: seam's CONNECT handling and TLS interception recording nothing")
+	fs.StringVar(&o.otlp, "otlp", "", "also run seam record --otlp `URL` (\"sink\": a loopback OTLP/HTTP endpoint the bench runs, discarding what it gets), and give each seam run's CPU per exchange over its whole life")
+	cpuprofileFlag := fs.String("cpuprofile", "", "write the harness's own CPU profile (client and upstream) to `file`")
+	fs.Func("peer", "another proxy to compare, `NAME=COMMAND` with {upstream} and {port} in COMMAND (repeatable)", func(s string) error {
+		name, cmd, ok := strings.Cut(s, "=")
+		if !ok || name == "" || !strings.Contains(cmd, "{port}") {
+			return errors.New("want NAME=COMMAND with {port} (and usually {upstream}) in COMMAND")
+		}
+		o.peers = append(o.peers, peer{name: name, command: cmd})
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		return o, "", errUsage
+	}
+	for _, f := range strings.Split(*streams, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "seam-bench: -streams %q: want counts such as 1,50,500\n", *streams)
+			return o, "", errUsage
+		}
+		o.streams = append(o.streams, n)
+	}
+	if bare {
+		self, err := os.Executable()
+		if err != nil {
+			return o, "", fmt.Errorf("-bare: %w", err)
+		}
+		o.self = self
+		o.peers = append([]peer{{name: "bare proxy", argv: []string{self, bareProxyArg, "{upstream}", "127.0.0.1:{port}"}}}, o.peers...)
+	}
+	if _, err := exec.LookPath("mitmdump"); err == nil {
+		o.peers = append(o.peers, peer{name: "mitmproxy", command: "mitmdump -q --mode reverse:{upstream} --listen-host 127.0.0.1 --listen-port {port} --set stream_large_bodies=1"})
+	}
+	return o, *cpuprofileFlag, nil
 }
 
 // path is one way from the client to the upstream.
@@ -435,22 +451,6 @@ func benchPaths(o options, dir, bin string) []path {
 	return paths
 }
 
-// throughputRow is the table's row for n streams through p: throughput,
-// time to first byte and (for a proxy) its CPU, memory and capture size,
-// each against direct's where it compares.
-func throughputRow(n int, p path, res, direct runResult, ps bench.ProcSummary, check *bench.CaptureCheck) []string {
-	p50, p99 := dist.Percentile(res.TTFB, 50), dist.Percentile(res.TTFB, 99)
-	row := []string{strconv.Itoa(n), p.name, fmt.Sprintf("%.0f", res.PerSecond()), ratio(res.PerSecond(), direct.PerSecond()),
-		units.Duration(p50), units.Duration(p99), ratio(float64(p99), float64(dist.Percentile(direct.TTFB, 99)))}
-	harness := perStream(res.harnessCPU, res.Streams)
-	if p.start == nil {
-		return append(row, "—", units.Duration(harness), "—", "—", "—")
-	}
-	proxyCPU := perStream(time.Duration(ps.Cores*float64(res.Elapsed)), res.Streams)
-	return append(row, fmt.Sprintf("%.2f", ps.Cores), units.Duration(harness)+"+"+units.Duration(proxyCPU),
-		units.Bytes(ps.PeakRSS), units.Bytes(ps.FirstHalf)+"→"+units.Bytes(ps.LastHalf), capRatio(check, res.Bytes))
-}
-
 // delayRun sends one stream at a time with an event every o.gap through
 // each path and prints the delay each proxy adds per event.
 func delayRun(ctx context.Context, o options, up *bench.Upstream, clock bench.Clock, paths []path, run *int, out io.Writer) error {
@@ -477,33 +477,6 @@ func delayRun(ctx context.Context, o options, up *bench.Upstream, clock bench.Cl
 	return tw.Flush()
 }
 
-func ratio(a, b float64) string {
-	if b == 0 {
-		return "—"
-	}
-	return fmt.Sprintf("%.2f×", a/b)
-}
-
-// added formats the delay a proxy adds, negative when the direct path was
-// slower (noise): "37µs", "-4µs".
-func added(ns int64) string {
-	if ns < 0 {
-		return "-" + units.Duration(-ns)
-	}
-	return units.Duration(ns)
-}
-
-func capRatio(c *bench.CaptureCheck, wire int64) string {
-	if c == nil || wire == 0 {
-		return "—"
-	}
-	s := fmt.Sprintf("%.3f", float64(c.Bytes)/float64(wire))
-	if c.Incomplete > 0 {
-		s += fmt.Sprintf(" (of %d exchanges, %d not recorded and %d cut short: the writer fell behind)", c.Exchanges, c.Skipped, c.Incomplete-c.Skipped)
-	}
-	return s
-}
-
 // loadAverage returns the one-minute load average, which says whether
 // other work shares the CPUs with the run.
 func loadAverage() string {
@@ -516,23 +489,6 @@ func loadAverage() string {
 		return "unknown"
 	}
 	return f[0]
-}
-
-// runResult is a load run's result and the CPU time this process (the
-// clients and the upstream) spent on it.
-type runResult struct {
-	bench.LoadResult
-	harnessCPU time.Duration
-	// lifeCPU is a seam record's CPU over its whole life (proxy.cpu).
-	lifeCPU time.Duration
-}
-
-// perStream divides a CPU time among n streams.
-func perStream(d time.Duration, n int) int64 {
-	if n <= 0 {
-		return 0
-	}
-	return int64(d) / int64(n)
 }
 
 // bareProxyArg runs seam-bench as the bare reverse proxy (see -bare).
