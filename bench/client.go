@@ -32,11 +32,12 @@ func NewTransport() *http.Transport {
 
 // Result is what [Client.Stream] measured on one stream, in [Clock] time.
 type Result struct {
-	Sent   int64 // just before the request was sent
-	First  int64 // when the first content event had arrived whole
-	Done   int64 // when the body had been read to its end
-	Events int   // content events received
-	Bytes  int64 // body bytes received
+	Sent   int64  // just before the request was sent
+	First  int64  // when the first content event had arrived whole
+	Done   int64  // when the body had been read to its end
+	Events int    // content events received
+	Bytes  int64  // body bytes received
+	Proto  string // the response's protocol ("HTTP/1.1", "HTTP/2.0")
 }
 
 // TTFB returns the time from sending the request to the first event.
@@ -83,6 +84,7 @@ func (c *Client) Stream(ctx context.Context, baseURL string, s Stream) (Result, 
 		return res, fmt.Errorf("send request: %w", err)
 	}
 	defer resp.Body.Close()
+	res.Proto = resp.Proto
 	if resp.StatusCode != http.StatusOK {
 		return res, fmt.Errorf("status %d", resp.StatusCode)
 	}

@@ -16,6 +16,9 @@ type Load struct {
 	Stream      Stream
 	// Events keeps every content event's latency in LoadResult.Latency.
 	Events bool
+	// Verify checks every event byte for byte against what the upstream
+	// sent (Client.Verify): a stream that differs counts as failed.
+	Verify bool
 }
 
 // LoadResult is what a [Load] measured.
@@ -30,6 +33,9 @@ type LoadResult struct {
 	Latency []int64
 	// Bytes is the body bytes the clients read.
 	Bytes int64
+	// Proto is the protocol the clients read their streams over (that of
+	// a stream read to its end; "" when none was).
+	Proto string
 	// Errors counts streams that failed; Err is the first failure.
 	Errors int
 	Err    error
@@ -56,9 +62,10 @@ func (l Load) Run(ctx context.Context, hc *http.Client, clock Clock, baseURL str
 	deadline := start.Add(l.Duration)
 	for range l.Concurrency {
 		wg.Go(func() {
-			c := &Client{HTTP: hc, Clock: clock}
+			c := &Client{HTTP: hc, Clock: clock, Verify: l.Verify}
 			var ttfb []int64
 			var bytes int64
+			var proto string
 			streams, errs := 0, 0
 			var first error
 			for time.Now().Before(deadline) && ctx.Err() == nil {
@@ -75,6 +82,7 @@ func (l Load) Run(ctx context.Context, hc *http.Client, clock Clock, baseURL str
 				}
 				streams++
 				bytes += res.Bytes
+				proto = res.Proto
 				ttfb = append(ttfb, int64(res.TTFB()))
 			}
 			mu.Lock()
@@ -82,6 +90,9 @@ func (l Load) Run(ctx context.Context, hc *http.Client, clock Clock, baseURL str
 			out.Streams += streams
 			out.Errors += errs
 			out.Bytes += bytes
+			if proto != "" {
+				out.Proto = proto
+			}
 			out.TTFB = append(out.TTFB, ttfb...)
 			out.Latency = append(out.Latency, c.Latencies...)
 			if out.Err == nil && first != nil {
