@@ -198,7 +198,6 @@ func (k *kept) chunk(c Chunk, held []byte) []byte {
 		held = k.copyData(c.Data)
 	}
 	c.Data, c.Ref, c.RefOff, c.Mirrored, c.MirrorT, c.MirrorOff, c.mirror, c.refLen = held, false, 0, false, 0, 0, false, 0
-	k.gx.lastLine = 0
 	k.gx.chunk(&c, 0)
 	return held
 }

@@ -255,14 +255,14 @@ func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m li
 			scratch.Put(bp)
 		}
 	}()
-	var fresh *slab
+	var s, fresh *slab
 	w.mu.Lock()
 	for {
 		if w.closed || droppable && w.dropQueued+len(line) > w.max {
 			w.mu.Unlock()
 			return false
 		}
-		if w.hasRoom(len(line)) || fresh != nil {
+		if s = w.tail(len(line), fresh); s != nil {
 			break
 		}
 		// A new slab is a megabyte to clear: not while the producers and
@@ -271,7 +271,6 @@ func (w *Writer) appendLine(appendLine func([]byte) []byte, droppable bool, m li
 		fresh = &slab{b: make([]byte, 0, max(slabSize, len(line)))}
 		w.mu.Lock()
 	}
-	s := w.tail(len(line), fresh)
 	s.b = append(s.b, line...)
 	w.queued += len(line)
 	if droppable {
@@ -307,19 +306,11 @@ var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b
 
 const maxScratch = 64 << 10
 
-// hasRoom reports whether a line of size bytes goes in the last slab
-// queued or a free one, without a new slab. Called with w.mu held.
-func (w *Writer) hasRoom(size int) bool {
-	if k := len(w.slabs); k > 0 && cap(w.slabs[k-1].b)-len(w.slabs[k-1].b) >= size {
-		return true
-	}
-	return len(w.free) > 0 && size <= slabSize
-}
-
-// tail returns the slab to append a line of size bytes to: the last
-// one while it has room, else a free one, else fresh (a new slab of room
-// for the line, made by the caller outside the lock; when nil, one is
-// made here). Called with w.mu held.
+// tail returns the slab to append a line of size bytes to: the last one
+// queued while it has room, else a free one, else fresh (made by the
+// caller outside the lock), which is kept for reuse when another slab
+// serves. It returns nil when the line needs a new slab and fresh is nil.
+// Called with w.mu held.
 func (w *Writer) tail(size int, fresh *slab) *slab {
 	if k := len(w.slabs); k > 0 {
 		if s := w.slabs[k-1]; cap(s.b)-len(s.b) >= size {
@@ -327,22 +318,19 @@ func (w *Writer) tail(size int, fresh *slab) *slab {
 			return s
 		}
 	}
-	var s *slab
-	switch k := len(w.free); {
-	case k > 0 && size <= slabSize:
+	s := fresh
+	if k := len(w.free); k > 0 && size <= slabSize {
 		s, w.free = w.free[k-1], w.free[:k-1]
 		w.recycleFresh(fresh)
-	case fresh != nil:
-		s = fresh
-	default:
-		s = &slab{b: make([]byte, 0, max(slabSize, size))}
+	} else if s == nil {
+		return nil
 	}
 	w.slabs = append(w.slabs, s)
 	return s
 }
 
-// recycleFresh keeps a new slab tail did not need (another producer made
-// room meanwhile) for reuse. Called with w.mu held.
+// recycleFresh keeps a new slab tail did not need for reuse. Called with
+// w.mu held.
 func (w *Writer) recycleFresh(s *slab) {
 	if s != nil {
 		w.recycle(s)
