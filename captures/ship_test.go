@@ -20,30 +20,12 @@ func TestShipNames(t *testing.T) {
 	dir := t.TempDir() + "/"
 	now := time.Date(2026, 11, 27, 9, 30, 0, 0, time.UTC)
 
-	var one record.RecordingOptions
-	if _, err := Ship(context.Background(), ShipOptions{Output: dir, Now: now}, &one); err != nil {
-		t.Fatal(err)
+	if path := firstFile(t, ShipOptions{Output: dir, Now: now}); path != filepath.Join(dir, "seam-20261127T093000Z.ndjson") {
+		t.Errorf("first run's file %s, want seam-20261127T093000Z.ndjson", path)
 	}
-	w, path, err := one.Create()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	if want := filepath.Join(dir, "seam-20261127T093000Z.ndjson"); path != want {
-		t.Errorf("first run's file %s, want %s", path, want)
-	}
-
-	var again record.RecordingOptions
-	if _, err := Ship(context.Background(), ShipOptions{Output: dir, Now: now.Add(300 * time.Millisecond)}, &again); err != nil {
-		t.Fatal(err)
-	}
-	w, path, err = again.Create()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	if want := filepath.Join(dir, "seam-20261127T093001Z.ndjson"); path != want {
-		t.Errorf("a run restarted within the second writes %s, want %s", path, want)
+	again := firstFile(t, ShipOptions{Output: dir, Now: now.Add(300 * time.Millisecond)})
+	if again != filepath.Join(dir, "seam-20261127T093001Z.ndjson") {
+		t.Errorf("a run restarted within the second writes %s, want seam-20261127T093001Z.ndjson", again)
 	}
 
 	var rot record.RecordingOptions
@@ -68,7 +50,7 @@ func TestShipNames(t *testing.T) {
 	if want := "a new capture file every 64 MiB or 1h0m0s (seam-20261127T093000Z-000001.ndjson, seam-20261127T093000Z-000002.ndjson, ...)"; said != want {
 		t.Errorf("notice %q, want %q", said, want)
 	}
-	if s.Object(path) != "" || (*Shipping)(nil).Object(path) != "" {
+	if s.Object(again) != "" || (*Shipping)(nil).Object(again) != "" {
 		t.Error("a capture not uploaded has an object URI")
 	}
 
@@ -78,4 +60,20 @@ func TestShipNames(t *testing.T) {
 	if _, err := os.Stat(empty); !os.IsNotExist(err) {
 		t.Errorf("the empty part is still there: %v", err)
 	}
+}
+
+// firstFile sets up a recording as o says, creates its capture file and
+// returns its path.
+func firstFile(t *testing.T, o ShipOptions) string {
+	t.Helper()
+	var ro record.RecordingOptions
+	if _, err := Ship(context.Background(), o, &ro); err != nil {
+		t.Fatal(err)
+	}
+	w, path, err := ro.Create()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return path
 }
