@@ -85,3 +85,40 @@ func BenchmarkIndent(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkUnescape decodes strings as a capture's request lines hold a
+// body: the recorded event payloads, each JSON-encoded as a string, so
+// their quotes are escapes a few bytes apart (tape.unquote), and the same
+// payloads' own strings, mostly plain text (request.Parse's Str).
+func BenchmarkUnescape(b *testing.B) {
+	docs := payloads(b, "*.sse")
+	var nested, plain []string
+	for _, d := range docs {
+		q, _ := json.Marshal(d)
+		nested = append(nested, string(q[1:len(q)-1]))
+		gjson.Parse(d).ForEach(func(_, v gjson.Result) bool {
+			if v.Type == gjson.String && len(v.Raw) > 2 {
+				plain = append(plain, v.Raw[1:len(v.Raw)-1])
+			}
+			return true
+		})
+	}
+	for _, in := range []struct {
+		name string
+		strs []string
+	}{{"body", nested}, {"text", plain}} {
+		n := 0
+		for _, s := range in.strs {
+			n += len(s)
+		}
+		b.Run("strings="+in.name, func(b *testing.B) {
+			b.SetBytes(int64(n))
+			var dst []byte
+			for b.Loop() {
+				for _, s := range in.strs {
+					dst, _ = AppendUnescaped(dst[:0], s)
+				}
+			}
+		})
+	}
+}
