@@ -37,6 +37,12 @@ type Options struct {
 	// Sessions links the exchanges into sessions across calls (see
 	// Sessions); Inspect makes one of its own when it is nil.
 	Sessions *session.Linker
+	// Requests reads the exchanges' request bodies, recalling the
+	// messages one repeats from another (request.Reader); Inspect and an
+	// Inspector make one of their own when it is nil. Share one across
+	// the inputs of a run, as Sessions, when their requests continue each
+	// other's conversations.
+	Requests *request.Reader
 	// AssembleOnly parses and assembles each side, computes the metrics
 	// and links sessions, and stops there: no client emulation, no diffs,
 	// no other detector. For search and statistics that read no finding.
@@ -213,6 +219,9 @@ func InspectContext(ctx context.Context, c *tape.Capture, opts Options) (*Report
 	if own {
 		opts.Sessions = session.NewLinker()
 	}
+	if opts.Requests == nil {
+		opts.Requests = new(request.Reader)
+	}
 	in := &Inspector{c: c, opts: opts}
 	for _, x := range c.Exchanges {
 		if opts.Ex != 0 && x.Ex != opts.Ex {
@@ -323,7 +332,7 @@ func newExCtx(c *tape.Capture, x *tape.Exchange, opts Options) (*exCtx, int64) {
 			rep.Origin = tape.BaseURL(&c.Header, x.Request)
 		}
 		reqT = x.Request.T
-		ctx.req = request.Parse(x.Request.Body)
+		ctx.req = opts.Requests.Parse(x.Request.Body)
 		rep.Model, rep.req = cmp.Or(ctx.req.Model, protocol.ModelFromURL(x.Request.URL)), ctx.req
 	}
 	rep.RequestDiff = requestdiff.Compare(x.Request, x.UpstreamRequest, ctx.req)

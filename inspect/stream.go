@@ -6,6 +6,7 @@ import (
 
 	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/seam-dev/seam/protocol"
+	"github.com/seam-dev/seam/request"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 	"github.com/seam-dev/seam/visible"
@@ -36,6 +37,9 @@ func NewInspector(name string, h tape.Header, opts Options) *Inspector {
 	in := &Inspector{c: &tape.Capture{Name: name, Header: h}, opts: opts}
 	if opts.Sessions == nil {
 		in.opts.Sessions, in.own = session.NewLinker(), true
+	}
+	if opts.Requests == nil {
+		in.opts.Requests = new(request.Reader)
 	}
 	return in
 }

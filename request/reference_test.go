@@ -78,7 +78,8 @@ func readInputGJSON(r *Request, in gjson.Result, instructions string) {
 }
 
 // FuzzParse: Parse reads every body as the gjson reader it replaced
-// (parseGJSON) does.
+// (parseGJSON) does, and a Reader as Parse does, whatever it read before:
+// fuzzReader remembers every message of every body the fuzzer tries.
 func FuzzParse(f *testing.F) {
 	for _, b := range parseSeeds {
 		f.Add([]byte(b))
@@ -88,8 +89,15 @@ func FuzzParse(f *testing.F) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s\nParse      %+v\nparseGJSON %+v", body, got, want)
 		}
+		for range 2 { // the second time, every message is recalled
+			if read := fuzzReader.Parse(body); !reflect.DeepEqual(read, want) {
+				t.Fatalf("%s\nReader.Parse %+v\nParse        %+v", body, read, want)
+			}
+		}
 	})
 }
+
+var fuzzReader = &Reader{least: 1}
 
 // parseSeeds are request bodies of the three protocols, in the shapes
 // clients send and in shapes they do not.

@@ -77,13 +77,21 @@ func (r *Request) NativeTools() bool {
 
 // Parse reads a Chat Completions, Responses or Anthropic Messages request
 // body. A body that is not JSON, or of another shape, gives an empty
-// Request. It reads the body once (see scan.go).
+// Request. It reads the body once (see scan.go); a Reader reads requests
+// that repeat each other's messages faster.
 func Parse(body []byte) *Request {
+	return parse(body, nil)
+}
+
+// parse reads body, recalling what rd has read before (nothing for a nil
+// rd).
+func parse(body []byte, rd *Reader) *Request {
 	r := &Request{Tools: map[string]*Tool{}}
 	if len(body) == 0 {
 		return r
 	}
 	sc := jsontext.NewScanner(string(body))
+	rc := rd.recaller(len(body))
 	if !sc.Open('{') {
 		return r // another value, or not JSON
 	}
@@ -115,14 +123,14 @@ func Parse(body []byte) *Request {
 		case 4:
 			instructions = sc.Str()
 		case 5:
-			msgs = scanMessages(&sc, nil)
+			msgs = scanMessages(&sc, nil, rc)
 		case 6:
 			switch sc.Peek() {
 			case '"':
 				inputKind, inputText = 's', sc.Str()
 			case '[':
 				inputKind = 'l'
-				input, _ = scanInput(&sc)
+				input, _ = scanInput(&sc, rc)
 			default:
 				sc.Skip()
 			}

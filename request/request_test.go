@@ -120,3 +120,26 @@ func TestParseNotARequest(t *testing.T) {
 func quote(s string) string {
 	return `"` + s + `"`
 }
+
+// TestReaderForgets: a Reader whose memory fills forgets its older half
+// and reads every request as Parse does all along, within its budget.
+func TestReaderForgets(t *testing.T) {
+	rd := &Reader{least: 1, budget: 64 << 10}
+	for round := range 3 {
+		for turns := range 10 {
+			for name, body := range agentTurn(turns) {
+				if got, want := rd.Parse(body), Parse(body); !reflect.DeepEqual(got, want) {
+					t.Fatalf("round %d, %s turn %d: Reader.Parse differs from Parse\n%+v\n%+v", round, name, turns, got, want)
+				}
+				for l, m := range rd.mem {
+					if m.size > rd.budget {
+						t.Fatalf("list %d: %d bytes kept, budget %d", l, m.size, rd.budget)
+					}
+				}
+			}
+		}
+	}
+	if rd.mem[messagesList].old == nil || rd.mem[inputList].old == nil {
+		t.Fatal("the memories never filled: the test does not reach forgetting")
+	}
+}

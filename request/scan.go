@@ -19,21 +19,27 @@ import (
 // (FuzzParse compares it with the gjson reader on every body).
 
 // scanMessages reads the messages list at the scanner's position.
-func scanMessages(sc *jsontext.Scanner, msgs []Message) []Message {
+func scanMessages(sc *jsontext.Scanner, msgs []Message, rc *recaller) []Message {
 	if sc.Peek() != '[' {
 		return appendMessagesOf(msgs, gjson.Parse(sc.Raw()))
 	}
 	sc.Open('[')
 	for n := 0; sc.Elem(&n); {
-		mark := sc.Mark()
-		if sc.Peek() != '{' {
-			msgs = appendMessage(msgs, gjson.Parse(sc.Raw()))
+		if seen, ok := rc.recall(messagesList, sc); ok {
+			msgs = append(msgs, seen...)
 			continue
 		}
-		var ok bool
-		if msgs, ok = scanMessage(sc, msgs); !ok {
-			msgs = appendMessage(msgs, gjson.Parse(sc.Since(mark)))
+		mark, before := sc.Mark(), len(msgs)
+		key := sc.Ahead(keyLen)
+		if sc.Peek() != '{' {
+			msgs = appendMessage(msgs, gjson.Parse(sc.Raw()))
+		} else {
+			var ok bool
+			if msgs, ok = scanMessage(sc, msgs); !ok {
+				msgs = appendMessage(msgs, gjson.Parse(sc.Since(mark)))
+			}
 		}
+		rc.remember(messagesList, sc, key, sc.Since(mark), msgs[before:])
 	}
 	return msgs
 }
@@ -268,14 +274,19 @@ func scanText(sc *jsontext.Scanner) (string, bool) {
 // items, each as inputItem reads it (nil for an item that carries no
 // message). It returns false (the value consumed) for a value that is not
 // a list.
-func scanInput(sc *jsontext.Scanner) ([]*Message, bool) {
+func scanInput(sc *jsontext.Scanner, rc *recaller) ([]*Message, bool) {
 	if !sc.Open('[') {
 		sc.Skip()
 		return nil, false
 	}
 	var items []*Message
 	for n := 0; sc.Elem(&n); {
+		if seen, ok := rc.recall(inputList, sc); ok {
+			items = append(items, itemOf(seen))
+			continue
+		}
 		mark := sc.Mark()
+		key := sc.Ahead(keyLen)
 		m, ok := scanItem(sc)
 		if !ok {
 			if mm, has := inputItem(gjson.Parse(sc.Since(mark))); has {
@@ -285,8 +296,23 @@ func scanInput(sc *jsontext.Scanner) ([]*Message, bool) {
 			}
 		}
 		items = append(items, m)
+		if m != nil {
+			rc.remember(inputList, sc, key, sc.Since(mark), []Message{*m})
+		} else {
+			rc.remember(inputList, sc, key, sc.Since(mark), nil)
+		}
 	}
 	return items, true
+}
+
+// itemOf is an input item's message as a Reader recalls it: a copy of
+// its own (readInput joins calls to it), or nil for an item without one.
+func itemOf(seen []Message) *Message {
+	if len(seen) == 0 {
+		return nil
+	}
+	m := seen[0]
+	return &m
 }
 
 // scanItem reads one input item as inputItem does: nil when it carries

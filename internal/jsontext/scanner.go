@@ -42,6 +42,36 @@ func (sc *Scanner) Mark() int {
 // Since returns the text from the position mark to the current one.
 func (sc *Scanner) Since(mark int) string { return sc.s[mark:sc.i] }
 
+// Failed reports whether the scanner has met a syntax error.
+func (sc *Scanner) Failed() bool { return sc.bad }
+
+// Ahead returns up to n bytes of the input from the position, after
+// whitespace, without reading them.
+func (sc *Scanner) Ahead(n int) string {
+	sc.i = SkipSpace(sc.s, sc.i)
+	return sc.s[sc.i:min(sc.i+n, len(sc.s))]
+}
+
+// Accept consumes text when the input continues with it, after
+// whitespace, and reports whether it did. text must be a whole value this
+// or another Scanner has read (a value is valid wherever it stands, so
+// its bytes are not checked again); it is compared, not scanned.
+//
+// The last bytes are compared first: texts that start alike (one prompt
+// repeated a different number of times) differ soonest at their ends.
+func (sc *Scanner) Accept(text string) bool {
+	sc.i = SkipSpace(sc.s, sc.i)
+	rest := sc.s[sc.i:]
+	if len(rest) < len(text) {
+		return false
+	}
+	if k := max(len(text)-16, 0); rest[k:len(text)] != text[k:] || rest[:k] != text[:k] {
+		return false
+	}
+	sc.i += len(text)
+	return true
+}
+
 // End reports whether the document was valid and nothing but whitespace
 // follows the values read.
 func (sc *Scanner) End() bool {
