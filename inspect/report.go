@@ -127,6 +127,11 @@ type ExchangeReport struct {
 	req *request.Request
 }
 
+// Request returns the exchange's request as the report read it (package
+// request); nil for an exchange without one, or a report not made by
+// inspecting (read back from JSON).
+func (r *ExchangeReport) Request() *request.Request { return r.req }
+
 // SideReport is one side of an exchange.
 type SideReport struct {
 	Side     tape.Side    `json:"side"`

@@ -100,7 +100,9 @@ func Describe(in Exchange, content bool, now time.Time) *Span {
 	}
 	var req *request.Request
 	if x.Request != nil {
-		req = request.Parse(x.Request.Body)
+		if req = rep.Request(); req == nil {
+			req = request.Parse(x.Request.Body)
+		}
 		a = append(a, requestParams(x.Request.Body)...)
 	}
 	s.Stream = (req != nil && req.Stream) || (view != nil && view.Stream)
