@@ -313,11 +313,14 @@ func scanHeaders(b []byte, i int) (Headers, int, bool) {
 				return nil, 0, false
 			}
 			vals = append(vals, v)
-			if i = jsontext.SkipSpace(b, end); i < len(b) && b[i] == ',' {
+			switch i = jsontext.SkipSpace(b, end); {
+			case i < len(b) && b[i] == ',':
 				i = jsontext.SkipSpace(b, i+1)
 				if i < len(b) && b[i] == ']' {
 					return nil, 0, false
 				}
+			case i < len(b) && b[i] != ']': // two values with no comma between
+				return nil, 0, false
 			}
 		}
 		if i >= len(b) {
