@@ -3,6 +3,7 @@ package tape
 import (
 	"encoding/base64"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/seam-dev/seam/internal/jsontext"
 )
@@ -174,15 +175,19 @@ func (f *lineFields) value(name string, line []byte, i int) (int, bool) {
 	if !quoteAt(line, i) {
 		return 0, false
 	}
+	if name == "body" { // checked and decoded in one pass
+		body, end, flags, ok := jsontext.AppendString(nil, line, i)
+		if !ok || flags&jsontext.NonASCII != 0 && !utf8.Valid(body) {
+			return 0, false
+		}
+		f.haveBody, f.body = true, body
+		return end, true
+	}
 	raw, esc, end, ok := scanString(line, i)
 	if !ok {
 		return 0, false
 	}
 	switch name {
-	case "body":
-		f.haveBody = true
-		f.body, ok = unquote(raw, esc)
-		return end, ok
 	case "body_b64":
 		if esc {
 			return 0, false

@@ -78,20 +78,12 @@ func appendUnescaped[S ~string | ~[]byte](dst []byte, s S) ([]byte, int) {
 		if i+1 >= len(s) {
 			return dst[:n], -1
 		}
-		switch c := s[i+1]; c {
-		case '"', '\\', '/':
+		if c := unescaped[s[i+1]]; c != 0 {
 			dst[n] = c
-		case 'b':
-			dst[n] = '\b'
-		case 'f':
-			dst[n] = '\f'
-		case 'n':
-			dst[n] = '\n'
-		case 'r':
-			dst[n] = '\r'
-		case 't':
-			dst[n] = '\t'
-		case 'u':
+		} else {
+			if s[i+1] != 'u' {
+				return dst[:n], -1
+			}
 			r, size, valid := unescapeRune(s[i+2:])
 			switch {
 			case size < 0:
@@ -102,8 +94,6 @@ func appendUnescaped[S ~string | ~[]byte](dst []byte, s S) ([]byte, int) {
 			n += utf8.EncodeRune(dst[n:], r)
 			i += 2 + size
 			continue
-		default:
-			return dst[:n], -1
 		}
 		n++
 		i += 2
@@ -162,4 +152,94 @@ func hex4[S ~string | ~[]byte](s S, i int) (rune, bool) {
 		r = r<<4 | rune(c)
 	}
 	return r, true
+}
+
+// AppendString decodes the JSON string whose opening quote is at s[i] in
+// one pass, appending its text to dst, and returns the position after its
+// closing quote and what it holds (NonASCII as ScanString says it). ok is
+// false where ScanString fails, and where AppendUnescaped reports an
+// escape it cannot decode (an invalid one, or a surrogate not half of a
+// valid pair); dst then holds what was decoded. Checking a string and then
+// decoding it passed over it twice, which for a capture's request bodies
+// (recorded as strings, an escape every few bytes) took as long as the
+// decoding.
+func AppendString[S ~string | ~[]byte](dst []byte, s S, i int) (out []byte, end int, f StringFlags, ok bool) {
+	i++
+	// The text is never longer than what is left of s.
+	base := len(dst)
+	dst = slices.Grow(dst, len(s)-min(i, len(s)))
+	dst = dst[:cap(dst)]
+	n := base
+	var high uint64
+	for {
+		if i+8 <= len(s) {
+			w := s[i : i+8]
+			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+			binary.LittleEndian.PutUint64(dst[n:n+8], x) // n-base < i: room for 8
+			q := x ^ (lsb * '"')
+			b := x ^ (lsb * '\\')
+			m := ((q-lsb)&^q | (b-lsb)&^b | (x-lsb*' ')&^x) & msb
+			if m == 0 {
+				high |= x
+				n += 8
+				i += 8
+				continue
+			}
+			k := bits.TrailingZeros64(m) >> 3
+			high |= x & (1<<(8*k) - 1)
+			n += k
+			i += k
+		} else if i >= len(s) {
+			return dst[:n], i, f, false
+		}
+		switch c := s[i]; {
+		case c == '\\':
+			f |= Escaped
+			if i+1 < len(s) {
+				if r := unescaped[s[i+1]]; r != 0 {
+					dst[n] = r
+					n++
+					i += 2
+					continue
+				}
+			}
+			size, ok := unescapeAt(dst[n:], s, i)
+			if !ok {
+				return dst[:n], i, f, false
+			}
+			n += size >> 8
+			i += size & 0xff
+		case c == '"':
+			if high&msb != 0 {
+				f |= NonASCII
+			}
+			return dst[:n], i + 1, f, true
+		case c < ' ': // a control byte
+			return dst[:n], i, f, false
+		default: // one of the last seven bytes of s
+			high |= uint64(c)
+			dst[n] = c
+			n++
+			i++
+		}
+	}
+}
+
+// unescaped maps the letter of each one-letter escape to the byte it
+// stands for; 0 for the others (u, and the invalid ones).
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unescapeAt decodes the \u escape at s[i] (a backslash) into dst, which
+// has room, and returns what it wrote and read packed as written<<8 |
+// read; false for an escape AppendString fails on.
+func unescapeAt[S ~string | ~[]byte](dst []byte, s S, i int) (int, bool) {
+	if i+1 >= len(s) || s[i+1] != 'u' {
+		return 0, false
+	}
+	r, size, valid := unescapeRune(s[i+2:])
+	if size < 0 || !valid {
+		return 0, false
+	}
+	return utf8.EncodeRune(dst, r)<<8 | (2 + size), true
 }

@@ -70,3 +70,43 @@ func FuzzUnescape(f *testing.F) {
 	}
 	f.Fuzz(checkUnescape)
 }
+
+// FuzzAppendString: AppendString reads a string as ScanString finds it and
+// decodes it as AppendUnescaped does, both over the line it stands in
+// and over the string alone.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{`"a\"b\\c\/d\b\f\n\r\t" x`, `"\ud83d\ude00 \ud800 \udc00x" `, "\"\xff\\u00e9\"", `"\u0000"`, `"abc`, "\"a\x01b\"", `"\u12"`, `"\ud800\u12g4"`, `"0123456789abcdef\"0123456789"`, `"é…"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if line == "" || line[0] != '"' {
+			line = `"` + line
+		}
+		end, flags, ok := ScanString(line, 0)
+		var want []byte
+		if ok {
+			want, ok = AppendUnescaped(nil, line[1:end-1])
+		}
+		for _, in := range []string{line, line[:max(end, 1)]} {
+			got, gotEnd, gotFlags, gotOK := AppendString([]byte("x"), in, 0)
+			if gotOK != ok || ok && (gotEnd != end || string(got[1:]) != string(want) || gotFlags&Escaped != flags&Escaped) {
+				t.Fatalf("AppendString(%q) = %q, %d, %v, %v; ScanString and AppendUnescaped %q, %d, %v, %v", in, got[1:], gotEnd, gotFlags, gotOK, want, end, flags, ok)
+			}
+			if ok && gotFlags&NonASCII == 0 && !isASCII(line[1:end-1]) {
+				t.Fatalf("AppendString(%q) says ASCII", in)
+			}
+			if b, _, _, bOK := AppendString(nil, []byte(in), 0); bOK != gotOK || ok && string(b) != string(want) {
+				t.Fatalf("AppendString([]byte(%q)) = %q, %v", in, b, bOK)
+			}
+		}
+	})
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
