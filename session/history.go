@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
-	"github.com/seam-dev/seam/internal/jsonvalue"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/request"
 )
@@ -120,21 +119,6 @@ func newMessage(role, text string, calls []protocol.ToolCall, callID string) Mes
 		m.what = m.role + " message"
 	}
 	return m
-}
-
-// canonicalJSON returns s with object keys sorted and no insignificant
-// space when it is one JSON value (numbers kept as written), "{}" when it
-// is empty (a call without arguments, however a protocol writes it), else
-// s trimmed.
-func canonicalJSON(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "{}"
-	}
-	if v, ok := jsonvalue.Decode(s); ok {
-		return jsonvalue.Encode(v)
-	}
-	return s
 }
 
 // firstTurn returns how many messages of h a request must share with an
