@@ -2,11 +2,13 @@ package request
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/seam-dev/seam/internal/jsontext"
+	"github.com/tidwall/gjson"
 )
 
 // A Reader reads request bodies as Parse does, and remembers the messages
@@ -23,6 +25,11 @@ type Reader struct {
 	// mem holds the elements of messages lists and those of Responses
 	// input lists apart: the same text means another thing in each.
 	mem [2]memory
+	// tools holds the tools lists read, by their text (copied), and
+	// toolsSize their length: every request of an agent's session sends
+	// the same list, reading it was a sixth of reading a request.
+	tools     map[string]map[string]*Tool
+	toolsSize int
 	// least is the shortest text remembered (0: minRemembered) and
 	// budget a memory half's (0: readerBudget); tests remember every
 	// message, and forget soon.
@@ -73,6 +80,9 @@ const (
 	// maxCandidates bounds the texts filed under one key.
 	maxCandidates = 64
 )
+
+// shortest is the shortest text rd remembers.
+func (rd *Reader) shortest() int { return cmp.Or(rd.least, minRemembered) }
 
 // Parse reads body as the function Parse does; a nil Reader is Parse.
 func (rd *Reader) Parse(body []byte) *Request {
@@ -128,10 +138,7 @@ func (rc *recaller) recall(l list, sc *jsontext.Scanner) ([]Message, bool) {
 // number's can: 1 and 12), so one found at a position is the whole value
 // there.
 func (rc *recaller) remember(l list, sc *jsontext.Scanner, key, text string, msgs []Message) {
-	if rc == nil || sc.Failed() || len(text) < max(rc.rd.least, 1) || text[0] != '{' {
-		return
-	}
-	if rc.rd.least == 0 && len(text) < minRemembered {
+	if rc == nil || sc.Failed() || len(text) < rc.rd.shortest() || text[0] != '{' {
 		return
 	}
 	charge := 0
@@ -178,4 +185,31 @@ func detach(msgs []Message) []Message {
 		}
 	}
 	return out
+}
+
+// readTools reads a tools list as readTools does, recalling one read
+// before: the requests then share its Tools, which nothing changes.
+func (rc *recaller) readTools(list gjson.Result) map[string]*Tool {
+	if rc == nil || len(list.Raw) < rc.rd.shortest() {
+		return readTools(list)
+	}
+	rd := rc.rd
+	rd.mu.Lock()
+	seen, ok := rd.tools[list.Raw]
+	rd.mu.Unlock()
+	if ok {
+		return maps.Clone(seen)
+	}
+	tools := readTools(list)
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	if rd.toolsSize+len(list.Raw) > cmp.Or(rd.budget, readerBudget)/4 {
+		rd.tools, rd.toolsSize = nil, 0
+	}
+	if rd.tools == nil {
+		rd.tools = map[string]map[string]*Tool{}
+	}
+	rd.tools[strings.Clone(list.Raw)] = tools
+	rd.toolsSize += len(list.Raw)
+	return maps.Clone(tools)
 }

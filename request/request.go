@@ -154,12 +154,7 @@ func parse(body []byte, rd *Reader) *Request {
 	case 'l':
 		r.readInput(input, instructions)
 	}
-	tools.ForEach(func(_, t gjson.Result) bool {
-		if tool := readTool(t); tool != nil {
-			r.Tools[tool.Name] = tool
-		}
-		return true
-	})
+	r.Tools = rc.readTools(tools)
 	if len(r.Tools) == 0 {
 		r.readCatalogue()
 	}
@@ -216,6 +211,18 @@ func (r *Request) readInput(items []*Message, instructions string) {
 			r.Messages = append(r.Messages, *m)
 		}
 	}
+}
+
+// readTools reads a tools list, by name.
+func readTools(tools gjson.Result) map[string]*Tool {
+	out := map[string]*Tool{}
+	tools.ForEach(func(_, t gjson.Result) bool {
+		if tool := readTool(t); tool != nil {
+			out[tool.Name] = tool
+		}
+		return true
+	})
+	return out
 }
 
 // readTool reads one entry of a tools list: a Chat Completions function

@@ -136,6 +136,9 @@ func TestReaderForgets(t *testing.T) {
 						t.Fatalf("list %d: %d bytes kept, budget %d", l, m.size, rd.budget)
 					}
 				}
+				if rd.toolsSize > rd.budget/4 {
+					t.Fatalf("tools lists: %d bytes kept, budget %d", rd.toolsSize, rd.budget/4)
+				}
 			}
 		}
 	}
