@@ -21,10 +21,8 @@ import (
 // safe for concurrent use, and what it keeps is bounded (readerBudget).
 // The zero Reader is ready to use.
 type Reader struct {
-	mu sync.Mutex
-	// mem holds the elements of messages lists and those of Responses
-	// input lists apart: the same text means another thing in each.
-	mem [2]memory
+	mu  sync.Mutex
+	mem memory
 	// tools holds the tools lists read, by their text (copied), and
 	// toolsSize their length: every request of an agent's session sends
 	// the same list, reading it was a sixth of reading a request.
@@ -36,7 +34,8 @@ type Reader struct {
 	least, budget int
 }
 
-// list is which list a value is an element of: mem's index.
+// list is which list a value is an element of: the same text means
+// another thing in a messages list and in a Responses input list.
 type list int
 
 const (
@@ -51,7 +50,7 @@ const (
 // found in old is filed in cur again, copied (so it keeps no body of
 // old's), so what recent requests repeat stays.
 type memory struct {
-	cur, old map[string][]remembered
+	cur, old [2]map[string][]remembered // by list
 	size     int
 }
 
@@ -71,7 +70,7 @@ const (
 	// minRemembered is the shortest text worth remembering: a shorter one
 	// is read about as fast as it is found.
 	minRemembered = 96
-	// readerBudget bounds the bodies a memory's newer half keeps; the
+	// readerBudget bounds the bodies the memory's newer half keeps; the
 	// older half keeps as much again. On seam-bench read's capture (agent
 	// sessions four at a time, bodies of 25 KB on average) the messages
 	// recalled were 49 % of the bytes with 4 MiB, 60 % with 8, 69 % with
@@ -89,12 +88,12 @@ func (rd *Reader) Parse(body []byte) *Request {
 	return parse(body, rd)
 }
 
-// recaller is a Reader at work on one body: it charges the body to a
-// memory the first time it files a text of it there.
+// recaller is a Reader at work on one body: it charges the body to the
+// memory the first time it files a text of it.
 type recaller struct {
 	rd      *Reader
 	body    int
-	charged [2]bool
+	charged bool
 }
 
 // recaller returns rd at work on a body of n bytes; nil for a nil rd.
@@ -112,19 +111,19 @@ func (rc *recaller) recall(l list, sc *jsontext.Scanner) ([]Message, bool) {
 	if rc == nil {
 		return nil, false
 	}
-	rd, m := rc.rd, &rc.rd.mem[l]
+	rd, m := rc.rd, &rc.rd.mem
 	key := sc.Ahead(keyLen)
 	rd.mu.Lock()
-	cands, old := m.cur[key], false
+	cands, old := m.cur[l][key], false
 	if len(cands) == 0 {
-		cands, old = m.old[key], true
+		cands, old = m.old[l][key], true
 	}
 	rd.mu.Unlock()
 	for _, c := range cands {
 		if sc.Accept(c.text) {
 			if old { // filed again on its own: its body goes with old
 				d := remembered{text: strings.Clone(c.text), msgs: detach(c.msgs)}
-				rd.file(m, key, d, 2*len(d.text))
+				rd.file(l, key, d, 2*len(d.text))
 			}
 			return c.msgs, true
 		}
@@ -142,24 +141,25 @@ func (rc *recaller) remember(l list, sc *jsontext.Scanner, key, text string, msg
 		return
 	}
 	charge := 0
-	if !rc.charged[l] {
-		rc.charged[l], charge = true, rc.body
+	if !rc.charged {
+		rc.charged, charge = true, rc.body
 	}
-	rc.rd.file(&rc.rd.mem[l], key, remembered{text: text, msgs: slices.Clip(slices.Clone(msgs))}, charge)
+	rc.rd.file(l, key, remembered{text: text, msgs: slices.Clip(slices.Clone(msgs))}, charge)
 }
 
-// file adds r under key to m's newer half, charging it n bytes more;
-// the half becomes the older when full.
-func (rd *Reader) file(m *memory, key string, r remembered, n int) {
+// file adds r under key to the newer half of l's, charging it n bytes
+// more; the newer halves become the older when full.
+func (rd *Reader) file(l list, key string, r remembered, n int) {
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
+	m := &rd.mem
 	if m.size+n > cmp.Or(rd.budget, readerBudget) {
-		m.old, m.cur, m.size = m.cur, nil, 0
+		m.old, m.cur, m.size = m.cur, [2]map[string][]remembered{}, 0
 	}
-	if m.cur == nil {
-		m.cur = map[string][]remembered{}
+	if m.cur[l] == nil {
+		m.cur[l] = map[string][]remembered{}
 	}
-	cands := m.cur[key]
+	cands := m.cur[l][key]
 	for _, c := range cands {
 		if c.text == r.text {
 			return
@@ -168,7 +168,7 @@ func (rd *Reader) file(m *memory, key string, r remembered, n int) {
 	if len(cands) == maxCandidates {
 		cands = cands[1:]
 	}
-	m.cur[strings.Clone(key)] = append(cands, r)
+	m.cur[l][strings.Clone(key)] = append(cands, r)
 	m.size += n + len(key)
 }
 
