@@ -153,7 +153,7 @@ func (rd *Reader) file(l list, key string, r remembered, n int) {
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
 	m := &rd.mem
-	if m.size+n > cmp.Or(rd.budget, readerBudget) {
+	if m.size+n+len(key) > cmp.Or(rd.budget, readerBudget) {
 		m.old, m.cur, m.size = m.cur, [2]map[string][]remembered{}, 0
 	}
 	if m.cur[l] == nil {
