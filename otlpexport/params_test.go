@@ -9,7 +9,8 @@ import (
 )
 
 // requestParamsGJSON is requestParams as it was before it read the body in
-// one pass: a gjson Get per path. It returns the request parameters a JSON request body sets,
+// one pass: a gjson Get per path, the value found made an attribute as
+// requestParams makes it. It returns the request parameters a JSON request body sets,
 // as GenAI attributes; a body that is not JSON sets none. A choice count
 // of 1 (the default) is left out, as the conventions ask.
 func requestParamsGJSON(body []byte) []attribute.KeyValue {
@@ -31,30 +32,7 @@ func requestParamsGJSON(body []byte) []attribute.KeyValue {
 		if !v.Exists() || v.Type == gjson.Null {
 			continue
 		}
-		switch p.kind {
-		case 'f':
-			if v.Type == gjson.Number {
-				out = append(out, p.key.Float64(v.Float()))
-			}
-		case 'i':
-			if v.Type == gjson.Number && !(p.key == KeyRequestChoiceCount && v.Int() == 1) {
-				out = append(out, p.key.Int64(v.Int()))
-			}
-		case 's':
-			var stops []string
-			if v.Type == gjson.String {
-				stops = append(stops, v.String())
-			}
-			v.ForEach(func(_, s gjson.Result) bool {
-				if s.Type == gjson.String {
-					stops = append(stops, s.String())
-				}
-				return len(stops) < maxStops
-			})
-			if len(stops) > 0 {
-				out = append(out, p.key.StringSlice(stops))
-			}
-		}
+		out = appendParam(out, p.key, p.kind, v)
 	}
 	return out
 }
