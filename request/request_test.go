@@ -2,6 +2,7 @@ package request
 
 import (
 	"reflect"
+	"sync"
 	"testing"
 )
 
@@ -145,4 +146,36 @@ func TestReaderForgets(t *testing.T) {
 	if !forgot {
 		t.Fatal("the memories never filled: the test does not reach forgetting")
 	}
+}
+
+// TestReaderShared: goroutines reading with one Reader (as inspect's
+// workers do), its memory filling and flipping meanwhile, each read every
+// request as Parse does. Run with -race, it checks the Reader's locking.
+func TestReaderShared(t *testing.T) {
+	rd := &Reader{least: 1, budget: 32 << 10}
+	var bodies [][]byte
+	for turns := range 10 {
+		for _, body := range agentTurn(turns) {
+			bodies = append(bodies, body)
+		}
+	}
+	want := make([]*Request, len(bodies))
+	for i, b := range bodies {
+		want[i] = Parse(b)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for round := range 5 {
+				for k := range bodies {
+					i := (k + g*7) % len(bodies)
+					if got := rd.Parse(bodies[i]); !reflect.DeepEqual(got, want[i]) {
+						t.Errorf("goroutine %d, round %d, body %d: Reader.Parse differs from Parse", g, round, i)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
