@@ -7,6 +7,10 @@
 //
 // Parse is read once per exchange by inspect's detectors and request
 // diff, by the sessions that link exchanges (package session) and by
-// search. It judges nothing: a request whose history is wrong is read as
-// it is, and the findings are inspect's.
+// search. A Reader reads a run of requests as Parse does, recalling the
+// messages and tools lists one repeats from another (an agent's requests
+// each carry the conversation so far) instead of reading them again;
+// inspect reads a capture's requests with one. It judges nothing: a
+// request whose history is wrong is read as it is, and the findings are
+// inspect's.
 package request
