@@ -11,6 +11,7 @@ import (
 
 	"github.com/seam-dev/seam/inspect"
 	"github.com/seam-dev/seam/record"
+	"github.com/seam-dev/seam/request"
 	"github.com/seam-dev/seam/session"
 	"github.com/seam-dev/seam/tape"
 )
@@ -147,12 +148,14 @@ func (l *Live) run() {
 	// seam export --format otlp reads the files of a rotated recording:
 	// a session's id names the file and exchange it started at.
 	sessions := session.NewLinker()
+	// One Reader for them all too, small: it lives in the recorder.
+	requests := request.NewReader(liveRequestMemory)
 	byPath := map[string]*inspect.Inspector{}
 	var paths []string
 	for e := range l.in {
 		in := byPath[e.path]
 		if in == nil {
-			in = inspect.NewInspector(e.path, e.header, inspect.Options{Stall: l.stall, NoDiffs: true, Sessions: sessions})
+			in = inspect.NewInspector(e.path, e.header, inspect.Options{Stall: l.stall, NoDiffs: true, Sessions: sessions, Requests: requests})
 			byPath[e.path] = in
 			paths = append(paths, e.path)
 			if len(paths) > maxOpenFiles {
@@ -163,6 +166,11 @@ func (l *Live) run() {
 		l.export(in, e)
 	}
 }
+
+// liveRequestMemory bounds the request bodies Live's request.Reader keeps
+// to recall the messages an agent's requests repeat (the reading commands'
+// keep four times as much).
+const liveRequestMemory = 4 << 20
 
 // maxOpenFiles is how many capture files' Inspectors Live keeps: a
 // rotated recording's files close in the order they were opened, the

@@ -82,6 +82,11 @@ const (
 	maxCandidates = 64
 )
 
+// NewReader returns a Reader that keeps at most about limit bytes of
+// bodies (both halves of its memory; the zero Reader keeps 16 MiB), for
+// one that lives beside work with a memory budget of its own.
+func NewReader(limit int) *Reader { return &Reader{budget: max(limit/2, 1)} }
+
 // shortest is the shortest text rd remembers.
 func (rd *Reader) shortest() int { return cmp.Or(rd.least, minRemembered) }
 

@@ -125,7 +125,11 @@ func quote(s string) string {
 // TestReaderForgets: a Reader whose memory fills forgets its older half
 // and reads every request as Parse does all along, within its budget.
 func TestReaderForgets(t *testing.T) {
-	rd := &Reader{least: 1, budget: 64 << 10}
+	rd := NewReader(128 << 10)
+	rd.least = 1
+	if rd.budget != 64<<10 {
+		t.Fatalf("NewReader(128 KiB) keeps %d bytes a half, want 64 KiB", rd.budget)
+	}
 	forgot := false
 	for round := range 3 {
 		for turns := range 10 {
