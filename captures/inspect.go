@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/seam-dev/seam/inspect"
+	"github.com/seam-dev/seam/request"
 	"github.com/seam-dev/seam/tape"
 )
 
@@ -83,8 +84,14 @@ func (s *Inspection) Run(ctx context.Context, pick func(*tape.Exchange) inspect.
 // selects (want nil: every one) and their reports, in input order. The
 // others are skimmed (inspect.PickSkim), so the sessions and detectors of
 // those reported see them; opts.Sessions, when set, links sessions across
-// the inputs. Options.Progress hears each input start.
+// the inputs, and one request.Reader (opts.Requests, or one of its own)
+// reads all their requests. Options.Progress hears each input start.
 func InspectAll(ctx context.Context, paths []string, o Options, opts inspect.Options, want func(path string, ex int) bool, fn func(Inspected) error) error {
+	if opts.Requests == nil {
+		// A rotated recording's files carry on each other's
+		// conversations.
+		opts.Requests = new(request.Reader)
+	}
 	for i, path := range paths {
 		if o.Progress != nil {
 			o.Progress.File(i)
