@@ -94,6 +94,37 @@ type place struct {
 	text  string
 	// spans map text offsets to events (assembled text only).
 	spans []protocol.Span
+	// label, when set, makes where from name and n only for a place that
+	// matches: a request's messages and headers are most of the places,
+	// and few match.
+	label placeLabel
+	name  string
+	n     int
+}
+
+// placeLabel is how a place's where is made when it matches.
+type placeLabel uint8
+
+const (
+	labelWhere       placeLabel = iota // where as it is
+	labelMessage                       // "message N (role)"
+	labelMessageCall                   // "message N (role) tool call"
+	labelHeader                        // "header name"
+)
+
+// whereText is what a match in p says of where it is.
+func (p *place) whereText() string {
+	switch p.label {
+	case labelMessage, labelMessageCall:
+		w := "message " + strconv.Itoa(p.n) + " (" + excerpt.Name(p.name) + ")"
+		if p.label == labelMessageCall {
+			w += " tool call"
+		}
+		return w
+	case labelHeader:
+		return "header " + excerpt.Name(p.name)
+	}
+	return p.where
 }
 
 // places lists the searchable texts of an inspected exchange in the order
@@ -166,7 +197,7 @@ func messagePlaces(out []place, rep *inspect.ExchangeReport, text, tools bool) [
 // textPlaces appends a choice's text, with the spans that map it to
 // events, and its reasoning and refusal when it has them.
 func textPlaces(out []place, side tape.Side, prefix string, ch protocol.Choice) []place {
-	out = append(out, place{ScopeText, side, prefix + "text", ch.Text, ch.Spans})
+	out = append(out, place{scope: ScopeText, side: side, where: prefix + "text", text: ch.Text, spans: ch.Spans})
 	if ch.Reasoning != "" {
 		out = append(out, place{scope: ScopeText, side: side, where: prefix + "reasoning", text: ch.Reasoning})
 	}
@@ -180,12 +211,11 @@ func textPlaces(out []place, side tape.Side, prefix string, ch protocol.Choice) 
 // the request.
 func requestPlaces(out []place, x *tape.Exchange, rep *inspect.ExchangeReport) []place {
 	for i, m := range inspect.RequestMessages(x, rep) {
-		w := "message " + strconv.Itoa(i) + " (" + excerpt.Name(m.Role) + ")"
 		if m.Text != "" {
-			out = append(out, place{scope: ScopeRequest, where: w, text: m.Text})
+			out = append(out, place{scope: ScopeRequest, text: m.Text, label: labelMessage, name: m.Role, n: i})
 		}
 		for _, tc := range m.ToolCalls {
-			out = append(out, place{scope: ScopeRequest, where: w + " tool call", text: tc.Name + " " + tc.Arguments})
+			out = append(out, place{scope: ScopeRequest, text: tc.Name + " " + tc.Arguments, label: labelMessageCall, name: m.Role, n: i})
 		}
 	}
 	return out
@@ -197,7 +227,7 @@ func headerPlaces(out []place, x *tape.Exchange) []place {
 	header := func(side tape.Side, h tape.Headers) {
 		for _, k := range slices.Sorted(maps.Keys(h)) {
 			for _, v := range h[k] {
-				out = append(out, place{scope: ScopeHeaders, side: side, where: "header " + excerpt.Name(k), text: k + ": " + v})
+				out = append(out, place{scope: ScopeHeaders, side: side, text: k + ": " + v, label: labelHeader, name: k})
 			}
 		}
 	}
@@ -236,7 +266,7 @@ func Search(re *regexp.Regexp, x *tape.Exchange, rep *inspect.ExchangeReport, sc
 			if loc[1] == loc[0] {
 				continue // an empty match shows nothing
 			}
-			m := Match{Ex: rep.Ex, Scope: p.scope, Side: p.side, Where: p.where, Event: -1, Off: loc[0]}
+			m := Match{Ex: rep.Ex, Scope: p.scope, Side: p.side, Where: p.whereText(), Event: -1, Off: loc[0]}
 			if p.spans != nil {
 				m.Event = protocol.EventAt(p.spans, loc[0])
 			}

@@ -54,7 +54,7 @@ func TestSearchScopes(t *testing.T) {
 	x := chatExchange(2, req, nil, toolCallEvents("m-chat", `{"path":"f2.go"}`, 200, 20)...)
 	x.Request.Headers = tape.Headers{"user-agent": {"agent/1.0 (config reader)"}}
 	rep := inspect.Inspect(capture("s.ndjson", x), inspect.Options{AssembleOnly: true}).Exchanges[0]
-	ms := Search(regexp.MustCompile(`(?i)config|f2\.go`), x, rep, nil)
+	ms := Search(regexp.MustCompile(`(?i)config|f[12]\.go`), x, rep, nil)
 	var got []string
 	for _, m := range ms {
 		got = append(got, string(m.Scope)+"|"+string(m.Side)+"|"+m.Where+"|"+m.Before+"["+m.Hit+"]"+m.After)
@@ -62,6 +62,7 @@ func TestSearchScopes(t *testing.T) {
 	want := []string{
 		`tools|upstream|tool 0 read_file arguments|{"path":"[f2.go]"}`,
 		`request||message 1 (user)|please read the [config]`,
+		`request||message 2 (assistant) tool call|read_file {"path":"[f1.go]"}`,
 		`headers||header user-agent|user-agent: agent/1.0 ([config] reader)`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
