@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/seam-dev/seam/internal/jsontext"
 	"github.com/tidwall/gjson"
@@ -78,6 +79,12 @@ const (
 	// of many agents at once needs more than this to recall their
 	// histories, one of a developer's few sessions less.
 	readerBudget = 8 << 20
+	// entrySize and messageSize are what a text filed takes besides the
+	// body it is part of: its key, its place in the map and its list,
+	// and its messages (a body of many short messages takes more in
+	// entries than in bytes).
+	entrySize   = 96
+	messageSize = int(unsafe.Sizeof(Message{}))
 	// maxCandidates bounds the texts filed under one key.
 	maxCandidates = 64
 )
@@ -162,7 +169,8 @@ func (rd *Reader) file(l list, key string, r remembered, n int) {
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
 	m := &rd.mem
-	if m.size+n+len(key) > cmp.Or(rd.budget, readerBudget) {
+	n += len(key) + entrySize + len(r.msgs)*messageSize
+	if m.size+n > cmp.Or(rd.budget, readerBudget) {
 		m.old, m.cur, m.size = m.cur, [2]map[string][]remembered{}, 0
 	}
 	if m.cur[l] == nil {
@@ -178,7 +186,7 @@ func (rd *Reader) file(l list, key string, r remembered, n int) {
 		cands = cands[1:]
 	}
 	m.cur[l][strings.Clone(key)] = append(cands, r)
-	m.size += n + len(key)
+	m.size += n
 }
 
 // detach copies msgs with strings of their own, not parts of a body's.

@@ -1,7 +1,9 @@
 package request
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -182,4 +184,36 @@ func TestReaderShared(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestReaderManyMessages: a body of many short messages fills a Reader's
+// memory with entries, not bytes; what it keeps stays within its budget
+// counted by entry too.
+func TestReaderManyMessages(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"model":"m","messages":[`)
+	for i := range 20000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"role":"user","content":"message %06d, padded to be remembered: %s"}`, i, strings.Repeat("x", 40))
+	}
+	b.WriteString(`]}`)
+	body := []byte(b.String())
+	rd := NewReader(512 << 10)
+	rd.least = 1
+	if got, want := rd.Parse(body), Parse(body); !reflect.DeepEqual(got, want) {
+		t.Fatal("Reader.Parse differs from Parse")
+	}
+	entries := 0
+	for _, half := range [][2]map[string][]remembered{rd.mem.cur, rd.mem.old} {
+		for _, m := range half {
+			for _, cands := range m {
+				entries += len(cands)
+			}
+		}
+	}
+	if most := 2 * rd.budget / (keyLen + 96); entries > most { // a key and its entry
+		t.Errorf("%d texts kept, budget %d bytes a half: at most %d", entries, rd.budget, most)
+	}
 }
