@@ -29,9 +29,9 @@ type Reader struct {
 	// the same list, reading it was a sixth of reading a request.
 	tools     map[string]map[string]*Tool
 	toolsSize int
-	// least is the shortest text remembered (0: minRemembered) and
-	// budget a memory half's (0: readerBudget); tests remember every
-	// message, and forget soon.
+	// least is the shortest text remembered (0: minRemembered; tests
+	// remember every message) and budget what a memory half keeps (0:
+	// readerBudget; NewReader sets it).
 	least, budget int
 }
 
