@@ -161,7 +161,7 @@ func bareForward(upstream, caDir, caFile, listen string) error {
 		Transport: &http.Transport{MaxIdleConnsPerHost: 1024, IdleConnTimeout: 90 * time.Second, DisableCompression: true,
 			TLSClientConfig: &tls.Config{RootCAs: roots}, ForceAttemptHTTP2: true},
 	}
-	fwd, err := record.NewForward(record.ForwardOptions{Handler: rp, Intercept: list, Authority: ca})
+	fwd, err := record.NewForward(record.ForwardOptions{Handler: fullDuplex(rp), Intercept: list, Authority: ca})
 	if err != nil {
 		return err
 	}
