@@ -11,15 +11,8 @@ import (
 // TestMain lets the test binary be the bare proxies seam-bench starts, as
 // seam-bench is.
 func TestMain(m *testing.M) {
-	if len(os.Args) == 4 && os.Args[1] == bareProxyArg {
-		if err := bareProxy(os.Args[2], os.Args[3]); err != nil {
-			os.Stderr.WriteString(err.Error() + "\n")
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	if len(os.Args) == 6 && os.Args[1] == bareForwardArg {
-		if err := bareForward(os.Args[2], os.Args[3], os.Args[4], os.Args[5]); err != nil {
+	if ran, err := runBare(os.Args[1:]); ran {
+		if err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)
 		}

@@ -82,16 +82,9 @@ type options struct {
 }
 
 func main() {
-	if len(os.Args) == 4 && os.Args[1] == bareProxyArg {
-		if err := bareProxy(os.Args[2], os.Args[3]); err != nil {
-			fmt.Fprintln(os.Stderr, "seam-bench bare proxy:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if len(os.Args) == 6 && os.Args[1] == bareForwardArg {
-		if err := bareForward(os.Args[2], os.Args[3], os.Args[4], os.Args[5]); err != nil {
-			fmt.Fprintln(os.Stderr, "seam-bench bare forward proxy:", err)
+	if ran, err := runBare(os.Args[1:]); ran {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "seam-bench:", err)
 			os.Exit(1)
 		}
 		return

@@ -32,6 +32,27 @@ func bareProxy(upstream, listen string) error {
 	return serveUntilInterrupted(&http.Server{Addr: listen, Handler: bareHandler(u)}, nil)
 }
 
+// runBare runs seam-bench as one of its bare proxies when args (the
+// arguments after the program's name) ask for one, as the benchmark
+// starts them: ran reports whether they did.
+func runBare(args []string) (ran bool, err error) {
+	switch {
+	case len(args) == 3 && args[0] == bareProxyArg:
+		err = bareProxy(args[1], args[2])
+		if err != nil {
+			err = fmt.Errorf("bare proxy: %w", err)
+		}
+	case len(args) == 5 && args[0] == bareForwardArg:
+		err = bareForward(args[1], args[2], args[3], args[4])
+		if err != nil {
+			err = fmt.Errorf("bare forward proxy: %w", err)
+		}
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
 // bareHandler is the bare proxy's handler, proxying to u.
 func bareHandler(u *url.URL) http.Handler {
 	p := httputil.NewSingleHostReverseProxy(u)
