@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seam-dev/seam/internal/excerpt"
+	"github.com/seam-dev/seam/internal/jsonvalue"
 	"github.com/seam-dev/seam/protocol"
 	"github.com/seam-dev/seam/request"
 )
@@ -119,6 +120,21 @@ func newMessage(role, text string, calls []protocol.ToolCall, callID string) Mes
 		m.what = m.role + " message"
 	}
 	return m
+}
+
+// canonicalJSON returns s with object keys sorted and no insignificant
+// space when it is one JSON value (numbers kept as written), "{}" when it
+// is empty (a call without arguments, however a protocol writes it), else
+// s trimmed.
+func canonicalJSON(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "{}"
+	}
+	if c, ok := jsonvalue.Canonical(s); ok {
+		return c
+	}
+	return s
 }
 
 // firstTurn returns how many messages of h a request must share with an

@@ -1,42 +1,39 @@
-package session
+package jsonvalue
 
 import (
 	"strings"
 	"unicode/utf8"
 
 	"github.com/seam-dev/seam/internal/jsontext"
-	"github.com/seam-dev/seam/internal/jsonvalue"
 )
 
-// canonicalJSON returns s with object keys sorted and no insignificant
-// space when it is one JSON value (numbers kept as written), "{}" when it
-// is empty (a call without arguments, however a protocol writes it), else
-// s trimmed. Most calls' arguments are written that way already
-// (canonical): they are returned as they are, read once, where decoding
-// and encoding them again was most of the time a history took.
-func canonicalJSON(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "{}"
-	}
+// Canonical returns s, one JSON value (white space around it allowed),
+// as Encode writes it once decoded: object keys sorted, no insignificant
+// space, numbers as written. ok is false when s is not one value. A text
+// already written that way (most tool calls' arguments) is recognised in
+// one pass and returned as it is, where decoding and encoding it again
+// took most of the time of a session's history.
+func Canonical(s string) (string, bool) {
+	s = strings.Trim(s, " \t\n\r") // JSON's white space
 	if end, ok := canonicalAt(s, 0, 0); ok && end == len(s) {
-		return s
+		return s, true
 	}
-	if v, ok := jsonvalue.Decode(s); ok {
-		return jsonvalue.Encode(v)
+	v, ok := Decode(s)
+	if !ok {
+		return "", false
 	}
-	return s
+	return Encode(v), true
 }
 
 // maxCanonicalDepth bounds how deep canonicalAt goes into nested values.
 const maxCanonicalDepth = 64
 
 // canonicalAt reports whether the value at s[i] is written as
-// jsonvalue.Encode would write it, and where it ends: no space, object
+// Encode would write it, and where it ends: no space, object
 // keys in order with none twice, strings with no escape but \", \\, \n,
 // \r and \t, valid UTF-8 without U+2028 or U+2029 (which Encode escapes),
 // numbers as they are. It may say no to a canonical value (a key with an
-// escape, one nested deeper than maxCanonicalDepth); canonicalJSON then
+// escape, one nested deeper than maxCanonicalDepth); Canonical then
 // encodes it. depth is how deep s[i] is nested.
 func canonicalAt(s string, i, depth int) (int, bool) {
 	if i >= len(s) || depth > maxCanonicalDepth {
