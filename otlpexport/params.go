@@ -112,23 +112,22 @@ var paramPlaces, paramNests = func() (map[string]paramPlace, map[string]bool) {
 // paramValues reads body's members that paramPaths name, in one pass:
 // found[i][j] is the value at parameter i's path j, as gjson's Get gives
 // it: a key's first member, or, for a path into an object, the first
-// member of the first object of that name that has one. ok is false for a body that is not one JSON object.
+// member of the first object of that name that has one. ok is false for
+// a body that is not one JSON object.
 func paramValues(body []byte) (found [][]gjson.Result, ok bool) {
 	sc := jsontext.NewScanner(string(body))
 	if len(body) == 0 || !sc.Open('{') {
 		return nil, false
 	}
 	found = make([][]gjson.Result, len(paramPaths))
-	seen := map[string]bool{}
 	set := func(path string) {
-		if seen[path] {
-			sc.Skip()
-			return
-		}
-		seen[path] = true
 		p := paramPlaces[path]
 		if found[p.param] == nil {
 			found[p.param] = make([]gjson.Result, len(paramPaths[p.param].paths))
+		}
+		if found[p.param][p.rank].Exists() { // a later member of the name
+			sc.Skip()
+			return
 		}
 		found[p.param][p.rank] = sc.Value().Result()
 	}

@@ -10,9 +10,7 @@ import (
 
 // requestParamsGJSON is requestParams as it was before it read the body in
 // one pass: a gjson Get per path, the value found made an attribute as
-// requestParams makes it. It returns the request parameters a JSON request body sets,
-// as GenAI attributes; a body that is not JSON sets none. A choice count
-// of 1 (the default) is left out, as the conventions ask.
+// requestParams makes it.
 func requestParamsGJSON(body []byte) []attribute.KeyValue {
 	if len(body) == 0 || !gjson.ValidBytes(body) {
 		return nil
