@@ -174,9 +174,7 @@ func ScanString[S ~string | ~[]byte](s S, i int) (end int, f StringFlags, ok boo
 		// hit: a false positive needs a borrow from a lower one), and the
 		// byte loop takes the tail.
 		for i+8 <= len(s) {
-			w := s[i : i+8] // one bounds check, one load
-			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+			x := word(s, i)
 			high |= x
 			q := x ^ (lsb * '"')
 			b := x ^ (lsb * '\\')
@@ -225,6 +223,14 @@ func ScanString[S ~string | ~[]byte](s S, i int) (end int, f StringFlags, ok boo
 // isHex reports whether c is a hex digit.
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// word returns the eight bytes of s from i as one little-endian word (one
+// bounds check, one load): the strings are read eight bytes at a time.
+func word[S ~string | ~[]byte](s S, i int) uint64 {
+	w := s[i : i+8]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
 // Byte-lane constants for plainRun's eight-byte test.

@@ -53,9 +53,7 @@ func appendUnescaped[S ~string | ~[]byte](dst []byte, s S) ([]byte, int) {
 	n := base
 	for i := 0; i < len(s); {
 		for i+8 <= len(s) {
-			w := s[i : i+8]
-			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+			x := word(s, i)
 			binary.LittleEndian.PutUint64(dst[n:n+8], x) // n-base <= i: room for 8
 			b := x ^ (lsb * '\\')
 			if m := (b - lsb) &^ b & msb; m != 0 {
@@ -173,9 +171,7 @@ func AppendString[S ~string | ~[]byte](dst []byte, s S, i int) (out []byte, end 
 	var high uint64
 	for {
 		if i+8 <= len(s) {
-			w := s[i : i+8]
-			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+			x := word(s, i)
 			binary.LittleEndian.PutUint64(dst[n:n+8], x) // n-base < i: room for 8
 			q := x ^ (lsb * '"')
 			b := x ^ (lsb * '\\')
@@ -204,12 +200,12 @@ func AppendString[S ~string | ~[]byte](dst []byte, s S, i int) (out []byte, end 
 					continue
 				}
 			}
-			size, ok := unescapeAt(dst[n:], s, i)
+			wrote, read, ok := unescapeAt(dst[n:], s, i)
 			if !ok {
 				return dst[:n], i, f, false
 			}
-			n += size >> 8
-			i += size & 0xff
+			n += wrote
+			i += read
 		case c == '"':
 			if high&msb != 0 {
 				f |= NonASCII
@@ -231,15 +227,15 @@ func AppendString[S ~string | ~[]byte](dst []byte, s S, i int) (out []byte, end 
 var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // unescapeAt decodes the \u escape at s[i] (a backslash) into dst, which
-// has room, and returns what it wrote and read packed as written<<8 |
-// read; false for an escape AppendString fails on.
-func unescapeAt[S ~string | ~[]byte](dst []byte, s S, i int) (int, bool) {
+// has room, and returns the bytes it wrote and read; false for an escape
+// AppendString fails on.
+func unescapeAt[S ~string | ~[]byte](dst []byte, s S, i int) (wrote, read int, ok bool) {
 	if i+1 >= len(s) || s[i+1] != 'u' {
-		return 0, false
+		return 0, 0, false
 	}
 	r, size, valid := unescapeRune(s[i+2:])
 	if size < 0 || !valid {
-		return 0, false
+		return 0, 0, false
 	}
-	return utf8.EncodeRune(dst, r)<<8 | (2 + size), true
+	return utf8.EncodeRune(dst, r), 2 + size, true
 }
