@@ -314,14 +314,14 @@ const maxScratch = 64 << 10
 func (w *Writer) tail(size int, fresh *slab) *slab {
 	if k := len(w.slabs); k > 0 {
 		if s := w.slabs[k-1]; cap(s.b)-len(s.b) >= size {
-			w.recycleFresh(fresh)
+			w.recycle(fresh)
 			return s
 		}
 	}
 	s := fresh
 	if k := len(w.free); k > 0 && size <= slabSize {
 		s, w.free = w.free[k-1], w.free[:k-1]
-		w.recycleFresh(fresh)
+		w.recycle(fresh)
 	} else if s == nil {
 		return nil
 	}
@@ -329,17 +329,10 @@ func (w *Writer) tail(size int, fresh *slab) *slab {
 	return s
 }
 
-// recycleFresh keeps a new slab tail did not need for reuse. Called with
-// w.mu held.
-func (w *Writer) recycleFresh(s *slab) {
-	if s != nil {
-		w.recycle(s)
-	}
-}
-
-// recycle keeps an empty slab for reuse. Called with w.mu held.
+// recycle keeps an empty slab (nil: none) for reuse. Called with w.mu
+// held.
 func (w *Writer) recycle(s *slab) {
-	if len(w.free) < maxFree && cap(s.b) <= 2*slabSize {
+	if s != nil && len(w.free) < maxFree && cap(s.b) <= 2*slabSize {
 		clear(s.kept)
 		s.b, s.ends, s.kept, s.drop = s.b[:0], s.ends[:0], s.kept[:0], 0
 		w.free = append(w.free, s)
