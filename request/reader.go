@@ -119,21 +119,22 @@ func (rd *Reader) recaller(n int) *recaller {
 }
 
 // recall consumes the value at sc's position when it is one read before
-// as an element of l, and returns what reading it gave. A nil recaller
-// recalls nothing.
-func (rc *recaller) recall(l list, sc *jsontext.Scanner) ([]Message, bool) {
+// as an element of l, and returns what reading it gave; else it returns
+// the key to remember the value by once read. A nil recaller recalls
+// nothing.
+func (rc *recaller) recall(l list, sc *jsontext.Scanner) (msgs []Message, key string, ok bool) {
 	if rc == nil {
-		return nil, false
+		return nil, "", false
 	}
 	rd, m := rc.rd, &rc.rd.mem
-	key := sc.Ahead(keyLen)
+	key = sc.Ahead(keyLen)
 	rd.mu.Lock()
 	cur, old := m.cur[l][key], m.old[l][key]
 	rd.mu.Unlock()
 	// Newest first: a conversation repeats what it said last.
 	for i := len(cur) - 1; i >= 0; i-- {
 		if c := cur[i]; sc.Accept(c.text) {
-			return c.msgs, true
+			return c.msgs, "", true
 		}
 	}
 	for i := len(old) - 1; i >= 0; i-- {
@@ -141,10 +142,10 @@ func (rc *recaller) recall(l list, sc *jsontext.Scanner) ([]Message, bool) {
 			// Filed again on its own: its body goes with old.
 			d := remembered{text: strings.Clone(c.text), msgs: detach(c.msgs)}
 			rd.file(l, key, d, 2*len(d.text))
-			return c.msgs, true
+			return c.msgs, "", true
 		}
 	}
-	return nil, false
+	return nil, key, false
 }
 
 // remember files text, a value sc has just read as an element of l, with

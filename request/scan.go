@@ -25,12 +25,12 @@ func scanMessages(sc *jsontext.Scanner, msgs []Message, rc *recaller) []Message 
 	}
 	sc.Open('[')
 	for n := 0; sc.Elem(&n); {
-		if seen, ok := rc.recall(messagesList, sc); ok {
+		seen, key, ok := rc.recall(messagesList, sc)
+		if ok {
 			msgs = append(msgs, seen...)
 			continue
 		}
 		mark, before := sc.Mark(), len(msgs)
-		key := sc.Ahead(keyLen)
 		if sc.Peek() != '{' {
 			msgs = appendMessage(msgs, gjson.Parse(sc.Raw()))
 		} else {
@@ -281,12 +281,12 @@ func scanInput(sc *jsontext.Scanner, rc *recaller) ([]*Message, bool) {
 	}
 	var items []*Message
 	for n := 0; sc.Elem(&n); {
-		if seen, ok := rc.recall(inputList, sc); ok {
+		seen, key, ok := rc.recall(inputList, sc)
+		if ok {
 			items = append(items, itemOf(seen))
 			continue
 		}
 		mark := sc.Mark()
-		key := sc.Ahead(keyLen)
 		m, ok := scanItem(sc)
 		if !ok {
 			if mm, has := inputItem(gjson.Parse(sc.Since(mark))); has {
@@ -296,13 +296,20 @@ func scanInput(sc *jsontext.Scanner, rc *recaller) ([]*Message, bool) {
 			}
 		}
 		items = append(items, m)
-		if m != nil {
-			rc.remember(inputList, sc, key, sc.Since(mark), []Message{*m})
-		} else {
-			rc.remember(inputList, sc, key, sc.Since(mark), nil)
+		if rc != nil {
+			rc.remember(inputList, sc, key, sc.Since(mark), listOf(m))
 		}
 	}
 	return items, true
+}
+
+// listOf is what a Reader remembers of an input item's message m: none
+// for an item without one.
+func listOf(m *Message) []Message {
+	if m == nil {
+		return nil
+	}
+	return []Message{*m}
 }
 
 // itemOf is an input item's message as a Reader recalls it: a copy of
